@@ -1,0 +1,31 @@
+"""lorasched: online scheduling and auction pricing of LoRA fine-tuning jobs.
+
+Public API: :func:`synthetic_scenario` builds a scenario, :func:`simulate` runs an
+algorithm on it, :func:`check_result` validates any result; :class:`OnlineAuction` is the
+state object of the online primal-dual auction (pdFTSP, ICPP'24), :func:`schedule` its
+per-task schedule search (Algorithm 2).
+"""
+
+from .auction import OnlineAuction, payment_critical, payment_paper
+from .result import ResultError, check_result
+from .scenario import ScenarioArrays, to_arrays, validate_scenario
+from .schedule import Schedule, schedule
+from .simulation import simulate
+from .workload import synthetic_scenario
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "OnlineAuction",
+    "ResultError",
+    "Schedule",
+    "ScenarioArrays",
+    "check_result",
+    "payment_critical",
+    "payment_paper",
+    "schedule",
+    "simulate",
+    "synthetic_scenario",
+    "to_arrays",
+    "validate_scenario",
+]

@@ -1,0 +1,161 @@
+"""Benchmarks printed by ``lorasched bench ...``; figures, never assertions.
+
+``decision``: time per task decision (Algorithm 1 + 2) of pdFTSP over a whole day, and the
+speed-up of the numba kernels over the same code run as pure Python (numba's documented
+``NUMBA_DISABLE_JIT=1`` switch, in a subprocess), both timed on the same tasks from the
+same auction states in one run.
+
+``solvers``: how often the paper's running-max DP finds the optimum of problem (12), on
+the auction states of a real run (each task quoted with both solvers before it commits).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import xarray as xr
+
+from .auction import OnlineAuction, declared_bounds, default_alpha_beta
+from .scenario import to_arrays
+from .workload import synthetic_scenario
+
+
+def _auction(scenario: xr.Dataset, **options) -> OnlineAuction:
+    arrays = to_arrays(scenario)
+    alpha, beta = default_alpha_beta(arrays, *declared_bounds(scenario.attrs, arrays))
+    return OnlineAuction(arrays, alpha=alpha, beta=beta, **options)
+
+
+def _time_decisions(scenario: xr.Dataset, tasks, states, repeat: int) -> np.ndarray:
+    """Best-of-``repeat`` wall time of ``offer(i)`` from each saved state."""
+    auction = _auction(scenario)
+    out = np.empty(len(tasks))
+    for j, (i, state) in enumerate(zip(tasks, states, strict=True)):
+        best = np.inf
+        for _ in range(repeat):
+            auction.restore(state)
+            t = time.perf_counter()
+            auction.offer(int(i))
+            best = min(best, time.perf_counter() - t)
+        out[j] = best
+    return out
+
+
+def _python_reference_main(path: str) -> None:
+    """Entry of the pure-Python subprocess: time the saved decisions, print JSON."""
+    scenario = xr.open_dataset(path + ".nc").load()
+    saved = np.load(path + ".npz")
+    tasks = saved["tasks"]
+    states = [{name: saved[f"{name}_{j}"] for name in OnlineAuction.STATE}
+              for j in range(len(tasks))]
+    times = _time_decisions(scenario, tasks, states, repeat=1)
+    print(json.dumps(times.tolist()))
+
+
+def decision(nodes=100, slots=144, vendors=5, load="high", seed=1, python_tasks=40,
+             out=sys.stdout) -> dict:
+    """Median / p99 time per task decision and the numba speed-up; prints and returns."""
+    scenario = synthetic_scenario(nodes=nodes, slots=slots, vendors=vendors, load=load,
+                                  seed=seed)
+    warm = synthetic_scenario(nodes=2, slots=12, vendors=vendors, load=2.0, seed=0)
+    _auction(warm).offer(0)  # compile (or load the cache) before timing
+
+    auction = _auction(scenario)
+    n = scenario.sizes["task"]
+    sample = set(np.linspace(0, n - 1, min(python_tasks, n)).astype(int).tolist())
+    tasks, states, times = [], [], np.empty(n)
+    start = time.perf_counter()
+    for i in range(n):
+        if i in sample:
+            tasks.append(i)
+            states.append(auction.snapshot())
+        times[i] = auction.offer(i).seconds
+    total = time.perf_counter() - start
+    jit_sample = _time_decisions(scenario, tasks, states, repeat=3)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "bench")
+        scenario.to_netcdf(path + ".nc")
+        np.savez(path + ".npz", tasks=np.array(tasks),
+                 **{f"{name}_{j}": st[name] for j, st in enumerate(states)
+                    for name in OnlineAuction.STATE})
+        env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+        proc = subprocess.run([sys.executable, "-c",
+                               "import sys; from lorasched.bench import "
+                               "_python_reference_main as m; m(sys.argv[1])", path],
+                              env=env, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise RuntimeError(f"pure-Python reference failed:\n{proc.stderr[-2000:]}")
+        py_sample = np.array(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+    figures = {
+        "tasks": n, "nodes": nodes, "slots": slots, "vendors": vendors, "load": load,
+        "median_us": float(np.median(times) * 1e6),
+        "p99_us": float(np.percentile(times, 99) * 1e6),
+        "mean_us": float(times.mean() * 1e6),
+        "day_seconds": total,
+        "sample_tasks": len(tasks),
+        "sample_median_jit_us": float(np.median(jit_sample) * 1e6),
+        "sample_median_python_us": float(np.median(py_sample) * 1e6),
+        "speedup_median": float(np.median(py_sample) / np.median(jit_sample)),
+        "speedup_total": float(py_sample.sum() / jit_sample.sum()),
+    }
+    print(f"pdFTSP decision time (Algorithm 1 + 2), K={nodes}, T={slots}, N={vendors}, "
+          f"load={load}, {n} tasks, seed={seed}", file=out)
+    print(f"  per task: median {figures['median_us']:.1f} us, p99 {figures['p99_us']:.1f} us, "
+          f"mean {figures['mean_us']:.1f} us; whole day {total:.2f} s", file=out)
+    print(f"  numba vs pure Python on the same {len(tasks)} decisions (same states): "
+          f"median {figures['sample_median_jit_us']:.1f} us vs "
+          f"{figures['sample_median_python_us'] / 1e3:.1f} ms -> speed-up "
+          f"{figures['speedup_median']:.0f}x (median), {figures['speedup_total']:.0f}x (total)",
+          file=out)
+    target = figures["median_us"] <= 200 and figures["speedup_median"] >= 100
+    print(f"  target (median <= 200 us, speed-up >= 100x): {'met' if target else 'NOT met'}",
+          file=out)
+    return figures
+
+
+def solvers(nodes=100, slots=144, vendors=5, load="high", seed=1, max_tasks=300,
+            out=sys.stdout) -> dict:
+    """Quote tasks of a real run with the paper DP and the exact solver from the same
+    state; count how often the paper DP's cost equals the optimum of (12)."""
+    scenario = synthetic_scenario(nodes=nodes, slots=slots, vendors=vendors, load=load,
+                                  seed=seed)
+    auction = _auction(scenario)
+    exact = _auction(scenario, solver="exact")
+    n = min(scenario.sizes["task"], max_tasks)
+    same = worse = infeasible = 0
+    gaps = []
+    start = time.perf_counter()
+    for i in range(n):
+        exact.restore(auction.snapshot())
+        pa, ex = auction.quote(i), exact.quote(i)
+        if not ex.feasible:
+            infeasible += 1
+        elif np.isclose(pa.surplus, ex.surplus, rtol=1e-12, atol=1e-12):
+            same += 1
+        else:
+            worse += 1
+            gaps.append((ex.surplus - pa.surplus) / max(abs(ex.cost) + ex.vendor_price, 1e-12))
+        auction.offer(i)
+    compared = same + worse
+    figures = {"tasks": n, "compared": compared, "paper_optimal": same,
+               "paper_suboptimal": worse, "infeasible": infeasible,
+               "optimal_share": same / compared if compared else float("nan"),
+               "median_relative_gap": float(np.median(gaps)) if gaps else 0.0,
+               "max_relative_gap": float(np.max(gaps)) if gaps else 0.0,
+               "seconds": time.perf_counter() - start}
+    print(f"paper DP vs exact solver of (12) on the first {n} tasks of a run "
+          f"(K={nodes}, load={load}, seed={seed})", file=out)
+    print(f"  optimal in {same} of {compared} feasible quotes "
+          f"({100 * figures['optimal_share']:.1f} %); when not, the cost is higher by "
+          f"median {100 * figures['median_relative_gap']:.2f} %, max "
+          f"{100 * figures['max_relative_gap']:.2f} % ({infeasible} tasks had no schedule)",
+          file=out)
+    return figures

@@ -1,0 +1,148 @@
+"""The ``lorasched`` command: ``simulate``, ``bench``, ``profiles``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from . import algorithms
+
+
+def _load(value: str):
+    """--load: a name (light/medium/high) or a mean number of arrivals per slot."""
+    from .workload import LOADS
+
+    if value in LOADS:
+        return value
+    try:
+        mean = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be one of {sorted(LOADS)} or a number, got {value!r}") from None
+    if mean < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {mean}")
+    return mean
+
+
+def _positive_int(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {value!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {n}")
+    return n
+
+
+def _scenario_args(p: argparse.ArgumentParser) -> None:
+    from .workload import DEADLINE_POLICIES
+
+    p.add_argument("--nodes", type=_positive_int, default=100, help="GPU nodes K (100)")
+    p.add_argument("--gpu", default="mix", choices=["A100", "A40", "mix"],
+                   help="node type (mix)")
+    p.add_argument("--load", type=_load, default="high",
+                   help="light, medium, high (30/50/80 arrivals per slot) or a mean (high)")
+    p.add_argument("--vendors", type=int, default=5, help="labelling vendors N (5)")
+    p.add_argument("--deadline-policy", default="slack", choices=DEADLINE_POLICIES)
+    p.add_argument("--slots", type=_positive_int, default=144, help="slots T (144)")
+    p.add_argument("--seed", type=int, default=1, help="random seed (1)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lorasched",
+        description="Online scheduling and auction pricing of LoRA fine-tuning jobs.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sim = sub.add_parser("simulate", help="run one algorithm on a synthetic day")
+    _scenario_args(sim)
+    sim.add_argument("--algorithm", default="pdftsp", choices=sorted(algorithms.REGISTRY))
+    sim.add_argument("--payment", default="critical", choices=["critical", "paper"],
+                     help="critical (truthful threshold bid) or paper (eq. 14)")
+    sim.add_argument("--solver", default="paper", choices=["paper", "exact"],
+                     help="per-task schedule: the paper's DP or the exact solver")
+    sim.add_argument("--alpha", type=float, default=None, help="eq. (7) constant")
+    sim.add_argument("--beta", type=float, default=None, help="eq. (8) constant")
+    sim.add_argument("--work-resolution", type=_positive_int, default=8,
+                     help="work units per slowest-node slot in the DP (8)")
+    sim.add_argument("--out", default=None, help="write the result dataset (netCDF)")
+    sim.add_argument("--progress", action="store_true", help="show a progress bar")
+
+    bench = sub.add_parser("bench", help="print benchmark figures")
+    bsub = bench.add_subparsers(dest="bench", required=True)
+    dec = bsub.add_parser("decision", help="time per task decision and numba speed-up")
+    _scenario_args(dec)
+    dec.add_argument("--python-tasks", type=_positive_int, default=40,
+                     help="decisions timed in pure Python (40)")
+    sol = bsub.add_parser("solvers", help="how often the paper DP is optimal for (12)")
+    _scenario_args(sol)
+    sol.add_argument("--tasks", type=_positive_int, default=300, help="tasks quoted (300)")
+
+    sub.add_parser("profiles", help="print the GPU/model profile table with sources")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "simulate":
+            return _simulate(args, parser)
+        if args.command == "bench":
+            from . import bench
+
+            common = dict(nodes=args.nodes, slots=args.slots, vendors=args.vendors,
+                          load=args.load, seed=args.seed)
+            if args.bench == "decision":
+                bench.decision(python_tasks=args.python_tasks, **common)
+            else:
+                bench.solvers(max_tasks=args.tasks, **common)
+            return 0
+        if args.command == "profiles":
+            from .profiles import SOURCES, profile_table
+
+            for row in profile_table():
+                print(f"{row['quantity']:<45} {row['gpu']:<10} {row['value']!s:>12}  "
+                      f"[{row['source']}]")
+            print("\nsources:")
+            for key, text in SOURCES.items():
+                print(f"  {key}: {text}")
+            return 0
+    except ValueError as exc:
+        parser.exit(2, f"lorasched: error: {exc}\n")
+    return 0
+
+
+def _simulate(args, parser) -> int:
+    import lorasched
+
+    if args.out:
+        folder = os.path.dirname(os.path.abspath(args.out))
+        if not os.path.isdir(folder):
+            parser.exit(2, f"lorasched: error: --out: folder {folder} does not exist\n")
+    scenario = lorasched.synthetic_scenario(
+        nodes=args.nodes, gpu=args.gpu, load=args.load, vendors=args.vendors,
+        deadline_policy=args.deadline_policy, seed=args.seed, slots=args.slots,
+        preprocessing_share=0.5 if args.vendors > 0 else 0.0)
+    options = {}
+    if args.algorithm == "pdftsp":
+        options = dict(payment=args.payment, solver=args.solver, alpha=args.alpha,
+                       beta=args.beta, work_resolution=args.work_resolution,
+                       progress=args.progress)
+    result = lorasched.simulate(scenario, algorithm=args.algorithm, seed=args.seed, **options)
+    lorasched.check_result(result)
+    a = result.attrs
+    print(f"{args.algorithm}: K={args.nodes} {args.gpu}, load {args.load} "
+          f"(load factor {scenario.attrs['load_factor']:.2f}), seed {args.seed}: admitted "
+          f"{a['n_admitted']}/{a['n_tasks']}, welfare {a['welfare']:.2f}, user utility "
+          f"{a['user_utility']:.2f}, provider utility {a['provider_utility']:.2f}, revenue "
+          f"{a['revenue']:.2f}, median decision {a['median_decision_time'] * 1e6:.0f} us"
+          + (f" -> {args.out}" if args.out else ""))
+    if args.out:
+        result.to_netcdf(args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""What every algorithm returns: its decisions as plain arrays (no accounting yet)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+REASONS = ("admitted", "no_feasible_schedule", "negative_surplus", "no_capacity",
+           "price_above_bid")
+
+
+@dataclass
+class Decisions:
+    """Decisions of one algorithm on one scenario.
+
+    Per task: ``admitted`` (u_i), ``chosen_vendor`` (n with z_in = 1; -1 for none),
+    ``payment`` (p_i, 0 unless admitted), ``reason`` (one of :data:`REASONS`),
+    ``surplus`` (F(il) where the algorithm computes one, else NaN), ``decision_time`` (s).
+    The allocation ``x_ikt`` as cells ``cell_task, cell_node, cell_slot``. Final dual
+    prices ``lam``/``phi`` [node, slot] (zeros for algorithms without prices). ``attrs``:
+    extra scalar facts to record (options, solver statistics).
+    """
+
+    admitted: np.ndarray
+    chosen_vendor: np.ndarray
+    payment: np.ndarray
+    reason: np.ndarray
+    surplus: np.ndarray
+    decision_time: np.ndarray
+    cell_task: np.ndarray
+    cell_node: np.ndarray
+    cell_slot: np.ndarray
+    lam: np.ndarray
+    phi: np.ndarray
+    attrs: dict = field(default_factory=dict)
+
+    @classmethod
+    def empty(cls, n_tasks: int, n_nodes: int, n_slots: int) -> Decisions:
+        """All tasks rejected ("no_feasible_schedule"), no cells, zero prices."""
+        none = np.empty(0, dtype=np.int64)
+        return cls(
+            admitted=np.zeros(n_tasks, dtype=bool),
+            chosen_vendor=np.full(n_tasks, -1, dtype=np.int64),
+            payment=np.zeros(n_tasks),
+            reason=np.full(n_tasks, "no_feasible_schedule", dtype=object),
+            surplus=np.full(n_tasks, np.nan),
+            decision_time=np.zeros(n_tasks),
+            cell_task=none, cell_node=none.copy(), cell_slot=none.copy(),
+            lam=np.zeros((n_nodes, n_slots)), phi=np.zeros((n_nodes, n_slots)),
+        )

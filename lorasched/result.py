@@ -1,0 +1,195 @@
+"""The result Dataset: scenario + decisions + accounting (eqs. 1-3), and its checker.
+
+:func:`assemble` joins a scenario and an algorithm's :class:`~lorasched.decisions.Decisions`
+into one ``xarray.Dataset`` and computes the welfare accounting. :func:`check_result`
+validates any such dataset against the model's constraints; every algorithm's output goes
+through it in the tests.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import xarray as xr
+
+from .decisions import REASONS, Decisions
+from .scenario import ScenarioArrays, to_arrays
+
+#: relative tolerance of money and memory comparisons
+RTOL = 1e-9
+
+
+def _usage(arrays: ScenarioArrays, cell_task, cell_node, cell_slot):
+    K, T = arrays.n_nodes, arrays.n_slots
+    compute = np.zeros((K, T), dtype=np.int64)
+    memory = np.zeros((K, T))
+    np.add.at(compute, (cell_node, cell_slot), arrays.speed[cell_task, cell_node])
+    np.add.at(memory, (cell_node, cell_slot), arrays.memory[cell_task])
+    return compute, memory
+
+
+def accounting(arrays: ScenarioArrays, admitted, chosen_vendor, payment, cell_task, cell_node,
+               cell_slot) -> dict:
+    """Eqs. (1)-(3) from decisions. Money in the scenario's unit."""
+    admitted = np.asarray(admitted, dtype=bool)
+    vendor = np.asarray(chosen_vendor)
+    with_vendor = admitted & (vendor >= 0)
+    idx = np.flatnonzero(with_vendor)
+    vendor_cost = float(arrays.vendor_price[idx, vendor[idx]].sum())
+    operating_cost = float((arrays.speed[cell_task, cell_node]
+                            * arrays.op_cost_rate[cell_node, cell_slot]).sum())
+    revenue = float(payment[admitted].sum())
+    value = float(arrays.bid[admitted].sum())
+    user = value - revenue  # eq. (1)
+    provider = revenue - vendor_cost - operating_cost  # eq. (2)
+    welfare = value - vendor_cost - operating_cost  # eq. (3)
+    return {"welfare": welfare, "user_utility": user, "provider_utility": provider,
+            "revenue": revenue, "value": value, "vendor_cost": vendor_cost,
+            "operating_cost": operating_cost, "n_admitted": int(admitted.sum()),
+            "n_tasks": int(admitted.shape[0])}
+
+
+def assemble(scenario: xr.Dataset, decisions: Decisions, *, algorithm: str, seed,
+             options: dict) -> xr.Dataset:
+    """The scenario plus decisions, usage, dual prices and accounting attributes."""
+    arrays = to_arrays(scenario, validate=False)
+    d = decisions
+    compute_used, memory_used = _usage(arrays, d.cell_task, d.cell_node, d.cell_slot)
+    finish = np.full(arrays.n_tasks, -1, dtype=np.int64)
+    np.maximum.at(finish, d.cell_task, d.cell_slot)
+    ds = scenario.copy()
+    ds["admitted"] = ("task", d.admitted.astype(bool))
+    ds["chosen_vendor"] = ("task", d.chosen_vendor.astype(np.int64))
+    ds["payment"] = ("task", d.payment.astype(float))
+    ds["reason"] = ("task", np.asarray(d.reason, dtype=str))
+    ds["surplus"] = ("task", d.surplus.astype(float))
+    ds["finish_slot"] = ("task", finish)
+    ds["decision_time"] = ("task", d.decision_time.astype(float))
+    ds["cell_task"] = ("cell", d.cell_task.astype(np.int64))
+    ds["cell_node"] = ("cell", d.cell_node.astype(np.int64))
+    ds["cell_slot"] = ("cell", d.cell_slot.astype(np.int64))
+    ds["lambda"] = (("node", "slot"), d.lam.astype(float))
+    ds["phi"] = (("node", "slot"), d.phi.astype(float))
+    ds["compute_used"] = (("node", "slot"), compute_used)
+    ds["memory_used"] = (("node", "slot"), memory_used)
+    ds["lambda"].attrs["long_name"] = "dual price of compute, money per sample (eq. 7)"
+    ds["phi"].attrs["long_name"] = "dual price of memory, money per GB per slot (eq. 8)"
+    ds["memory_used"].attrs["long_name"] = "GPU memory of LoRA tasks, GB, base model excluded"
+    ds.attrs.update(accounting(arrays, d.admitted, d.chosen_vendor, d.payment, d.cell_task,
+                               d.cell_node, d.cell_slot))
+    ds.attrs["algorithm"] = algorithm
+    ds.attrs["seed"] = -1 if seed is None else int(seed)
+    ds.attrs["options"] = json.dumps(options, sort_keys=True, default=str)
+    for key, value in d.attrs.items():
+        ds.attrs[f"{algorithm}_{key}"] = value
+    ds.attrs["median_decision_time"] = float(np.median(d.decision_time)) if len(
+        d.decision_time) else 0.0
+    return ds
+
+
+class ResultError(AssertionError):
+    """A result violates the model; the message says which constraint, task, node, slot."""
+
+
+def _require(ok, message: str) -> None:
+    if not ok:
+        raise ResultError(message)
+
+
+def check_result(result: xr.Dataset, *, individually_rational: bool = True) -> None:
+    """Validate a result dataset against the model; raise :class:`ResultError` if not.
+
+    Checks: cells only for admitted tasks, inside each task's window after its vendor's
+    delay (4c, 4d), on nodes where it has a speed; at most one node per task and slot
+    (4b); every admitted task gets at least M_i samples (4e); per (k, t) compute and
+    memory capacity (4f, 4g); a vendor exactly for admitted tasks that need one (4a);
+    rejected tasks pay nothing, admitted ones at most their bid (IR, unless disabled);
+    the stored usage and accounting (eqs. 1-3) agree with the cells.
+    """
+    arrays = to_arrays(result, validate=True)
+    admitted = result["admitted"].values.astype(bool)
+    vendor = result["chosen_vendor"].values.astype(np.int64)
+    payment = result["payment"].values.astype(float)
+    ct = result["cell_task"].values.astype(np.int64)
+    ck = result["cell_node"].values.astype(np.int64)
+    cs = result["cell_slot"].values.astype(np.int64)
+    n_tasks, K, T, N = arrays.n_tasks, arrays.n_nodes, arrays.n_slots, arrays.n_vendors
+
+    reasons = set(np.unique(result["reason"].values.astype(str)))
+    _require(reasons <= set(REASONS), f"unknown reasons {sorted(reasons - set(REASONS))}")
+    bad = np.flatnonzero(admitted != (result["reason"].values.astype(str) == "admitted"))
+    _require(bad.size == 0, f"task {bad[:1]}: reason disagrees with admitted")
+    for name, arr, hi in (("cell_task", ct, n_tasks), ("cell_node", ck, K), ("cell_slot", cs, T)):
+        out = np.flatnonzero((arr < 0) | (arr >= hi))
+        _require(out.size == 0, f"{name} out of range at cell {out[:1]}")
+
+    # (4a): a vendor iff admitted and needs pre-processing (a vendor without need is allowed
+    # by (4a) but only if admitted)
+    need = arrays.needs_preprocessing
+    miss = np.flatnonzero(admitted & need & (vendor < 0))
+    _require(miss.size == 0, f"(4a) task {miss[:1]}: admitted, needs pre-processing, no vendor")
+    stray = np.flatnonzero(~admitted & (vendor >= 0))
+    _require(stray.size == 0, f"(4a) task {stray[:1]}: rejected but has a vendor")
+    _require((vendor < N).all(), "chosen_vendor out of range")
+
+    # cells only for admitted tasks, in the window, with positive speed
+    orphan = np.flatnonzero(~admitted[ct])
+    _require(orphan.size == 0, f"cell {orphan[:1]}: task {ct[orphan[:1]]} is not admitted")
+    delay = np.where(vendor >= 0, arrays.vendor_delay[np.arange(n_tasks), np.maximum(vendor, 0)], 0)
+    start = arrays.arrival + delay
+    early = np.flatnonzero(cs < start[ct])
+    _require(early.size == 0, f"(4c) task {ct[early[:1]]} runs in slot {cs[early[:1]]} before "
+             f"its arrival plus vendor delay ({start[ct[early[:1]]]})")
+    late = np.flatnonzero(cs > arrays.deadline[ct])
+    _require(late.size == 0, f"(4d) task {ct[late[:1]]} runs in slot {cs[late[:1]]} after its "
+             f"deadline {arrays.deadline[ct[late[:1]]]}")
+    zero = np.flatnonzero(arrays.speed[ct, ck] <= 0)
+    _require(zero.size == 0, f"task {ct[zero[:1]]} placed on node {ck[zero[:1]]} with speed 0")
+
+    # (4b): at most one node per task and slot
+    key = ct * T + cs
+    uniq, counts = np.unique(key, return_counts=True)
+    dup = uniq[counts > 1]
+    _require(dup.size == 0, f"(4b) task {dup[:1] // T} uses several nodes in slot {dup[:1] % T}")
+
+    # (4e): work delivered
+    got = np.zeros(n_tasks, dtype=np.int64)
+    np.add.at(got, ct, arrays.speed[ct, ck])
+    short = np.flatnonzero(admitted & (got < arrays.work))
+    _require(short.size == 0, f"(4e) task {short[:1]} gets {got[short[:1]]} samples of "
+             f"{arrays.work[short[:1]]}")
+
+    # (4f), (4g): capacities
+    compute, memory = _usage(arrays, ct, ck, cs)
+    over = np.argwhere(compute > arrays.compute_capacity[:, None])
+    _require(over.size == 0, f"(4f) node {over[:1, 0]} slot {over[:1, 1]}: compute "
+             f"{compute[tuple(over[0])] if over.size else ''} over capacity")
+    usable = arrays.memory_capacity - arrays.base_model_memory
+    overm = np.argwhere(memory > usable[:, None] * (1 + RTOL) + RTOL)
+    _require(overm.size == 0, f"(4g) node {overm[:1, 0]} slot {overm[:1, 1]}: memory over "
+             "capacity (with the base model)")
+    if "compute_used" in result:
+        _require(np.array_equal(result["compute_used"].values, compute),
+                 "compute_used disagrees with the cells")
+        _require(np.allclose(result["memory_used"].values, memory),
+                 "memory_used disagrees with the cells")
+
+    # payments
+    paid = np.flatnonzero(~admitted & (payment != 0))
+    _require(paid.size == 0, f"task {paid[:1]} is rejected but pays {payment[paid[:1]]}")
+    _require(np.isfinite(payment).all() and (payment >= -RTOL).all(),
+             "payments must be finite and non-negative")
+    if individually_rational:
+        ir = np.flatnonzero(admitted & (payment > arrays.bid * (1 + RTOL) + RTOL))
+        _require(ir.size == 0, f"IR: task {ir[:1]} pays {payment[ir[:1]]} above its bid "
+                 f"{arrays.bid[ir[:1]]}")
+
+    # accounting
+    acc = accounting(arrays, admitted, vendor, payment, ct, ck, cs)
+    for key, value in acc.items():
+        if key in result.attrs:
+            _require(np.isclose(float(result.attrs[key]), value, rtol=1e-9, atol=1e-9),
+                     f"attribute {key} = {result.attrs[key]} but the decisions give {value}")
+    _require(np.isclose(acc["welfare"], acc["user_utility"] + acc["provider_utility"],
+                        rtol=1e-9, atol=1e-9), "welfare != user utility + provider utility")

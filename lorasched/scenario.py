@@ -1,0 +1,182 @@
+"""The scenario: every input of the pdFTSP model (section 2.1) as one ``xarray.Dataset``.
+
+A scenario has the dimensions ``node`` (k), ``slot`` (t), ``task`` (i) and ``vendor`` (n)
+and the variables of :data:`SCHEMA`. Units: money (any currency, consistently), samples
+(one training example seen once), GB and slots. Time is slotted; slot indices start at 0,
+and a task may run in slots ``a_i + f_i * h_in .. d_i`` inclusive (constraints 4c, 4d).
+
+:func:`validate_scenario` checks a dataset and raises ``ValueError`` naming the variable
+and the first offending item; :func:`to_arrays` converts a valid scenario, once, into the
+plain contiguous numpy arrays the kernels and algorithms consume.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import xarray as xr
+
+DIMS = ("node", "slot", "task", "vendor")
+
+#: variable -> (dims, kind, meaning with unit and paper symbol)
+SCHEMA: dict[str, tuple[tuple[str, ...], str, str]] = {
+    "compute_capacity": (("node",), "int", "C_kp: samples a node can process per slot"),
+    "memory_capacity": (("node",), "float", "C_km: GPU memory of a node, GB"),
+    "gpu_type": (("node",), "str", "GPU model of a node, e.g. 'A100-80GB'"),
+    "op_cost_rate": (("node", "slot"), "float", "operating cost per sample processed"),
+    "arrival": (("task",), "int", "a_i: arrival slot"),
+    "deadline": (("task",), "int", "d_i: last slot the task may run in"),
+    "memory": (("task",), "float", "r_i: GPU memory the task needs while it runs, GB"),
+    "work": (("task",), "int", "M_i: samples to process (epochs x dataset size)"),
+    "needs_preprocessing": (("task",), "bool", "f_i: the data must go to a vendor first"),
+    "bid": (("task",), "float", "b_i: the bid, money"),
+    "speed": (("task", "node"), "int", "s_ik: samples per slot of task i on node k"),
+    "vendor_price": (("task", "vendor"), "float", "q_in: vendor n's price for task i"),
+    "vendor_delay": (("task", "vendor"), "int", "h_in: vendor n's delay for task i, slots"),
+}
+
+#: attributes a scenario must carry
+REQUIRED_ATTRS = {"base_model_memory": "r_b: GPU memory of the shared base model, GB"}
+
+
+class ScenarioArrays(NamedTuple):
+    """A validated scenario as plain numpy arrays (C-contiguous, fixed dtypes)."""
+
+    compute_capacity: np.ndarray  # int64[K]
+    memory_capacity: np.ndarray  # float64[K]
+    base_model_memory: float  # r_b, GB
+    op_cost_rate: np.ndarray  # float64[K, T]
+    arrival: np.ndarray  # int64[I]
+    deadline: np.ndarray  # int64[I]
+    memory: np.ndarray  # float64[I]
+    work: np.ndarray  # int64[I]
+    needs_preprocessing: np.ndarray  # bool[I]
+    bid: np.ndarray  # float64[I]
+    speed: np.ndarray  # int64[I, K]
+    vendor_price: np.ndarray  # float64[I, N]
+    vendor_delay: np.ndarray  # int64[I, N]
+
+    @property
+    def n_nodes(self) -> int:
+        return self.compute_capacity.shape[0]
+
+    @property
+    def n_slots(self) -> int:
+        return self.op_cost_rate.shape[1]
+
+    @property
+    def n_tasks(self) -> int:
+        return self.arrival.shape[0]
+
+    @property
+    def n_vendors(self) -> int:
+        return self.vendor_price.shape[1]
+
+    def op_cost(self, i: int) -> np.ndarray:
+        """e_ikt for task ``i`` as a [K, T] array: speed[i, k] * op_cost_rate[k, t]."""
+        return self.speed[i][:, None] * self.op_cost_rate
+
+
+def _first_bad(mask: np.ndarray, dims: tuple[str, ...]) -> str:
+    """Describe the first True entry of ``mask`` as 'task 3, node 1'."""
+    idx = np.argwhere(mask)[0]
+    return ", ".join(f"{d} {int(j)}" for d, j in zip(dims, idx, strict=True))
+
+
+def _fail(name: str, mask: np.ndarray, dims: tuple[str, ...], what: str) -> None:
+    if mask.any():
+        n = int(mask.sum())
+        more = f" ({n} items in all)" if n > 1 else ""
+        raise ValueError(f"scenario variable '{name}' at {_first_bad(mask, dims)}: {what}{more}")
+
+
+def validate_scenario(ds: xr.Dataset) -> None:
+    """Check that ``ds`` is a well-formed scenario; raise ``ValueError`` otherwise.
+
+    The message names the variable and the first offending item (e.g. ``task 17``), so
+    a bad row in a user's trace can be found and fixed without losing the rest.
+    """
+    if not isinstance(ds, xr.Dataset):
+        raise ValueError(f"a scenario must be an xarray.Dataset, got {type(ds).__name__}")
+    for attr, meaning in REQUIRED_ATTRS.items():
+        if attr not in ds.attrs:
+            raise ValueError(f"scenario attribute '{attr}' is missing ({meaning})")
+    r_b = ds.attrs["base_model_memory"]
+    try:
+        r_b = float(r_b)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"scenario attribute 'base_model_memory' must be a number, got {r_b!r}") from None
+    if not np.isfinite(r_b) or r_b < 0:
+        raise ValueError(f"scenario attribute 'base_model_memory' must be >= 0, got {r_b}")
+
+    for name, (dims, kind, meaning) in SCHEMA.items():
+        if name not in ds:
+            raise ValueError(f"scenario variable '{name}' is missing ({meaning})")
+        var = ds[name]
+        if var.dims != dims:
+            raise ValueError(
+                f"scenario variable '{name}' has dims {var.dims}, expected {dims} ({meaning})"
+            )
+        values = var.values
+        if kind == "str":
+            continue
+        if kind == "bool":
+            if values.dtype != bool and not np.isin(values, (0, 1)).all():
+                _fail(name, ~np.isin(values, (0, 1)), dims, "must be 0/1 or boolean")
+            continue
+        if not np.issubdtype(values.dtype, np.number):
+            raise ValueError(f"scenario variable '{name}' must be numeric, got {values.dtype}")
+        values = values.astype(float)
+        _fail(name, ~np.isfinite(values), dims, "is NaN or infinite")
+        _fail(name, values < 0, dims, "is negative")
+        if kind == "int":
+            _fail(name, values != np.round(values), dims, "must be a whole number")
+
+    n_slots = ds.sizes["slot"]
+    task = ("task",)
+    arrival = ds["arrival"].values.astype(np.int64)
+    deadline = ds["deadline"].values.astype(np.int64)
+    _fail("arrival", arrival >= n_slots, task, f"is past the last slot ({n_slots - 1})")
+    _fail("deadline", deadline < arrival, task, "is before the task's arrival")
+    _fail("deadline", deadline >= n_slots, task, f"is past the last slot ({n_slots - 1})")
+    _fail("arrival", np.diff(arrival, prepend=arrival[:1]) < 0, task,
+          "tasks must be ordered by arrival")
+    _fail("work", ds["work"].values <= 0, task, "must be positive")
+    _fail("compute_capacity", ds["compute_capacity"].values <= 0, ("node",), "must be positive")
+
+    usable = ds["memory_capacity"].values.astype(float) - r_b
+    _fail("memory_capacity", usable < 0, ("node",),
+          f"is smaller than the base model (base_model_memory = {r_b} GB)")
+    memory = ds["memory"].values.astype(float)
+    fits_nowhere = memory[:, None] > usable[None, :]
+    _fail("memory", fits_nowhere.all(axis=1), task,
+          "plus the base model exceeds the memory of every node")
+    speed = ds["speed"].values
+    _fail("speed", (speed <= 0).all(axis=1), task, "is zero on every node")
+
+
+def to_arrays(ds: xr.Dataset, validate: bool = True) -> ScenarioArrays:
+    """Validate ``ds`` (unless told not to) and return its plain-array form."""
+    if validate:
+        validate_scenario(ds)
+
+    def arr(name, dtype):
+        return np.ascontiguousarray(ds[name].values, dtype=dtype)
+
+    return ScenarioArrays(
+        compute_capacity=arr("compute_capacity", np.int64),
+        memory_capacity=arr("memory_capacity", np.float64),
+        base_model_memory=float(ds.attrs["base_model_memory"]),
+        op_cost_rate=arr("op_cost_rate", np.float64),
+        arrival=arr("arrival", np.int64),
+        deadline=arr("deadline", np.int64),
+        memory=arr("memory", np.float64),
+        work=arr("work", np.int64),
+        needs_preprocessing=arr("needs_preprocessing", np.bool_),
+        bid=arr("bid", np.float64),
+        speed=arr("speed", np.int64),
+        vendor_price=arr("vendor_price", np.float64),
+        vendor_delay=arr("vendor_delay", np.int64),
+    )

@@ -1,0 +1,134 @@
+"""Algorithm 2: the per-task schedule, around the kernels, with exact and brute-force references.
+
+:func:`schedule` finds, for task ``i`` and the current dual prices, the schedule ``l`` of
+eq. (9): for each vendor the solution of problem (12) in the vendor's window, then the
+vendor with the largest ``F(il)`` (eq. 10). Three solvers of (12):
+
+``"paper"`` (default)
+    The DP of eq. (13) / Algorithm 2 lines 6-13, which carries the running maximum of the
+    dual prices along each path. Eq. (10) prices a schedule at the MAX price over its cells,
+    so keeping one path per DP state is a heuristic: it always returns a feasible schedule
+    whose reported cost is its true cost (12), but possibly above the optimum.
+``"exact"``
+    Enumerates the price thresholds (see :func:`lorasched.kernels.exact_schedule`); exact
+    up to the work discretisation, slower.
+``"brute"``
+    Enumerates every assignment of at most one node per slot, in pure Python, on real
+    samples (no discretisation). For tiny instances and tests only.
+
+Units: money, samples, GB, slots.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import NamedTuple
+
+import numpy as np
+
+from . import kernels
+from .scenario import ScenarioArrays
+
+SOLVERS = ("paper", "exact", "brute")
+NO_VENDOR = -1  #: chosen_vendor of an admitted task that needs no pre-processing
+INFEASIBLE = -2  #: vendor of a schedule search that found nothing
+
+
+class Schedule(NamedTuple):
+    """The best schedule ``l`` of one task under given prices (all of eq. 10's terms)."""
+
+    vendor: int  # n*, NO_VENDOR, or INFEASIBLE
+    surplus: float  # F(il), eq. (10); -inf when infeasible
+    cost: float  # objective of (12): lam_hat * samples + phi_hat * n_cells * r_i + op_cost
+    lam_hat: float  # max lambda over the schedule's cells
+    phi_hat: float  # max phi over the schedule's cells
+    samples: int  # sum_k sum_t s_ik x_ikt
+    n_cells: int  # number of (k, t) cells
+    op_cost: float  # sum e_ikt x_ikt
+    vendor_price: float  # q_in* (0 without pre-processing)
+    nodes: np.ndarray  # cell nodes, by slot
+    slots: np.ndarray  # cell slots, ascending
+
+    @property
+    def feasible(self) -> bool:
+        return self.vendor != INFEASIBLE
+
+    @property
+    def critical_bid(self) -> float:
+        """Smallest bid with F(il) > 0 (everything else fixed): q + cost (12)."""
+        return self.vendor_price + self.cost
+
+
+def _check_solver(solver: str) -> None:
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+
+
+def schedule(arrays: ScenarioArrays, i: int, lam: np.ndarray, phi: np.ndarray,
+             compute_left: np.ndarray, memory_left: np.ndarray, *, bid: float | None = None,
+             solver: str = "paper", work_resolution: int = 8) -> Schedule:
+    """Algorithm 2 for task ``i`` against prices ``lam, phi`` and residual capacities.
+
+    ``bid`` overrides the task's bid (the schedule itself does not depend on it; only
+    ``surplus`` does). ``work_resolution`` is R of the work discretisation
+    (:mod:`lorasched.kernels`); it does not apply to ``solver="brute"``.
+    """
+    _check_solver(solver)
+    if int(work_resolution) < 1:
+        raise ValueError(f"work_resolution must be a positive integer, got {work_resolution}")
+    b = float(arrays.bid[i] if bid is None else bid)
+    if solver == "brute":
+        return brute_force_schedule(arrays, i, lam, phi, compute_left, memory_left, bid=b)
+    res = kernels.schedule_task(
+        int(arrays.arrival[i]), int(arrays.deadline[i]), bool(arrays.needs_preprocessing[i]),
+        b, int(arrays.work[i]), arrays.speed[i], float(arrays.memory[i]),
+        arrays.vendor_price[i], arrays.vendor_delay[i], lam, phi, arrays.op_cost_rate,
+        compute_left, memory_left, int(work_resolution), solver == "exact")
+    return Schedule(int(res[0]), float(res[1]), float(res[2]), float(res[3]), float(res[4]),
+                    int(res[5]), int(res[6]), float(res[7]), float(res[8]), res[9], res[10])
+
+
+def brute_force_schedule(arrays: ScenarioArrays, i: int, lam, phi, compute_left, memory_left,
+                         *, bid: float | None = None) -> Schedule:
+    """Enumerate every schedule of task ``i`` (at most one node per slot, in the window,
+    only cells with residual capacity, work met in real samples); return the best.
+
+    Exponential: ``(K + 1) ** window`` per vendor. Ties go to the first found, vendors in
+    index order. Pure Python on purpose: it shares no code with the kernels.
+    """
+    b = float(arrays.bid[i] if bid is None else bid)
+    a, d = int(arrays.arrival[i]), int(arrays.deadline[i])
+    speed = arrays.speed[i]
+    r_i = float(arrays.memory[i])
+    work = int(arrays.work[i])
+    K = speed.shape[0]
+    if arrays.needs_preprocessing[i]:
+        options = [(n, float(arrays.vendor_price[i, n]), a + int(arrays.vendor_delay[i, n]))
+                   for n in range(arrays.vendor_price.shape[1])]
+    else:
+        options = [(NO_VENDOR, 0.0, a)]
+    best = None
+    for vendor, q, t0 in options:
+        slots = list(range(t0, d + 1))
+        choices = [[-1] + [k for k in range(K)
+                           if speed[k] > 0 and speed[k] <= compute_left[k, t]
+                           and r_i <= memory_left[k, t]] for t in slots]
+        for combo in itertools.product(*choices):
+            cells = [(k, t) for k, t in zip(combo, slots, strict=True) if k >= 0]
+            samples = sum(int(speed[k]) for k, _ in cells)
+            if samples < work:
+                continue
+            lh = max((lam[k, t] for k, t in cells), default=0.0)
+            ph = max((phi[k, t] for k, t in cells), default=0.0)
+            e = sum(speed[k] * arrays.op_cost_rate[k, t] for k, t in cells)
+            cost = lh * samples + ph * len(cells) * r_i + e
+            surplus = b - q - cost
+            if best is None or surplus > best.surplus:
+                nodes = np.array([k for k, _ in cells], dtype=np.int64)
+                ts = np.array([t for _, t in cells], dtype=np.int64)
+                best = Schedule(vendor, surplus, cost, float(lh), float(ph), samples,
+                                len(cells), float(e), q, nodes, ts)
+    if best is None:
+        empty = np.empty(0, dtype=np.int64)
+        return Schedule(INFEASIBLE, -np.inf, np.inf, 0.0, 0.0, 0, 0, 0.0, 0.0, empty, empty)
+    return best

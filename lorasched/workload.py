@@ -1,0 +1,235 @@
+"""Synthetic workloads: arrivals, task sizes, deadlines, valuations, vendors, operating cost.
+
+:func:`synthetic_scenario` builds a validated scenario (section 5.1 of the paper) from a
+seeded ``numpy.random.Generator``; the same arguments give the same dataset, bit for bit.
+Every modelling choice is a named argument or a constant documented here.
+
+* Cluster: ``nodes`` GPUs of one type (``"A100"``, ``"A40"``) or ``"mix"`` (alternating).
+  Capacities, speeds, memory and base-model size come from :mod:`lorasched.profiles`.
+* Time: ``slots`` slots of ``slot_minutes`` (144 x 10 min = one day).
+* Arrivals: Poisson per slot with mean 30 / 50 / 80 for ``load`` light / medium / high
+  (or a number), or an explicit series of counts per slot (``arrivals=``).
+* Task size (paper, sec. 5.1): epochs uniform in 1..5, dataset size uniform in
+  [5k, 20k] samples, ``M_i = epochs * dataset``. Micro-batch uniform in (1, 2, 4) sets the
+  task's memory and per-node speed.
+* Valuation: value per sample ``v_i`` log-uniform in [v_ref / 2, 2 v_ref], ``b_i = v_i * M_i``,
+  with ``v_ref`` the on-demand cloud price of the samples an A100 processes
+  (:data:`lorasched.profiles.GPU_HOUR_USD`). The declared bounds go into the attributes
+  ``value_density_min``/``value_density_max`` (what an operator would post).
+* Pre-processing: each task needs it with probability ``preprocessing_share``. Vendor n
+  has a base delay spread geometrically over [1, 18] slots and a price per dataset sample
+  inversely related to its speed; per task both vary by +-25 % and scale with the dataset
+  (``vendor_price = dataset * price_n * noise``, ``vendor_delay = ceil(delay_n * size * noise)``).
+  Assumption: the mid-priced vendor's cost is about 20 % of a typical task's value.
+* Deadlines (``deadline_policy``): ``"slack"`` (default) ``d = a + h + ceil(sigma * M /
+  s_fast)`` with sigma ~ U[1.5, 3], ``s_fast`` the task's speed on the fastest node and
+  ``h`` the median vendor delay (0 without pre-processing); ``"tight"`` sigma ~ U[1, 1.5];
+  ``"loose"`` sigma ~ U[3, 6]; ``"fixed"``: 6 hours after arrival; ``"end_of_day"``: the
+  last slot. Always capped at the last slot.
+* Operating cost: ``e_ikt = s_ik * op_cost_rate[k, t]`` with ``op_cost_rate = GPU power *
+  PUE * electricity price(t) * slot hours / C_kp`` (money per sample at full load); the
+  price follows a diurnal curve with mean ``ELECTRICITY_USD_PER_KWH``, low at night and
+  peaking in the early evening (assumed shape, +-40 %).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import xarray as xr
+
+from . import profiles
+from .scenario import validate_scenario
+
+LOADS = {"light": 30.0, "medium": 50.0, "high": 80.0}
+DEADLINE_POLICIES = ("slack", "tight", "loose", "fixed", "end_of_day")
+SLACK_RANGES = {"slack": (1.5, 3.0), "tight": (1.0, 1.5), "loose": (3.0, 6.0)}
+EPOCHS = (1, 5)
+DATASET_SAMPLES = (5_000, 20_000)
+VALUE_SPREAD = 2.0  # values per sample lie in [v_ref / 2, 2 v_ref]
+VENDOR_DELAY_SLOTS = (1.0, 18.0)
+VENDOR_PRICE_SHARE = 0.2  # mid vendor's price ~ this share of a typical task's value
+FIXED_DEADLINE_SLOTS = 36
+
+
+def gpu_types(nodes: int, gpu: str) -> list[str]:
+    """The GPU model of each node: all one type, or alternating for ``"mix"``."""
+    if gpu == "mix":
+        names = list(profiles.GPUS)
+        return [names[k % len(names)] for k in range(nodes)]
+    name = profiles.GPU_ALIASES.get(gpu, gpu)
+    if name not in profiles.GPUS:
+        choices = sorted(profiles.GPU_ALIASES) + sorted(profiles.GPUS) + ["mix"]
+        raise ValueError(f"gpu must be one of {choices}, got {gpu!r}")
+    return [name] * nodes
+
+
+def electricity_price(slots: int, slot_minutes: float) -> np.ndarray:
+    """Diurnal electricity price per kWh for each slot (mean ELECTRICITY_USD_PER_KWH)."""
+    hours = (np.arange(slots) + 0.5) * slot_minutes / 60.0
+    shape = 1.0 + 0.4 * np.sin(2 * np.pi * (hours - 12.0) / 24.0)  # min 06:00, max 18:00
+    return profiles.ELECTRICITY_USD_PER_KWH * shape
+
+
+def reference_value_per_sample(model: profiles.ModelProfile = profiles.GPT2_XL,
+                               slot_minutes: float = 10) -> float:
+    """v_ref: on-demand A100 price per GPU-hour / samples an A100 processes per hour."""
+    a100 = profiles.GPUS["A100-80GB"]
+    per_hour = profiles.node_capacity(a100, model, slot_minutes) * 60.0 / slot_minutes
+    return profiles.GPU_HOUR_USD / per_hour
+
+
+def _arrival_counts(rng, load, arrivals, slots) -> np.ndarray:
+    if arrivals is not None:
+        counts = np.asarray(arrivals)
+        if counts.ndim != 1 or counts.shape[0] != slots:
+            raise ValueError(f"arrivals must be a 1-d series of {slots} per-slot counts, got "
+                             f"shape {counts.shape}")
+        bad = np.flatnonzero(~np.isfinite(counts.astype(float)) | (counts < 0)
+                             | (counts != np.round(counts)))
+        if bad.size:
+            raise ValueError(f"arrivals at slot {bad[0]}: {counts[bad[0]]} is not a "
+                             "non-negative whole number")
+        return counts.astype(np.int64)
+    mean = LOADS.get(load, load) if isinstance(load, str) else load
+    if isinstance(mean, str) or not np.isfinite(mean) or mean < 0:
+        raise ValueError(f"load must be one of {sorted(LOADS)} or a mean count >= 0, got "
+                         f"{load!r}")
+    return rng.poisson(float(mean), size=slots)
+
+
+def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "high",
+                       vendors: int = 5, deadline_policy: str = "slack", seed: int = 0,
+                       slots: int = 144, slot_minutes: float = 10.0, arrivals=None,
+                       preprocessing_share: float = 0.5,
+                       model: profiles.ModelProfile = profiles.GPT2_XL) -> xr.Dataset:
+    """A seeded synthetic scenario; see the module docstring for every modelling choice.
+
+    Returns a validated ``xarray.Dataset`` (see :mod:`lorasched.scenario`) whose attribute
+    ``load_factor`` is the offered work over what the cluster can process in the horizon
+    (``sum M_i / (T * sum_k C_kp)``): above 1 the cluster cannot serve everything.
+    """
+    if int(nodes) < 1:
+        raise ValueError(f"nodes must be a positive integer, got {nodes}")
+    if int(slots) < 1:
+        raise ValueError(f"slots must be a positive integer, got {slots}")
+    if int(vendors) < 0:
+        raise ValueError(f"vendors must be >= 0, got {vendors}")
+    if deadline_policy not in DEADLINE_POLICIES:
+        raise ValueError(f"deadline_policy must be one of {DEADLINE_POLICIES}, got "
+                         f"{deadline_policy!r}")
+    if not 0.0 <= preprocessing_share <= 1.0:
+        raise ValueError(f"preprocessing_share must be in [0, 1], got {preprocessing_share}")
+    if vendors == 0 and preprocessing_share > 0:
+        raise ValueError("vendors=0 needs preprocessing_share=0 (nobody could pre-process)")
+    nodes, slots, vendors = int(nodes), int(slots), int(vendors)
+    rng = np.random.default_rng(seed)
+
+    # cluster
+    types = gpu_types(nodes, gpu)
+    gpus = [profiles.GPUS[t] for t in types]
+    capacity = np.array([profiles.node_capacity(g, model, slot_minutes) for g in gpus])
+    memory_cap = np.array([g.memory_gb for g in gpus])
+    price = electricity_price(slots, slot_minutes)
+    power = np.array([profiles.power_kw(g) for g in gpus])
+    slot_hours = slot_minutes / 60.0
+    op_cost_rate = (power * profiles.PUE)[:, None] * price[None, :] * slot_hours
+    op_cost_rate = op_cost_rate / capacity[:, None]
+
+    # arrivals and tasks
+    counts = _arrival_counts(rng, load, arrivals, slots)
+    arrival = np.repeat(np.arange(slots), counts)
+    n = arrival.shape[0]
+    epochs = rng.integers(EPOCHS[0], EPOCHS[1] + 1, size=n)
+    dataset = rng.integers(DATASET_SAMPLES[0], DATASET_SAMPLES[1] + 1, size=n)
+    work = epochs * dataset
+    batch = rng.choice(np.array(model.micro_batches), size=n)
+    speed_table = {(t, b): profiles.task_speed(profiles.GPUS[t], b, model, slot_minutes)
+                   for t in set(types) for b in model.micro_batches}
+    speed = np.array([[speed_table[(t, b)] for t in types] for b in batch],
+                     dtype=np.int64).reshape(n, nodes)
+    memory = np.array([profiles.task_memory(b, model) for b in batch]).reshape(n)
+
+    v_ref = reference_value_per_sample(model, slot_minutes)
+    v_min, v_max = v_ref / VALUE_SPREAD, v_ref * VALUE_SPREAD
+    value_density = np.exp(rng.uniform(np.log(v_min), np.log(v_max), size=n))
+    bid = value_density * work
+
+    needs = rng.random(n) < preprocessing_share
+    if vendors:
+        base_delay = np.geomspace(*VENDOR_DELAY_SLOTS, num=vendors)
+        # faster vendors charge more: price ~ 1 / sqrt(delay), mid vendor at the target share
+        mean_epochs = (EPOCHS[0] + EPOCHS[1]) / 2
+        mid_price = VENDOR_PRICE_SHARE * v_ref * mean_epochs
+        base_price = mid_price * np.sqrt(np.sqrt(np.prod(VENDOR_DELAY_SLOTS)) / base_delay)
+        size = dataset / np.mean(DATASET_SAMPLES)
+        price_noise = rng.uniform(0.8, 1.25, size=(n, vendors))
+        delay_noise = rng.uniform(0.8, 1.25, size=(n, vendors))
+        vendor_price = dataset[:, None] * base_price[None, :] * price_noise
+        vendor_delay = np.ceil(base_delay[None, :] * size[:, None] * delay_noise)
+        vendor_delay = vendor_delay.astype(np.int64)
+    else:
+        vendor_price = np.zeros((n, 0))
+        vendor_delay = np.zeros((n, 0), dtype=np.int64)
+
+    # deadlines
+    last = slots - 1
+    if deadline_policy in SLACK_RANGES:
+        lo, hi = SLACK_RANGES[deadline_policy]
+        sigma = rng.uniform(lo, hi, size=n)
+        fastest = speed.max(axis=1)
+        delay = np.where(needs & (vendors > 0),
+                         np.median(vendor_delay, axis=1) if vendors else 0, 0)
+        deadline = arrival + np.ceil(delay + sigma * work / fastest).astype(np.int64)
+    elif deadline_policy == "fixed":
+        deadline = arrival + FIXED_DEADLINE_SLOTS
+    else:
+        deadline = np.full(n, last)
+    deadline = np.minimum(deadline, last).astype(np.int64)
+
+    load_factor = float(work.sum() / (slots * capacity.sum()))
+    ds = xr.Dataset(
+        {
+            "compute_capacity": ("node", capacity.astype(np.int64)),
+            "memory_capacity": ("node", memory_cap.astype(float)),
+            "gpu_type": ("node", np.array(types, dtype=str)),
+            "op_cost_rate": (("node", "slot"), op_cost_rate),
+            "arrival": ("task", arrival.astype(np.int64)),
+            "deadline": ("task", deadline),
+            "memory": ("task", memory),
+            "work": ("task", work.astype(np.int64)),
+            "needs_preprocessing": ("task", needs),
+            "bid": ("task", bid),
+            "speed": (("task", "node"), speed),
+            "vendor_price": (("task", "vendor"), vendor_price),
+            "vendor_delay": (("task", "vendor"), vendor_delay),
+            "micro_batch": ("task", batch.astype(np.int64)),
+            "epochs": ("task", epochs.astype(np.int64)),
+            "dataset_size": ("task", dataset.astype(np.int64)),
+            "electricity_price": ("slot", price),
+        },
+        coords={"node": np.arange(nodes), "slot": np.arange(slots), "task": np.arange(n),
+                "vendor": np.arange(vendors)},
+        attrs={
+            "base_model_memory": round(model.base_model_memory_gb, 3),
+            "slot_minutes": float(slot_minutes),
+            "load_factor": load_factor,
+            "value_density_min": v_min,
+            "value_density_max": v_max,
+            "task_memory_min": float(min(profiles.task_memory(b, model)
+                                         for b in model.micro_batches)),
+            "model": model.name,
+            "generator": json.dumps({"nodes": nodes, "gpu": gpu, "load": load,
+                                     "vendors": vendors, "deadline_policy": deadline_policy,
+                                     "seed": seed, "slots": slots,
+                                     "slot_minutes": slot_minutes,
+                                     "arrivals": None if arrivals is None else "series",
+                                     "preprocessing_share": preprocessing_share},
+                                    default=str),
+        },
+    )
+    ds["bid"].attrs["units"] = "USD"
+    ds["electricity_price"].attrs["units"] = "USD per kWh"
+    validate_scenario(ds)
+    return ds
