@@ -59,8 +59,9 @@ def _python_reference_main(path: str) -> None:
 
 
 def decision(nodes=100, slots=144, vendors=5, load="high", seed=1, python_tasks=40,
-             out=sys.stdout) -> dict:
+             out=None) -> dict:
     """Median / p99 time per task decision and the numba speed-up; prints and returns."""
+    out = out or sys.stdout
     scenario = synthetic_scenario(nodes=nodes, slots=slots, vendors=vendors, load=load,
                                   seed=seed)
     warm = synthetic_scenario(nodes=2, slots=12, vendors=vendors, load=2.0, seed=0)
@@ -121,10 +122,11 @@ def decision(nodes=100, slots=144, vendors=5, load="high", seed=1, python_tasks=
     return figures
 
 
-def solvers(nodes=100, slots=144, vendors=5, load="high", seed=1, max_tasks=300,
-            out=sys.stdout) -> dict:
+def solvers(nodes=100, slots=144, vendors=5, load="high", seed=1, max_tasks=3000,
+            out=None) -> dict:
     """Quote tasks of a real run with the paper DP and the exact solver from the same
     state; count how often the paper DP's cost equals the optimum of (12)."""
+    out = out or sys.stdout
     scenario = synthetic_scenario(nodes=nodes, slots=slots, vendors=vendors, load=load,
                                   seed=seed)
     auction = _auction(scenario)

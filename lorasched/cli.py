@@ -77,7 +77,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="decisions timed in pure Python (40)")
     sol = bsub.add_parser("solvers", help="how often the paper DP is optimal for (12)")
     _scenario_args(sol)
-    sol.add_argument("--tasks", type=_positive_int, default=300, help="tasks quoted (300)")
+    sol.add_argument("--tasks", type=_positive_int, default=3000, help="tasks quoted (3000)")
 
     sub.add_parser("profiles", help="print the GPU/model profile table with sources")
     return parser

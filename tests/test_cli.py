@@ -1,0 +1,53 @@
+"""The ``lorasched`` command line."""
+
+from __future__ import annotations
+
+import pytest
+import xarray as xr
+
+import lorasched
+from lorasched.cli import main
+
+
+def test_simulate_writes_a_valid_netcdf_and_one_line(tmp_path, capsys):
+    out = tmp_path / "run.nc"
+    assert main(["simulate", "--nodes", "4", "--slots", "24", "--load", "3", "--seed", "2",
+                 "--out", str(out)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 1 and "welfare" in lines[0] and "load factor" in lines[0]
+    result = xr.open_dataset(out).load()
+    lorasched.check_result(result)
+    assert result.attrs["algorithm"] == "pdftsp"
+    again = lorasched.simulate(lorasched.synthetic_scenario(nodes=4, slots=24, load=3.0,
+                                                            seed=2), seed=2)
+    assert result.attrs["welfare"] == pytest.approx(again.attrs["welfare"])
+    assert (result["admitted"].values == again["admitted"].values).all()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["simulate", "--load", "extreme"], "--load"),
+    (["simulate", "--nodes", "0"], "--nodes"),
+    (["simulate", "--algorithm", "magic"], "--algorithm"),
+    (["simulate", "--out", "/no/such/folder/run.nc"], "does not exist"),
+    (["simulate", "--nodes", "2", "--slots", "4", "--vendors", "-1"], "vendors"),
+])
+def test_bad_options_exit_2_with_a_message(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_bench_decision_prints_its_figures(capsys):
+    from lorasched import bench
+
+    figures = bench.decision(nodes=3, slots=24, vendors=2, load=2.0, seed=0, python_tasks=3)
+    text = capsys.readouterr().out
+    assert "median" in text and "speed-up" in text
+    assert figures["sample_tasks"] == 3 and figures["median_us"] > 0
+
+
+def test_profiles_lists_sources(capsys):
+    assert main(["profiles"]) == 0
+    text = capsys.readouterr().out
+    assert "A100-80GB" in text and "a100-datasheet" in text and "assumption" in text
