@@ -139,3 +139,25 @@ def test_snapshot_restore_round_trip():
     assert auc.lam.any()
     auc.restore(state)
     assert not auc.lam.any() and (auc.compute_left == 4).all()
+
+
+def test_dual_update_compounds_on_reused_cells():
+    """One node, two slots, each task needs both cells: the second update of (7)-(8)
+    multiplies the first price by (1 + s/C) and (1 + r/(C_m - r_b))."""
+    arrays = ScenarioArrays(
+        compute_capacity=np.array([4]), memory_capacity=np.array([10.0]),
+        base_model_memory=2.0, op_cost_rate=np.zeros((1, 2)), arrival=np.array([0, 0]),
+        deadline=np.array([1, 1]), memory=np.array([2.0, 2.0]), work=np.array([4, 4]),
+        needs_preprocessing=np.array([False, False]), bid=np.array([100.0, 100.0]),
+        speed=np.array([[2], [2]]), vendor_price=np.zeros((2, 0)),
+        vendor_delay=np.zeros((2, 0), dtype=np.int64))
+    auc = OnlineAuction(arrays, alpha=0.01, beta=0.01)
+    first = auc.offer(0)
+    lam1, phi1 = auc.lam.copy(), auc.phi.copy()
+    assert (lam1 > 0).all()
+    second = auc.offer(1)
+    assert first.admitted and second.admitted
+    np.testing.assert_allclose(auc.lam, lam1 * (1 + 2 / 4) + 0.01 * second.b_bar * 2 / 4)
+    np.testing.assert_allclose(auc.phi, phi1 * (1 + 2 / 8) + 0.01 * second.b_bar * 2 / 8)
+    # both tasks priced at the max over their cells, eq. (10)
+    assert second.schedule.lam_hat == pytest.approx(lam1.max())
