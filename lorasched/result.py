@@ -136,7 +136,9 @@ def check_result(result: xr.Dataset, *, individually_rational: bool = True) -> N
     # cells only for admitted tasks, in the window, with positive speed
     orphan = np.flatnonzero(~admitted[ct])
     _require(orphan.size == 0, f"cell {orphan[:1]}: task {ct[orphan[:1]]} is not admitted")
-    delay = np.where(vendor >= 0, arrays.vendor_delay[np.arange(n_tasks), np.maximum(vendor, 0)], 0)
+    delay = np.zeros(n_tasks, dtype=np.int64)
+    chose = np.flatnonzero(vendor >= 0)
+    delay[chose] = arrays.vendor_delay[chose, vendor[chose]]
     start = arrays.arrival + delay
     early = np.flatnonzero(cs < start[ct])
     _require(early.size == 0, f"(4c) task {ct[early[:1]]} runs in slot {cs[early[:1]]} before "

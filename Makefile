@@ -1,0 +1,61 @@
+# lorasched developer tasks.  `make test` and `make book` create .venv on first use.
+#
+#   make test    ruff + pytest (2 workers) + notebooks under nbval (serial)
+#   make book    execute the notebooks with full parameters, then build book/_build/html
+#   make lint    ruff only
+#   make clean   remove the built book and the executed notebook copies
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+# Notebooks are executed by papermill inside the venv; the python3 kernel spec shipped
+# with ipykernel runs plain `python`, so the venv must come first on PATH.
+export PATH := $(abspath $(BIN)):$(PATH)
+
+NOTEBOOKS := $(wildcard notebooks/*.ipynb)
+BOOK_NOTEBOOKS := $(patsubst notebooks/%,book/notebooks/%,$(NOTEBOOKS))
+LIB_SOURCES := $(shell find lorasched -name '*.py' 2>/dev/null)
+
+# Full papermill parameters for the book, one variable per notebook (PARAMS_<name>).
+PARAMS_day := -p nodes 100 -p load high -p seed 1
+
+.DELETE_ON_ERROR:
+.PHONY: venv .venv test lint book clean distclean
+
+venv .venv: $(STAMP)
+
+# (Re)install whenever pyproject.toml changes; create the venv only if it is missing.
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+	$(BIN)/python -m pip install -e '.[dev,book]'
+	@touch $@
+
+lint: $(STAMP)
+	$(BIN)/ruff check lorasched tests
+
+test: $(STAMP)
+	$(BIN)/ruff check lorasched tests
+	$(BIN)/python -m pytest -n 2 tests
+	$(BIN)/python -m pytest -p no:xdist --nbval-lax --nbval-current-env notebooks/
+
+book: $(STAMP) $(BOOK_NOTEBOOKS) book/_static/plotly.min.js
+	$(BIN)/jupyter-book build book -W -n --keep-going
+
+book/notebooks/%.ipynb: notebooks/%.ipynb $(STAMP) $(LIB_SOURCES)
+	@mkdir -p $(@D)
+	$(BIN)/papermill --kernel python3 --no-progress-bar $< $@ $(PARAMS_$*)
+
+# plotly.js for offline figures in the book; copied from the installed plotly package.
+book/_static/plotly.min.js: $(STAMP)
+	@mkdir -p $(@D)
+	$(BIN)/python -c "import pathlib, shutil, plotly; \
+	  shutil.copyfile(pathlib.Path(plotly.__file__).parent / 'package_data' / 'plotly.min.js', '$@')"
+
+clean:
+	rm -rf book/_build book/notebooks book/_static/plotly.min.js
+
+distclean: clean
+	rm -rf $(VENV)
