@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 
 INF = np.inf
+MEMORY_TOLERANCE = 1e-9  # GB; the same as lorasched.scenario.MEMORY_TOLERANCE
 
 
 @njit(cache=True)
@@ -70,7 +71,7 @@ def candidates(speed_i, r_i, t0, t1, lam, phi, rate, compute_left, memory_left, 
         start = count
         for k in range(K):
             s = speed_i[k]
-            if s <= 0 or s > compute_left[k, t] or r_i > memory_left[k, t]:
+            if s <= 0 or s > compute_left[k, t] or r_i > memory_left[k, t] + MEMORY_TOLERANCE:
                 continue
             if prune:
                 lk = lam[k, t]
@@ -319,7 +320,7 @@ def update_duals(lam, phi, compute_left, memory_left, cell_nodes, cell_slots, sp
         memory_left[k, t] -= r_i
         # Algorithm 1, line 8: "enough resources" (never fails; see candidates())
         assert compute_left[k, t] >= 0
-        assert memory_left[k, t] >= -1e-9
+        assert memory_left[k, t] >= -MEMORY_TOLERANCE
 
 
 @njit(cache=True)

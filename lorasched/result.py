@@ -14,7 +14,7 @@ import numpy as np
 import xarray as xr
 
 from .decisions import REASONS, Decisions
-from .scenario import ScenarioArrays, to_arrays
+from .scenario import MEMORY_TOLERANCE, ScenarioArrays, to_arrays
 
 #: relative tolerance of money and memory comparisons
 RTOL = 1e-9
@@ -168,7 +168,7 @@ def check_result(result: xr.Dataset, *, individually_rational: bool = True) -> N
     _require(over.size == 0, f"(4f) node {over[:1, 0]} slot {over[:1, 1]}: compute "
              f"{compute[tuple(over[0])] if over.size else ''} over capacity")
     usable = arrays.memory_capacity - arrays.base_model_memory
-    overm = np.argwhere(memory > usable[:, None] * (1 + RTOL) + RTOL)
+    overm = np.argwhere(memory > usable[:, None] + MEMORY_TOLERANCE)
     _require(overm.size == 0, f"(4g) node {overm[:1, 0]} slot {overm[:1, 1]}: memory over "
              "capacity (with the base model)")
     if "compute_used" in result:

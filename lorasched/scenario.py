@@ -37,6 +37,10 @@ SCHEMA: dict[str, tuple[tuple[str, ...], str, str]] = {
 }
 
 #: attributes a scenario must carry
+#: GB of slack in memory comparisons, so that tasks that exactly fill a node (0.3 + 2.5 GB
+#: on a 2.8 GB node) are not lost to floating-point rounding; the kernels use the same value
+MEMORY_TOLERANCE = 1e-9
+
 REQUIRED_ATTRS = {"base_model_memory": "r_b: GPU memory of the shared base model, GB"}
 
 
@@ -150,7 +154,7 @@ def validate_scenario(ds: xr.Dataset) -> None:
     _fail("memory_capacity", usable < 0, ("node",),
           f"is smaller than the base model (base_model_memory = {r_b} GB)")
     memory = ds["memory"].values.astype(float)
-    fits_nowhere = memory[:, None] > usable[None, :]
+    fits_nowhere = memory[:, None] > usable[None, :] + MEMORY_TOLERANCE
     _fail("memory", fits_nowhere.all(axis=1), task,
           "plus the base model exceeds the memory of every node")
     speed = ds["speed"].values

@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import kernels
-from .scenario import ScenarioArrays
+from .scenario import MEMORY_TOLERANCE, ScenarioArrays
 
 SOLVERS = ("paper", "exact", "brute")
 NO_VENDOR = -1  #: chosen_vendor of an admitted task that needs no pre-processing
@@ -112,7 +112,8 @@ def brute_force_schedule(arrays: ScenarioArrays, i: int, lam, phi, compute_left,
         slots = list(range(t0, d + 1))
         choices = [[-1] + [k for k in range(K)
                            if speed[k] > 0 and speed[k] <= compute_left[k, t]
-                           and r_i <= memory_left[k, t]] for t in slots]
+                           and r_i <= memory_left[k, t] + MEMORY_TOLERANCE]
+                           for t in slots]
         for combo in itertools.product(*choices):
             cells = [(k, t) for k, t in zip(combo, slots, strict=True) if k >= 0]
             samples = sum(int(speed[k]) for k, _ in cells)

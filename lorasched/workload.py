@@ -50,7 +50,7 @@ DATASET_SAMPLES = (5_000, 20_000)
 VALUE_SPREAD = 2.0  # values per sample lie in [v_ref / 2, 2 v_ref]
 VENDOR_DELAY_SLOTS = (1.0, 18.0)
 VENDOR_PRICE_SHARE = 0.2  # mid vendor's price ~ this share of a typical task's value
-FIXED_DEADLINE_SLOTS = 36
+FIXED_DEADLINE_HOURS = 6.0
 
 
 def gpu_types(nodes: int, gpu: str) -> list[str]:
@@ -183,7 +183,7 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
                          np.median(vendor_delay, axis=1) if vendors else 0, 0)
         deadline = arrival + np.ceil(delay + sigma * work / fastest).astype(np.int64)
     elif deadline_policy == "fixed":
-        deadline = arrival + FIXED_DEADLINE_SLOTS
+        deadline = arrival + int(np.ceil(FIXED_DEADLINE_HOURS * 60.0 / slot_minutes))
     else:
         deadline = np.full(n, last)
     deadline = np.minimum(deadline, last).astype(np.int64)

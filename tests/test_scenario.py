@@ -1,0 +1,348 @@
+"""Scenario validation (lorasched.scenario) and the synthetic generator (lorasched.workload)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lorasched import synthetic_scenario, to_arrays, validate_scenario
+from lorasched.workload import DEADLINE_POLICIES, SLACK_RANGES
+
+SLOTS = 6
+
+
+@pytest.fixture(scope="module")
+def base():
+    """Six tasks, task i arriving in slot i, two vendors, two nodes."""
+    ds = synthetic_scenario(nodes=2, slots=SLOTS, arrivals=[1] * SLOTS, vendors=2, seed=0)
+    assert ds.sizes["task"] == SLOTS
+    np.testing.assert_array_equal(ds["arrival"].values, np.arange(SLOTS))
+    return ds
+
+
+@pytest.fixture
+def ds(base):
+    return base.copy(deep=True)
+
+
+def _float(ds, name):
+    ds[name] = ds[name].astype(float)
+    return ds[name].values
+
+
+def test_base_scenario_is_valid(ds):
+    validate_scenario(ds)
+    arrays = to_arrays(ds)
+    assert arrays.n_tasks == SLOTS and arrays.n_nodes == 2 and arrays.n_vendors == 2
+
+
+# ----------------------------------------------------------------------------------------
+# validation: every message names the variable and the first bad task / node
+# ----------------------------------------------------------------------------------------
+
+
+def _nan_work(ds):
+    _float(ds, "work")[3] = np.nan
+
+
+def _negative_memory(ds):
+    ds["memory"].values[3] = -1.0
+
+
+def _negative_work(ds):
+    ds["work"].values[3] = -5
+
+
+def _zero_work(ds):
+    ds["work"].values[3] = 0
+
+
+def _fractional_work(ds):
+    _float(ds, "work")[3] = 1000.5
+
+
+def _deadline_before_arrival(ds):
+    ds["deadline"].values[3] = 2  # task 3 arrives in slot 3
+
+
+def _deadline_past_horizon(ds):
+    ds["deadline"].values[3] = SLOTS
+
+
+def _unordered(ds):
+    ds["arrival"].values[3] = 1  # task 2 arrives in slot 2
+    ds["deadline"].values[3] = max(int(ds["deadline"].values[3]), 1)
+
+
+def _memory_fits_nowhere(ds):
+    ds["memory"].values[3] = float(ds["memory_capacity"].values.max())  # + r_b > every node
+
+
+def _infinite_bid(ds):
+    ds["bid"].values[3] = np.inf
+
+
+def _speed_zero_everywhere(ds):
+    ds["speed"].values[3, :] = 0
+
+
+def _negative_vendor_delay(ds):
+    ds["vendor_delay"].values[3, 1] = -1
+
+
+def _nan_vendor_price(ds):
+    ds["vendor_price"].values[3, 0] = np.nan
+
+
+def _bad_preprocessing_flag(ds):
+    flags = ds["needs_preprocessing"].astype(np.int64)
+    flags.values[3] = 2
+    ds["needs_preprocessing"] = flags
+
+
+def _zero_capacity(ds):
+    ds["compute_capacity"].values[1] = 0
+
+
+def _memory_below_base_model(ds):
+    ds["memory_capacity"].values[1] = ds.attrs["base_model_memory"] / 2
+
+
+def _nan_op_cost(ds):
+    ds["op_cost_rate"].values[1, 4] = np.nan
+
+
+BAD_FIELDS = {
+    "NaN work": (_nan_work, r"'work' at task 3\b.*NaN"),
+    "negative memory": (_negative_memory, r"'memory' at task 3\b.*negative"),
+    "negative work": (_negative_work, r"'work' at task 3\b.*negative"),
+    "zero work": (_zero_work, r"'work' at task 3\b.*positive"),
+    "fractional work": (_fractional_work, r"'work' at task 3\b.*whole number"),
+    "deadline before arrival": (_deadline_before_arrival, r"'deadline' at task 3\b.*before"),
+    "deadline past the horizon": (_deadline_past_horizon, r"'deadline' at task 3\b.*last slot"),
+    "tasks not ordered by arrival": (_unordered, r"'arrival' at task 3\b.*ordered"),
+    "memory fits on no node": (_memory_fits_nowhere, r"'memory' at task 3\b.*every node"),
+    "infinite bid": (_infinite_bid, r"'bid' at task 3\b.*infinite"),
+    "speed zero on every node": (_speed_zero_everywhere, r"'speed' at task 3\b.*zero"),
+    "negative vendor delay": (_negative_vendor_delay,
+                              r"'vendor_delay' at task 3, vendor 1\b.*negative"),
+    "NaN vendor price": (_nan_vendor_price, r"'vendor_price' at task 3, vendor 0\b.*NaN"),
+    "pre-processing flag 2": (_bad_preprocessing_flag, r"'needs_preprocessing' at task 3\b"),
+    "zero compute capacity": (_zero_capacity, r"'compute_capacity' at node 1\b.*positive"),
+    "node smaller than the base model": (_memory_below_base_model,
+                                         r"'memory_capacity' at node 1\b.*base model"),
+    "NaN operating cost": (_nan_op_cost, r"'op_cost_rate' at node 1, slot 4\b.*NaN"),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_FIELDS))
+def test_bad_field_is_named_with_its_index(ds, name):
+    corrupt, match = BAD_FIELDS[name]
+    corrupt(ds)
+    with pytest.raises(ValueError, match=match):
+        validate_scenario(ds)
+    with pytest.raises(ValueError, match=match):
+        to_arrays(ds)
+
+
+def test_second_bad_item_is_counted(ds):
+    ds["memory"].values[[3, 5]] = -1.0
+    with pytest.raises(ValueError, match=r"'memory' at task 3\b.*\(2 items in all\)"):
+        validate_scenario(ds)
+
+
+def test_wrong_dims(ds):
+    ds["speed"] = ds["speed"].transpose("node", "task")
+    with pytest.raises(ValueError, match=r"'speed' has dims \('node', 'task'\), expected "
+                                         r"\('task', 'node'\)"):
+        validate_scenario(ds)
+
+
+def test_missing_variable(ds):
+    with pytest.raises(ValueError, match=r"'vendor_delay' is missing"):
+        validate_scenario(ds.drop_vars("vendor_delay"))
+
+
+def test_missing_base_model_memory(ds):
+    del ds.attrs["base_model_memory"]
+    with pytest.raises(ValueError, match=r"'base_model_memory' is missing"):
+        validate_scenario(ds)
+
+
+@pytest.mark.parametrize("value", ["lots", -1.0, np.nan])
+def test_bad_base_model_memory(ds, value):
+    ds.attrs["base_model_memory"] = value
+    with pytest.raises(ValueError, match=r"'base_model_memory' must be"):
+        validate_scenario(ds)
+
+
+def test_not_a_dataset():
+    with pytest.raises(ValueError, match=r"xarray\.Dataset.*dict"):
+        validate_scenario({"arrival": [0]})
+
+
+def test_memory_limit_is_inclusive(ds):
+    """A task that exactly fills the largest node (C_km - r_b) is valid, also when rounding
+    puts it a hair above (MEMORY_TOLERANCE); more than that is not. Deadline == arrival is
+    valid too."""
+    from lorasched.scenario import MEMORY_TOLERANCE
+
+    usable = ds["memory_capacity"].values.max() - ds.attrs["base_model_memory"]
+    ds["memory"].values[3] = usable
+    ds["deadline"].values[3] = ds["arrival"].values[3]
+    validate_scenario(ds)
+    ds["memory"].values[3] = np.nextafter(usable, np.inf)
+    validate_scenario(ds)
+    ds["memory"].values[3] = usable + 10 * MEMORY_TOLERANCE
+    with pytest.raises(ValueError, match=r"'memory' at task 3\b"):
+        validate_scenario(ds)
+
+
+def test_no_tasks_is_valid():
+    ds = synthetic_scenario(nodes=2, slots=SLOTS, arrivals=[0] * SLOTS, seed=0)
+    assert ds.sizes["task"] == 0
+    validate_scenario(ds)
+    assert to_arrays(ds).n_tasks == 0
+
+
+# ----------------------------------------------------------------------------------------
+# synthetic_scenario: arguments
+# ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(gpu="H100"), r"gpu.*'H100'"),
+    (dict(load="extreme"), r"load.*'extreme'"),
+    (dict(load=-1.0), r"load"),
+    (dict(load=float("nan")), r"load"),
+    (dict(deadline_policy="never"), r"deadline_policy.*'never'"),
+    (dict(nodes=0), r"nodes.*0"),
+    (dict(nodes=-3), r"nodes"),
+    (dict(slots=0), r"slots"),
+    (dict(vendors=-1), r"vendors"),
+    (dict(preprocessing_share=1.5), r"preprocessing_share"),
+    (dict(vendors=0, preprocessing_share=0.5), r"vendors=0"),
+])
+def test_synthetic_rejects_bad_arguments(kwargs, match):
+    args = dict(nodes=2, slots=SLOTS, load=1.0, seed=0)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        synthetic_scenario(**args)
+
+
+def test_arrivals_series_gives_exactly_those_counts():
+    counts = [0, 3, 1, 0, 2, 5]
+    ds = synthetic_scenario(nodes=2, slots=6, load="high", arrivals=counts, seed=1)
+    assert ds.sizes["task"] == sum(counts)
+    np.testing.assert_array_equal(np.bincount(ds["arrival"].values, minlength=6), counts)
+    # numpy arrays and whole floats are accepted too
+    again = synthetic_scenario(nodes=2, slots=6, arrivals=np.array(counts, dtype=float), seed=1)
+    np.testing.assert_array_equal(np.bincount(again["arrival"].values, minlength=6), counts)
+
+
+@pytest.mark.parametrize("arrivals, match", [
+    ([1, 2, 3], r"arrivals.*6 per-slot counts"),
+    ([1] * 7, r"arrivals.*6 per-slot counts"),
+    ([[1] * 6], r"arrivals.*6 per-slot counts"),
+    ([1, 1, -1, 1, 1, 1], r"slot 2\b"),
+    ([1, 1, 1, 1, 1.5, 1], r"slot 4\b"),
+    ([1, np.nan, 1, 1, 1, 1], r"slot 1\b"),
+])
+def test_bad_arrivals_series(arrivals, match):
+    with pytest.raises(ValueError, match=match):
+        synthetic_scenario(nodes=2, slots=6, arrivals=arrivals, seed=0)
+
+
+# ----------------------------------------------------------------------------------------
+# synthetic_scenario: calibration (paper, sec. 5.1)
+# ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def day():
+    return {load: synthetic_scenario(nodes=100, gpu="mix", load=load, seed=0)
+            for load in ("light", "medium", "high")}
+
+
+def test_load_factor(day):
+    factors = {load: ds.attrs["load_factor"] for load, ds in day.items()}
+    assert factors["high"] > 1.5  # offered work exceeds what the cluster can do
+    assert factors["light"] < factors["medium"] < factors["high"]
+    for ds in day.values():
+        offered = ds["work"].values.sum()
+        can_do = ds.sizes["slot"] * ds["compute_capacity"].values.sum()
+        assert ds.attrs["load_factor"] == pytest.approx(offered / can_do, rel=1e-12)
+
+
+def test_arrival_rates(day):
+    for load, mean in (("light", 30), ("medium", 50), ("high", 80)):
+        per_slot = day[load].sizes["task"] / day[load].sizes["slot"]
+        assert per_slot == pytest.approx(mean, rel=0.05)
+
+
+def test_task_sizes(day):
+    ds = day["high"]
+    epochs, size, work = (ds[v].values for v in ("epochs", "dataset_size", "work"))
+    assert set(np.unique(epochs)) == {1, 2, 3, 4, 5}
+    assert size.min() >= 5000 and size.max() <= 20000
+    assert size.min() < 6000 and size.max() > 19000  # the whole range is used
+    np.testing.assert_array_equal(work, epochs * size)
+
+
+def test_values_and_vendors_within_declared_bounds(day):
+    ds = day["medium"]
+    density = ds["bid"].values / ds["work"].values
+    assert (density >= ds.attrs["value_density_min"]).all()
+    assert (density <= ds.attrs["value_density_max"]).all()
+    assert (ds["memory"].values >= ds.attrs["task_memory_min"]).all()
+    assert (ds["vendor_price"].values > 0).all() and (ds["vendor_delay"].values >= 1).all()
+    assert 0.4 < ds["needs_preprocessing"].values.mean() < 0.6
+    mix = ds["gpu_type"].values
+    assert set(mix) == {"A100-80GB", "A40-48GB"}
+
+
+@pytest.mark.parametrize("policy", DEADLINE_POLICIES)
+def test_deadlines_inside_the_horizon(policy):
+    ds = synthetic_scenario(nodes=4, slots=48, load=6.0, deadline_policy=policy, seed=2)
+    a, d = ds["arrival"].values, ds["deadline"].values
+    last = ds.sizes["slot"] - 1
+    assert ds.sizes["task"] > 100
+    assert (d >= a).all() and (d <= last).all()
+    if policy == "end_of_day":
+        assert (d == last).all()
+    if policy == "fixed":
+        np.testing.assert_array_equal(d, np.minimum(a + 6 * 60 // 10, last))  # 10-min slots
+    if policy in SLACK_RANGES:
+        # an uncapped task without pre-processing fits on its fastest node with slack sigma
+        lo = SLACK_RANGES[policy][0]
+        free = (d < last) & ~ds["needs_preprocessing"].values
+        fastest = ds["speed"].values.max(axis=1)
+        assert free.any()
+        assert ((d - a)[free] * fastest[free] >= lo * ds["work"].values[free]).all()
+
+
+def test_tight_slack_loose_are_ordered():
+    """Same seed, same tasks: only sigma's range differs, so the deadlines are ordered."""
+    d = {p: synthetic_scenario(nodes=3, slots=144, load=4.0, deadline_policy=p, seed=7)
+         for p in ("tight", "slack", "loose")}
+    np.testing.assert_array_equal(d["tight"]["work"].values, d["loose"]["work"].values)
+    assert (d["tight"]["deadline"].values <= d["slack"]["deadline"].values).all()
+    assert (d["slack"]["deadline"].values <= d["loose"]["deadline"].values).all()
+    assert (d["tight"]["deadline"].values < d["loose"]["deadline"].values).any()
+
+
+def test_numeric_load_is_the_mean_arrivals_per_slot():
+    ds = synthetic_scenario(nodes=2, slots=144, load=12.5, seed=3)
+    assert ds.sizes["task"] / 144 == pytest.approx(12.5, rel=0.1)
+    assert synthetic_scenario(nodes=2, slots=144, load=0.0, seed=3).sizes["task"] == 0
+
+
+@pytest.mark.parametrize("slot_minutes", [10.0, 30.0])
+def test_fixed_deadline_is_six_hours_whatever_the_slot_length(slot_minutes):
+    """The "fixed" policy is 6 hours after arrival, in slots of any length (it once added
+    36 slots, i.e. 18 hours with 30-minute slots)."""
+    ds = synthetic_scenario(nodes=2, slots=48, slot_minutes=slot_minutes, load=1.0,
+                            deadline_policy="fixed", seed=0)
+    six_hours = int(round(6 * 60 / slot_minutes))
+    a, last = ds["arrival"].values, ds.sizes["slot"] - 1
+    np.testing.assert_array_equal(ds["deadline"].values, np.minimum(a + six_hours, last))
