@@ -6,8 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-REASONS = ("admitted", "no_feasible_schedule", "negative_surplus", "no_capacity",
-           "price_above_bid")
+REASONS = ("admitted", "no_feasible_schedule", "negative_surplus")
 
 
 @dataclass

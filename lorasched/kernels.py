@@ -112,8 +112,12 @@ def paper_dp(t0, t1, W, units, speed_i, r_i, lam, phi, rate, ptr, nodes):
     lambda-hat and phi-hat, samples ``S`` and cell count ``n``, and operating cost ``E``.
     Taking node k at slot t moves ``w -> min(w + u_k, W)`` at the increment (line 11)
     ``Delta_kt = max(lh, lam_kt) * (S + s_ik) + max(ph, phi_kt) * (n + 1) * r_i + E + e_ikt
-    - (lh * S + ph * n * r_i + E)``. Keeping one path per state is what makes this a
-    heuristic for (12): the path kept may not be the best prefix for a later max.
+    - (lh * S + ph * n * r_i + E)``. This is the text's definition of Delta_kt, "the
+    increment of the objective value of (12)": when a cell raises a maximum, the earlier
+    cells are re-priced too (line 11's shorthand ``s_ik lh + r_i ph + e_ikt`` would leave them
+    at the old maximum and report less than the schedule's cost under (12)). Keeping one
+    path per state is what makes this a heuristic for (12): the path kept may not be the
+    best prefix for a later maximum.
 
     Returns ``(cost, lam_hat, phi_hat, samples, n_cells, op_cost, cell_nodes, cell_slots)``;
     ``cost = inf`` and empty cells when no schedule meets the work by ``t1``.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm import tqdm  # text bar: a widget bar would break plotly in the built book
 
 from ..auction import OnlineAuction, declared_bounds, default_alpha_beta
 from ..decisions import Decisions
