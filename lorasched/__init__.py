@@ -1,12 +1,16 @@
 """lorasched: online scheduling and auction pricing of LoRA fine-tuning jobs.
 
 Public API: :func:`synthetic_scenario` builds a scenario, :func:`simulate` runs an
-algorithm on it, :func:`check_result` validates any result; :class:`OnlineAuction` is the
+algorithm on it (pdFTSP, Titan, EFT, NTM), :func:`check_result` validates any result,
+:func:`offline_opt` solves problem (4) exactly (small instances) and
+:func:`offline_upper_bound` bounds it at scale; :class:`OnlineAuction` is the
 state object of the online primal-dual auction (pdFTSP, ICPP'24), :func:`schedule` its
 per-task schedule search (Algorithm 2).
 """
 
 from .auction import OnlineAuction, payment_critical, payment_paper
+from .colgen import offline_upper_bound
+from .offline import offline_opt
 from .result import ResultError, check_result
 from .scenario import ScenarioArrays, to_arrays, validate_scenario
 from .schedule import Schedule, schedule
@@ -21,6 +25,8 @@ __all__ = [
     "Schedule",
     "ScenarioArrays",
     "check_result",
+    "offline_opt",
+    "offline_upper_bound",
     "payment_critical",
     "payment_paper",
     "schedule",

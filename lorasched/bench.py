@@ -161,3 +161,91 @@ def solvers(nodes=100, slots=144, vendors=5, load="high", seed=1, max_tasks=3000
           f"{100 * figures['max_relative_gap']:.2f} % ({infeasible} tasks had no schedule)",
           file=out)
     return figures
+
+
+def runtime(nodes=(25, 50, 100), slots=144, vendors=5, load="high", seed=1,
+            titan_time_limit=5.0, out=None) -> list[dict]:
+    """Time per task of pdFTSP and of Titan at several cluster sizes, side by side in one
+    run (data for Fig. 13). Titan's per-slot time is spread over the slot's tasks, as in
+    the paper."""
+    from .simulation import simulate
+
+    out = out or sys.stdout
+    rows = []
+    warm = synthetic_scenario(nodes=2, slots=12, vendors=vendors, load=2.0, seed=0)
+    for algorithm in ("pdftsp", "titan"):
+        simulate(warm, algorithm=algorithm, seed=0)  # compile / load caches
+    print(f"time per task decision, load={load}, T={slots}, N={vendors}, seed={seed} "
+          f"(Titan: MILP per slot, time limit {titan_time_limit:g} s)", file=out)
+    print(f"  {'K':>5} {'tasks':>7} {'pdFTSP mean':>13} {'Titan mean':>12} {'Titan/pdFTSP':>13} "
+          f"{'Titan slots at limit':>21}", file=out)
+    for k in nodes:
+        scenario = synthetic_scenario(nodes=k, slots=slots, vendors=vendors, load=load,
+                                      seed=seed)
+        pd_res = simulate(scenario, algorithm="pdftsp", seed=seed)
+        ti_res = simulate(scenario, algorithm="titan", seed=seed, time_limit=titan_time_limit)
+        n = scenario.sizes["task"]
+        pd_t = float(pd_res["decision_time"].mean())
+        ti_t = float(ti_res["decision_time"].mean())
+        row = {"nodes": k, "tasks": n, "pdftsp_mean_s": pd_t, "titan_mean_s": ti_t,
+               "ratio": ti_t / pd_t,
+               "titan_slots_hit_limit": ti_res.attrs["titan_slots_hit_limit"],
+               "pdftsp_welfare": pd_res.attrs["welfare"],
+               "titan_welfare": ti_res.attrs["welfare"]}
+        rows.append(row)
+        print(f"  {k:>5} {n:>7} {pd_t * 1e6:>10.1f} us {ti_t * 1e3:>9.2f} ms "
+              f"{row['ratio']:>12.0f}x {row['titan_slots_hit_limit']:>21}", file=out)
+    return rows
+
+
+#: the paper's high-load welfare improvements of pdFTSP (section 5.2)
+PAPER_HIGH_LOAD = {"titan": 48.99, "eft": 151.57, "ntm": 184.94}
+
+
+def compare(nodes=100, slots=144, vendors=5, load="high", seed=1, bound=True,
+            bound_time_limit=600.0, out=None) -> dict:
+    """Welfare of every algorithm on one scenario, the offline bound, and the paper's
+    high-load improvements beside ours."""
+    from .algorithms import REGISTRY
+    from .colgen import offline_upper_bound
+    from .result import check_result
+    from .simulation import simulate
+
+    out = out or sys.stdout
+    scenario = synthetic_scenario(nodes=nodes, slots=slots, vendors=vendors, load=load,
+                                  seed=seed)
+    print(f"welfare on K={nodes}, load={load} (load factor "
+          f"{scenario.attrs['load_factor']:.2f}), {scenario.sizes['task']} tasks, seed={seed}",
+          file=out)
+    figures = {}
+    for name in ("pdftsp", "titan", "eft", "ntm"):
+        if name not in REGISTRY:
+            continue
+        start = time.perf_counter()
+        res = simulate(scenario, algorithm=name, seed=seed)
+        check_result(res)
+        figures[name] = {"welfare": res.attrs["welfare"], "admitted": res.attrs["n_admitted"],
+                         "revenue": res.attrs["revenue"],
+                         "seconds": time.perf_counter() - start}
+    if bound:
+        ub = offline_upper_bound(scenario, time_limit=bound_time_limit)
+        figures["bound"] = {"welfare": ub.bound, "converged": ub.converged,
+                            "iterations": ub.iterations, "seconds": ub.seconds}
+    pd = figures["pdftsp"]["welfare"]
+    print(f"  {'algorithm':<10} {'welfare':>10} {'admitted':>9} {'seconds':>8} "
+          f"{'pdFTSP vs it':>13} {'paper':>8}", file=out)
+    for name, f in figures.items():
+        if name == "bound":
+            continue
+        gain = 100 * (pd / f["welfare"] - 1) if f["welfare"] > 0 else float("nan")
+        paper = PAPER_HIGH_LOAD.get(name)
+        print(f"  {name:<10} {f['welfare']:>10.1f} {f['admitted']:>9} {f['seconds']:>8.1f} "
+              f"{'' if name == 'pdftsp' else f'{gain:+.1f} %':>13} "
+              f"{'' if paper is None else f'+{paper:.2f} %':>8}", file=out)
+    if bound:
+        b = figures["bound"]
+        print(f"  offline LP bound (>= OPT): {b['welfare']:.1f} "
+              f"({'converged' if b['converged'] else 'stopped early, still valid'}, "
+              f"{b['iterations']} iterations, {b['seconds']:.0f} s); empirical competitive "
+              f"ratio of pdFTSP <= {b['welfare'] / pd:.2f}", file=out)
+    return figures

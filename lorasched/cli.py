@@ -79,6 +79,18 @@ def _parser() -> argparse.ArgumentParser:
     _scenario_args(sol)
     sol.add_argument("--tasks", type=_positive_int, default=3000, help="tasks quoted (3000)")
 
+    rt = bsub.add_parser("runtime", help="time per task of pdFTSP and Titan (Fig. 13)")
+    _scenario_args(rt)
+    rt.add_argument("--sizes", type=_positive_int, nargs="+", default=[25, 50, 100],
+                    help="cluster sizes K (25 50 100)")
+    rt.add_argument("--titan-time-limit", type=float, default=5.0,
+                    help="seconds per Titan slot (5)")
+    cmp_ = bsub.add_parser("compare", help="welfare of all algorithms and the OPT bound")
+    _scenario_args(cmp_)
+    cmp_.add_argument("--no-bound", action="store_true", help="skip the offline LP bound")
+    cmp_.add_argument("--bound-time-limit", type=float, default=600.0,
+                      help="seconds for the bound's column generation (600)")
+
     sub.add_parser("profiles", help="print the GPU/model profile table with sources")
     return parser
 
@@ -96,8 +108,15 @@ def main(argv: list[str] | None = None) -> int:
                           load=args.load, seed=args.seed)
             if args.bench == "decision":
                 bench.decision(python_tasks=args.python_tasks, **common)
-            else:
+            elif args.bench == "solvers":
                 bench.solvers(max_tasks=args.tasks, **common)
+            elif args.bench == "runtime":
+                common.pop("nodes")
+                bench.runtime(nodes=tuple(args.sizes), titan_time_limit=args.titan_time_limit,
+                              **common)
+            else:
+                bench.compare(bound=not args.no_bound, bound_time_limit=args.bound_time_limit,
+                              **common)
             return 0
         if args.command == "profiles":
             from .profiles import SOURCES, profile_table

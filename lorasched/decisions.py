@@ -6,7 +6,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-REASONS = ("admitted", "no_feasible_schedule", "negative_surplus")
+#: why a task ended as it did. "price_above_bid": a baseline's posted price exceeds the bid
+#: (the user would not buy); "not_selected": an optimisation (Titan's MILP, the offline
+#: optimum) left the task out although a schedule existed
+REASONS = ("admitted", "no_feasible_schedule", "negative_surplus", "price_above_bid",
+           "not_selected")
 
 
 @dataclass
@@ -18,7 +22,8 @@ class Decisions:
     ``surplus`` (F(il) where the algorithm computes one, else NaN), ``decision_time`` (s).
     The allocation ``x_ikt`` as cells ``cell_task, cell_node, cell_slot``. Final dual
     prices ``lam``/``phi`` [node, slot] (zeros for algorithms without prices). ``attrs``:
-    extra scalar facts to record (options, solver statistics).
+    extra scalar facts to record (options, solver statistics); ``per_slot``: arrays of
+    length T (e.g. Titan's solve time per slot), stored as ``<algorithm>_<name>[slot]``.
     """
 
     admitted: np.ndarray
@@ -33,6 +38,7 @@ class Decisions:
     lam: np.ndarray
     phi: np.ndarray
     attrs: dict = field(default_factory=dict)
+    per_slot: dict = field(default_factory=dict)
 
     @classmethod
     def empty(cls, n_tasks: int, n_nodes: int, n_slots: int) -> Decisions:

@@ -406,3 +406,164 @@ def schedule_task(a, d, needs_pre, bid, work_i, speed_i, r_i, vendor_price_i, ve
     n = r_n[best_r]
     return (best_v, best_f, r_cost[best_r], r_lh[best_r], r_ph[best_r], r_s[best_r], n,
             r_e[best_r], best_q, r_nodes[best_r, :n].copy(), r_slots[best_r, :n].copy())
+
+
+# ---------------------------------------------------------------------------------------
+# Column generation: pricing with additive per-cell prices (offline bound, Titan)
+# ---------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def work_units_relaxed(speed_i, work_i, resolution):
+    """Like :func:`work_units` but rounding the OTHER way: speeds up, work down (>= 1).
+
+    Every schedule that meets ``M_i`` in real samples meets ``W`` in these units, so a
+    search over them is a relaxation -- what an upper bound needs.
+    """
+    K = speed_i.shape[0]
+    s_min = 0
+    for k in range(K):
+        if speed_i[k] > 0 and (s_min == 0 or speed_i[k] < s_min):
+            s_min = speed_i[k]
+    units = np.zeros(K, dtype=np.int64)
+    if s_min == 0:
+        return units, 0
+    for k in range(K):
+        if speed_i[k] > 0:
+            units[k] = (speed_i[k] * resolution + s_min - 1) // s_min
+    W = max((work_i * resolution) // s_min, 1)
+    return units, W
+
+
+@njit(cache=True)
+def price_schedules(a, d, W, units, speed_i, r_i, rate, pi, sigma, compute_left,
+                    memory_left, starts, fixed):
+    """Cheapest schedule for each start slot in ``starts`` under ADDITIVE cell prices.
+
+    A cell (k, t) costs ``s_ik * (rate[k, t] + pi[k, t]) + r_i * sigma[k, t]`` (operating
+    cost plus the LP duals of (5b) and (5c)) and is usable when the task fits in
+    ``compute_left``/``memory_left``. One backward DP ``g[t, w]`` = cheapest way to deliver
+    ``w`` more units in slots ``t..d`` (at most one node per slot, eq. 4b) answers every
+    start at once: the cost for start ``t0`` is ``g[t0, W]``. Exact on the work grid.
+
+    ``fixed[m]`` is a constant added to option ``m`` (its vendor price). Returns
+    ``costs[len(starts)]`` (cell costs only; inf where infeasible), the option ``best``
+    minimising ``fixed + costs`` (-1 if none) and its cells:
+    ``(costs, best, cell_nodes, cell_slots)``.
+    """
+    K = speed_i.shape[0]
+    nT = d - a + 1
+    # per slot, the cheapest usable node for each distinct unit count
+    uniq = np.unique(units[units > 0])
+    nU = uniq.shape[0]
+    best_c = np.full((nT, nU), INF)
+    best_k = np.full((nT, nU), -1, dtype=np.int64)
+    for j in range(nT):
+        t = a + j
+        for k in range(K):
+            s = speed_i[k]
+            if s <= 0 or s > compute_left[k, t] or r_i > memory_left[k, t] + MEMORY_TOLERANCE:
+                continue
+            c = s * (rate[k, t] + pi[k, t]) + r_i * sigma[k, t]
+            u = np.searchsorted(uniq, units[k])
+            if c < best_c[j, u]:
+                best_c[j, u] = c
+                best_k[j, u] = k
+    g = np.full((nT + 1, W + 1), INF)
+    choice = np.full((nT + 1, W + 1), -1, dtype=np.int64)
+    for j in range(nT + 1):
+        g[j, 0] = 0.0
+    for j in range(nT - 1, -1, -1):
+        for w in range(1, W + 1):
+            v = g[j + 1, w]
+            ch = -1
+            for u in range(nU):
+                if best_k[j, u] < 0:
+                    continue
+                rest = max(w - uniq[u], 0)
+                c = best_c[j, u] + g[j + 1, rest]
+                if c < v:
+                    v = c
+                    ch = u
+            g[j, w] = v
+            choice[j, w] = ch
+    costs = np.full(starts.shape[0], INF)
+    best = -1
+    for m in range(starts.shape[0]):
+        j = starts[m] - a
+        if 0 <= j <= nT - 1:
+            costs[m] = g[j, W]
+            if costs[m] < INF and (best < 0 or
+                                   costs[m] + fixed[m] < costs[best] + fixed[best]):
+                best = m
+    if best < 0:
+        empty = np.empty(0, dtype=np.int64)
+        return costs, best, empty, empty
+    nodes = np.empty(nT, dtype=np.int64)
+    slots = np.empty(nT, dtype=np.int64)
+    n = 0
+    j = starts[best] - a
+    w = W
+    while w > 0 and j < nT:
+        u = choice[j, w]
+        if u >= 0:
+            nodes[n] = best_k[j, u]
+            slots[n] = a + j
+            n += 1
+            w = max(w - uniq[u], 0)
+        j += 1
+    return costs, best, nodes[:n].copy(), slots[:n].copy()
+
+
+@njit(cache=True)
+def earliest_finish(t0, d, work_i, speed_i, r_i, compute_left, memory_left, compute_capacity,
+                    exclusive):
+    """Earliest-finish schedule of one task (the EFT and NTM baselines).
+
+    From slot ``t0`` to ``d`` take, in every slot, the eligible node with the largest speed
+    (ties: lowest index) until ``M_i`` samples are reached. Eligible: ``s_ik > 0``,
+    ``s_ik <= compute_left[k, t]``, ``r_i <= memory_left[k, t]`` (plus MEMORY_TOLERANCE) and,
+    when ``exclusive`` (NTM, no task merging), the node is idle in that slot:
+    ``compute_left[k, t] == compute_capacity[k]``. A cell consumes its full speed ``s_ik``
+    of compute (constraint 4f), also in the last slot, where less may be needed.
+
+    Optimal: with at most one node per slot (4b) and slots independent (the residuals are
+    fixed), greedy maximises the work done by every slot t, so no schedule finishes earlier.
+
+    Returns ``(finish_slot, cell_nodes, cell_slots)``; ``finish_slot = -1`` and no cells
+    when the work cannot be met by ``d``.
+    """
+    K = speed_i.shape[0]
+    n_max = max(d - t0 + 1, 0)
+    cell_nodes = np.empty(n_max, dtype=np.int64)
+    cell_slots = np.empty(n_max, dtype=np.int64)
+    s_top = 0
+    for k in range(K):
+        if speed_i[k] > s_top:
+            s_top = speed_i[k]
+    done = 0
+    n = 0
+    for t in range(t0, d + 1):
+        if done + (d - t + 1) * s_top < work_i:
+            break  # even the fastest node in every remaining slot would fall short
+        best = -1
+        best_s = 0
+        for k in range(K):
+            s = speed_i[k]
+            if s <= best_s or s > compute_left[k, t]:
+                continue  # also skips s <= 0, since best_s >= 0
+            if r_i > memory_left[k, t] + MEMORY_TOLERANCE:
+                continue
+            if exclusive and compute_left[k, t] != compute_capacity[k]:
+                continue
+            best = k
+            best_s = s
+        if best >= 0:
+            cell_nodes[n] = best
+            cell_slots[n] = t
+            n += 1
+            done += best_s
+            if done >= work_i:
+                return t, cell_nodes[:n].copy(), cell_slots[:n].copy()
+    empty = np.empty(0, dtype=np.int64)
+    return -1, empty, empty.copy()

@@ -83,6 +83,8 @@ def assemble(scenario: xr.Dataset, decisions: Decisions, *, algorithm: str, seed
     ds.attrs["options"] = json.dumps(options, sort_keys=True, default=str)
     for key, value in d.attrs.items():
         ds.attrs[f"{algorithm}_{key}"] = value
+    for key, value in d.per_slot.items():
+        ds[f"{algorithm}_{key}"] = ("slot", np.asarray(value, dtype=float))
     ds.attrs["median_decision_time"] = float(np.median(d.decision_time)) if len(
         d.decision_time) else 0.0
     return ds

@@ -5,10 +5,13 @@ A new algorithm is one module here plus one line in :data:`REGISTRY`.
 
 from __future__ import annotations
 
-from . import pdftsp
+from . import eft, ntm, pdftsp, titan
 
 REGISTRY = {
     "pdftsp": pdftsp.run,
+    "eft": eft.run,
+    "ntm": ntm.run,
+    "titan": titan.run,
 }
 
 

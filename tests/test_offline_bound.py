@@ -1,0 +1,110 @@
+"""The column-generation LP bound (offline_upper_bound) and Titan's per-slot MILP."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lorasched
+from lorasched import colgen
+from lorasched.algorithms import REGISTRY
+
+SMALL = [dict(nodes=2, slots=8, load=1.5, vendors=2, gpu="mix", seed=s) for s in range(4)] + [
+    dict(nodes=3, slots=10, load=2.0, vendors=0, preprocessing_share=0.0, gpu="A40", seed=9),
+    dict(nodes=1, slots=6, load=3.0, vendors=1, gpu="A100", deadline_policy="tight", seed=5)]
+
+
+def full_lp(scenario, **kw):
+    """The same LP without node aggregation (one row pair per real node and slot)."""
+    arrays = lorasched.to_arrays(scenario)
+    T = arrays.n_slots
+    cc = np.repeat(arrays.compute_capacity[:, None].astype(float), T, axis=1)
+    mc = np.repeat((arrays.memory_capacity - arrays.base_model_memory)[:, None], T, axis=1)
+    return colgen.solve_lp(arrays, np.arange(arrays.n_tasks), cc, mc, **kw)
+
+
+@pytest.mark.parametrize("params", SMALL)
+def test_bound_is_above_every_online_welfare_and_the_exact_optimum(params):
+    scenario = lorasched.synthetic_scenario(**params)
+    ub = colgen.offline_upper_bound(scenario, gap_tol=0.0)
+    assert ub.converged
+    for name in REGISTRY:
+        welfare = lorasched.simulate(scenario, algorithm=name, seed=1).attrs["welfare"]
+        assert ub.bound >= welfare - 1e-9, name
+    from lorasched.offline import offline_opt
+
+    opt = offline_opt(scenario, time_limit=60)
+    assert ub.bound >= opt.attrs["opt_objective"] - 1e-6
+    lorasched.check_result(opt)
+
+
+@pytest.mark.parametrize("params", SMALL[:3])
+def test_aggregating_identical_nodes_leaves_the_lp_optimum_unchanged(params):
+    scenario = lorasched.synthetic_scenario(**{**params, "nodes": 4, "gpu": "A100"})
+    agg = colgen.offline_upper_bound(scenario, gap_tol=0.0)
+    full = full_lp(scenario, relaxed=True)
+    assert full.converged and agg.converged
+    assert agg.bound == pytest.approx(full.lp_value, rel=1e-6, abs=1e-9)
+    arrays = lorasched.to_arrays(scenario)
+    reduced, count = colgen.aggregate_identical_nodes(arrays)
+    assert reduced.n_nodes == 1 and count.tolist() == [4.0]
+
+
+def test_mixed_cluster_aggregates_by_gpu_type():
+    arrays = lorasched.to_arrays(lorasched.synthetic_scenario(nodes=6, slots=6, load=1.0))
+    reduced, count = colgen.aggregate_identical_nodes(arrays)
+    assert reduced.n_nodes == 2 and sorted(count.tolist()) == [3.0, 3.0]
+
+
+def test_bound_is_valid_when_stopped_early():
+    scenario = lorasched.synthetic_scenario(nodes=2, slots=24, load=4.0, seed=3)
+    exact = colgen.offline_upper_bound(scenario, gap_tol=0.0)
+    early = colgen.offline_upper_bound(scenario, max_iterations=1)
+    assert not early.converged
+    assert early.bound >= exact.bound - 1e-9
+    # the history's bound never increases and ends at the reported bound
+    bounds = [h[2] for h in exact.history]
+    assert all(b1 >= b2 - 1e-12 for b1, b2 in zip(bounds, bounds[1:], strict=False))
+    assert bounds[-1] == pytest.approx(exact.bound)
+
+
+def test_titan_records_each_slot_and_respects_capacity():
+    scenario = lorasched.synthetic_scenario(nodes=3, slots=12, load=4.0, vendors=2, seed=4)
+    result = lorasched.simulate(scenario, algorithm="titan", seed=2)
+    lorasched.check_result(result)
+    busy = np.unique(scenario["arrival"].values)
+    for name in ("seconds", "gap", "mip_gap", "lp_bound", "objective", "hit_limit"):
+        var = result[f"titan_{name}"]
+        assert var.dims == ("slot",)
+        assert np.isfinite(var.values[busy]).all(), name
+    # the certified gap is a gap: the MILP never beats its own LP bound
+    assert (result["titan_objective"].values[busy]
+            <= result["titan_lp_bound"].values[busy] + 1e-6).all()
+    assert result.attrs["n_admitted"] > 0
+    # admitted tasks pay the posted price; the same seed gives the same vendors
+    again = lorasched.simulate(scenario, algorithm="titan", seed=2)
+    assert (again["chosen_vendor"].values == result["chosen_vendor"].values).all()
+    admitted = result["admitted"].values
+    price = scenario.attrs["value_density_min"] * scenario["work"].values
+    np.testing.assert_allclose(result["payment"].values[admitted], price[admitted])
+
+
+def test_titan_maximises_welfare_within_a_slot():
+    """Two tasks arrive together and only one fits: Titan's MILP keeps the more valuable."""
+    scenario = lorasched.synthetic_scenario(nodes=1, slots=6, load=0.0, vendors=0,
+                                            preprocessing_share=0.0, gpu="A40")
+    import xarray as xr
+
+    C = int(scenario["compute_capacity"].values[0])
+    tasks = xr.Dataset({
+        "arrival": ("task", [0, 0]), "deadline": ("task", [0, 0]),
+        "memory": ("task", [10.0, 10.0]), "work": ("task", [C, C]),
+        "needs_preprocessing": ("task", [False, False]), "bid": ("task", [1.0, 2.0]),
+        "speed": (("task", "node"), [[C], [C]]),
+        "vendor_price": (("task", "vendor"), np.zeros((2, 0))),
+        "vendor_delay": (("task", "vendor"), np.zeros((2, 0), dtype=np.int64))})
+    sc = scenario.drop_dims("task").assign(tasks)
+    result = lorasched.simulate(sc, algorithm="titan", seed=0, price_per_sample=0.0)
+    lorasched.check_result(result)
+    assert result["admitted"].values.tolist() == [False, True]
+    assert result["reason"].values.tolist() == ["not_selected", "admitted"]
