@@ -27,13 +27,20 @@ MEMORY_TOLERANCE = 1e-9  # GB; the same as lorasched.scenario.MEMORY_TOLERANCE
 
 
 @njit(cache=True)
+def slowest_speed(speed_i):
+    """The smallest positive speed of a task (0 if it has none): s_min of the work grid."""
+    s_min = 0
+    for k in range(speed_i.shape[0]):
+        if speed_i[k] > 0 and (s_min == 0 or speed_i[k] < s_min):
+            s_min = speed_i[k]
+    return s_min
+
+
+@njit(cache=True)
 def work_units(speed_i, work_i, resolution):
     """Speeds in work units (rounded down) and the requirement W_i (rounded up)."""
     K = speed_i.shape[0]
-    s_min = 0
-    for k in range(K):
-        if speed_i[k] > 0 and (s_min == 0 or speed_i[k] < s_min):
-            s_min = speed_i[k]
+    s_min = slowest_speed(speed_i)
     units = np.zeros(K, dtype=np.int64)
     if s_min == 0:
         return units, 0
@@ -421,10 +428,7 @@ def work_units_relaxed(speed_i, work_i, resolution):
     search over them is a relaxation -- what an upper bound needs.
     """
     K = speed_i.shape[0]
-    s_min = 0
-    for k in range(K):
-        if speed_i[k] > 0 and (s_min == 0 or speed_i[k] < s_min):
-            s_min = speed_i[k]
+    s_min = slowest_speed(speed_i)
     units = np.zeros(K, dtype=np.int64)
     if s_min == 0:
         return units, 0

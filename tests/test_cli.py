@@ -51,3 +51,29 @@ def test_profiles_lists_sources(capsys):
     assert main(["profiles"]) == 0
     text = capsys.readouterr().out
     assert "A100-80GB" in text and "a100-datasheet" in text and "assumption" in text
+
+
+@pytest.mark.parametrize("algorithm", ["titan", "eft", "ntm"])
+def test_simulate_every_algorithm_from_the_command_line(algorithm, tmp_path, capsys):
+    out = tmp_path / f"{algorithm}.nc"
+    assert main(["simulate", "--algorithm", algorithm, "--nodes", "3", "--slots", "12",
+                 "--load", "2", "--seed", "1", "--out", str(out)]) == 0
+    assert capsys.readouterr().out.startswith(f"{algorithm}:")
+    result = xr.open_dataset(out).load()
+    lorasched.check_result(result)
+    assert result.attrs["algorithm"] == algorithm
+
+
+def test_bench_compare_and_runtime_print_every_algorithm(capsys):
+    from lorasched import bench
+
+    figures = bench.compare(nodes=2, slots=12, load=2.0, seed=0)
+    text = capsys.readouterr().out
+    for name in ("pdftsp", "titan", "eft", "ntm", "offline LP bound"):
+        assert name in text
+    assert figures["bound"]["welfare"] >= max(f["welfare"] for k, f in figures.items()
+                                              if k != "bound") - 1e-9
+    rows = bench.runtime(nodes=(2, 3), slots=12, load=2.0, seed=0)
+    assert [r["nodes"] for r in rows] == [2, 3]
+    assert all(r["titan_mean_s"] > 0 and r["pdftsp_mean_s"] > 0 for r in rows)
+    assert "Titan/pdFTSP" in capsys.readouterr().out
