@@ -19,8 +19,9 @@ from .scenario import ScenarioArrays
 
 
 def posted_prices(arrays: ScenarioArrays, attrs: dict | None = None,
-                  price_per_sample: float | None = None) -> np.ndarray:
-    """Price of each task (money): ``price_per_sample * work``."""
+                  price_per_sample: float | None = None) -> tuple[np.ndarray, float]:
+    """Price of each task (money), ``price_per_sample * work``, and the price per sample
+    used (the argument, or the default of the module docstring)."""
     if price_per_sample is None:
         attrs = attrs or {}
         if "value_density_min" in attrs:
@@ -32,4 +33,4 @@ def posted_prices(arrays: ScenarioArrays, attrs: dict | None = None,
                           "sample is the lowest bid per sample (hindsight)", stacklevel=3)
     if not np.isfinite(price_per_sample) or price_per_sample < 0:
         raise ValueError(f"price_per_sample must be a number >= 0, got {price_per_sample}")
-    return price_per_sample * arrays.work.astype(float)
+    return price_per_sample * arrays.work.astype(float), float(price_per_sample)

@@ -47,17 +47,6 @@ def lowest_delay_vendor(arrays: ScenarioArrays) -> np.ndarray:
     return np.ascontiguousarray(order[:, 0], dtype=np.int64)
 
 
-def _price_per_sample(arrays: ScenarioArrays, attrs: dict | None,
-                      price_per_sample: float | None) -> float:
-    """The price per sample that :func:`posted_prices` uses (for the record)."""
-    if price_per_sample is not None:
-        return float(price_per_sample)
-    if attrs and "value_density_min" in attrs:
-        return float(attrs["value_density_min"])
-    density = arrays.bid / arrays.work
-    return float(density.min()) if density.size else 0.0
-
-
 def greedy_run(arrays: ScenarioArrays, vendor: np.ndarray, *, exclusive: bool, name: str,
                vendor_rule: str, attrs: dict | None, price_per_sample: float | None,
                progress: bool) -> Decisions:
@@ -66,8 +55,7 @@ def greedy_run(arrays: ScenarioArrays, vendor: np.ndarray, *, exclusive: bool, n
     ``vendor[i]`` is task i's vendor if it needs pre-processing (-1: none available, so the
     task cannot be scheduled). ``exclusive``: one task per node and slot (NTM).
     """
-    prices = posted_prices(arrays, attrs, price_per_sample)
-    pps = _price_per_sample(arrays, attrs, price_per_sample)
+    prices, pps = posted_prices(arrays, attrs, price_per_sample)
     n_tasks, K, T = arrays.n_tasks, arrays.n_nodes, arrays.n_slots
     out = Decisions.empty(n_tasks, K, T)
     capacity = np.ascontiguousarray(arrays.compute_capacity, dtype=np.int64)

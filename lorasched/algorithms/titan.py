@@ -64,7 +64,7 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, attrs: dict | None 
     """
     n, K, T = arrays.n_tasks, arrays.n_nodes, arrays.n_slots
     out = Decisions.empty(n, K, T)
-    price = posted_prices(arrays, attrs, price_per_sample)
+    price, per_sample = posted_prices(arrays, attrs, price_per_sample)
     need = np.flatnonzero(arrays.needs_preprocessing)
     vendor_of = np.full(n, -1, dtype=np.int64)
     if arrays.n_vendors and need.size:
@@ -130,6 +130,5 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, attrs: dict | None 
                  "slots_hit_limit": int(stats["hit_limit"].sum()),
                  "max_gap": float(np.nanmax(stats["gap"])) if np.isfinite(
                      stats["gap"]).any() else 0.0,
-                 "vendor_rule": "random", "price_per_sample": float(
-                     price.sum() / arrays.work.sum()) if n else 0.0}
+                 "vendor_rule": "random", "price_per_sample": per_sample}
     return out
