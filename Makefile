@@ -43,6 +43,10 @@ test: $(STAMP)
 
 book: $(STAMP) $(BOOK_NOTEBOOKS) book/_static/plotly.min.js
 	$(BIN)/jupyter-book build book -W -n --keep-going
+	rm -rf book/_build/html/_static/mathjax
+	$(BIN)/python -c "import pathlib, shutil, jupyter_server_mathjax as m; \
+	  shutil.copytree(pathlib.Path(m.__file__).parent / 'static', \
+	                  'book/_build/html/_static/mathjax')"
 
 book/notebooks/%.ipynb: notebooks/%.ipynb $(STAMP) $(LIB_SOURCES)
 	@mkdir -p $(@D)
