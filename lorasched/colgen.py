@@ -16,10 +16,10 @@ Why :func:`offline_upper_bound` bounds OPT from above
 At every iteration, ``(mu'_i = max(0, best pricing value of i), pi, sigma)`` satisfies every
 constraint (6a) of the dual D1 -- the pricing DP minimises over all schedules of task i on a
 grid that RELAXES the work constraint (speeds rounded up, work rounded down, see
-:func:`lorasched.kernels.work_units_relaxed`), so no real schedule is missed -- and (6b). By
-weak duality its objective ``sum mu'_i + sum C_kp pi_kt + sum (C_km - r_b) sigma_kt`` is at
-least the LP optimum of P1, which is at least the integer optimum of P1 = the optimum of
-problem (4) (the paper's equivalence of P and P1). The bound reported is the smallest such
+:func:`lorasched.kernels.work_units` with ``relaxed``), so no real schedule is missed --
+and (6b). By weak duality its objective
+``sum mu'_i + sum C_kp pi_kt + sum (C_km - r_b) sigma_kt`` is at least the LP optimum
+of P1, which is at least the integer optimum of P1 = the optimum of problem (4) (the paper's equivalence of P and P1). The bound reported is the smallest such
 dual objective over the iterations, so it is valid even if the loop stops early; when no
 column prices out it equals the LP optimum.
 """
@@ -176,7 +176,6 @@ def pricing_input(arrays: ScenarioArrays, tasks, work_resolution: int, relaxed: 
                   vendor_of: np.ndarray | None = None) -> PricingInput:
     """Vendor options and work grid of each task. ``vendor_of[i]`` >= 0 fixes the vendor
     (Titan's random choice); otherwise every vendor is an option (offline bound)."""
-    units_fn = kernels.work_units_relaxed if relaxed else kernels.work_units
     starts, fixed, vendors, units = [], [], [], []
     for i in tasks:
         a = int(arrays.arrival[i])
@@ -192,7 +191,8 @@ def pricing_input(arrays: ScenarioArrays, tasks, work_resolution: int, relaxed: 
             starts.append(np.array([a], dtype=np.int64))
             fixed.append(np.zeros(1))
             vendors.append(np.array([-1], dtype=np.int64))
-        units.append(units_fn(arrays.speed[i], int(arrays.work[i]), work_resolution))
+        units.append(kernels.work_units(arrays.speed[i], int(arrays.work[i]), work_resolution,
+                                        relaxed))
     return PricingInput(arrays, starts, fixed, vendors, units)
 
 

@@ -37,16 +37,24 @@ def slowest_speed(speed_i):
 
 
 @njit(cache=True)
-def work_units(speed_i, work_i, resolution):
-    """Speeds in work units (rounded down) and the requirement W_i (rounded up)."""
+def work_units(speed_i, work_i, resolution, relaxed=False):
+    """Speeds in work units (rounded down) and the requirement W_i (rounded up).
+
+    With ``relaxed`` the rounding goes the OTHER way: speeds up, work down (at least 1).
+    Every schedule that meets ``M_i`` in real samples then meets ``W`` in these units, so a
+    search over them is a relaxation -- what an upper bound needs.
+    """
     K = speed_i.shape[0]
     s_min = slowest_speed(speed_i)
     units = np.zeros(K, dtype=np.int64)
     if s_min == 0:
         return units, 0
+    up = s_min - 1 if relaxed else 0
     for k in range(K):
         if speed_i[k] > 0:
-            units[k] = (speed_i[k] * resolution) // s_min
+            units[k] = (speed_i[k] * resolution + up) // s_min
+    if relaxed:
+        return units, max((work_i * resolution) // s_min, 1)
     W = (work_i * resolution + s_min - 1) // s_min
     return units, W
 
@@ -418,25 +426,6 @@ def schedule_task(a, d, needs_pre, bid, work_i, speed_i, r_i, vendor_price_i, ve
 # ---------------------------------------------------------------------------------------
 # Column generation: pricing with additive per-cell prices (offline bound, Titan)
 # ---------------------------------------------------------------------------------------
-
-
-@njit(cache=True)
-def work_units_relaxed(speed_i, work_i, resolution):
-    """Like :func:`work_units` but rounding the OTHER way: speeds up, work down (>= 1).
-
-    Every schedule that meets ``M_i`` in real samples meets ``W`` in these units, so a
-    search over them is a relaxation -- what an upper bound needs.
-    """
-    K = speed_i.shape[0]
-    s_min = slowest_speed(speed_i)
-    units = np.zeros(K, dtype=np.int64)
-    if s_min == 0:
-        return units, 0
-    for k in range(K):
-        if speed_i[k] > 0:
-            units[k] = (speed_i[k] * resolution + s_min - 1) // s_min
-    W = max((work_i * resolution) // s_min, 1)
-    return units, W
 
 
 @njit(cache=True)

@@ -183,3 +183,20 @@ def test_unknown_solver_and_bad_resolution_are_clear_errors():
         schedule(arrays, 0, lam, phi, cl, ml, solver="gurobi")
     with pytest.raises(ValueError, match="work_resolution"):
         schedule(arrays, 0, lam, phi, cl, ml, work_resolution=0)
+
+
+def test_relaxed_grid_never_excludes_a_real_schedule():
+    """The bound's grid rounds the other way: any multiset of cells meeting the work in
+    samples meets W in relaxed units."""
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        speed = rng.integers(1, 10_000, size=4).astype(np.int64)
+        work = int(rng.integers(1, 50_000))
+        for R in (1, 3, 8):
+            units, W = kernels.work_units(speed, work, R, True)
+            s_min = speed.min()
+            assert (units * s_min >= speed * R).all()  # rounded up
+            assert W * s_min <= max(work * R, s_min)  # rounded down (at least 1)
+            counts = rng.integers(0, 6, size=4)
+            if (counts * speed).sum() >= work:
+                assert (counts * units).sum() >= W
