@@ -19,8 +19,9 @@ grid that RELAXES the work constraint (speeds rounded up, work rounded down, see
 :func:`lorasched.kernels.work_units` with ``relaxed``), so no real schedule is missed --
 and (6b). By weak duality its objective
 ``sum mu'_i + sum C_kp pi_kt + sum (C_km - r_b) sigma_kt`` is at least the LP optimum
-of P1, which is at least the integer optimum of P1 = the optimum of problem (4) (the paper's equivalence of P and P1). The bound reported is the smallest such
-dual objective over the iterations, so it is valid even if the loop stops early; when no
+of P1, which is at least the integer optimum of P1 = the optimum of problem (4) (the
+paper's equivalence of P and P1). The bound reported is the smallest such dual objective
+over the iterations, so it is valid even if the loop stops early; when no
 column prices out it equals the LP optimum.
 """
 
