@@ -83,8 +83,6 @@ def _parser() -> argparse.ArgumentParser:
     _scenario_args(rt)
     rt.add_argument("--sizes", type=_positive_int, nargs="+", default=[25, 50, 100],
                     help="cluster sizes K (25 50 100)")
-    rt.add_argument("--titan-time-limit", type=float, default=5.0,
-                    help="seconds per Titan slot (5)")
     cmp_ = bsub.add_parser("compare", help="welfare of all algorithms and the OPT bound")
     _scenario_args(cmp_)
     cmp_.add_argument("--no-bound", action="store_true", help="skip the offline LP bound")
@@ -112,8 +110,7 @@ def main(argv: list[str] | None = None) -> int:
                 bench.solvers(max_tasks=args.tasks, **common)
             elif args.bench == "runtime":
                 common.pop("nodes")
-                bench.runtime(nodes=tuple(args.sizes), titan_time_limit=args.titan_time_limit,
-                              **common)
+                bench.runtime(nodes=tuple(args.sizes), **common)
             else:
                 bench.compare(bound=not args.no_bound, bound_time_limit=args.bound_time_limit,
                               **common)

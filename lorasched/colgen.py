@@ -135,11 +135,12 @@ class MasterLP:
             sigma[cells[:, 0], cells[:, 1]] = np.maximum(dual[rows + 1], 0.0)
         return self.h.getInfo().objective_function_value, mu, pi, sigma
 
-    def solve_integer(self, time_limit: float, mip_rel_gap: float):
+    def solve_integer(self, time_limit: float, mip_rel_gap: float, max_nodes: int = 2**31 - 1):
         """Make every column binary and solve the MILP over the columns generated.
 
-        Returns (selected column indices, objective, HiGHS dual bound, HiGHS MIP gap,
-        hit_time_limit).
+        ``max_nodes`` (branch-and-bound nodes) limits the work deterministically;
+        ``time_limit`` (seconds) makes the outcome depend on the machine's speed. Returns
+        (selected column indices, objective, HiGHS dual bound, HiGHS MIP gap, hit_limit).
         """
         n = self.n_columns
         if n == 0:
@@ -149,10 +150,11 @@ class MasterLP:
             np.array([highspy.HighsVarType.kInteger] * n))
         self.h.setOptionValue("time_limit", float(time_limit))
         self.h.setOptionValue("mip_rel_gap", float(mip_rel_gap))
+        self.h.setOptionValue("mip_max_nodes", int(max_nodes))
         self.h.setOptionValue("presolve", "on")
         self.h.run()
         status = self.h.getModelStatus()
-        hit = status == highspy.HighsModelStatus.kTimeLimit
+        hit = status != highspy.HighsModelStatus.kOptimal
         info = self.h.getInfo()
         if info.primal_solution_status == 0:  # no incumbent
             return np.empty(0, dtype=np.int64), 0.0, float(info.mip_dual_bound), np.inf, hit

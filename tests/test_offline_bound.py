@@ -84,6 +84,9 @@ def test_titan_records_each_slot_and_respects_capacity():
     # admitted tasks pay the posted price; the same seed gives the same vendors
     again = lorasched.simulate(scenario, algorithm="titan", seed=2)
     assert (again["chosen_vendor"].values == result["chosen_vendor"].values).all()
+    # limits are counts, not seconds: the same seed gives the same decisions and cells
+    for name in ("admitted", "cell_task", "cell_node", "cell_slot", "titan_objective"):
+        np.testing.assert_array_equal(again[name].values, result[name].values)
     admitted = result["admitted"].values
     price = scenario.attrs["value_density_min"] * scenario["work"].values
     np.testing.assert_allclose(result["payment"].values[admitted], price[admitted])

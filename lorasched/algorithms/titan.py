@@ -32,8 +32,9 @@ records the LP bound of column generation (an upper bound on the slot's optimum 
 schedules on the work grid when CG converged), so ``titan_gap`` = (LP bound - MILP value) /
 LP bound is a certified optimality gap of the slot's solution; ``titan_mip_gap`` is HiGHS's
 own gap over the generated columns, and ``titan_hit_limit`` says whether a limit cut the
-solve (the MILP's time limit, or column generation stopped by its time or iteration limit
-before converging). ``titan_seconds`` is the wall time of the slot (CG + MILP).
+solve (column generation stopped by its round limit before converging, or the MILP by its
+node or time limit). The limits are counts, not seconds, by default, so results do not
+depend on the machine. ``titan_seconds`` is the wall time of the slot (CG + MILP).
 
 Admission and price: Titan runs no auction. A task is offered at the posted price
 (:mod:`lorasched.pricing`); a task whose bid is below it is rejected ("price_above_bid"),
@@ -54,14 +55,20 @@ from ..scenario import MEMORY_TOLERANCE, ScenarioArrays
 
 
 def run(arrays: ScenarioArrays, rng: np.random.Generator, *, attrs: dict | None = None,
-        price_per_sample: float | None = None, time_limit: float = 5.0,
-        mip_rel_gap: float = 1e-4, max_cg_iterations: int = 10, work_resolution: int = 8,
+        price_per_sample: float | None = None, max_cg_iterations: int = 10,
+        mip_max_nodes: int = 1000, mip_rel_gap: float = 1e-4,
+        time_limit: float | None = None, work_resolution: int = 8,
         progress: bool = False) -> Decisions:
     """Titan as an online per-slot MILP (see the module docstring).
 
-    ``time_limit`` (seconds) bounds each slot: column generation stops when it is used
-    up, and the MILP gets what is left (at least a tenth of it).
+    Each slot's work is limited deterministically, so the same seed gives the same result
+    on any machine: at most ``max_cg_iterations`` rounds of column generation and
+    ``mip_max_nodes`` branch-and-bound nodes. ``time_limit`` (seconds per slot; default
+    none) adds a wall-clock limit -- column generation stops when it is used up and the
+    MILP gets what is left (at least a tenth) -- at the price of machine-dependent results.
     """
+    if time_limit is None:
+        time_limit = np.inf
     n, K, T = arrays.n_tasks, arrays.n_nodes, arrays.n_slots
     out = Decisions.empty(n, K, T)
     price, per_sample = posted_prices(arrays, attrs, price_per_sample)
@@ -92,7 +99,8 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, attrs: dict | None 
                              vendor_of=vendor_of, max_iterations=max_cg_iterations,
                              time_limit=time_limit)
         left = max(time_limit - (time.perf_counter() - start), 0.1 * time_limit)
-        chosen, objective, _, mip_gap, hit = cg.master.solve_integer(left, mip_rel_gap)
+        chosen, objective, _, mip_gap, hit = cg.master.solve_integer(left, mip_rel_gap,
+                                                                     mip_max_nodes)
         hit = hit or not cg.converged
         out.reason[batch[cg.feasible]] = "not_selected"
         out.reason[batch[~cg.feasible]] = "no_feasible_schedule"
@@ -127,6 +135,7 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, attrs: dict | None 
         out.cell_slot = np.concatenate(cells_s)
     out.per_slot = stats
     out.attrs = {"time_limit": float(time_limit), "mip_rel_gap": float(mip_rel_gap),
+                 "max_cg_iterations": int(max_cg_iterations), "mip_max_nodes": int(mip_max_nodes),
                  "slots_hit_limit": int(stats["hit_limit"].sum()),
                  "max_gap": float(np.nanmax(stats["gap"])) if np.isfinite(
                      stats["gap"]).any() else 0.0,
