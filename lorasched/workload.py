@@ -8,10 +8,21 @@ Every modelling choice is a named argument or a constant documented here.
   Capacities, speeds, memory and base-model size come from :mod:`lorasched.profiles`.
 * Time: ``slots`` slots of ``slot_minutes`` (144 x 10 min = one day).
 * Arrivals: Poisson per slot with mean 30 / 50 / 80 for ``load`` light / medium / high
-  (or a number), or an explicit series of counts per slot (``arrivals=``).
-* Task size (paper, sec. 5.1): epochs uniform in 1..5, dataset size uniform in
-  [5k, 20k] samples, ``M_i = epochs * dataset``. Micro-batch uniform in (1, 2, 4) sets the
-  task's memory and per-node speed.
+  (or a number), or an explicit series of counts per slot (``arrivals=``), or one day of a
+  real GPU-cluster trace (``trace=``: MLaaS / Philly / Helios / Acme or a CSV path, paper
+  sec. 5.1) whose per-slot submissions are scaled to the mean of ``load``, keeping the
+  trace's shape; ``trace_day`` picks the day ("median" = the representative day). The rules
+  (day, slot binning, scaling, job sampling) are in :mod:`lorasched.traces`.
+* Task size (paper, sec. 5.1, ``task_sizes="paper"``): epochs uniform in 1..5, dataset size
+  uniform in [5k, 20k] samples, ``M_i = epochs * dataset``. Micro-batch uniform in (1, 2, 4)
+  sets the task's memory and per-node speed. ``task_sizes="trace"`` (with a trace) keeps
+  epochs and micro-batch but sizes the task by the GPU time of the real job sampled for it:
+  ``M_i = duration_s * num_gpus * s_i(A100) / slot seconds``, i.e. the samples the task
+  would process alone on A100s in that time, clipped to the paper's range [5k, 100k]; then
+  ``dataset = ceil(M_i / epochs)`` (capped so that ``epochs * dataset <= 100k``) and
+  ``M_i = epochs * dataset``. The shares clipped at each end are attributes
+  ``task_size_clipped_low`` / ``task_size_clipped_high``. The paper dataset size is drawn
+  (and discarded) in this mode too, so both modes consume the generator alike.
 * Valuation: value per sample ``v_i`` log-uniform in [v_ref / 2, 2 v_ref], ``b_i = v_i * M_i``,
   with ``v_ref`` the on-demand cloud price of the samples an A100 processes
   (:data:`lorasched.profiles.GPU_HOUR_USD`). The declared bounds go into the attributes
@@ -35,11 +46,13 @@ Every modelling choice is a named argument or a constant documented here.
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import xarray as xr
 
 from . import profiles
+from . import traces as _traces
 from .scenario import validate_scenario
 
 LOADS = {"light": 30.0, "medium": 50.0, "high": 80.0}
@@ -51,6 +64,8 @@ VALUE_SPREAD = 2.0  # values per sample lie in [v_ref / 2, 2 v_ref]
 VENDOR_DELAY_SLOTS = (1.0, 18.0)
 VENDOR_PRICE_SHARE = 0.2  # mid vendor's price ~ this share of a typical task's value
 FIXED_DEADLINE_HOURS = 6.0
+TASK_SIZES = ("paper", "trace")
+WORK_RANGE = (EPOCHS[0] * DATASET_SAMPLES[0], EPOCHS[1] * DATASET_SAMPLES[1])  # [5k, 100k]
 
 
 def gpu_types(nodes: int, gpu: str) -> list[str]:
@@ -80,6 +95,14 @@ def reference_value_per_sample(model: profiles.ModelProfile = profiles.GPT2_XL,
     return profiles.GPU_HOUR_USD / per_hour
 
 
+def _load_mean(load) -> float:
+    mean = LOADS.get(load, load) if isinstance(load, str) else load
+    if isinstance(mean, str) or not np.isfinite(mean) or mean < 0:
+        raise ValueError(f"load must be one of {sorted(LOADS)} or a mean count >= 0, got "
+                         f"{load!r}")
+    return float(mean)
+
+
 def _arrival_counts(rng, load, arrivals, slots) -> np.ndarray:
     if arrivals is not None:
         counts = np.asarray(arrivals)
@@ -92,23 +115,42 @@ def _arrival_counts(rng, load, arrivals, slots) -> np.ndarray:
             raise ValueError(f"arrivals at slot {bad[0]}: {counts[bad[0]]} is not a "
                              "non-negative whole number")
         return counts.astype(np.int64)
-    mean = LOADS.get(load, load) if isinstance(load, str) else load
-    if isinstance(mean, str) or not np.isfinite(mean) or mean < 0:
-        raise ValueError(f"load must be one of {sorted(LOADS)} or a mean count >= 0, got "
-                         f"{load!r}")
-    return rng.poisson(float(mean), size=slots)
+    return rng.poisson(_load_mean(load), size=slots)
+
+
+def _trace_work(day, batch, epochs, model, slot_minutes):
+    """Task sizes from the sampled jobs' GPU time (module docstring); clipped shares."""
+    if day.duration_s is None or day.num_gpus is None:
+        raise ValueError(f"task_sizes='trace' needs the columns duration_s and num_gpus, "
+                         f"which trace {day.name!r} lacks")
+    a100 = profiles.GPUS["A100-80GB"]
+    per_second = np.array([profiles.task_speed(a100, b, model, slot_minutes)
+                           for b in batch], dtype=float) / (slot_minutes * 60.0)
+    raw = day.duration_s * day.num_gpus * per_second
+    lo, hi = WORK_RANGE
+    n = max(raw.size, 1)
+    clipped = (float((raw < lo).sum() / n), float((raw > hi).sum() / n))
+    work = np.clip(raw, lo, hi)
+    dataset = np.minimum(np.ceil(work / epochs), hi // epochs).astype(np.int64)
+    return epochs * dataset, dataset, clipped
 
 
 def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "high",
                        vendors: int = 5, deadline_policy: str = "slack", seed: int = 0,
                        slots: int = 144, slot_minutes: float = 10.0, arrivals=None,
                        preprocessing_share: float = 0.5,
-                       model: profiles.ModelProfile = profiles.GPT2_XL) -> xr.Dataset:
+                       model: profiles.ModelProfile = profiles.GPT2_XL,
+                       trace: str | os.PathLike | None = None,
+                       trace_day: int | str = "median",
+                       task_sizes: str = "paper") -> xr.Dataset:
     """A seeded synthetic scenario; see the module docstring for every modelling choice.
 
     Returns a validated ``xarray.Dataset`` (see :mod:`lorasched.scenario`) whose attribute
     ``load_factor`` is the offered work over what the cluster can process in the horizon
     (``sum M_i / (T * sum_k C_kp)``): above 1 the cluster cannot serve everything.
+    With ``trace`` (a name in :data:`lorasched.traces.TRACES` or a CSV path), ``load`` is
+    the target mean per slot of the trace day ``trace_day``; the attributes ``trace``,
+    ``trace_day`` (the day used) and ``task_sizes`` record it.
     """
     if int(nodes) < 1:
         raise ValueError(f"nodes must be a positive integer, got {nodes}")
@@ -123,6 +165,13 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
         raise ValueError(f"preprocessing_share must be in [0, 1], got {preprocessing_share}")
     if vendors == 0 and preprocessing_share > 0:
         raise ValueError("vendors=0 needs preprocessing_share=0 (nobody could pre-process)")
+    if task_sizes not in TASK_SIZES:
+        raise ValueError(f"task_sizes must be one of {TASK_SIZES}, got {task_sizes!r}")
+    if trace is not None and arrivals is not None:
+        raise ValueError("give either trace= or arrivals=, not both (a trace sets the "
+                         "arrivals)")
+    if task_sizes == "trace" and trace is None:
+        raise ValueError("task_sizes='trace' needs a trace= to take the job sizes from")
     nodes, slots, vendors = int(nodes), int(slots), int(vendors)
     rng = np.random.default_rng(seed)
 
@@ -138,13 +187,21 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
     op_cost_rate = op_cost_rate / capacity[:, None]
 
     # arrivals and tasks
-    counts = _arrival_counts(rng, load, arrivals, slots)
+    day = None
+    if trace is None:
+        counts = _arrival_counts(rng, load, arrivals, slots)
+    else:  # the trace day's jobs are sampled from rng first, as trace_day(seed=seed) would
+        day = _traces.trace_day(trace, mean=_load_mean(load), day=trace_day, slots=slots,
+                                slot_minutes=slot_minutes, seed=rng)
+        counts = day.counts
     arrival = np.repeat(np.arange(slots), counts)
     n = arrival.shape[0]
     epochs = rng.integers(EPOCHS[0], EPOCHS[1] + 1, size=n)
     dataset = rng.integers(DATASET_SAMPLES[0], DATASET_SAMPLES[1] + 1, size=n)
     work = epochs * dataset
     batch = rng.choice(np.array(model.micro_batches), size=n)
+    if task_sizes == "trace":
+        work, dataset, clipped = _trace_work(day, batch, epochs, model, slot_minutes)
     speed_table = {(t, b): profiles.task_speed(profiles.GPUS[t], b, model, slot_minutes)
                    for t in set(types) for b in model.micro_batches}
     speed = np.array([[speed_table[(t, b)] for t in types] for b in batch],
@@ -229,6 +286,14 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
                                     default=str),
         },
     )
+    if day is not None:  # attributes of trace scenarios only: the others stay as they were
+        generator = json.loads(ds.attrs["generator"])
+        source = str(trace) if isinstance(trace, str | os.PathLike) else day.name
+        generator.update(trace=source, trace_day=trace_day, task_sizes=task_sizes)
+        ds.attrs["generator"] = json.dumps(generator, default=str)
+        ds.attrs.update(trace=day.name, trace_day=day.day, task_sizes=task_sizes)
+        if task_sizes == "trace":
+            ds.attrs.update(task_size_clipped_low=clipped[0], task_size_clipped_high=clipped[1])
     ds["bid"].attrs["units"] = "USD"
     ds["electricity_price"].attrs["units"] = "USD per kWh"
     validate_scenario(ds)
