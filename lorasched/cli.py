@@ -1,4 +1,4 @@
-"""The ``lorasched`` command: ``simulate``, ``bench``, ``profiles``."""
+"""The ``lorasched`` command: ``simulate``, ``sweep``, ``bench``, ``profiles``."""
 
 from __future__ import annotations
 
@@ -66,8 +66,32 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--beta", type=float, default=None, help="eq. (8) constant")
     sim.add_argument("--work-resolution", type=_positive_int, default=8,
                      help="work units per slowest-node slot in the DP (8)")
+    sim.add_argument("--trace", default=None,
+                     help="arrivals from a real trace day: mlaas, philly, helios, acme or a "
+                     "CSV path (scaled to --load)")
+    sim.add_argument("--task-sizes", default="paper", choices=["paper", "trace"],
+                     help="task work from the paper's ranges or the trace jobs' GPU time")
     sim.add_argument("--out", default=None, help="write the result dataset (netCDF)")
     sim.add_argument("--progress", action="store_true", help="show a progress bar")
+
+    sw = sub.add_parser(
+        "sweep", help="run a declared sweep (grid x algorithms x seeds), parallel, resumable",
+        description="Run the sweep declared in FILE (.toml, .yaml or .json; see "
+        "lorasched.sweep) and write an xarray dataset. Finished cells are kept in "
+        "OUT.cells/ as they complete: after a crash or Ctrl-C the same command resumes. "
+        "Exit status 1 if any cell failed (the others finish), 130 if interrupted.")
+    sw.add_argument("file", help="sweep declaration (.toml, .yaml, .yml, .json)")
+    sw.add_argument("--out", required=True, help="results dataset to write (netCDF, .nc)")
+    sw.add_argument("--scheduler", default=None,
+                    help="address of an existing Dask scheduler (tcp://HOST:PORT); default: "
+                    "an embedded LocalCluster")
+    sw.add_argument("--workers", type=_positive_int, default=None,
+                    help="LocalCluster worker processes (default: one per CPU)")
+    sw.add_argument("--serial", action="store_true", help="run in this process, no Dask")
+    sw.add_argument("--store", default=None, help="folder of finished cells (OUT.cells)")
+    sw.add_argument("--dry-run", action="store_true",
+                    help="print the cells and how many are already done, run nothing")
+    sw.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     bench = sub.add_parser("bench", help="print benchmark figures")
     bsub = bench.add_subparsers(dest="bench", required=True)
@@ -99,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "simulate":
             return _simulate(args, parser)
+        if args.command == "sweep":
+            return _sweep(args)
         if args.command == "bench":
             from . import bench
 
@@ -125,8 +151,39 @@ def main(argv: list[str] | None = None) -> int:
             for key, text in SOURCES.items():
                 print(f"  {key}: {text}")
             return 0
-    except ValueError as exc:
+    except (ValueError, FileNotFoundError) as exc:
         parser.exit(2, f"lorasched: error: {exc}\n")
+    return 0
+
+
+def _sweep(args) -> int:
+    from .sweep import Store, Sweep, default_store, run_sweep
+
+    sweep = Sweep.from_file(args.file)
+    if args.dry_run:
+        cells = sweep.cells()
+        store = Store(args.store or default_store(args.out))
+        done = store.done()
+        dims = ", ".join(f"{d}={len(v)}" for d, v in sweep.coords().items())
+        print(f"sweep {sweep.name!r}: {dims}; {len(cells)} distinct cells, "
+              f"{sum(c.key in done for c in cells)} already done in {store.folder}")
+        for cell in cells:
+            print(("done  " if cell.key in done else "to do ") + cell.describe())
+        return 0
+    report = run_sweep(sweep, args.out, store=args.store, scheduler=args.scheduler,
+                       workers=args.workers, serial=args.serial,
+                       progress=not args.no_progress)
+    if report.interrupted:
+        return 130
+    print(f"sweep {sweep.name!r}: {report.computed} cells computed, {report.skipped} "
+          f"already done, {len(report.failed)} failed -> {args.out}")
+    if report.failed:
+        print("failed cells (recorded with their traceback in "
+              f"{args.store or default_store(args.out)}/failed/; rerun to retry them):",
+              file=sys.stderr)
+        for where, error in report.failed:
+            print(f"  {where}: {error}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -140,7 +197,8 @@ def _simulate(args, parser) -> int:
     scenario = lorasched.synthetic_scenario(
         nodes=args.nodes, gpu=args.gpu, load=args.load, vendors=args.vendors,
         deadline_policy=args.deadline_policy, seed=args.seed, slots=args.slots,
-        preprocessing_share=0.5 if args.vendors > 0 else 0.0)
+        preprocessing_share=0.5 if args.vendors > 0 else 0.0, trace=args.trace,
+        task_sizes=args.task_sizes)
     options = {}
     if args.algorithm == "pdftsp":
         options = dict(payment=args.payment, solver=args.solver, alpha=args.alpha,
@@ -149,7 +207,8 @@ def _simulate(args, parser) -> int:
     result = lorasched.simulate(scenario, algorithm=args.algorithm, seed=args.seed, **options)
     lorasched.check_result(result)
     a = result.attrs
-    print(f"{args.algorithm}: K={args.nodes} {args.gpu}, load {args.load} "
+    source = f"trace {args.trace} day {scenario.attrs['trace_day']}, " if args.trace else ""
+    print(f"{args.algorithm}: K={args.nodes} {args.gpu}, {source}load {args.load} "
           f"(load factor {scenario.attrs['load_factor']:.2f}), seed {args.seed}: admitted "
           f"{a['n_admitted']}/{a['n_tasks']}, welfare {a['welfare']:.2f}, user utility "
           f"{a['user_utility']:.2f}, provider utility {a['provider_utility']:.2f}, revenue "

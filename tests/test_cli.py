@@ -77,3 +77,18 @@ def test_bench_compare_and_runtime_print_every_algorithm(capsys):
     assert [r["nodes"] for r in rows] == [2, 3]
     assert all(r["titan_mean_s"] > 0 and r["pdftsp_mean_s"] > 0 for r in rows)
     assert "Titan/pdFTSP" in capsys.readouterr().out
+
+
+def test_simulate_a_trace_day(tmp_path, capsys):
+    out = tmp_path / "trace.nc"
+    assert main(["simulate", "--nodes", "4", "--trace", "philly", "--load", "2",
+                 "--task-sizes", "trace", "--out", str(out)]) == 0
+    assert "trace philly day 84" in capsys.readouterr().out
+    result = xr.open_dataset(out).load()
+    assert result.attrs["trace"] == "philly" and result.attrs["task_sizes"] == "trace"
+    assert result.sizes["task"] == 2 * 144
+    lorasched.check_result(result)
+    with pytest.raises(SystemExit) as exc:
+        main(["simulate", "--nodes", "4", "--trace", str(tmp_path / "nope.csv")])
+    assert exc.value.code == 2
+    assert "nope.csv" in capsys.readouterr().err

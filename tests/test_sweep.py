@@ -1,0 +1,242 @@
+"""Sweeps: declaration, serial == Dask, resume after a crash, failing cells."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from lorasched.cli import main
+from lorasched.sweep import Sweep, default_store, run_sweep, without_timings
+
+SMALL = {
+    "name": "small",
+    "base": {"nodes": 3, "slots": 12, "vendors": 2},
+    "axes": {"load": [2, 5], "alpha": {"a1": {"alpha": 1.0}, "a2": {"alpha": 2.0}}},
+    "algorithms": ["pdftsp", "eft", "ntm"],
+    "seeds": [1, 2],
+    "bound": "lp",
+}
+
+TOML = """
+name = "resume"
+algorithms = ["pdftsp", "eft"]
+seeds = 3
+
+[base]
+nodes = 12
+slots = 48
+gpu = "A40"
+
+[axes]
+load = [8, 12, 16]
+"""
+
+
+def test_serial_equals_local_cluster_with_two_workers(tmp_path):
+    serial = run_sweep(SMALL, tmp_path / "serial.nc", serial=True, progress=False)
+    dask = run_sweep(SMALL, tmp_path / "dask.nc", workers=2, progress=False)
+    assert dask.computed == serial.computed > 0 and not dask.failed
+    a = without_timings(xr.load_dataset(tmp_path / "serial.nc"))
+    b = without_timings(xr.load_dataset(tmp_path / "dask.nc"))
+    assert a.identical(b)
+    assert np.isfinite(a["welfare"]).all() and np.isfinite(a["competitive_ratio"]).all()
+    # every metric of the issue is there, over the declared dims
+    assert a["welfare"].dims == ("load", "alpha", "algorithm", "seed")
+    for name in ("user_utility", "provider_utility", "revenue", "n_admitted",
+                 "operating_cost", "vendor_cost", "competitive_ratio"):
+        assert name in a
+    assert "decision_time_mean" in xr.load_dataset(tmp_path / "dask.nc")
+    assert json.loads(a.attrs["sweep"]) == Sweep.from_dict(SMALL).to_dict()
+
+
+def test_results_match_direct_simulation(tmp_path):
+    import lorasched
+
+    ds = run_sweep(SMALL, tmp_path / "r.nc", serial=True, progress=False).dataset
+    sc = lorasched.synthetic_scenario(nodes=3, slots=12, vendors=2, load=5, seed=2)
+    for alg, opts in (("pdftsp", {"alpha": 2.0}), ("ntm", {})):
+        r = lorasched.simulate(sc, alg, seed=2, **opts)
+        cell = ds.sel(load=5, alpha="a2", algorithm=alg, seed=2)
+        assert cell["welfare"].item() == r.attrs["welfare"]
+        assert cell["n_admitted"].item() == r.attrs["n_admitted"]
+        assert cell["revenue"].item() == r.attrs["revenue"]
+    ub = lorasched.offline_upper_bound(sc)
+    assert ds["bound"].sel(load=5, alpha="a2", seed=2).item() == ub.bound
+    ratio = ds["competitive_ratio"].sel(load=5, alpha="a2", algorithm="ntm", seed=2).item()
+    assert ratio == pytest.approx(ub.bound / ds["welfare"].sel(
+        load=5, alpha="a2", algorithm="ntm", seed=2).item())
+
+
+def test_an_axis_an_algorithm_ignores_is_computed_once():
+    sweep = Sweep.from_dict(SMALL)
+    cells = sweep.cells()
+    # per (load, seed): pdftsp x 2 alphas, eft, ntm, bound -> 5 cells, not 2 x 4
+    assert len(cells) == 2 * 2 * 5
+    eft = [c for c in cells if c.params["algorithm"] == "eft"]
+    assert all(len(c.where) == 2 for c in eft)  # one run fills both alpha labels
+
+
+def _cli(args, cwd, **kwargs):
+    return subprocess.Popen([sys.executable, "-m", "lorasched.cli", *args], cwd=cwd,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            **kwargs)
+
+
+@pytest.mark.parametrize("how", ["kill", "interrupt"])
+def test_sweep_killed_midway_resumes_to_the_same_dataset(tmp_path, how):
+    (tmp_path / "s.toml").write_text(TOML)
+    ref = _cli(["sweep", "s.toml", "--out", "ref.nc", "--serial", "--no-progress"], tmp_path)
+    assert ref.wait(timeout=300) == 0, ref.stderr.read()
+    cells = len(Sweep.from_file(tmp_path / "s.toml").cells())
+
+    done = default_store(tmp_path / "run.nc") / "done"
+    args = ["sweep", "s.toml", "--out", "run.nc", "--no-progress"]
+    proc = _cli(args + (["--serial"] if how == "kill" else ["--workers", "2"]), tmp_path)
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        finished = len(list(done.glob("*.json"))) if done.is_dir() else 0
+        if finished >= 2 or proc.poll() is not None:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the sweep finished before it could be stopped"
+    proc.send_signal(signal.SIGKILL if how == "kill" else signal.SIGINT)
+    rc = proc.wait(timeout=120)
+    assert rc == (-signal.SIGKILL if how == "kill" else 130), proc.stderr.read()
+    kept = len(list(done.glob("*.json")))
+    assert 2 <= kept < cells
+    assert not (tmp_path / "run.nc").exists()
+
+    resumed = _cli(args + ["--serial"], tmp_path)
+    out, err = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, err
+    assert f"{cells - kept} cells computed, {kept} already done" in out
+    a = without_timings(xr.load_dataset(tmp_path / "ref.nc"))
+    b = without_timings(xr.load_dataset(tmp_path / "run.nc"))
+    assert a.identical(b)
+
+
+def test_a_failing_cell_is_reported_and_the_others_finish(tmp_path, capsys):
+    decl = {"name": "fails", "base": {"slots": 12, "load": 3}, "algorithms": ["pdftsp", "eft"],
+            "axes": {"nodes": [3, 0]}, "seeds": [1]}
+    (tmp_path / "f.json").write_text(json.dumps(decl))
+    out = tmp_path / "f.nc"
+    rc = main(["sweep", str(tmp_path / "f.json"), "--out", str(out), "--serial",
+               "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 1
+    assert "pdftsp [nodes=0, algorithm=pdftsp, seed=1]: ValueError: nodes must be" in err
+    assert "eft [nodes=0, algorithm=eft, seed=1]" in err
+    ds = xr.load_dataset(out)
+    assert np.isfinite(ds["welfare"].sel(nodes=3)).all()
+    assert np.isnan(ds["welfare"].sel(nodes=0)).all()
+    failed = json.loads(ds.attrs["failed_cells"])
+    assert len(failed) == 2 and all("nodes must be" in f["error"] for f in failed)
+    records = [json.loads(p.read_text()) for p in (default_store(out) / "failed").glob("*")]
+    assert sorted(r["params"]["algorithm"] for r in records) == ["eft", "pdftsp"]
+    assert all(r["params"]["scenario"]["nodes"] == 0 and "Traceback" in r["traceback"]
+               for r in records)
+    # a rerun skips the finished cells and retries only the failed ones
+    rc = main(["sweep", str(tmp_path / "f.json"), "--out", str(out), "--serial",
+               "--no-progress"])
+    captured = capsys.readouterr()
+    assert rc == 1 and "0 cells computed, 2 already done, 2 failed" in captured.out
+
+
+def test_a_failing_cell_on_dask_does_not_stop_the_others(tmp_path):
+    decl = {"base": {"slots": 12, "load": 3}, "algorithms": ["ntm"],
+            "axes": {"nodes": [2, 0, 3]}, "seeds": [1, 2]}
+    report = run_sweep(decl, tmp_path / "d.nc", workers=2, progress=False)
+    assert report.computed == 4 and len(report.failed) == 2
+    assert np.isnan(report.dataset["welfare"].sel(nodes=0)).all()
+    assert np.isfinite(report.dataset["welfare"].sel(nodes=[2, 3])).all()
+
+
+def test_a_grown_sweep_reuses_finished_cells(tmp_path):
+    first = dict(SMALL, bound=None, seeds=[1])
+    run_sweep(first, tmp_path / "g.nc", serial=True, progress=False)
+    report = run_sweep(dict(first, seeds=[1, 2]), tmp_path / "g.nc", serial=True,
+                       progress=False)
+    assert report.skipped == len(Sweep.from_dict(first).cells())
+    assert report.computed == report.skipped
+
+
+def test_toml_yaml_and_dict_declarations_agree(tmp_path):
+    (tmp_path / "s.toml").write_text(TOML)
+    (tmp_path / "s.yaml").write_text(
+        "name: resume\nalgorithms: [pdftsp, eft]\nseeds: 3\n"
+        "base: {nodes: 12, slots: 48, gpu: A40}\naxes: {load: [8, 12, 16]}\n")
+    a = Sweep.from_file(tmp_path / "s.toml")
+    b = Sweep.from_file(tmp_path / "s.yaml")
+    assert a == b and a.seeds == (1, 2, 3)
+    assert [c.key for c in a.cells()] == [c.key for c in b.cells()]
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"algorithms": ["pdftsp", "gurobi"]}, "unknown algorithm 'gurobi'"),
+    ({"colour": 1}, "unknown sweep key(s) ['colour']"),
+    ({"base": {"node": 3}}, "base: 'node' is not a scenario parameter"),
+    ({"axes": {"gamma": [1, 2]}}, "axes.gamma: 'gamma' is neither a scenario parameter"),
+    ({"axes": {"load": []}}, "axes.load: expected a non-empty list"),
+    ({"axes": {"load": [1, 1]}}, "axes.load: a value is listed twice"),
+    ({"options": {"eft": {"alpha": 1}}}, "options.eft: unknown option 'alpha'"),
+    ({"options": {"titan": {}}}, "options.titan: 'titan' is not among"),
+    ({"seeds": 0}, "seeds: a count must be >= 1"),
+    ({"seeds": [1, "x"]}, "seeds must be a count or a non-empty list of integers"),
+    ({"bound": "exact"}, "bound must be one of"),
+    ({"bound_options": {"time_limit": 5}, "bound": None}, "bound_options given but no"),
+    ({"axes": {"seed": [1, 2]}}, "axes: 'seed' is a dimension"),
+])
+def test_bad_declarations_name_the_key(change, message):
+    with pytest.raises(ValueError) as err:
+        Sweep.from_dict({**SMALL, **change})
+    assert message in str(err.value)
+
+
+def test_bad_files_name_the_file(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("algorithms = [pdftsp\n")
+    with pytest.raises(ValueError, match="bad.toml"):
+        Sweep.from_file(bad)
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text('algorithms = ["eft"]\n[base]\nnodez = 3\n')
+    with pytest.raises(SystemExit) as exc:
+        main(["sweep", str(wrong), "--out", str(tmp_path / "x.nc")])
+    assert exc.value.code == 2
+    assert "wrong.toml: base: 'nodez' is not a scenario parameter" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["sweep", str(tmp_path / "missing.toml"), "--out", str(tmp_path / "x.nc")])
+    assert exc.value.code == 2
+    assert "missing.toml does not exist" in capsys.readouterr().err
+
+
+def test_dry_run_lists_cells_and_what_is_done(tmp_path, capsys):
+    (tmp_path / "s.toml").write_text(TOML)
+    out = str(tmp_path / "d.nc")
+    assert main(["sweep", str(tmp_path / "s.toml"), "--out", out, "--dry-run"]) == 0
+    text = capsys.readouterr().out
+    assert "18 distinct cells, 0 already done" in text
+    assert text.count("to do ") == 18
+    assert not os.path.exists(out)
+    assert not Path(out + ".cells").exists()
+
+
+def test_an_existing_scheduler_runs_the_same_sweep(tmp_path):
+    from distributed import LocalCluster
+
+    decl = {"base": {"slots": 12, "load": 3, "nodes": 2}, "algorithms": ["pdftsp", "ntm"],
+            "axes": {"vendors": [0, 2]}, "seeds": [1, 2]}
+    serial = run_sweep(decl, tmp_path / "s.nc", serial=True, progress=False)
+    with LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None) as cluster:
+        remote = run_sweep(decl, tmp_path / "r.nc", scheduler=cluster.scheduler_address,
+                           progress=False)
+    assert remote.computed == 8 and not remote.failed
+    assert without_timings(serial.dataset).identical(without_timings(remote.dataset))
