@@ -46,7 +46,13 @@ class MasterLP:
 
     Row layout: one convexity row ``sum_l x_il <= 1`` per task (5a), then, for each cell
     (k, t) that some column uses, a compute row (5b) and a memory row (5c) whose right-hand
-    sides are the capacities given (full capacities, or residual ones for Titan).
+    sides are the capacities given (full capacities, or residual ones for Titan). Rows of
+    new cells are numbered in the order the columns first use them.
+
+    Columns are added in batches (:meth:`add_columns`, one ``addRows`` and one ``addCols``
+    per batch): HiGHS keeps the basis of the last solve, so the next solve starts from it
+    (new columns nonbasic at 0, new rows' slacks basic). The model, and hence every solve,
+    is the same as when the columns are added one by one.
     """
 
     def __init__(self, n_tasks: int, compute_cap: np.ndarray, memory_cap: np.ndarray):
@@ -61,7 +67,10 @@ class MasterLP:
         self.n_tasks = n_tasks
         self.compute_cap = compute_cap
         self.memory_cap = memory_cap
-        self.cell_row = {}  # (k, t) -> index of its compute row; memory row is +1
+        self.row_of = np.full(compute_cap.shape, -1, dtype=np.int64)  # compute row of (k, t)
+        self._cell_k: list[np.ndarray] = []  # cells with rows, in row order
+        self._cell_t: list[np.ndarray] = []
+        self.n_cells = 0
         self.col_task: list[int] = []
         self.col_cells: list[tuple[np.ndarray, np.ndarray]] = []
         self.col_vendor: list[int] = []
@@ -77,7 +86,7 @@ class MasterLP:
 
     @property
     def n_rows(self) -> int:
-        return self.n_tasks + 2 * len(self.cell_row)
+        return self.n_tasks + 2 * self.n_cells
 
     @property
     def n_columns(self) -> int:
@@ -89,34 +98,67 @@ class MasterLP:
 
         Returns False (and adds nothing) if the same schedule is already a column.
         """
-        key = (task, vendor, nodes.tobytes(), slots.tobytes())
-        if key in self.seen:
-            return False
-        self.seen.add(key)
-        new = [(int(k), int(t)) for k, t in zip(nodes, slots, strict=True)
-               if (int(k), int(t)) not in self.cell_row]
-        if new:
-            base = self.n_rows
-            upper = np.empty(2 * len(new))
-            for m, (k, t) in enumerate(new):
-                self.cell_row[(k, t)] = base + 2 * m
-                upper[2 * m] = self.compute_cap[k, t]
-                upper[2 * m + 1] = self.memory_cap[k, t]
+        return self.add_columns([(task, value, vendor, nodes, slots, speed, r_i)]) == 1
+
+    def add_columns(self, columns) -> int:
+        """Add columns ``(task, value, vendor, nodes, slots, speed, r_i)`` (as for
+        :meth:`add_column`) in this order, skipping schedules already in the master.
+        Returns the number added."""
+        fresh = []
+        for column in columns:
+            task, _, vendor, nodes, slots = column[:5]
+            key = (task, vendor, nodes.tobytes(), slots.tobytes())
+            if key not in self.seen:
+                self.seen.add(key)
+                fresh.append(column)
+        if not fresh:
+            return 0
+        row_of = self.row_of
+        next_row = self.n_rows
+        new_k, new_t = [], []
+        for _, _, _, nodes, slots, _, _ in fresh:
+            # a schedule uses each cell once (one node per slot), so its new cells are
+            # distinct; rows follow the order of first use, as if added one by one
+            miss = row_of[nodes, slots] < 0
+            if miss.any():
+                k, t = nodes[miss], slots[miss]
+                row_of[k, t] = next_row + 2 * np.arange(k.size)
+                next_row += 2 * k.size
+                new_k.append(k)
+                new_t.append(t)
+        if new_k:
+            k = np.concatenate(new_k)
+            t = np.concatenate(new_t)
+            upper = np.empty(2 * k.size)
+            upper[0::2] = self.compute_cap[k, t]
+            upper[1::2] = self.memory_cap[k, t]
             self._add_rows(upper)
-        idx = [task]
-        val = [1.0]
-        for k, t in zip(nodes, slots, strict=True):
-            row = self.cell_row[(int(k), int(t))]
-            idx += [row, row + 1]
-            val += [float(speed[k]), r_i]
-        self.h.addCols(1, np.array([value]), np.array([0.0]), np.array([1.0]), len(idx),
-                       np.array([0], dtype=np.int32), np.array(idx, dtype=np.int32),
-                       np.array(val))
-        self.col_task.append(task)
-        self.col_cells.append((nodes, slots))
-        self.col_vendor.append(vendor)
-        self.col_value.append(value)
-        return True
+            self.n_cells += k.size
+            self._cell_k.append(k)
+            self._cell_t.append(t)
+        n = len(fresh)
+        sizes = np.array([1 + 2 * c[3].size for c in fresh], dtype=np.int64)
+        col_start = np.zeros(n, dtype=np.int32)
+        np.cumsum(sizes[:-1], out=col_start[1:])
+        index = np.empty(int(sizes.sum()), dtype=np.int32)
+        value = np.empty(index.size)
+        for m, (task, _, _, nodes, slots, speed, r_i) in enumerate(fresh):
+            p = int(col_start[m])
+            rows = row_of[nodes, slots]
+            index[p] = task
+            value[p] = 1.0
+            index[p + 1: p + sizes[m]: 2] = rows
+            index[p + 2: p + sizes[m]: 2] = rows + 1
+            value[p + 1: p + sizes[m]: 2] = speed[nodes]
+            value[p + 2: p + sizes[m]: 2] = r_i
+        cost = np.array([c[1] for c in fresh], dtype=float)
+        self.h.addCols(n, cost, np.zeros(n), np.ones(n), index.size, col_start, index, value)
+        for task, val, vendor, nodes, slots, _, _ in fresh:
+            self.col_task.append(task)
+            self.col_cells.append((nodes, slots))
+            self.col_vendor.append(vendor)
+            self.col_value.append(val)
+        return n
 
     def solve_lp(self, shape: tuple[int, int]):
         """Solve the LP; return (objective, mu[n_tasks], pi[K, T], sigma[K, T])."""
@@ -128,11 +170,14 @@ class MasterLP:
         mu = np.maximum(dual[: self.n_tasks], 0.0)
         pi = np.zeros(shape)
         sigma = np.zeros(shape)
-        if self.cell_row:
-            cells = np.array(list(self.cell_row.keys()))
-            rows = np.array(list(self.cell_row.values()))
-            pi[cells[:, 0], cells[:, 1]] = np.maximum(dual[rows], 0.0)
-            sigma[cells[:, 0], cells[:, 1]] = np.maximum(dual[rows + 1], 0.0)
+        if self.n_cells:
+            if len(self._cell_k) > 1:
+                self._cell_k = [np.concatenate(self._cell_k)]
+                self._cell_t = [np.concatenate(self._cell_t)]
+            k, t = self._cell_k[0], self._cell_t[0]
+            rows = self.row_of[k, t]
+            pi[k, t] = np.maximum(dual[rows], 0.0)
+            sigma[k, t] = np.maximum(dual[rows + 1], 0.0)
         return self.h.getInfo().objective_function_value, mu, pi, sigma
 
     def solve_integer(self, time_limit: float, mip_rel_gap: float, max_nodes: int = 2**31 - 1):
@@ -269,7 +314,7 @@ def solve_lp(arrays: ScenarioArrays, tasks, compute_cap, memory_cap, *, fit_comp
     bar = tqdm(total=max_iterations, desc=desc, unit="it", disable=not progress)
     while it < max_iterations:
         it += 1
-        added = 0
+        columns = []
         mu_feasible = 0.0
         for j, i in enumerate(tasks):
             found = price(inp, j, int(i), pi, sigma, fit_compute, fit_memory)
@@ -281,8 +326,9 @@ def solve_lp(arrays: ScenarioArrays, tasks, compute_cap, memory_cap, *, fit_comp
             if value - mu[j] > tol * max(1.0, abs(float(arrays.bid[i]))):
                 q = 0.0 if vendor < 0 else float(arrays.vendor_price[i, vendor])
                 b_il = column_value(arrays, int(i), q, nodes, slots)
-                added += master.add_column(j, b_il, vendor, nodes, slots, arrays.speed[i],
-                                           float(arrays.memory[i]))
+                columns.append((j, b_il, vendor, nodes, slots, arrays.speed[i],
+                                float(arrays.memory[i])))
+        added = master.add_columns(columns)
         dual_obj = (mu_feasible + float((compute_cap * pi).sum())
                     + float((memory_cap * sigma).sum()))
         best_bound = min(best_bound, dual_obj)
