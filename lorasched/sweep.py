@@ -31,7 +31,8 @@ results hold ``competitive_ratio = bound / welfare`` (Fig. 12).
 :func:`run_sweep` executes the pending cells serially or on dask.distributed (an embedded
 ``LocalCluster`` sized to the machine by default, or an existing scheduler), persists every
 finished cell as soon as it completes (one JSON file per cell, written atomically, in the
-*store* folder beside the output), skips cells already in the store, records a failing cell
+*store* folder beside the output), skips cells already in the store (a cell's key hashes
+its parameters and the package's source, so a code change recomputes), records a failing cell
 with its parameters and traceback while the others go on, and finally writes the
 :class:`xarray.Dataset` (:data:`METRICS` over dims ``axes + (algorithm, seed)``; the
 declaration is the JSON attribute ``sweep``). A cell's outcome depends only on its
@@ -41,6 +42,7 @@ measured times (:data:`TIMINGS`) and a bound stopped by its wall-clock ``time_li
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import json
@@ -386,10 +388,27 @@ def _json_default(value):
     raise TypeError(f"{value!r} is not JSON serialisable")
 
 
+#: modules that do not change a cell's numbers; editing them keeps finished cells valid
+_PRESENTATION = {"plots.py", "bench.py", "cli.py", "widgets.py"}
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """A hash of the package's source (presentation modules excepted): part of every cell
+    key, so that finished cells computed by other code are not reused."""
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        if path.name not in _PRESENTATION:
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def cell_key(params: dict) -> str:
-    """A content hash of a cell's parameters: equal parameters, equal key."""
+    """A content hash of a cell's parameters and of the code that computes it."""
     text = json.dumps(params, sort_keys=True, default=_json_default)
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
+    return hashlib.sha256((code_fingerprint() + text).encode()).hexdigest()[:20]
 
 
 # --------------------------------------------------------------------------- one cell
@@ -685,6 +704,7 @@ def assemble_results(sweep: Sweep, cells: list[Cell], finished: dict,
     from . import __version__
 
     ds.attrs["lorasched_version"] = __version__
+    ds.attrs["code_fingerprint"] = code_fingerprint()
     return ds
 
 

@@ -240,3 +240,16 @@ def test_an_existing_scheduler_runs_the_same_sweep(tmp_path):
                            progress=False)
     assert remote.computed == 8 and not remote.failed
     assert without_timings(serial.dataset).identical(without_timings(remote.dataset))
+
+
+def test_cells_computed_by_other_code_are_not_reused(tmp_path, monkeypatch):
+    import lorasched.sweep as sweep_module
+
+    decl = {"base": {"slots": 12, "load": 3, "nodes": 2}, "algorithms": ["ntm"], "seeds": 2}
+    first = run_sweep(decl, tmp_path / "c.nc", serial=True, progress=False)
+    assert first.computed == 2
+    assert run_sweep(decl, tmp_path / "c.nc", serial=True, progress=False).skipped == 2
+    monkeypatch.setattr(sweep_module, "code_fingerprint", lambda: "edited-code")
+    again = run_sweep(decl, tmp_path / "c.nc", serial=True, progress=False)
+    assert again.computed == 2 and again.skipped == 0
+    assert again.dataset.attrs["code_fingerprint"] == "edited-code"
