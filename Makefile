@@ -1,7 +1,9 @@
 # lorasched developer tasks.  `make test` and `make book` create .venv on first use.
 #
 #   make test    ruff + pytest (2 workers) + notebooks under nbval (serial)
-#   make book    execute the notebooks with full parameters, then build book/_build/html
+#   make book    run every figure's cells (lorasched reproduce --size full, resumable, cached
+#                in build/sweeps/full), execute the notebooks with full parameters, then
+#                build book/_build/html
 #   make lint    ruff only
 #   make clean   remove the built book and the executed notebook copies
 
@@ -18,11 +20,17 @@ NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 BOOK_NOTEBOOKS := $(patsubst notebooks/%,book/notebooks/%,$(NOTEBOOKS))
 LIB_SOURCES := $(shell find lorasched -name '*.py' 2>/dev/null)
 
-# Full papermill parameters for the book, one variable per notebook (PARAMS_<name>).
+# Full papermill parameters for the book: PARAMS_<name> if set, else `-p size full` for the
+# figure notebooks (fig*) and the summary, else the notebook's own defaults.
 PARAMS_day := -p nodes 100 -p load high -p seed 1
+params = $(or $(PARAMS_$(1)),$(if $(filter fig% summary,$(1)),-p size full))
+
+# The cells of every figure, computed once in parallel before the notebooks run; a change
+# to the library's source makes the cells' keys change, so they are recomputed.
+SWEEPS_STAMP := build/sweeps/full.stamp
 
 .DELETE_ON_ERROR:
-.PHONY: venv .venv test lint book clean distclean
+.PHONY: venv .venv test lint book reproduce clean distclean
 
 venv .venv: $(STAMP)
 
@@ -39,18 +47,25 @@ lint: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check lorasched tests
 	$(BIN)/python -m pytest -n 2 tests
-	$(BIN)/python -m pytest -p no:xdist --nbval-lax --nbval-current-env notebooks/
+	$(BIN)/python -m pytest -p no:xdist --nbval-lax --nbval-current-env \
+	  --nbval-sanitize-with tests/nbval_sanitize.cfg notebooks/
 
-book: $(STAMP) $(BOOK_NOTEBOOKS) book/_static/plotly.min.js
+reproduce: $(SWEEPS_STAMP)
+
+$(SWEEPS_STAMP): $(STAMP) $(LIB_SOURCES)
+	$(BIN)/lorasched reproduce --size full
+	@touch $@
+
+book: $(STAMP) $(SWEEPS_STAMP) $(BOOK_NOTEBOOKS) book/_static/plotly.min.js
 	$(BIN)/jupyter-book build book -W -n --keep-going
 	rm -rf book/_build/html/_static/mathjax
 	$(BIN)/python -c "import pathlib, shutil, jupyter_server_mathjax as m; \
 	  shutil.copytree(pathlib.Path(m.__file__).parent / 'static', \
 	                  'book/_build/html/_static/mathjax')"
 
-book/notebooks/%.ipynb: notebooks/%.ipynb $(STAMP) $(LIB_SOURCES)
+book/notebooks/%.ipynb: notebooks/%.ipynb $(STAMP) $(LIB_SOURCES) $(SWEEPS_STAMP)
 	@mkdir -p $(@D)
-	$(BIN)/papermill --kernel python3 --no-progress-bar $< $@ $(PARAMS_$*)
+	$(BIN)/papermill --kernel python3 --no-progress-bar $< $@ $(call params,$*)
 
 # plotly.js for offline figures in the book; copied from the installed plotly package.
 book/_static/plotly.min.js: $(STAMP)
@@ -58,8 +73,9 @@ book/_static/plotly.min.js: $(STAMP)
 	$(BIN)/python -c "import pathlib, shutil, plotly; \
 	  shutil.copyfile(pathlib.Path(plotly.__file__).parent / 'package_data' / 'plotly.min.js', '$@')"
 
+# `clean` keeps the computed cells (build/sweeps: tens of minutes of work); distclean not.
 clean:
 	rm -rf book/_build book/notebooks book/_static/plotly.min.js
 
 distclean: clean
-	rm -rf $(VENV)
+	rm -rf $(VENV) build

@@ -1,4 +1,4 @@
-"""The ``lorasched`` command: ``simulate``, ``sweep``, ``bench``, ``profiles``."""
+"""The ``lorasched`` command: ``simulate``, ``sweep``, ``reproduce``, ``bench``, ``profiles``."""
 
 from __future__ import annotations
 
@@ -93,6 +93,27 @@ def _parser() -> argparse.ArgumentParser:
                     help="print the cells and how many are already done, run nothing")
     sw.add_argument("--no-progress", action="store_true", help="no progress bar")
 
+    rep = sub.add_parser(
+        "reproduce", help="run every figure of the paper's section 5 into one cell store",
+        description="Run the cells of every figure sweep of lorasched.figures (Figs. 4-9, "
+        "12, 13) as one parallel, resumable batch into STORE; the figure notebooks then "
+        "find their cells done. `make book` runs this with --size full.")
+    rep.add_argument("--size", default="full", choices=["small", "full"],
+                     help="full: the paper's setting (default); small: a quick look")
+    rep.add_argument("--store", default=None,
+                     help="folder of finished cells (default: build/sweeps/SIZE in a "
+                     "checkout, as the notebooks expect)")
+    rep.add_argument("--seeds", type=_positive_int, default=None,
+                     help="seeds per cell (default: 3 full, 2 small)")
+    rep.add_argument("--figures", nargs="+", default=None, metavar="FIG",
+                     help="only these sweeps (fig04 ... fig13, fig12_opt)")
+    rep.add_argument("--scheduler", default=None,
+                     help="address of an existing Dask scheduler (tcp://HOST:PORT)")
+    rep.add_argument("--workers", type=_positive_int, default=None,
+                     help="LocalCluster worker processes (default: one per CPU)")
+    rep.add_argument("--serial", action="store_true", help="run in this process, no Dask")
+    rep.add_argument("--no-progress", action="store_true", help="no progress bar")
+
     bench = sub.add_parser("bench", help="print benchmark figures")
     bsub = bench.add_subparsers(dest="bench", required=True)
     dec = bsub.add_parser("decision", help="time per task decision and numba speed-up")
@@ -125,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
             return _simulate(args, parser)
         if args.command == "sweep":
             return _sweep(args)
+        if args.command == "reproduce":
+            return _reproduce(args)
         if args.command == "bench":
             from . import bench
 
@@ -180,6 +203,30 @@ def _sweep(args) -> int:
     if report.failed:
         print("failed cells (recorded with their traceback in "
               f"{args.store or default_store(args.out)}/failed/; rerun to retry them):",
+              file=sys.stderr)
+        for where, error in report.failed:
+            print(f"  {where}: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _reproduce(args) -> int:
+    import time
+
+    from . import figures
+
+    store = args.store or figures.default_store(args.size)
+    start = time.perf_counter()
+    report = figures.reproduce(args.size, store, seeds=args.seeds, figures=args.figures,
+                               workers=args.workers, scheduler=args.scheduler,
+                               serial=args.serial, progress=not args.no_progress)
+    if report.interrupted:
+        return 130
+    print(f"section 5 ({args.size}): {report.computed} cells computed, {report.skipped} "
+          f"already done, {len(report.failed)} failed in {time.perf_counter() - start:.0f} s "
+          f"-> {store}")
+    if report.failed:
+        print(f"failed cells (tracebacks in {store}/failed/; rerun to retry them):",
               file=sys.stderr)
         for where, error in report.failed:
             print(f"  {where}: {error}", file=sys.stderr)

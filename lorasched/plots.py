@@ -20,8 +20,12 @@ __all__ = [
     "arrivals_and_admissions",
     "bids_and_payments",
     "dual_price_heatmap",
+    "figure_bars",
+    "runtime_per_task",
+    "sampled_bids_and_payments",
     "show",
     "utilisation_heatmap",
+    "utility_vs_bid",
 ]
 
 _ADMITTED_COLOUR = "#2a9d8f"
@@ -266,3 +270,154 @@ def show(fig: go.Figure) -> None:
         "text/html": html,
     }
     display(bundle, raw=True)
+
+
+# --------------------------------------------------------------------------- section 5
+#: one colour per method, the same in every figure of section 5
+METHOD_COLOURS = {
+    "pdFTSP (Lemma 2)": "#264653",
+    "pdFTSP (α=1, β=100)": "#2a9d8f",
+    "Titan": "#e9c46a",
+    "EFT": "#f4a261",
+    "NTM": "#e76f51",
+}
+
+
+def _method_colour(method: str) -> str:
+    return METHOD_COLOURS.get(method, _OTHER_COLOUR)
+
+
+def figure_bars(da: xr.DataArray, axis: str, *, title: str, axis_title: str,
+                normalise: bool = True, y_title: str = "normalised social welfare",
+                hline: float | None = None) -> go.Figure:
+    """Grouped bars of ``da`` over (``axis``, ``algorithm``, ``seed``): the mean over seeds,
+    with one standard deviation as the error bar.
+
+    With ``normalise`` every value is divided by the largest mean in the figure, so the
+    best bar is 1 (the paper plots "normalised social welfare" without saying what it
+    divides by). ``hline`` draws a dashed horizontal reference line.
+    """
+    mean = da.mean("seed")
+    std = da.std("seed", ddof=1) if da.sizes["seed"] > 1 else xr.zeros_like(mean)
+    scale = float(mean.max()) if normalise and float(mean.max()) > 0 else 1.0
+    labels = [str(v) for v in da[axis].values]
+    fig = go.Figure()
+    for method in da["algorithm"].values:
+        m = mean.sel(algorithm=method).values / scale
+        s = std.sel(algorithm=method).values / scale
+        raw = mean.sel(algorithm=method).values
+        fig.add_bar(
+            x=labels, y=m, name=str(method),
+            error_y={"type": "data", "array": s, "visible": True, "thickness": 1.2},
+            marker_color=_method_colour(str(method)),
+            customdata=np.stack([raw, s * scale], axis=-1),
+            hovertemplate=(f"{method}<br>{axis_title} %{{x}}<br>%{{y:.3f}}"
+                           "<br>mean %{customdata[0]:.4g} ± %{customdata[1]:.3g}"
+                           "<extra></extra>"),
+        )
+    if hline is not None:
+        fig.add_hline(y=hline, line_dash="dash", line_color="#6c757d")
+    fig.update_layout(
+        title=title, barmode="group", height=460,
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
+        margin={"l": 60, "r": 20, "t": 90, "b": 60},
+    )
+    fig.update_xaxes(title_text=axis_title, type="category")
+    fig.update_yaxes(title_text=y_title, rangemode="tozero")
+    return fig
+
+
+def runtime_per_task(da: xr.DataArray, axis: str = "nodes", *,
+                     axis_title: str = "compute nodes K") -> go.Figure:
+    """Mean decision time per task (``decision_time_mean`` by algorithm) against ``axis``, on a
+    log scale, with one standard deviation over seeds as the error bar (Fig. 13)."""
+    mean = da.mean("seed")
+    std = da.std("seed", ddof=1) if da.sizes["seed"] > 1 else xr.zeros_like(mean)
+    fig = go.Figure()
+    for method in da["algorithm"].values:
+        fig.add_scatter(
+            x=da[axis].values, y=mean.sel(algorithm=method).values * 1e3,
+            error_y={"type": "data", "array": std.sel(algorithm=method).values * 1e3,
+                     "visible": True},
+            mode="lines+markers", name=str(method),
+            line={"color": _method_colour(str(method))},
+            hovertemplate=f"{method}<br>{axis_title} %{{x}}<br>%{{y:.4g}} ms<extra></extra>",
+        )
+    fig.update_layout(
+        title="Decision time per task", height=440,
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
+        margin={"l": 70, "r": 20, "t": 90, "b": 60},
+    )
+    fig.update_xaxes(title_text=axis_title)
+    fig.update_yaxes(title_text="time per task (ms, log scale)", type="log")
+    return fig
+
+
+def utility_vs_bid(curves: dict) -> go.Figure:
+    """Fig. 10: utility against bid, the truthful bid marked, from
+    :func:`lorasched.figures.truthfulness`: the left panel is a task under the critical
+    payment; the right panel (if present) a task for which the paper's payment (14)
+    rewards overbidding, under eq. (14) and under the critical payment."""
+    from plotly.subplots import make_subplots
+
+    left = curves["critical"]
+    right = [c for c in (curves.get("paper"), curves.get("paper_critical")) if c is not None]
+    titles = [f"task {left.attrs['task']}: critical payment"]
+    if right:
+        titles.append(f"task {right[0].attrs['task']}: eq. (14) against critical payment")
+    fig = make_subplots(rows=1, cols=len(titles), subplot_titles=titles,
+                        horizontal_spacing=0.12)
+    styles = {"critical": ("utility, critical payment", "#264653", "solid"),
+              "paper": ("utility, payment of eq. (14)", "#e76f51", "solid")}
+    shown = set()
+    for col, panel in enumerate([[left], right], start=1):
+        for c in panel:
+            rule = c.attrs["payment_rule"]
+            name, colour, dash = styles[rule]
+            fig.add_scatter(x=c["bid"].values, y=c["utility"].values, mode="lines",
+                            name=name, legendgroup=rule, showlegend=rule not in shown,
+                            line={"color": colour, "width": 2.5,
+                                  "dash": "dash" if col == 2 and rule == "critical" else dash},
+                            hovertemplate="bid %{x:.4g}<br>utility %{y:.4g}<extra></extra>",
+                            row=1, col=col)
+            shown.add(rule)
+        if not panel:
+            continue
+        c = panel[0]
+        v = c.attrs["value"]
+        u_v = float(np.interp(v, c["bid"].values, c["utility"].values))
+        fig.add_scatter(x=[v], y=[u_v], mode="markers", name="truthful bid b = v",
+                        legendgroup="truth", showlegend=col == 1,
+                        marker={"symbol": "star", "size": 15, "color": "#e9c46a",
+                                "line": {"width": 1, "color": "#333"}},
+                        hovertemplate="truthful bid %{x:.4g}<br>utility %{y:.4g}"
+                                      "<extra></extra>", row=1, col=col)
+        fig.add_vline(x=c.attrs["critical_bid"], line_dash="dot", line_color="#6c757d",
+                      row=1, col=col)
+        fig.update_xaxes(title_text="bid b (USD)", row=1, col=col)
+        fig.update_yaxes(title_text="utility (USD)", row=1, col=col)
+    fig.update_layout(
+        title="Utility against bid (dotted line: the critical bid, above which the task wins)",
+        height=460, legend={"orientation": "h", "yanchor": "bottom", "y": 1.1, "x": 0},
+        margin={"l": 60, "r": 20, "t": 120, "b": 60},
+    )
+    return fig
+
+
+def sampled_bids_and_payments(result: xr.Dataset, tasks) -> go.Figure:
+    """Fig. 11: bid and payment of the given (admitted) tasks, side by side."""
+    tasks = np.asarray(tasks, dtype=int)
+    bid = result["bid"].values[tasks]
+    pay = result["payment"].values[tasks]
+    labels = [f"task {i}" for i in tasks]
+    fig = go.Figure()
+    fig.add_bar(x=labels, y=bid, name="bid b<sub>i</sub>", marker_color="#264653")
+    fig.add_bar(x=labels, y=pay, name="payment p<sub>i</sub>", marker_color="#e9c46a")
+    fig.update_layout(
+        title=f"Bids and payments of {tasks.size} sampled admitted tasks", barmode="group",
+        height=440, legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
+        margin={"l": 60, "r": 20, "t": 90, "b": 60},
+    )
+    fig.update_xaxes(type="category")
+    fig.update_yaxes(title_text="USD")
+    return fig

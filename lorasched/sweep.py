@@ -389,7 +389,7 @@ def _json_default(value):
 
 
 #: modules that do not change a cell's numbers; editing them keeps finished cells valid
-_PRESENTATION = {"plots.py", "bench.py", "cli.py", "widgets.py"}
+_PRESENTATION = {"plots.py", "bench.py", "cli.py", "widgets.py", "figures.py"}
 
 
 @functools.cache
@@ -582,11 +582,26 @@ def run_sweep(sweep: Sweep | dict | str | os.PathLike, out=None, *, store=None,
     store.open(sweep)
     cells = sweep.cells()
     finished = store.done()
+    failed, computed, skipped, interrupted = _execute(
+        cells, finished, store, name=sweep.name, serial=serial, scheduler=scheduler,
+        workers=workers, progress=progress, on_cell=on_cell)
+    dataset = assemble_results(sweep, cells, finished, failed)
+    if out is not None and not interrupted:
+        _write_netcdf(dataset, Path(out))
+    return SweepReport(dataset, computed=computed, skipped=skipped,
+                       failed=list(failed.values()), interrupted=interrupted)
+
+
+def _execute(cells: list[Cell], finished: dict, store: Store, *, name: str, serial: bool,
+             scheduler, workers, progress: bool, on_cell=None) -> tuple:
+    """Run the cells not in ``finished`` (updated in place), persisting each in ``store``.
+
+    Returns ``(failed, computed, skipped, interrupted)``."""
     pending = sorted([c for c in cells if c.key not in finished], key=_cost)
     skipped = len(cells) - len(pending)
     failed: dict[str, tuple] = {}
     computed = 0
-    bar = tqdm(total=len(cells), initial=skipped, desc=sweep.name, unit="cell",
+    bar = tqdm(total=len(cells), initial=skipped, desc=name, unit="cell",
                disable=not progress, dynamic_ncols=True)
     bar.set_postfix(failed=0)
 
@@ -617,10 +632,33 @@ def run_sweep(sweep: Sweep | dict | str | os.PathLike, out=None, *, store=None,
                   "run the same command again to resume")
     finally:
         bar.close()
-    dataset = assemble_results(sweep, cells, finished, failed)
-    if out is not None and not interrupted:
-        _write_netcdf(dataset, Path(out))
-    return SweepReport(dataset, computed=computed, skipped=skipped,
+    return failed, computed, skipped, interrupted
+
+
+def run_sweeps(sweeps, store, *, scheduler: str | None = None, workers: int | None = None,
+               serial: bool = False, progress: bool = True, name: str = "sweeps",
+               on_cell=None) -> SweepReport:
+    """Run the cells of several sweeps as ONE batch into one ``store`` folder.
+
+    Cells shared by several sweeps (the same scenario, algorithm, options and seed) run
+    once, and one pool of workers stays busy across all of them, so this is faster than
+    calling :func:`run_sweep` for each. Afterwards ``run_sweep(s, store=store)`` finds every
+    cell of ``s`` done and only assembles its dataset. The report's ``dataset`` is empty.
+    """
+    sweeps = [s if isinstance(s, Sweep) else
+              (Sweep.from_dict(s) if isinstance(s, dict) else Sweep.from_file(s))
+              for s in sweeps]
+    store = Store(store)
+    union: dict[str, Cell] = {}
+    for sweep in sweeps:
+        store.open(sweep)
+        for cell in sweep.cells():
+            union.setdefault(cell.key, cell)
+    finished = store.done()
+    failed, computed, skipped, interrupted = _execute(
+        list(union.values()), finished, store, name=name, serial=serial,
+        scheduler=scheduler, workers=workers, progress=progress, on_cell=on_cell)
+    return SweepReport(xr.Dataset(), computed=computed, skipped=skipped,
                        failed=list(failed.values()), interrupted=interrupted)
 
 

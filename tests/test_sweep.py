@@ -15,7 +15,7 @@ import pytest
 import xarray as xr
 
 from lorasched.cli import main
-from lorasched.sweep import Sweep, default_store, run_sweep, without_timings
+from lorasched.sweep import Sweep, default_store, run_sweep, run_sweeps, without_timings
 
 SMALL = {
     "name": "small",
@@ -253,3 +253,20 @@ def test_cells_computed_by_other_code_are_not_reused(tmp_path, monkeypatch):
     again = run_sweep(decl, tmp_path / "c.nc", serial=True, progress=False)
     assert again.computed == 2 and again.skipped == 0
     assert again.dataset.attrs["code_fingerprint"] == "edited-code"
+
+
+def test_run_sweeps_runs_shared_cells_once_and_fills_every_sweep(tmp_path):
+    a = Sweep.from_dict({**SMALL, "name": "a", "bound": None, "axes": {"load": [2, 5]}})
+    b = Sweep.from_dict({**SMALL, "name": "b", "bound": None, "axes": {"load": [5, 8]}})
+    keys = {c.key for c in a.cells()} | {c.key for c in b.cells()}
+    shared = {c.key for c in a.cells()} & {c.key for c in b.cells()}
+    assert shared  # load 5 is in both
+    report = run_sweeps([a, b], tmp_path / "store", serial=True, progress=False)
+    assert report.computed == len(keys) < len(a.cells()) + len(b.cells())
+    assert not report.failed
+    for s in (a, b):
+        again = run_sweep(s, store=tmp_path / "store", serial=True, progress=False)
+        assert again.computed == 0 and again.skipped == len(s.cells())
+        alone = run_sweep(s, store=tmp_path / f"alone-{s.name}", serial=True, progress=False)
+        xr.testing.assert_identical(without_timings(again.dataset),
+                                    without_timings(alone.dataset))

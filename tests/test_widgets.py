@@ -1,0 +1,168 @@
+"""Behaviour of the auction replay, its what-if offers, and the live explorer widget."""
+
+from __future__ import annotations
+
+import json
+
+import ipywidgets
+import numpy as np
+import pytest
+
+from lorasched.auction import OnlineAuction, declared_bounds, default_alpha_beta
+from lorasched.scenario import to_arrays
+from lorasched.widgets import (
+    AuctionReplay,
+    dual_price_figure,
+    explorer,
+    interactive_frontend,
+    utility_curve,
+    utility_figure,
+)
+from lorasched.workload import synthetic_scenario
+
+
+@pytest.fixture(scope="module")
+def scenario():
+    return synthetic_scenario(nodes=4, load=3.0, slots=36, seed=3)
+
+
+@pytest.fixture(scope="module")
+def replay(scenario):
+    return AuctionReplay(scenario)
+
+
+def _direct(scenario, j):
+    """Offer the first ``j`` tasks to a fresh auction, as pdFTSP does."""
+    arrays = to_arrays(scenario)
+    alpha, beta = default_alpha_beta(arrays, *declared_bounds(dict(scenario.attrs), arrays))
+    auction = OnlineAuction(arrays, alpha=alpha, beta=beta)
+    decisions = [auction.offer(i) for i in range(j)]
+    return auction, decisions
+
+
+def test_scenario_is_interesting(replay):
+    """The fixture admits some tasks and rejects others, so the tests below bite."""
+    admitted = [d.admitted for d in replay.decisions]
+    assert 0 < sum(admitted) < len(admitted)
+
+
+@pytest.mark.parametrize("every", [1, 7])
+def test_state_after_equals_direct_offers(scenario, every):
+    replay = AuctionReplay(scenario, snapshot_every=every)
+    n = replay.n_tasks
+    for j in (0, 1, n // 3, n // 2 + 1, n):
+        auction, _ = _direct(scenario, j)
+        state = replay.state_after(j)
+        for name in OnlineAuction.STATE:
+            np.testing.assert_array_equal(state[name], getattr(auction, name), err_msg=name)
+    # the dual prices do move over the day (eqs. 7-8)
+    assert replay.state_after(n)["lam"].max() > 0 == replay.state_after(0)["lam"].max()
+
+
+def test_state_after_leaves_replay_unchanged(replay):
+    final = replay.state_after(replay.n_tasks)
+    replay.state_after(3)
+    replay.what_if(5, 0.0)
+    np.testing.assert_array_equal(replay.auction.lam, final["lam"])
+    np.testing.assert_array_equal(replay.auction.memory_left, final["memory_left"])
+
+
+def test_what_if_at_own_bid_matches_the_replay(scenario, replay):
+    _, direct = _direct(scenario, replay.n_tasks)
+    for j in range(replay.n_tasks):
+        w, d = replay.what_if(j), replay.decisions[j]
+        assert (w.admitted, w.reason) == (d.admitted, d.reason) == (direct[j].admitted,
+                                                                     direct[j].reason)
+        assert w.payment == pytest.approx(d.payment)
+        np.testing.assert_array_equal(w.nodes, d.schedule.nodes)
+        np.testing.assert_array_equal(w.slots, d.schedule.slots)
+        expected = w.value - d.payment if d.admitted else 0.0
+        assert w.utility == pytest.approx(expected)
+
+
+def test_truthful_bid_is_best_on_the_grid(replay):
+    """Critical payment: utility at b = v is >= utility at any other bid (Myerson)."""
+    for j in range(0, replay.n_tasks, 3):
+        c = utility_curve(replay, j, n=31)
+        truthful = replay.what_if(j).utility
+        assert truthful >= 0.0  # individually rational
+        assert np.all(c["utility"] <= truthful + 1e-9), j
+
+
+def test_threshold_and_rejection(replay):
+    j = replay.pick_task(0)
+    assert replay.decisions[j].admitted
+    w = replay.what_if(j)
+    assert 0 < w.critical_bid < w.value
+    below = replay.what_if(j, 0.99 * w.critical_bid)
+    assert (below.admitted, below.reason, below.payment, below.utility) == (
+        False, "negative_surplus", 0.0, 0.0)
+    above = replay.what_if(j, 1.5 * w.value)
+    assert above.admitted and above.payment == pytest.approx(w.payment)
+    assert above.utility == pytest.approx(w.value - w.payment)
+    # an overbid that wins a task worth less than the threshold loses money
+    rejected = [i for i, d in enumerate(replay.decisions)
+                if d.reason == "negative_surplus"]
+    assert rejected
+    r = replay.what_if(rejected[0])
+    assert r.utility == 0.0 and r.value <= r.critical_bid
+    over = replay.what_if(rejected[0], 1.01 * r.critical_bid)
+    assert over.admitted and over.utility < 0
+
+
+def test_bad_inputs_name_the_field(replay):
+    n = replay.n_tasks
+    with pytest.raises(ValueError, match=rf"task {n} out of range 0\.\.{n - 1}"):
+        replay.what_if(n)
+    with pytest.raises(ValueError, match="task -1 out of range"):
+        utility_curve(replay, -1)
+    with pytest.raises(ValueError, match="task must be an integer"):
+        replay.what_if(1.5)
+    with pytest.raises(ValueError, match="bid must be a finite number >= 0"):
+        replay.what_if(0, -1.0)
+    with pytest.raises(ValueError, match="bid must be a finite number >= 0"):
+        replay.what_if(0, float("nan"))
+    with pytest.raises(ValueError, match="bid must be a finite number >= 0"):
+        utility_curve(replay, 0, bids=[1.0, float("inf")])
+    with pytest.raises(ValueError, match=rf"step {n + 1} out of range 0\.\.{n}"):
+        replay.state_after(n + 1)
+    with pytest.raises(ValueError, match="which must be 'lambda' or 'phi'"):
+        dual_price_figure(replay, 0, "mu")
+
+
+def test_static_figures(replay):
+    j = replay.pick_task(0)
+    fig = dual_price_figure(replay, replay.n_tasks, "phi", task=j)
+    np.testing.assert_array_equal(fig.data[0].z, replay.state_after(replay.n_tasks)["phi"])
+    assert len(fig.data[1].x) == len(replay.what_if(j).slots) > 0
+    u = utility_figure(replay, j)
+    xs = sorted(shape.x0 for shape in u.layout.shapes)
+    w = replay.what_if(j)
+    assert xs == pytest.approx(sorted([w.value, w.critical_bid]))
+
+
+def test_explorer_observers_update_the_figures(scenario):
+    ex = explorer(scenario, step=0)
+    assert isinstance(ex, ipywidgets.Box)
+    assert "run this notebook in Jupyter" in ex._repr_mimebundle_()["text/plain"]
+    assert ex.step.max == ex.replay.n_tasks
+    lam0 = np.array(ex.lam_fig.data[0].z, dtype=float)
+    assert not lam0.any()  # no arrivals yet: lambda^(0) = 0
+    ex.step.value = ex.replay.n_tasks
+    np.testing.assert_array_equal(ex.lam_fig.data[0].z, ex.replay.state_after(ex.step.max)["lam"])
+    np.testing.assert_array_equal(ex.phi_fig.data[0].z, ex.replay.state_after(ex.step.max)["phi"])
+    j = ex.replay.pick_task(1)
+    ex.task.value = j
+    assert ex.bid.value == pytest.approx(ex.replay.what_if(j).value)
+    assert f"task {j}:" in ex.panel.value and "admitted (admitted)" in ex.panel.value
+    ex.bid.value = 0.0
+    assert "rejected (negative_surplus)" in ex.panel.value
+    assert list(ex.utility_fig.data[2].x) == [0.0] and list(ex.utility_fig.data[2].y) == [0.0]
+    ex.seed.value = 4  # rebuild the scenario
+    assert json.loads(ex.replay.scenario.attrs["generator"])["seed"] == 4
+    assert ex.step.max == ex.replay.n_tasks
+
+
+def test_no_interactive_frontend_outside_jupyter():
+    """pytest (like papermill and nbval) is headless: the notebook shows no live widget."""
+    assert interactive_frontend() is False
