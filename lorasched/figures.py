@@ -256,7 +256,7 @@ def describe(ds: xr.Dataset) -> str:
             f"{', '.join(map(str, seeds))} (error bars: one standard deviation). "
             f"On average {tasks:.0f} tasks arrive per run; the offered work is "
             f"{float(lf.min()):.2f}x to {float(lf.max()):.2f}x what the cluster can process "
-            f"in the horizon. Titan: {titan or 'defaults'}.", width=88)
+            f"in the horizon. Titan: {titan or 'defaults'}.", width=76)
 
 
 def _gain(a: float, b: float) -> float:
