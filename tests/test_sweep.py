@@ -26,10 +26,12 @@ SMALL = {
     "bound": "lp",
 }
 
+# 36 cells: enough work that a sweep stopped after 2 cells cannot have finished the rest in a
+# burst before the signal lands, even on a loaded machine
 TOML = """
 name = "resume"
 algorithms = ["pdftsp", "eft"]
-seeds = 3
+seeds = 6
 
 [base]
 nodes = 12
@@ -172,11 +174,11 @@ def test_a_grown_sweep_reuses_finished_cells(tmp_path):
 def test_toml_yaml_and_dict_declarations_agree(tmp_path):
     (tmp_path / "s.toml").write_text(TOML)
     (tmp_path / "s.yaml").write_text(
-        "name: resume\nalgorithms: [pdftsp, eft]\nseeds: 3\n"
+        "name: resume\nalgorithms: [pdftsp, eft]\nseeds: 6\n"
         "base: {nodes: 12, slots: 48, gpu: A40}\naxes: {load: [8, 12, 16]}\n")
     a = Sweep.from_file(tmp_path / "s.toml")
     b = Sweep.from_file(tmp_path / "s.yaml")
-    assert a == b and a.seeds == (1, 2, 3)
+    assert a == b and a.seeds == (1, 2, 3, 4, 5, 6)
     assert [c.key for c in a.cells()] == [c.key for c in b.cells()]
 
 
@@ -223,8 +225,8 @@ def test_dry_run_lists_cells_and_what_is_done(tmp_path, capsys):
     out = str(tmp_path / "d.nc")
     assert main(["sweep", str(tmp_path / "s.toml"), "--out", out, "--dry-run"]) == 0
     text = capsys.readouterr().out
-    assert "18 distinct cells, 0 already done" in text
-    assert text.count("to do ") == 18
+    assert "36 distinct cells, 0 already done" in text
+    assert text.count("to do ") == 36
     assert not os.path.exists(out)
     assert not Path(out + ".cells").exists()
 
