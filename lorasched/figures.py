@@ -23,9 +23,11 @@ from declared bounds (the faithful default, ``"pdFTSP (Lemma 2)"``), and with
 ``alpha = 1, beta = 100`` (``"pdFTSP (α=1, β=100)"``), a setting picked from a scan of
 (alpha, beta) on ONE day (K = 100, high load, seed 1), shown because the paper does not
 state its constants and pdFTSP's welfare depends on them strongly. Titan solves one MILP per
-slot with 10 column-generation rounds and ``mip_max_nodes = 0`` (HiGHS rounds and repairs
-the LP solution instead of branching): with 1000 branch-and-bound nodes per slot one K = 100
-day takes about 30 minutes, and on the one day measured the welfare was 5 % higher.
+slot with 10 column-generation rounds and ``mip_max_nodes = 0`` (HiGHS stops at the root
+node and keeps the best solution its presolve and heuristics find, instead of branching):
+with 1000 branch-and-bound nodes per slot one K = 100 high-load day takes about 30 minutes,
+and on that day the welfare was 5 % higher. The round limit costs Titan more than the node
+limit, most at large K (see the Fig. 4 page).
 """
 
 from __future__ import annotations
