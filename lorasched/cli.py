@@ -6,12 +6,12 @@ import argparse
 import os
 import sys
 
-from . import algorithms
+from .pdftsp import policies as algorithms
 
 
 def _load(value: str):
     """--load: a name (light/medium/high) or a mean number of arrivals per slot."""
-    from .workload import LOADS
+    from .pdftsp.workload import LOADS
 
     if value in LOADS:
         return value
@@ -36,7 +36,7 @@ def _positive_int(value: str) -> int:
 
 
 def _scenario_args(p: argparse.ArgumentParser) -> None:
-    from .workload import DEADLINE_POLICIES
+    from .pdftsp.workload import DEADLINE_POLICIES
 
     p.add_argument("--nodes", type=_positive_int, default=100, help="GPU nodes K (100)")
     p.add_argument("--gpu", default="mix", choices=["A100", "A40", "mix"],
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "reproduce":
             return _reproduce(args)
         if args.command == "bench":
-            from . import bench
+            from .present import bench
 
             common = dict(nodes=args.nodes, slots=args.slots, vendors=args.vendors,
                           load=args.load, seed=args.seed)
@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
                               **common)
             return 0
         if args.command == "profiles":
-            from .profiles import SOURCES, profile_table
+            from .model.profiles import SOURCES, profile_table
 
             for row in profile_table():
                 print(f"{row['quantity']:<45} {row['gpu']:<10} {row['value']!s:>12}  "
@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _sweep(args) -> int:
-    from .sweep import Store, Sweep, default_store, run_sweep
+    from .experiments.sweep import Store, Sweep, default_store, run_sweep
 
     sweep = Sweep.from_file(args.file)
     if args.dry_run:
@@ -213,7 +213,7 @@ def _sweep(args) -> int:
 def _reproduce(args) -> int:
     import time
 
-    from . import figures
+    from .figures import pdftsp as figures
 
     store = args.store or figures.default_store(args.size)
     start = time.perf_counter()

@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 
 import lorasched
-from lorasched.auction import (
+from lorasched.pdftsp.auction import (
     OnlineAuction,
     declared_bounds,
     default_alpha_beta,
     payment_critical,
     payment_paper,
 )
-from lorasched.scenario import ScenarioArrays
+from lorasched.pdftsp.scenario import ScenarioArrays
 
 
 def two_node_arrays(bid=10.0, rate=0.01, needs=False):

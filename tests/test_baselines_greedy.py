@@ -9,9 +9,9 @@ import pytest
 import xarray as xr
 
 import lorasched
-from lorasched import kernels
-from lorasched.algorithms import eft, ntm
-from lorasched.scenario import to_arrays
+from lorasched.pdftsp import kernels
+from lorasched.pdftsp.baselines import eft, ntm
+from lorasched.pdftsp.scenario import to_arrays
 
 SMALL = [  # nodes, slots, load, vendors, gpu, deadline policy, seed
     (3, 24, 2, 0, "A100", "slack", 0),

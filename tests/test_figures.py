@@ -1,4 +1,4 @@
-"""The section-5 experiments (lorasched.figures): declarations, runs, claims, CLI."""
+"""The section-5 experiments (lorasched.figures.pdftsp): declarations, runs, claims, CLI."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from lorasched import figures
+from lorasched.figures import pdftsp as figures
 from lorasched.cli import main
-from lorasched.sweep import run_sweep, without_timings
+from lorasched.experiments.sweep import run_sweep, without_timings
 
 
 def test_full_size_is_the_papers_setting():

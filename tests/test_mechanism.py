@@ -1,4 +1,4 @@
-"""Truthfulness and individual rationality, one task at a time (lorasched.mechanism)."""
+"""Truthfulness and individual rationality, one task at a time (lorasched.pdftsp.mechanism)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import lorasched
-from lorasched import mechanism
+from lorasched.pdftsp import mechanism
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import lorasched
-from lorasched import colgen
-from lorasched.algorithms import REGISTRY
+from lorasched.pdftsp import colgen
+from lorasched.pdftsp.policies import REGISTRY
 
 SMALL = [dict(nodes=2, slots=8, load=1.5, vendors=2, gpu="mix", seed=s) for s in range(4)] + [
     dict(nodes=3, slots=10, load=2.0, vendors=0, preprocessing_share=0.0, gpu="A40", seed=9),
@@ -31,7 +31,7 @@ def test_bound_is_above_every_online_welfare_and_the_exact_optimum(params):
     for name in REGISTRY:
         welfare = lorasched.simulate(scenario, algorithm=name, seed=1).attrs["welfare"]
         assert ub.bound >= welfare - 1e-9, name
-    from lorasched.offline import offline_opt
+    from lorasched.pdftsp.offline import offline_opt
 
     opt = offline_opt(scenario, time_limit=60)
     assert ub.bound >= opt.attrs["opt_objective"] - 1e-6

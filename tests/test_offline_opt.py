@@ -1,4 +1,4 @@
-"""The exact offline optimum of problem (4) (lorasched.offline).
+"""The exact offline optimum of problem (4) (lorasched.pdftsp.offline).
 
 Checked against: a literal transcription of (4a)-(4h) built here with highspy's modelling
 API (every x_ikt, no pruning, no tightening, (4c) linearised per vendor), so the pruning,
@@ -16,10 +16,11 @@ import pytest
 import xarray as xr
 
 import lorasched
-from lorasched import algorithms, check_result, simulate, synthetic_scenario, to_arrays
-from lorasched import offline as oo
-from lorasched.scenario import MEMORY_TOLERANCE
-from lorasched.workload import DEADLINE_POLICIES
+from lorasched import check_result, simulate, synthetic_scenario, to_arrays
+from lorasched.pdftsp import policies as algorithms
+from lorasched.pdftsp import offline as oo
+from lorasched.pdftsp.scenario import MEMORY_TOLERANCE
+from lorasched.pdftsp.workload import DEADLINE_POLICIES
 
 TOL = 2e-6  # HiGHS's default absolute gap is 1e-6; mip_rel_gap 1e-6 below
 

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 import lorasched
 from lorasched import OnlineAuction, ResultError, check_result, simulate, synthetic_scenario
-from lorasched.auction import default_alpha_beta
-from lorasched.schedule import schedule
-from lorasched.workload import DEADLINE_POLICIES
+from lorasched.pdftsp.auction import default_alpha_beta
+from lorasched.pdftsp.schedule import schedule
+from lorasched.pdftsp.workload import DEADLINE_POLICIES
 
 PAYMENTS = ("critical", "paper")
 RTOL = 1e-9

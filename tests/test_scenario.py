@@ -1,4 +1,4 @@
-"""Scenario validation (lorasched.scenario) and the synthetic generator (lorasched.workload)."""
+"""Scenario validation (lorasched.pdftsp.scenario) and the synthetic generator (lorasched.pdftsp.workload)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from lorasched import synthetic_scenario, to_arrays, validate_scenario
-from lorasched.workload import DEADLINE_POLICIES, SLACK_RANGES
+from lorasched.pdftsp.workload import DEADLINE_POLICIES, SLACK_RANGES
 
 SLOTS = 6
 
@@ -185,7 +185,7 @@ def test_memory_limit_is_inclusive(ds):
     """A task that exactly fills the largest node (C_km - r_b) is valid, also when rounding
     puts it a hair above (MEMORY_TOLERANCE); more than that is not. Deadline == arrival is
     valid too."""
-    from lorasched.scenario import MEMORY_TOLERANCE
+    from lorasched.pdftsp.scenario import MEMORY_TOLERANCE
 
     usable = ds["memory_capacity"].values.max() - ds.attrs["base_model_memory"]
     ds["memory"].values[3] = usable

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lorasched import kernels
-from lorasched.scenario import ScenarioArrays
-from lorasched.schedule import INFEASIBLE, brute_force_schedule, schedule
+from lorasched.pdftsp import kernels
+from lorasched.pdftsp.scenario import ScenarioArrays
+from lorasched.pdftsp.schedule import INFEASIBLE, brute_force_schedule, schedule
 
 # speeds in 1..4 and R = 12 make the work discretisation exact (12 is a multiple of
 # s_min / gcd for every s_min in 1..4), so exact and brute force must agree to the cent

@@ -15,7 +15,7 @@ import pytest
 import xarray as xr
 
 from lorasched.cli import main
-from lorasched.sweep import Sweep, default_store, run_sweep, run_sweeps, without_timings
+from lorasched.experiments.sweep import Sweep, default_store, run_sweep, run_sweeps, without_timings
 
 SMALL = {
     "name": "small",
@@ -250,7 +250,7 @@ def test_an_existing_scheduler_runs_the_same_sweep(tmp_path):
 
 
 def test_cells_computed_by_other_code_are_not_reused(tmp_path, monkeypatch):
-    import lorasched.sweep as sweep_module
+    import lorasched.experiments.sweep as sweep_module
 
     decl = {"base": {"slots": 12, "load": 3, "nodes": 2}, "algorithms": ["ntm"], "seeds": 2}
     first = run_sweep(decl, tmp_path / "c.nc", serial=True, progress=False)

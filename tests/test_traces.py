@@ -1,4 +1,4 @@
-"""Real GPU-cluster traces (lorasched.traces) and trace scenarios (synthetic_scenario)."""
+"""Real GPU-cluster traces (lorasched.model.traces) and trace scenarios (synthetic_scenario)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ import json
 import numpy as np
 import pytest
 
-from lorasched import profiles, synthetic_scenario, traces, validate_scenario
-from lorasched.traces import (
+from lorasched import synthetic_scenario, validate_scenario
+from lorasched.model import profiles
+from lorasched.model import traces
+from lorasched.model.traces import (
     DAY_SECONDS,
     TRACES,
     read_trace,
@@ -18,7 +20,7 @@ from lorasched.traces import (
     scale_counts,
     trace_day,
 )
-from lorasched.workload import WORK_RANGE
+from lorasched.pdftsp.workload import WORK_RANGE
 
 ROWS = {"mlaas": 60_105, "philly": 111_549, "helios": 125_303, "acme": 319}
 SHA256 = {

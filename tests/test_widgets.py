@@ -8,9 +8,9 @@ import ipywidgets
 import numpy as np
 import pytest
 
-from lorasched.auction import OnlineAuction, declared_bounds, default_alpha_beta
-from lorasched.scenario import to_arrays
-from lorasched.widgets import (
+from lorasched.pdftsp.auction import OnlineAuction, declared_bounds, default_alpha_beta
+from lorasched.pdftsp.scenario import to_arrays
+from lorasched.present.widgets import (
     AuctionReplay,
     dual_price_figure,
     explorer,
@@ -18,7 +18,7 @@ from lorasched.widgets import (
     utility_curve,
     utility_figure,
 )
-from lorasched.workload import synthetic_scenario
+from lorasched.pdftsp.workload import synthetic_scenario
 
 
 @pytest.fixture(scope="module")

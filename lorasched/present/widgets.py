@@ -30,11 +30,11 @@ import numpy as np
 import plotly.graph_objects as go
 import xarray as xr
 
-from .auction import Decision, OnlineAuction, declared_bounds, default_alpha_beta
+from ..pdftsp.auction import Decision, OnlineAuction, declared_bounds, default_alpha_beta
 from .plots import _heatmap
-from .scenario import to_arrays
-from .schedule import INFEASIBLE, NO_VENDOR
-from .workload import synthetic_scenario
+from ..pdftsp.scenario import to_arrays
+from ..pdftsp.schedule import INFEASIBLE, NO_VENDOR
+from ..pdftsp.workload import synthetic_scenario
 
 __all__ = [
     "AuctionReplay",

@@ -21,9 +21,9 @@ import time
 import numpy as np
 import xarray as xr
 
-from .auction import OnlineAuction, declared_bounds, default_alpha_beta
-from .scenario import to_arrays
-from .workload import synthetic_scenario
+from ..pdftsp.auction import OnlineAuction, declared_bounds, default_alpha_beta
+from ..pdftsp.scenario import to_arrays
+from ..pdftsp.workload import synthetic_scenario
 
 
 def _auction(scenario: xr.Dataset, **options) -> OnlineAuction:
@@ -88,7 +88,7 @@ def decision(nodes=100, slots=144, vendors=5, load="high", seed=1, python_tasks=
                     for name in OnlineAuction.STATE})
         env = dict(os.environ, NUMBA_DISABLE_JIT="1")
         proc = subprocess.run([sys.executable, "-c",
-                               "import sys; from lorasched.bench import "
+                               "import sys; from lorasched.present.bench import "
                                "_python_reference_main as m; m(sys.argv[1])", path],
                               env=env, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
@@ -168,7 +168,7 @@ def runtime(nodes=(25, 50, 100), slots=144, vendors=5, load="high", seed=1,
     """Time per task of pdFTSP and of Titan at several cluster sizes, side by side in one
     run (data for Fig. 13). Titan's per-slot time is spread over the slot's tasks, as in
     the paper."""
-    from .simulation import simulate
+    from ..pdftsp.simulation import simulate
 
     out = out or sys.stdout
     rows = []
@@ -206,10 +206,10 @@ def compare(nodes=100, slots=144, vendors=5, load="high", seed=1, bound=True,
             bound_time_limit=600.0, out=None) -> dict:
     """Welfare of every algorithm on one scenario, the offline bound, and the paper's
     high-load improvements beside ours."""
-    from .algorithms import REGISTRY
-    from .colgen import offline_upper_bound
-    from .result import check_result
-    from .simulation import simulate
+    from ..pdftsp.policies import REGISTRY
+    from ..pdftsp.colgen import offline_upper_bound
+    from ..pdftsp.result import check_result
+    from ..pdftsp.simulation import simulate
 
     out = out or sys.stdout
     scenario = synthetic_scenario(nodes=nodes, slots=slots, vendors=vendors, load=load,

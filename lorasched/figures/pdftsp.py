@@ -43,8 +43,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .sweep import Sweep, run_sweep, run_sweeps
-from .workload import DEADLINE_POLICIES, LOADS
+from ..experiments.sweep import Sweep, run_sweep, run_sweeps
+from ..pdftsp.workload import DEADLINE_POLICIES, LOADS
 
 SIZES = ("small", "full")
 ALGORITHMS = ("pdftsp", "titan", "eft", "ntm")
@@ -150,7 +150,7 @@ def default_store(size: str = "small") -> Path:
     _check_size(size)
     if os.environ.get("LORASCHED_STORE"):
         return Path(os.environ["LORASCHED_STORE"]) / size
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     if (repo / "pyproject.toml").is_file() and (repo / "lorasched").is_dir():
         return repo / "build" / "sweeps" / size
     return Path.home() / ".cache" / "lorasched" / "sweeps" / size
@@ -443,9 +443,9 @@ def truthfulness(size: str = "small", seed: int = 1, task: int | None = None) ->
     overbidding (:func:`lorasched.mechanism.untruthful_tasks`), under that payment, and
     ``"paper_critical"``: the same task under the critical payment; both are absent if no
     such task exists. ``"scenario"`` is the scenario."""
-    from . import mechanism
-    from .simulation import simulate
-    from .workload import synthetic_scenario
+    from ..pdftsp import mechanism
+    from ..pdftsp.simulation import simulate
+    from ..pdftsp.workload import synthetic_scenario
 
     scenario = synthetic_scenario(**base(size), seed=seed)
     if task is None:
@@ -471,8 +471,8 @@ def truthfulness(size: str = "small", seed: int = 1, task: int | None = None) ->
 def rationality(size: str = "small", seed: int = 1, n: int = 10) -> tuple:
     """Fig. 11: a pdFTSP day on the base scenario and ``n`` of its admitted tasks drawn at
     random (``numpy.random.default_rng(seed)``), sorted. Returns ``(result, tasks)``."""
-    from .simulation import simulate
-    from .workload import synthetic_scenario
+    from ..pdftsp.simulation import simulate
+    from ..pdftsp.workload import synthetic_scenario
 
     result = simulate(synthetic_scenario(**base(size), seed=seed), "pdftsp", seed=seed)
     admitted = np.flatnonzero(result["admitted"].values)

@@ -8,7 +8,7 @@ import time
 import numpy as np
 import xarray as xr
 
-from . import algorithms
+from . import policies as algorithms
 from .result import assemble
 from .scenario import to_arrays
 

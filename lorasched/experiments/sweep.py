@@ -59,7 +59,7 @@ import numpy as np
 import xarray as xr
 from tqdm import tqdm
 
-from . import algorithms
+from ..pdftsp import policies as algorithms
 
 #: per-cell results, with units; stored as variables over ``axes + (algorithm, seed)``
 METRICS = {
@@ -91,7 +91,7 @@ _KEYS = {"name", "base", "axes", "algorithms", "seeds", "options", "bound", "bou
 
 
 def _scenario_parameters() -> set[str]:
-    from .workload import synthetic_scenario
+    from ..pdftsp.workload import synthetic_scenario
 
     return set(inspect.signature(synthetic_scenario).parameters) - {"seed", "model"}
 
@@ -374,9 +374,9 @@ class Sweep:
 
 def _bound_options(bound: str) -> set[str]:
     if bound == "lp":
-        from .colgen import offline_upper_bound as fn
+        from ..pdftsp.colgen import offline_upper_bound as fn
     else:
-        from .offline import offline_opt as fn
+        from ..pdftsp.offline import offline_opt as fn
     return {p for p in inspect.signature(fn).parameters if p not in ("scenario", "progress")}
 
 
@@ -396,7 +396,7 @@ _PRESENTATION = {"plots.py", "bench.py", "cli.py", "widgets.py", "figures.py"}
 def code_fingerprint() -> str:
     """A hash of the package's source (presentation modules excepted): part of every cell
     key, so that finished cells computed by other code are not reused."""
-    root = Path(__file__).resolve().parent
+    root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
         if path.name not in _PRESENTATION:
@@ -415,7 +415,7 @@ def cell_key(params: dict) -> str:
 def build_scenario(params: dict, seed: int):
     """``synthetic_scenario(**params, seed=seed)``; with ``vendors=0`` and no
     ``preprocessing_share`` given, nobody needs pre-processing."""
-    from .workload import synthetic_scenario
+    from ..pdftsp.workload import synthetic_scenario
 
     params = dict(params)
     if params.get("vendors") == 0 and "preprocessing_share" not in params:
@@ -425,19 +425,19 @@ def build_scenario(params: dict, seed: int):
 
 def run_cell(params: dict) -> dict:
     """Run one cell and return its metrics (plain floats); raises what the run raises."""
-    from .result import check_result
-    from .simulation import simulate
+    from ..pdftsp.result import check_result
+    from ..pdftsp.simulation import simulate
 
     scenario = build_scenario(params["scenario"], params["seed"])
     if params["algorithm"] is None:
         start = time.perf_counter()
         if params["bound"] == "lp":
-            from .colgen import offline_upper_bound
+            from ..pdftsp.colgen import offline_upper_bound
 
             ub = offline_upper_bound(scenario, **params["options"])
             bound, converged = ub.bound, ub.converged
         else:
-            from .offline import offline_opt
+            from ..pdftsp.offline import offline_opt
 
             opt = offline_opt(scenario, **params["options"])
             converged = opt.attrs["opt_status"] == "Optimal"
@@ -548,7 +548,7 @@ class SweepReport:
 
 def _cost(cell: Cell) -> tuple:
     """Submission order: slow kinds of cells and big scenarios first (better balance)."""
-    from .workload import LOADS
+    from ..pdftsp.workload import LOADS
 
     s = cell.params["scenario"]
     weight = {"titan": 3, None: 2}.get(cell.params["algorithm"], 0)
@@ -739,7 +739,7 @@ def assemble_results(sweep: Sweep, cells: list[Cell], finished: dict,
     ds.attrs["cells"] = len(cells)
     ds.attrs["cells_done"] = sum(1 for c in cells if c.key in finished)
     ds.attrs["failed_cells"] = json.dumps([{"cell": d, "error": e} for d, e in failed.values()])
-    from . import __version__
+    from .. import __version__
 
     ds.attrs["lorasched_version"] = __version__
     ds.attrs["code_fingerprint"] = code_fingerprint()

@@ -118,7 +118,7 @@ def trace_dir() -> Path:
     env = os.environ.get("LORASCHED_TRACES")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parent.parent / "traces"
+    return Path(__file__).resolve().parents[2] / "traces"
 
 
 def _resolve(name_or_path) -> tuple[str, Path]:

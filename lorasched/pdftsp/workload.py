@@ -51,8 +51,8 @@ import os
 import numpy as np
 import xarray as xr
 
-from . import profiles
-from . import traces as _traces
+from ..model import profiles
+from ..model import traces as _traces
 from .scenario import validate_scenario
 
 LOADS = {"light": 30.0, "medium": 50.0, "high": 80.0}

@@ -1,0 +1,27 @@
+"""pdFTSP's policy registry: name -> ``run(arrays, rng, **options) -> Decisions``.
+
+``pdftsp`` is the online primal-dual auction (Algorithms 1 and 2, :func:`.auction.run`);
+``titan``, ``eft`` and ``ntm`` are the paper's baselines (:mod:`.baselines`). A new policy
+for this model is a function with that signature plus one line in :data:`REGISTRY`, or,
+from outside the package, :func:`register`.
+"""
+
+from __future__ import annotations
+
+from . import auction
+from .baselines import eft, ntm, titan
+
+REGISTRY = {
+    "pdftsp": auction.run,
+    "eft": eft.run,
+    "ntm": ntm.run,
+    "titan": titan.run,
+}
+
+
+def get(name: str):
+    """The ``run`` function of policy ``name``; ValueError naming the choices if unknown."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown algorithm {name!r}; choose one of {sorted(REGISTRY)}") from None
