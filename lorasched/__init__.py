@@ -9,6 +9,7 @@ algorithm on it (pdFTSP, Titan, EFT, NTM), :func:`check_result` validates any re
 ICPP'24), :func:`schedule` its per-task schedule search (Algorithm 2).
 """
 
+from .experiments.sweep import Sweep, run_sweep
 from .pdftsp.auction import OnlineAuction, payment_critical, payment_paper
 from .pdftsp.colgen import offline_upper_bound
 from .pdftsp.offline import offline_opt
@@ -16,7 +17,6 @@ from .pdftsp.result import ResultError, check_result
 from .pdftsp.scenario import ScenarioArrays, to_arrays, validate_scenario
 from .pdftsp.schedule import Schedule, schedule
 from .pdftsp.simulation import simulate
-from .experiments.sweep import Sweep, run_sweep
 from .pdftsp.workload import synthetic_scenario
 
 __version__ = "0.1.0"

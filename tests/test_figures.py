@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from lorasched.figures import pdftsp as figures
 from lorasched.cli import main
 from lorasched.experiments.sweep import run_sweep, without_timings
+from lorasched.figures import pdftsp as figures
 
 
 def test_full_size_is_the_papers_setting():

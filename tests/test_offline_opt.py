@@ -17,8 +17,8 @@ import xarray as xr
 
 import lorasched
 from lorasched import check_result, simulate, synthetic_scenario, to_arrays
-from lorasched.pdftsp import policies as algorithms
 from lorasched.pdftsp import offline as oo
+from lorasched.pdftsp import policies as algorithms
 from lorasched.pdftsp.scenario import MEMORY_TOLERANCE
 from lorasched.pdftsp.workload import DEADLINE_POLICIES
 

@@ -1,4 +1,4 @@
-"""Scenario validation (lorasched.pdftsp.scenario) and the synthetic generator (lorasched.pdftsp.workload)."""
+"""Scenario validation (pdftsp.scenario) and the synthetic generator (pdftsp.workload)."""
 
 from __future__ import annotations
 

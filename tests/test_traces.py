@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from lorasched import synthetic_scenario, validate_scenario
-from lorasched.model import profiles
-from lorasched.model import traces
+from lorasched.model import profiles, traces
 from lorasched.model.traces import (
     DAY_SECONDS,
     TRACES,

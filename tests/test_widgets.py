@@ -10,6 +10,7 @@ import pytest
 
 from lorasched.pdftsp.auction import OnlineAuction, declared_bounds, default_alpha_beta
 from lorasched.pdftsp.scenario import to_arrays
+from lorasched.pdftsp.workload import synthetic_scenario
 from lorasched.present.widgets import (
     AuctionReplay,
     dual_price_figure,
@@ -18,7 +19,6 @@ from lorasched.present.widgets import (
     utility_curve,
     utility_figure,
 )
-from lorasched.pdftsp.workload import synthetic_scenario
 
 
 @pytest.fixture(scope="module")

@@ -206,8 +206,8 @@ def compare(nodes=100, slots=144, vendors=5, load="high", seed=1, bound=True,
             bound_time_limit=600.0, out=None) -> dict:
     """Welfare of every algorithm on one scenario, the offline bound, and the paper's
     high-load improvements beside ours."""
-    from ..pdftsp.policies import REGISTRY
     from ..pdftsp.colgen import offline_upper_bound
+    from ..pdftsp.policies import REGISTRY
     from ..pdftsp.result import check_result
     from ..pdftsp.simulation import simulate
 

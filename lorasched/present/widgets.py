@@ -31,10 +31,10 @@ import plotly.graph_objects as go
 import xarray as xr
 
 from ..pdftsp.auction import Decision, OnlineAuction, declared_bounds, default_alpha_beta
-from .plots import _heatmap
 from ..pdftsp.scenario import to_arrays
 from ..pdftsp.schedule import INFEASIBLE, NO_VENDOR
 from ..pdftsp.workload import synthetic_scenario
+from .plots import _heatmap
 
 __all__ = [
     "AuctionReplay",
