@@ -1,27 +1,35 @@
-"""lorasched: online scheduling and auction pricing of LoRA fine-tuning jobs.
+"""lorasched: scheduling and pricing of LoRA / foundation-model fine-tuning jobs.
 
-Public API: :func:`synthetic_scenario` builds a scenario, :func:`simulate` runs an
-algorithm on it (pdFTSP, Titan, EFT, NTM), :func:`check_result` validates any result,
-:func:`offline_opt` solves problem (4) exactly (small instances) and
-:func:`offline_upper_bound` bounds it at scale; :func:`run_sweep` runs a declared
-:class:`Sweep` (grid x algorithms x seeds) in parallel on Dask, resumably;
-:class:`OnlineAuction` is the state object of the online primal-dual auction (pdFTSP,
-ICPP'24), :func:`schedule` its per-task schedule search (Algorithm 2).
+The public face. :func:`simulate` runs any policy on any scenario (it dispatches on the
+scenario's ``system`` attribute) and :func:`check_result` validates the result with that
+system's checker; :func:`run_sweep` runs a declared :class:`Sweep` (grid x policies x
+seeds, any system) in parallel on Dask, resumably. The systems live in sub-packages:
+
+* :mod:`lorasched.pdftsp` — pdFTSP (ICPP'24): :func:`synthetic_scenario`,
+  :class:`OnlineAuction` and :func:`schedule` (Algorithms 1 and 2), the baselines,
+  :func:`offline_opt` (problem (4) exactly) and :func:`offline_upper_bound` (its LP bound).
+
+Layers, bottom to top (imports only go downward): ``model`` (traces, job tables, GPU
+profiles, the system contract), ``lp`` (HiGHS column generation), ``jobsim`` (event-driven
+job engine), one package per system, ``systems`` (the registry), ``experiments`` (the
+sweep engine), ``figures`` (one object per figure of each paper), ``present`` (plots,
+widgets, benchmarks), ``cli``.
 """
 
-from .experiments.sweep import Sweep, run_sweep
+from .experiments import Sweep, run_sweep, run_sweeps
 from .pdftsp.auction import OnlineAuction, payment_critical, payment_paper
 from .pdftsp.colgen import offline_upper_bound
 from .pdftsp.offline import offline_opt
-from .pdftsp.result import ResultError, check_result
+from .pdftsp.result import ResultError
 from .pdftsp.scenario import ScenarioArrays, to_arrays, validate_scenario
 from .pdftsp.schedule import Schedule, schedule
-from .pdftsp.simulation import simulate
 from .pdftsp.workload import synthetic_scenario
+from .systems import SYSTEMS, check_result, simulate
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "SYSTEMS",
     "OnlineAuction",
     "ResultError",
     "Schedule",
@@ -33,6 +41,7 @@ __all__ = [
     "payment_critical",
     "payment_paper",
     "run_sweep",
+    "run_sweeps",
     "schedule",
     "simulate",
     "synthetic_scenario",

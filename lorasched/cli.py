@@ -1,18 +1,26 @@
-"""The ``lorasched`` command: ``simulate``, ``sweep``, ``reproduce``, ``bench``, ``profiles``."""
+"""The ``lorasched`` command: ``simulate``, ``sweep``, ``reproduce``, ``compare-stores``,
+``export-sweeps``, ``bench``, ``profiles``."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+import time
+from pathlib import Path
 
+from . import systems
+from .experiments import Store, Sweep, compare_stores, default_store, grid, run_sweep
+from .figures import pdftsp as figures
+from .figures.base import default_store as figures_store
+from .model.profiles import SOURCES, profile_table
 from .pdftsp import policies as algorithms
+from .pdftsp.workload import DEADLINE_POLICIES, LOADS, synthetic_scenario
+from .present import bench
 
 
 def _load(value: str):
     """--load: a name (light/medium/high) or a mean number of arrivals per slot."""
-    from .pdftsp.workload import LOADS
-
     if value in LOADS:
         return value
     try:
@@ -36,8 +44,6 @@ def _positive_int(value: str) -> int:
 
 
 def _scenario_args(p: argparse.ArgumentParser) -> None:
-    from .pdftsp.workload import DEADLINE_POLICIES
-
     p.add_argument("--nodes", type=_positive_int, default=100, help="GPU nodes K (100)")
     p.add_argument("--gpu", default="mix", choices=["A100", "A40", "mix"],
                    help="node type (mix)")
@@ -77,8 +83,8 @@ def _parser() -> argparse.ArgumentParser:
     sw = sub.add_parser(
         "sweep", help="run a declared sweep (grid x algorithms x seeds), parallel, resumable",
         description="Run the sweep declared in FILE (.toml, .yaml or .json; see "
-        "lorasched.sweep) and write an xarray dataset. Finished cells are kept in "
-        "OUT.cells/ as they complete: after a crash or Ctrl-C the same command resumes. "
+        "lorasched.experiments.declaration) and write an xarray dataset. Finished cells "
+        "are kept in OUT.cells/ as they complete: after a crash or Ctrl-C the same command resumes. "
         "Exit status 1 if any cell failed (the others finish), 130 if interrupted.")
     sw.add_argument("file", help="sweep declaration (.toml, .yaml, .yml, .json)")
     sw.add_argument("--out", required=True, help="results dataset to write (netCDF, .nc)")
@@ -106,13 +112,29 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--seeds", type=_positive_int, default=None,
                      help="seeds per cell (default: 3 full, 2 small)")
     rep.add_argument("--figures", nargs="+", default=None, metavar="FIG",
-                     help="only these sweeps (fig04 ... fig13, fig12_opt)")
+                     help="only these figures (fig04 ... fig13; fig12 is two sweeps, LP "
+                     "bound and OPT)")
     rep.add_argument("--scheduler", default=None,
                      help="address of an existing Dask scheduler (tcp://HOST:PORT)")
     rep.add_argument("--workers", type=_positive_int, default=None,
                      help="LocalCluster worker processes (default: one per CPU)")
     rep.add_argument("--serial", action="store_true", help="run in this process, no Dask")
     rep.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    cmp_stores = sub.add_parser(
+        "compare-stores", help="do two cell stores hold the same numbers?",
+        description="Match the finished cells of two stores by their parameters (not their "
+        "keys, which also hash the code) and compare every metric but the measured times, "
+        "bit for bit. Exit status 0 if identical, 1 if not.")
+    cmp_stores.add_argument("first", help="a cell store folder (with done/)")
+    cmp_stores.add_argument("second", help="another cell store folder")
+
+    exp = sub.add_parser(
+        "export-sweeps", help="write every figure's sweep declaration as TOML files",
+        description="Write the sweep declarations of every figure object "
+        "(lorasched.figures) as NAME.toml into FOLDER, e.g. notebooks/sweeps.")
+    exp.add_argument("folder", help="an existing folder")
+    exp.add_argument("--size", default="full", choices=["small", "full"])
 
     bench = sub.add_parser("bench", help="print benchmark figures")
     bsub = bench.add_subparsers(dest="bench", required=True)
@@ -148,9 +170,15 @@ def main(argv: list[str] | None = None) -> int:
             return _sweep(args)
         if args.command == "reproduce":
             return _reproduce(args)
+        if args.command == "compare-stores":
+            report = compare_stores(args.first, args.second)
+            print(report)
+            return 0 if report.identical else 1
+        if args.command == "export-sweeps":
+            for path in export_sweeps(args.folder, args.size):
+                print(path)
+            return 0
         if args.command == "bench":
-            from .present import bench
-
             common = dict(nodes=args.nodes, slots=args.slots, vendors=args.vendors,
                           load=args.load, seed=args.seed)
             if args.bench == "decision":
@@ -165,8 +193,6 @@ def main(argv: list[str] | None = None) -> int:
                               **common)
             return 0
         if args.command == "profiles":
-            from .model.profiles import SOURCES, profile_table
-
             for row in profile_table():
                 print(f"{row['quantity']:<45} {row['gpu']:<10} {row['value']!s:>12}  "
                       f"[{row['source']}]")
@@ -179,15 +205,30 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _sweep(args) -> int:
-    from .experiments.sweep import Store, Sweep, default_store, run_sweep
+def export_sweeps(folder, size: str = "full") -> list[Path]:
+    """Write every figure's sweep declaration as ``<name>.toml`` in ``folder`` (the
+    examples in ``notebooks/sweeps/`` are these files; a test checks they are current)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ValueError(f"export-sweeps: folder {folder} does not exist")
+    paths = []
+    for fig in figures.FIGURES.values():
+        for sweep in fig.sweeps(size).values():
+            path = folder / f"{sweep.name}.toml"
+            path.write_text(f"# {fig.number}: {fig.title} — generated from "
+                            f"lorasched.figures.{fig.system}.FIGURES[{fig.key!r}] by "
+                            f"`lorasched export-sweeps`; do not edit\n" + sweep.to_toml())
+            paths.append(path)
+    return paths
 
+
+def _sweep(args) -> int:
     sweep = Sweep.from_file(args.file)
     if args.dry_run:
-        cells = sweep.cells()
+        cells = grid.cells(sweep)
         store = Store(args.store or default_store(args.out))
         done = store.done()
-        dims = ", ".join(f"{d}={len(v)}" for d, v in sweep.coords().items())
+        dims = ", ".join(f"{d}={len(v)}" for d, v in grid.coords(sweep).items())
         print(f"sweep {sweep.name!r}: {dims}; {len(cells)} distinct cells, "
               f"{sum(c.key in done for c in cells)} already done in {store.folder}")
         for cell in cells:
@@ -211,11 +252,7 @@ def _sweep(args) -> int:
 
 
 def _reproduce(args) -> int:
-    import time
-
-    from .figures import pdftsp as figures
-
-    store = args.store or figures.default_store(args.size)
+    store = args.store or figures_store(args.size)
     start = time.perf_counter()
     report = figures.reproduce(args.size, store, seeds=args.seeds, figures=args.figures,
                                workers=args.workers, scheduler=args.scheduler,
@@ -235,24 +272,22 @@ def _reproduce(args) -> int:
 
 
 def _simulate(args, parser) -> int:
-    import lorasched
-
     if args.out:
         folder = os.path.dirname(os.path.abspath(args.out))
         if not os.path.isdir(folder):
             parser.exit(2, f"lorasched: error: --out: folder {folder} does not exist\n")
-    scenario = lorasched.synthetic_scenario(
+    scenario = synthetic_scenario(
         nodes=args.nodes, gpu=args.gpu, load=args.load, vendors=args.vendors,
         deadline_policy=args.deadline_policy, seed=args.seed, slots=args.slots,
-        preprocessing_share=0.5 if args.vendors > 0 else 0.0, trace=args.trace,
+        trace=args.trace,
         task_sizes=args.task_sizes)
     options = {}
     if args.algorithm == "pdftsp":
         options = dict(payment=args.payment, solver=args.solver, alpha=args.alpha,
                        beta=args.beta, work_resolution=args.work_resolution,
                        progress=args.progress)
-    result = lorasched.simulate(scenario, algorithm=args.algorithm, seed=args.seed, **options)
-    lorasched.check_result(result)
+    result = systems.simulate(scenario, algorithm=args.algorithm, seed=args.seed, **options)
+    systems.check_result(result)
     a = result.attrs
     source = f"trace {args.trace} day {scenario.attrs['trace_day']}, " if args.trace else ""
     print(f"{args.algorithm}: K={args.nodes} {args.gpu}, {source}load {args.load} "

@@ -1,1 +1,25 @@
-"""TODO"""
+"""The experiment engine: declared sweeps of any system, run serially or on Dask, resumably.
+
+One module per job, and none of them names a system (they reach systems only through
+:mod:`lorasched.systems`):
+
+* :mod:`.declaration` — :class:`Sweep`: a validated declaration (system, base scenario,
+  axes, policies, seeds, options, bound), from a dict or a TOML/YAML/JSON file;
+* :mod:`.grid` — the coordinates and the cells of a sweep, and their content-hash keys;
+* :mod:`.store` — one JSON file per finished or failed cell, written atomically;
+* :mod:`.executor` — one cell, and many cells serially or on dask.distributed;
+* :mod:`.assembly` — finished cells to an ``xarray.Dataset`` and a netCDF file;
+* :mod:`.sweep` — :func:`run_sweep` and :func:`run_sweeps`, which tie those together;
+* :mod:`.compare` — are two stores' cells the same numbers?
+"""
+
+from .assembly import assemble_results, without_timings
+from .compare import compare_stores
+from .declaration import Sweep
+from .grid import Cell, cell_key, code_fingerprint
+from .store import Store, default_store
+from .sweep import SweepReport, run_sweep, run_sweeps
+
+__all__ = ["Cell", "Store", "Sweep", "SweepReport", "assemble_results", "cell_key",
+           "code_fingerprint", "compare_stores", "default_store", "run_sweep", "run_sweeps",
+           "without_timings"]

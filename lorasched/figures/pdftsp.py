@@ -1,10 +1,10 @@
-"""The experiments of the paper's section 5, declared once: one sweep per figure.
+"""pdFTSP's section 5, figure by figure: one :class:`~lorasched.figures.base.Figure` each.
 
-Each figure notebook calls :func:`run` (a :class:`~lorasched.sweep.Sweep` executed by
-:func:`~lorasched.sweep.run_sweep`), plots it with :mod:`lorasched.plots`, and ends with
-:func:`claims`: the paper's reported number beside ours, with a verdict.
-``lorasched reproduce`` (:func:`reproduce`) runs the cells of every figure as one parallel
-batch into a shared store first, so that the notebooks then only assemble finished cells.
+``FIGURES["fig08"]`` holds Fig. 8's sweep declaration, its claims (the paper's number,
+ours, a verdict) and its closing prose; the notebook ``notebooks/fig08_load.ipynb`` only
+calls it and plots. ``lorasched reproduce`` runs the cells of every figure's sweeps as
+one parallel batch into a shared store first, so that the notebooks then only assemble
+finished cells.
 
 Sizes
 -----
@@ -32,53 +32,41 @@ limit, most at large K (see the Fig. 4 page).
 
 from __future__ import annotations
 
-import math
-import os
-import re
-import tempfile
+import json
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
-from ..experiments.sweep import Sweep, run_sweep, run_sweeps
-from ..pdftsp.workload import DEADLINE_POLICIES, LOADS
+from ..experiments import Sweep
+from ..pdftsp import mechanism
+from ..pdftsp.simulation import simulate
+from ..pdftsp.workload import DEADLINE_POLICIES, LOADS, synthetic_scenario
+from .base import Figure, Prose, check_size, gain, styled, verdict
+from .base import reproduce as _reproduce
 
-SIZES = ("small", "full")
+__all__ = ["FIGURES", "by_method", "figure", "reproduce", "styled", "summary",
+           "welfare_table"]
+
 ALGORITHMS = ("pdftsp", "titan", "eft", "ntm")
 #: pdFTSP's constants: Lemma 2 (lorasched's default) and the setting picked on one day
 PDFTSP_CONSTANTS = {"Lemma 2": {"payment": "critical"},  # the defaults, stated
                     "α=1, β=100": {"alpha": 1.0, "beta": 100.0}}
 TITAN_OPTIONS = {"mip_max_nodes": 0}
 NAMES = {"pdftsp": "pdFTSP", "titan": "Titan", "eft": "EFT", "ntm": "NTM"}
+LEMMA2 = "pdFTSP (Lemma 2)"
+TUNED = "pdFTSP (α=1, β=100)"
+VARIANTS = {LEMMA2: "Lemma 2", TUNED: "α=1, β=100"}
+BASELINES = ("Titan", "EFT", "NTM")
 _SCALE = {"small": 0.1, "full": 1.0}
 _SLOTS = {"small": 48, "full": 144}
 _SEEDS = {"small": 2, "full": 3}
 
 
-#: the sweep-backed figures and their titles (Figs. 10-11 are not sweeps)
-FIGURES = {
-    "fig04": "Impact of data-centre scale",
-    "fig05": "Impact of the number of labelling vendors",
-    "fig06": "Impact of per-node capacity",
-    "fig07": "Impact of real-world task traces",
-    "fig08": "Impact of task dynamics (synthetic load)",
-    "fig09": "Impact of task deadlines",
-    "fig12": "Competitiveness",
-    "fig13": "Running time per task",
-}
-
-
-def _check_size(size: str) -> None:
-    if size not in SIZES:
-        raise ValueError(f"size must be one of {SIZES}, got {size!r}")
-
-
 def base(size: str = "small") -> dict:
     """The scenario every figure starts from (``synthetic_scenario`` arguments)."""
-    _check_size(size)
+    check_size(size)
     return {"nodes": round(100 * _SCALE[size]), "gpu": "mix", "vendors": 5,
             "deadline_policy": "slack", "load": _load("medium", size),
             "slots": _SLOTS[size]}
@@ -96,101 +84,6 @@ def _loads(size: str, scale: float = 1.0) -> dict:
     number being the mean tasks per slot actually used."""
     return {f"{name} ({LOADS[name] * _SCALE[size] * scale:g})": {"load": _load(name, size, scale)}
             for name in LOADS}
-
-
-def sweep(figure: str, size: str = "small", seeds: int | None = None) -> Sweep:
-    """The :class:`~lorasched.sweep.Sweep` behind ``figure`` (``"fig04"`` ... ``"fig13"``;
-    Fig. 12 has two: ``"fig12"`` with the LP bound, ``"fig12_opt"`` with the exact OPT on
-    tiny instances). Figs. 10 and 11 are not sweeps (see :mod:`lorasched.mechanism`)."""
-    _check_size(size)
-    if figure not in FIGURES and figure != "fig12_opt":
-        raise ValueError(f"figure must be one of {sorted([*FIGURES, 'fig12_opt'])}, "
-                         f"got {figure!r}")
-    seeds = _SEEDS[size] if seeds is None else int(seeds)
-    scale = _SCALE[size]
-    b = base(size)
-    axes: dict = {}
-    algorithms = list(ALGORITHMS)
-    bound, bound_options = None, {}
-    if figure in ("fig04", "fig13"):
-        axes["nodes"] = [round(k * scale) for k in (50, 100, 150, 200)]
-    elif figure == "fig05":
-        axes["vendors"] = [1, 3, 5, 10]
-    elif figure == "fig06":
-        axes["gpu"] = ["A100", "A40", "mix"]
-    elif figure == "fig07":
-        axes["trace"] = ["mlaas", "philly", "helios"]
-    elif figure == "fig08":
-        axes["load"] = _loads(size)
-    elif figure == "fig09":
-        axes["deadline_policy"] = list(DEADLINE_POLICIES)
-    elif figure == "fig12":
-        # a quarter of the data centre (the LP bound of a K = 100 day takes ~6 min)
-        b.update(nodes=round(25 * scale) if size == "full" else 5)
-        axes["load"] = _loads(size, 0.25 if size == "full" else 1.0 / 2)
-        bound, bound_options = "lp", {"max_iterations": 200, "time_limit": 1800.0}
-    else:  # fig12_opt: the exact optimum of (4), tiny instances only
-        b.update(nodes=4 if size == "full" else 3, slots=24 if size == "full" else 12)
-        axes["load"] = {name: {"load": LOADS[name] / (25 if size == "full" else 40)}
-                        for name in LOADS}
-        bound, bound_options = "opt", {"time_limit": 120.0}
-    axes["constants"] = PDFTSP_CONSTANTS
-    name = f"{figure}_{size}"
-    return Sweep.from_dict({
-        "name": name, "description": FIGURES.get(figure, FIGURES["fig12"]),
-        "base": b, "axes": axes, "algorithms": algorithms, "seeds": seeds,
-        "options": {"titan": dict(TITAN_OPTIONS)}, "bound": bound,
-        "bound_options": bound_options})
-
-
-def default_store(size: str = "small") -> Path:
-    """Where finished cells are kept by default: ``$LORASCHED_STORE/<size>`` if set, else
-    ``build/sweeps/<size>`` in the source checkout the package runs from (so the notebooks,
-    ``lorasched reproduce`` and ``make book`` share it), else a per-user cache folder."""
-    _check_size(size)
-    if os.environ.get("LORASCHED_STORE"):
-        return Path(os.environ["LORASCHED_STORE"]) / size
-    repo = Path(__file__).resolve().parents[2]
-    if (repo / "pyproject.toml").is_file() and (repo / "lorasched").is_dir():
-        return repo / "build" / "sweeps" / size
-    return Path.home() / ".cache" / "lorasched" / "sweeps" / size
-
-
-def run(figure: str, size: str = "small", *, store=None, seeds: int | None = None,
-        workers: int | None = None, scheduler: str | None = None, serial: bool | None = None,
-        progress: bool = False) -> xr.Dataset:
-    """Run (or, with a ``store`` holding its finished cells, only assemble) ``figure``.
-
-    ``store``: the folder of finished cells (default :func:`default_store`; ``False``: a
-    temporary folder, nothing kept). ``serial`` defaults to True for ``size="small"``
-    (starting Dask costs more than the cells) and False for ``"full"``. Raises
-    ``RuntimeError`` naming the failed cells."""
-    s = sweep(figure, size, seeds)
-    serial = size == "small" if serial is None else serial
-    if store is None:
-        store = default_store(size)
-    with tempfile.TemporaryDirectory(prefix="lorasched-") as tmp:
-        report = run_sweep(s, store=tmp if store is False else store,
-                           scheduler=scheduler, workers=workers, serial=serial,
-                           progress=progress)
-    if report.failed:
-        lines = "\n".join(f"  {d}: {e}" for d, e in report.failed)
-        raise RuntimeError(f"{len(report.failed)} cell(s) of {s.name} failed:\n{lines}")
-    if report.interrupted:
-        raise KeyboardInterrupt
-    return report.dataset
-
-
-def reproduce(size: str = "full", store=None, *, seeds: int | None = None,
-              figures=None, workers: int | None = None, scheduler: str | None = None,
-              serial: bool = False, progress: bool = True):
-    """Run the cells of every figure (or of ``figures``) as one batch into ``store``;
-    returns the :class:`~lorasched.sweep.SweepReport`."""
-    names = list(figures) if figures is not None else [*FIGURES, "fig12_opt"]
-    store = default_store(size) if store is None else store
-    sweeps = [sweep(f, size, seeds) for f in names]
-    return run_sweeps(sweeps, store, scheduler=scheduler, workers=workers, serial=serial,
-                      progress=progress, name=f"section 5 ({size})")
 
 
 # --------------------------------------------------------------------------- tables
@@ -219,65 +112,28 @@ def welfare_table(ds: xr.Dataset, var: str = "welfare", digits: int = 0) -> pd.D
     axis = next(d for d in da.dims if d not in ("algorithm", "seed"))
     mean = da.mean("seed")
     std = da.std("seed", ddof=1) if da.sizes["seed"] > 1 else xr.zeros_like(mean)
-    table = pd.DataFrame(
+    return pd.DataFrame(
         [[f"{float(mean.sel({axis: x, 'algorithm': a})):.{digits}f} ± "
           f"{float(std.sel({axis: x, 'algorithm': a})):.{digits}f}"
           for a in da["algorithm"].values] for x in da[axis].values],
         index=pd.Index([str(x) for x in da[axis].values], name=axis),
         columns=[str(a) for a in da["algorithm"].values])
-    return table
-
-
-def describe(ds: xr.Dataset) -> str:
-    """One paragraph stating the setting of a figure's dataset: what is fixed, what
-    varies, how many seeds, and the mean tasks per day and load factor."""
-    import json
-
-    decl = json.loads(ds.attrs["sweep"])
-    fixed = ", ".join(f"{k} = {v}" for k, v in decl["base"].items()
-                      if k not in decl["axes"])
-    axes = "; ".join(f"{d}: {', '.join(map(str, ds[d].values))}" for d in ds.dims
-                     if d not in ("constants", "algorithm", "seed"))
-    seeds = ds["seed"].values
-    tasks = float(ds["n_tasks"].mean())
-    lf = ds["load_factor"].mean("seed")
-    titan = ", ".join(f"{k} = {v}" for k, v in decl.get("options", {}).get("titan",
-                                                                           {}).items())
-    return textwrap.fill(f"{decl['description']}. Fixed: {fixed}. Varied: {axes}. Seeds "
-            f"{', '.join(map(str, seeds))} (error bars: one standard deviation). "
-            f"On average {tasks:.0f} tasks arrive per run; the offered work is "
-            f"{float(lf.min()):.2f}x to {float(lf.max()):.2f}x what the cluster can process "
-            f"in the horizon. Titan: {titan or 'defaults'}.", width=76)
-
-
-def _gain(a: float, b: float) -> float:
-    """Relative improvement of ``a`` over ``b`` in percent."""
-    return 100.0 * (a / b - 1.0) if b > 0 else math.nan
 
 
 def _mean(ds, var="welfare") -> xr.DataArray:
     return by_method(ds, var).mean("seed")
 
 
-LEMMA2 = "pdFTSP (Lemma 2)"
-TUNED = "pdFTSP (α=1, β=100)"
-BASELINES = ("Titan", "EFT", "NTM")
-
-
 def _rank_rows(m: xr.DataArray, axis: str, claim: str, paper: str) -> list[dict]:
     """Rows for "pdFTSP is the best at every setting" claims, for both pdFTSP variants."""
     rows = []
     for variant in (LEMMA2, TUNED):
-        best = []
-        for label in m[axis].values:
-            col = m.sel({axis: label})
-            others = max(float(col.sel(algorithm=b)) for b in BASELINES)
-            best.append(float(col.sel(algorithm=variant)) > others)
-        n = sum(best)
-        rows.append({"claim": f"{claim} [{variant}]", "paper": paper,
-                     "ours": f"best in {n} of {len(best)}",
-                     "verdict": "agrees" if n == len(best) else
-                     ("partly" if n else "disagrees")})
+        best = [float(m.sel({axis: x, "algorithm": variant}))
+                > max(float(m.sel({axis: x, "algorithm": b})) for b in BASELINES)
+                for x in m[axis].values]
+        rows.append({"claim": claim, "variant": VARIANTS[variant], "paper": paper,
+                     "ours": f"best in {sum(best)} of {len(best)}",
+                     "verdict": verdict(all(best))})
     return rows
 
 
@@ -286,213 +142,348 @@ def _gain_rows(m: xr.DataArray, where: dict, paper: dict, claim: str) -> list[di
     col = m.sel(where)
     for b, p in paper.items():
         for variant in (LEMMA2, TUNED):
-            g = _gain(float(col.sel(algorithm=variant)), float(col.sel(algorithm=b)))
-            rows.append({"claim": f"{claim}: pdFTSP over {b} [{variant}]",
+            g = gain(float(col.sel(algorithm=variant)), float(col.sel(algorithm=b)))
+            rows.append({"claim": f"{claim}: pdFTSP over {b}", "variant": VARIANTS[variant],
                          "paper": f"+{p:.2f} %", "ours": f"{g:+.1f} %",
-                         "verdict": "agrees" if g > 0 else "disagrees"})
+                         "verdict": verdict(g > 0)})
     return rows
 
 
-def claims(figure: str, ds: xr.Dataset | dict) -> pd.DataFrame:
-    """The paper's reported numbers beside ours, with a verdict per claim.
+# --------------------------------------------------------------------------- figures
+class SweepFigure(Figure):
+    """A figure of section 5 drawn from one sweep over ``axis`` (plus Fig. 12's two)."""
 
-    ``ds``: the figure's dataset (for ``"fig12"`` a dict ``{"lp": ds, "opt": ds}``; for
-    ``"fig10"`` a dict of :func:`lorasched.mechanism.utility_curve` results
-    ``{"critical": ..., "paper": ...}``; for ``"fig11"`` a :func:`lorasched.simulate`
-    result). A verdict is ``agrees`` when our data show what the paper claims (the sign
-    of an improvement, an ordering, a bound), whatever the magnitude."""
-    rows: list[dict] = []
-    if figure == "fig04":
+    system = "pdftsp"
+    variant_column = "pdFTSP"
+    axis = ""
+
+    def axes(self, size: str) -> dict:
+        raise NotImplementedError
+
+    def declaration(self, size: str, seeds: int | None) -> dict:
+        b = base(size)
+        axes = self.axes(size)
+        axes["constants"] = PDFTSP_CONSTANTS
+        return {"name": f"{self.key}_{size}", "system": self.system,
+                "description": self.title, "base": b, "axes": axes,
+                "algorithms": list(ALGORITHMS),
+                "seeds": _SEEDS[size] if seeds is None else int(seeds),
+                "options": {"titan": dict(TITAN_OPTIONS)}}
+
+    def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
+        check_size(size)
+        return {self.key: Sweep.from_dict(self.declaration(size, seeds))}
+
+    def describe(self, ds: xr.Dataset) -> str:
+        """One paragraph stating the setting: what is fixed, what varies, how many seeds,
+        and the mean tasks per day and load factor."""
+        decl = json.loads(ds.attrs["sweep"])
+        fixed = ", ".join(f"{k} = {v}" for k, v in decl["base"].items()
+                          if k not in decl["axes"])
+        axes = "; ".join(f"{d}: {', '.join(map(str, ds[d].values))}" for d in ds.dims
+                         if d not in ("constants", "algorithm", "seed"))
+        lf = ds["load_factor"].mean("seed")
+        titan = ", ".join(f"{k} = {v}" for k, v in
+                          decl.get("options", {}).get("titan", {}).items())
+        return textwrap.fill(
+            f"{decl['description']}. Fixed: {fixed}. Varied: {axes}. Seeds "
+            f"{', '.join(map(str, ds['seed'].values))} (error bars: one standard deviation). "
+            f"On average {float(ds['n_tasks'].mean()):.0f} tasks arrive per run; the offered "
+            f"work is {float(lf.min()):.2f}x to {float(lf.max()):.2f}x what the cluster can "
+            f"process in the horizon. Titan: {titan or 'defaults'}.", width=76)
+
+
+class Fig04(SweepFigure):
+    key, number, title, axis = "fig04", "Fig. 4", "Impact of data-centre scale", "nodes"
+
+    def axes(self, size):
+        return {"nodes": [round(k * _SCALE[size]) for k in (50, 100, 150, 200)]}
+
+    def claim_rows(self, ds):
         m = _mean(ds)
         k0 = m["nodes"].values[0]
-        rows += _gain_rows(m, {"nodes": k0}, {"Titan": 30.78, "EFT": 137.35, "NTM": 155.84},
-                           f"K={k0}")
+        rows = _gain_rows(m, {"nodes": k0}, {"Titan": 30.78, "EFT": 137.35, "NTM": 155.84},
+                          f"K={k0}")
         for variant in (LEMMA2, TUNED):
             w = m.sel(algorithm=variant).values
-            up = bool(np.all(np.diff(w) > 0))
-            rows.append({"claim": f"welfare grows with K [{variant}]", "paper": "yes",
-                         "ours": " → ".join(f"{x:.0f}" for x in w),
-                         "verdict": "agrees" if up else "disagrees"})
-    elif figure == "fig05":
+            rows.append({"claim": "welfare grows with K", "variant": VARIANTS[variant],
+                         "paper": "yes", "ours": " → ".join(f"{x:.0f}" for x in w),
+                         "verdict": verdict(bool(np.all(np.diff(w) > 0)))})
+        return rows
+
+
+class Fig05(SweepFigure):
+    key, number, title = "fig05", "Fig. 5", "Impact of the number of labelling vendors"
+    axis = "vendors"
+
+    def axes(self, size):
+        return {"vendors": [1, 3, 5, 10]}
+
+    def claim_rows(self, ds):
         m = _mean(ds)
+        rows = []
         for variant in (LEMMA2, TUNED):
             w = m.sel(algorithm=variant).values
-            g = _gain(w[-1], w[0])
-            rows.append({"claim": f"welfare rises slightly with more vendors [{variant}]",
-                         "paper": "slight rise",
+            g = gain(w[-1], w[0])
+            rows.append({"claim": "welfare rises slightly with more vendors",
+                         "variant": VARIANTS[variant], "paper": "slight rise",
                          "ours": f"{g:+.1f} % from {m['vendors'].values[0]} to "
                                  f"{m['vendors'].values[-1]} vendors",
-                         "verdict": "agrees" if g > 0 else "disagrees"})
-        rows += _rank_rows(m, "vendors", "pdFTSP best for every vendor count", "yes")
-    elif figure == "fig06":
+                         "verdict": verdict(g > 0)})
+        return rows + _rank_rows(m, "vendors", "pdFTSP best for every vendor count", "yes")
+
+
+class Fig06(SweepFigure):
+    key, number, title, axis = "fig06", "Fig. 6", "Impact of per-node capacity", "gpu"
+
+    def axes(self, size):
+        return {"gpu": ["A100", "A40", "mix"]}
+
+    def claim_rows(self, ds):
         m = _mean(ds)
+        rows = []
         for variant in (LEMMA2, TUNED):
             a100, a40 = (float(m.sel(algorithm=variant, gpu=g)) for g in ("A100", "A40"))
-            rows.append({"claim": f"A100 nodes give more welfare than A40 [{variant}]",
-                         "paper": "yes", "ours": f"A100 {a100:.0f} vs A40 {a40:.0f}",
-                         "verdict": "agrees" if a100 > a40 else "disagrees"})
-        rows += _rank_rows(m.sel(gpu=["mix"]), "gpu", "pdFTSP best on mixed GPUs", "yes")
-    elif figure == "fig07":
-        rows += _rank_rows(_mean(ds), "trace", "pdFTSP best on every real trace", "yes")
-    elif figure == "fig08":
+            rows.append({"claim": "A100 nodes give more welfare than A40",
+                         "variant": VARIANTS[variant], "paper": "yes",
+                         "ours": f"A100 {a100:.0f} vs A40 {a40:.0f}",
+                         "verdict": verdict(a100 > a40)})
+        return rows + _rank_rows(m.sel(gpu=["mix"]), "gpu", "pdFTSP best on mixed GPUs", "yes")
+
+
+class Fig07(SweepFigure):
+    key, number, title, axis = "fig07", "Fig. 7", "Impact of real-world task traces", "trace"
+
+    def axes(self, size):
+        return {"trace": ["mlaas", "philly", "helios"]}
+
+    def claim_rows(self, ds):
+        return _rank_rows(_mean(ds), "trace", "pdFTSP best on every real trace", "yes")
+
+
+class Fig08(SweepFigure):
+    key, number, title = "fig08", "Fig. 8", "Impact of task dynamics (synthetic load)"
+    axis = "load"
+
+    def axes(self, size):
+        return {"load": _loads(size)}
+
+    def claim_rows(self, ds):
         m = _mean(ds)
         high = m["load"].values[-1]
-        rows += _gain_rows(m, {"load": high}, {"Titan": 48.99, "EFT": 151.57, "NTM": 184.94},
-                           f"load {high}")
+        rows = _gain_rows(m, {"load": high}, {"Titan": 48.99, "EFT": 151.57, "NTM": 184.94},
+                          f"load {high}")
         for variant in (LEMMA2, TUNED):
-            g = [_gain(float(m.sel(algorithm=variant, load=x)), float(m.sel(algorithm="Titan",
-                                                                          load=x)))
-                 for x in m["load"].values]
-            up = bool(np.all(np.diff(g) > 0))
-            rows.append({"claim": f"gain over Titan grows with load [{variant}]",
-                         "paper": "yes", "ours": " → ".join(f"{x:+.0f} %" for x in g),
-                         "verdict": "agrees" if up else "disagrees"})
-    elif figure == "fig09":
-        rows += _rank_rows(_mean(ds), "deadline_policy", "pdFTSP best for every deadline policy",
-                           "yes")
-    elif figure == "fig10":
-        crit, paper = ds["critical"], ds.get("paper")
-        v = crit.attrs["value"]
-        best = float(crit["utility"].max())
-        at_truth = float(np.interp(v, crit["bid"].values, crit["utility"].values))
-        rows.append({"claim": "the truthful bid maximises utility (critical payment)",
-                     "paper": "yes (v = 15, expense 10)",
-                     "ours": f"v = {v:.3g}, max utility {best:.3g}, at v {at_truth:.3g}",
-                     "verdict": "agrees" if at_truth >= best - 1e-9 else "disagrees"})
-        if paper is None:
-            return _frame("fig10", rows)
-        vp = paper.attrs["value"]
-        gain = float(paper["utility"].max())
-        truth_p = float(np.interp(vp, paper["bid"].values, paper["utility"].values))
-        rows.append({"claim": "eq. (14) payment: overbidding never pays",
-                     "paper": "yes (Theorem 3)",
-                     "ours": f"task {paper.attrs['task']}: truthful {truth_p:.3g}, "
-                             f"overbidding {gain:.3g}",
-                     "verdict": "agrees" if gain <= truth_p + 1e-9 else "disagrees"})
-    elif figure == "fig11":
-        adm = ds["admitted"].values.astype(bool)
-        slack = ds["bid"].values[adm] - ds["payment"].values[adm]
-        rows.append({"claim": "every admitted task pays at most its bid", "paper": "yes "
-                     "(10 sampled tasks)", "ours": f"all {adm.sum()} admitted tasks; min bid − "
-                     f"payment = {slack.min():.3g}",
-                     "verdict": "agrees" if slack.min() >= 0 else "disagrees"})
-    elif figure == "fig12":
-        for kind, d in ds.items():
+            g = [gain(float(m.sel(algorithm=variant, load=x)),
+                      float(m.sel(algorithm="Titan", load=x))) for x in m["load"].values]
+            rows.append({"claim": "gain over Titan grows with load",
+                         "variant": VARIANTS[variant], "paper": "yes",
+                         "ours": " → ".join(f"{x:+.0f} %" for x in g),
+                         "verdict": verdict(bool(np.all(np.diff(g) > 0)))})
+        return rows
+
+
+class Fig09(SweepFigure):
+    key, number, title = "fig09", "Fig. 9", "Impact of task deadlines"
+    axis = "deadline_policy"
+
+    def axes(self, size):
+        return {"deadline_policy": list(DEADLINE_POLICIES)}
+
+    def claim_rows(self, ds):
+        return _rank_rows(_mean(ds), "deadline_policy",
+                          "pdFTSP best for every deadline policy", "yes")
+
+
+class Fig12(SweepFigure):
+    """Competitiveness: ``"lp"``, the LP bound on a quarter of the data centre (the LP
+    bound of a K = 100 day takes ~6 min), and ``"opt"``, the exact OPT on tiny instances."""
+
+    key, number, title, axis = "fig12", "Fig. 12", "Competitiveness", "load"
+
+    def axes(self, size):
+        return {"load": _loads(size)}  # replaced per part in declaration()
+
+    def declaration(self, size, seeds, part="lp"):
+        decl = super().declaration(size, seeds)
+        if part == "lp":
+            decl["base"].update(nodes=round(25 * _SCALE[size]) if size == "full" else 5)
+            decl["axes"] = {"load": _loads(size, 0.25 if size == "full" else 1.0 / 2),
+                            "constants": PDFTSP_CONSTANTS}
+            decl.update(bound="lp", bound_options={"max_iterations": 200,
+                                                   "time_limit": 1800.0})
+        else:
+            decl["name"] = f"fig12_opt_{size}"
+            decl["base"].update(nodes=4 if size == "full" else 3,
+                                slots=24 if size == "full" else 12)
+            decl["axes"] = {"load": {name: {"load": LOADS[name] / (25 if size == "full"
+                                                                   else 40)}
+                                     for name in LOADS},
+                            "constants": PDFTSP_CONSTANTS}
+            decl.update(bound="opt", bound_options={"time_limit": 120.0})
+        return decl
+
+    def sweeps(self, size="small", seeds=None):
+        check_size(size)
+        return {part: Sweep.from_dict(self.declaration(size, seeds, part))
+                for part in ("lp", "opt")}
+
+    def describe(self, data: dict) -> str:
+        return "\n\n".join(super(Fig12, self).describe(data[p]) for p in ("lp", "opt"))
+
+    def claim_rows(self, data: dict):
+        rows = []
+        for kind, d in data.items():
             cr = by_method(d, "competitive_ratio")
             for variant in (LEMMA2, TUNED):
                 worst = float(cr.sel(algorithm=variant).max())
                 what = "LP bound / ALG" if kind == "lp" else "OPT / ALG"
                 exact = kind == "opt" and bool(np.all(d["bound_converged"].values == 1))
-                verdict = ("agrees" if worst <= 3 else
-                           "disagrees" if exact else "not shown (bound above 3)")
-                rows.append({"claim": f"competitive ratio ≤ 3, {what} [{variant}]",
-                             "paper": "≤ 3", "ours": f"max {worst:.2f}",
-                             "verdict": verdict})
-    elif figure == "fig13":
+                rows.append({"claim": f"competitive ratio ≤ 3, {what}",
+                             "variant": VARIANTS[variant], "paper": "≤ 3",
+                             "ours": f"max {worst:.2f}",
+                             "verdict": "agrees" if worst <= 3 else
+                             "disagrees" if exact else "not shown"})
+        return rows
+
+
+class Fig13(SweepFigure):
+    key, number, title, axis = "fig13", "Fig. 13", "Running time per task", "nodes"
+
+    def axes(self, size):
+        return Fig04().axes(size)
+
+    def claim_rows(self, ds):
         m = _mean(ds, "decision_time_mean")
         ks = m["nodes"].values
-        for variant in (LEMMA2,):
-            pd_t = m.sel(algorithm=variant).values
-            ti = m.sel(algorithm="Titan").values
-            rows.append({"claim": "pdFTSP decides faster per task than Titan",
-                         "paper": "yes", "ours": f"{(ti / pd_t).min():.0f}×–"
-                         f"{(ti / pd_t).max():.0f}× faster",
-                         "verdict": "agrees" if np.all(ti > pd_t) else "disagrees"})
-            rows.append({"claim": "Titan's time per task grows with the problem",
-                         "paper": "yes", "ours": " → ".join(f"{x * 1e3:.1f} ms" for x in ti)
-                         + f" (K = {ks[0]}..{ks[-1]})",
-                         "verdict": "agrees" if ti[-1] > ti[0] else "disagrees"})
-    else:
-        raise ValueError(f"no claims for figure {figure!r}")
-    return _frame(figure, rows)
+        pd_t = m.sel(algorithm=LEMMA2).values
+        ti = m.sel(algorithm="Titan").values
+        return [
+            {"claim": "pdFTSP decides faster per task than Titan", "paper": "yes",
+             "ours": f"{(ti / pd_t).min():.0f}×–{(ti / pd_t).max():.0f}× faster",
+             "verdict": verdict(bool(np.all(ti > pd_t)))},
+            {"claim": "Titan's time per task grows with the problem", "paper": "yes",
+             "ours": " → ".join(f"{x * 1e3:.1f} ms" for x in ti)
+             + f" (K = {ks[0]}..{ks[-1]})", "verdict": verdict(ti[-1] > ti[0])}]
 
 
-def _frame(figure: str, rows: list[dict]) -> pd.DataFrame:
-    """The claims as a table; a claim's ``[pdFTSP (...)]`` suffix becomes the column
-    ``pdFTSP`` (which constants the row is about)."""
-    for r in rows:
-        m = re.match(r"(.*) \[pdFTSP \((.*)\)\]$", r["claim"])
-        r["pdFTSP"] = m.group(2) if m else ""
-        r["claim"] = m.group(1) if m else r["claim"]
-    out = pd.DataFrame(rows, columns=["claim", "pdFTSP", "paper", "ours", "verdict"])
-    out.insert(0, "figure", f"Fig. {int(figure[3:5])}")
-    return out
+class Fig10(Figure):
+    """Truthfulness: utility against bid (not a sweep)."""
+
+    system, variant_column = "pdftsp", "pdFTSP"
+    key, number, title = "fig10", "Fig. 10", "Truthfulness"
+
+    def data(self, size: str = "small", *, seed: int = 1, task: int | None = None,
+             **_ignored) -> dict:
+        """Utility-against-bid curves on the figures' base scenario (``seed``).
+
+        ``"critical"``: a task drawn at random (``numpy.random.default_rng(seed)``) among
+        the tasks pdFTSP admits whose critical bid lies between 20 % and 90 % of their
+        value, so that both the losing and the winning range show (or ``task``), under the
+        critical payment. ``"paper"``: the first task for which the paper's payment (14)
+        rewards overbidding (:func:`lorasched.pdftsp.mechanism.untruthful_tasks`), under
+        that payment, and ``"paper_critical"``: the same task under the critical payment;
+        both are absent if no such task exists. ``"scenario"`` is the scenario."""
+        scenario = synthetic_scenario(**base(size), seed=seed)
+        if task is None:
+            result = simulate(scenario, "pdftsp", seed=seed)
+            bid = result["bid"].values
+            crit = bid - result["surplus"].values
+            ok = np.flatnonzero(result["admitted"].values & (crit > 0.2 * bid)
+                                & (crit < 0.9 * bid))
+            if ok.size == 0:
+                ok = np.flatnonzero(result["admitted"].values)
+            task = int(np.random.default_rng(seed).choice(ok))
+        out = {"scenario": scenario,
+               "critical": mechanism.utility_curve(scenario, task, payment="critical")}
+        bad = mechanism.untruthful_tasks(scenario)
+        if bad.size:
+            out["paper"] = mechanism.utility_curve(scenario, int(bad[0]), payment="paper")
+            out["paper_critical"] = mechanism.utility_curve(scenario, int(bad[0]),
+                                                            payment="critical")
+            out["untruthful_tasks"] = bad
+        return out
+
+    def claim_rows(self, data: dict):
+        crit, paper = data["critical"], data.get("paper")
+        v = crit.attrs["value"]
+        best = float(crit["utility"].max())
+        at_truth = float(np.interp(v, crit["bid"].values, crit["utility"].values))
+        rows = [{"claim": "the truthful bid maximises utility (critical payment)",
+                 "paper": "yes (v = 15, expense 10)",
+                 "ours": f"v = {v:.3g}, max utility {best:.3g}, at v {at_truth:.3g}",
+                 "verdict": verdict(at_truth >= best - 1e-9)}]
+        if paper is not None:
+            vp = paper.attrs["value"]
+            top = float(paper["utility"].max())
+            truth_p = float(np.interp(vp, paper["bid"].values, paper["utility"].values))
+            rows.append({"claim": "eq. (14) payment: overbidding never pays",
+                         "paper": "yes (Theorem 3)",
+                         "ours": f"task {paper.attrs['task']}: truthful {truth_p:.3g}, "
+                                 f"overbidding {top:.3g}",
+                         "verdict": verdict(top <= truth_p + 1e-9)})
+        return rows
 
 
-def styled(table: pd.DataFrame):
-    """A claims or summary table for display: no index, left-aligned text, verdicts
-    coloured."""
-    colours = {"agrees": "#2a9d8f", "disagrees": "#e76f51"}
+class Fig11(Figure):
+    """Individual rationality: bids against payments (not a sweep)."""
 
-    def verdict(v):
-        return f"color: {colours.get(v, '#6c757d')}; font-weight: bold"
+    system, variant_column = "pdftsp", "pdFTSP"
+    key, number, title = "fig11", "Fig. 11", "Individual rationality"
 
-    # a fixed uuid keeps the HTML identical between runs (nbval compares it)
-    return (table.style.set_uuid("claims").hide(axis="index")
-            .map(verdict, subset=["verdict"]).set_properties(**{"text-align": "left"}))
+    def data(self, size: str = "small", *, seed: int = 1, n: int = 10, **_ignored) -> tuple:
+        """A pdFTSP day on the base scenario and ``n`` of its admitted tasks drawn at
+        random (``numpy.random.default_rng(seed)``), sorted. Returns ``(result, tasks)``."""
+        result = simulate(synthetic_scenario(**base(size), seed=seed), "pdftsp", seed=seed)
+        admitted = np.flatnonzero(result["admitted"].values)
+        tasks = np.sort(np.random.default_rng(seed).choice(
+            admitted, size=min(n, admitted.size), replace=False))
+        return result, tasks
 
-
-# --------------------------------------------------------------------------- Figs. 10-11
-def truthfulness(size: str = "small", seed: int = 1, task: int | None = None) -> dict:
-    """Fig. 10: utility-against-bid curves on the figures' base scenario (``seed``).
-
-    ``"critical"``: a task drawn at random (``numpy.random.default_rng(seed)``) among the
-    tasks pdFTSP admits whose critical bid lies between 20 % and 90 % of their value, so
-    that both the losing and the winning range show (or ``task``), under the critical
-    payment. ``"paper"``: the first task for which the paper's payment (14) rewards
-    overbidding (:func:`lorasched.mechanism.untruthful_tasks`), under that payment, and
-    ``"paper_critical"``: the same task under the critical payment; both are absent if no
-    such task exists. ``"scenario"`` is the scenario."""
-    from ..pdftsp import mechanism
-    from ..pdftsp.simulation import simulate
-    from ..pdftsp.workload import synthetic_scenario
-
-    scenario = synthetic_scenario(**base(size), seed=seed)
-    if task is None:
-        result = simulate(scenario, "pdftsp", seed=seed)
-        bid = result["bid"].values
-        crit = bid - result["surplus"].values
-        ok = np.flatnonzero(result["admitted"].values & (crit > 0.2 * bid)
-                            & (crit < 0.9 * bid))
-        if ok.size == 0:
-            ok = np.flatnonzero(result["admitted"].values)
-        task = int(np.random.default_rng(seed).choice(ok))
-    out = {"scenario": scenario,
-           "critical": mechanism.utility_curve(scenario, task, payment="critical")}
-    bad = mechanism.untruthful_tasks(scenario)
-    if bad.size:
-        out["paper"] = mechanism.utility_curve(scenario, int(bad[0]), payment="paper")
-        out["paper_critical"] = mechanism.utility_curve(scenario, int(bad[0]),
-                                                        payment="critical")
-        out["untruthful_tasks"] = bad
-    return out
+    def claim_rows(self, data):
+        result = data[0] if isinstance(data, tuple) else data
+        adm = result["admitted"].values.astype(bool)
+        slack = result["bid"].values[adm] - result["payment"].values[adm]
+        return [{"claim": "every admitted task pays at most its bid",
+                 "paper": "yes (10 sampled tasks)",
+                 "ours": f"all {adm.sum()} admitted tasks; min bid − payment = "
+                         f"{slack.min():.3g}", "verdict": verdict(slack.min() >= 0)}]
 
 
-def rationality(size: str = "small", seed: int = 1, n: int = 10) -> tuple:
-    """Fig. 11: a pdFTSP day on the base scenario and ``n`` of its admitted tasks drawn at
-    random (``numpy.random.default_rng(seed)``), sorted. Returns ``(result, tasks)``."""
-    from ..pdftsp.simulation import simulate
-    from ..pdftsp.workload import synthetic_scenario
+#: every figure of section 5, by key
+FIGURES: dict[str, Figure] = {f.key: f for f in (
+    Fig04(), Fig05(), Fig06(), Fig07(), Fig08(), Fig09(), Fig10(), Fig11(), Fig12(), Fig13())}
 
-    result = simulate(synthetic_scenario(**base(size), seed=seed), "pdftsp", seed=seed)
-    admitted = np.flatnonzero(result["admitted"].values)
-    tasks = np.sort(np.random.default_rng(seed).choice(admitted, size=min(n, admitted.size),
-                                                        replace=False))
-    return result, tasks
+
+def figure(key: str) -> Figure:
+    """The :class:`Figure` called ``key`` (``"fig04"`` ... ``"fig13"``)."""
+    try:
+        return FIGURES[key]
+    except KeyError:
+        raise ValueError(f"figure must be one of {sorted(FIGURES)}, got {key!r}") from None
+
+
+def reproduce(size: str = "full", store=None, *, seeds: int | None = None, figures=None,
+              workers: int | None = None, scheduler: str | None = None,
+              serial: bool = False, progress: bool = True):
+    """Run the cells of every figure's sweeps (or of ``figures``) as one batch."""
+    chosen = [figure(k) for k in (figures or FIGURES)]
+    return _reproduce(chosen, size, store, seeds=seeds, workers=workers,
+                      scheduler=scheduler, serial=serial, progress=progress,
+                      name=f"section 5 ({size})")
 
 
 def summary(size: str = "small", *, seeds: int | None = None, store=None) -> pd.DataFrame:
-    """Every figure's :func:`claims`, one table (the book's reproduction summary)."""
+    """Every figure's claims, one table (the book's reproduction summary)."""
     tables = []
-    for figure in ("fig04", "fig05", "fig06", "fig07", "fig08", "fig09"):
-        tables.append(claims(figure, run(figure, size, seeds=seeds, store=store)))
-    curves = truthfulness(size)
-    if "paper" in curves:
-        tables.append(claims("fig10", curves))
-    result, _ = rationality(size)
-    tables.append(claims("fig11", result))
-    tables.append(claims("fig12", {
-        "lp": run("fig12", size, seeds=seeds, store=store),
-        "opt": run("fig12_opt", size, seeds=seeds, store=store)}))
-    tables.append(claims("fig13", run("fig13", size, seeds=seeds, store=store)))
+    for key, fig in FIGURES.items():
+        data = fig.data(size, seeds=seeds, store=store)
+        if key == "fig10" and "paper" not in data:
+            continue
+        tables.append(fig.claims(data))
     return pd.concat(tables, ignore_index=True)
+
+
+def findings_of(key: str, data) -> Prose:
+    """``figure(key).findings(data)``."""
+    return figure(key).findings(data)

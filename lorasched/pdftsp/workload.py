@@ -27,7 +27,8 @@ Every modelling choice is a named argument or a constant documented here.
   with ``v_ref`` the on-demand cloud price of the samples an A100 processes
   (:data:`lorasched.profiles.GPU_HOUR_USD`). The declared bounds go into the attributes
   ``value_density_min``/``value_density_max`` (what an operator would post).
-* Pre-processing: each task needs it with probability ``preprocessing_share``. Vendor n
+* Pre-processing: each task needs it with probability ``preprocessing_share`` (default 0.5,
+  or 0 when there are no vendors). Vendor n
   has a base delay spread geometrically over [1, 18] slots and a price per dataset sample
   inversely related to its speed; per task both vary by +-25 % and scale with the dataset
   (``vendor_price = dataset * price_n * noise``, ``vendor_delay = ceil(delay_n * size * noise)``).
@@ -138,7 +139,7 @@ def _trace_work(day, batch, epochs, model, slot_minutes):
 def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "high",
                        vendors: int = 5, deadline_policy: str = "slack", seed: int = 0,
                        slots: int = 144, slot_minutes: float = 10.0, arrivals=None,
-                       preprocessing_share: float = 0.5,
+                       preprocessing_share: float | None = None,
                        model: profiles.ModelProfile = profiles.GPT2_XL,
                        trace: str | os.PathLike | None = None,
                        trace_day: int | str = "median",
@@ -161,6 +162,8 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
     if deadline_policy not in DEADLINE_POLICIES:
         raise ValueError(f"deadline_policy must be one of {DEADLINE_POLICIES}, got "
                          f"{deadline_policy!r}")
+    if preprocessing_share is None:  # nobody needs a vendor when there is none
+        preprocessing_share = 0.5 if int(vendors) > 0 else 0.0
     if not 0.0 <= preprocessing_share <= 1.0:
         raise ValueError(f"preprocessing_share must be in [0, 1], got {preprocessing_share}")
     if vendors == 0 and preprocessing_share > 0:
@@ -269,6 +272,7 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
         coords={"node": np.arange(nodes), "slot": np.arange(slots), "task": np.arange(n),
                 "vendor": np.arange(vendors)},
         attrs={
+            "system": "pdftsp",
             "base_model_memory": round(model.base_model_memory_gb, 3),
             "slot_minutes": float(slot_minutes),
             "load_factor": load_factor,

@@ -1,0 +1,314 @@
+"""A sweep's declaration: which system, a parameter grid, policies, seeds, options, bound.
+
+Declared once, as a TOML, YAML or JSON file or the same as a Python ``dict``::
+
+    name = "fig08_load"
+    system = "pdftsp"             # optional: the default system (lorasched.systems.DEFAULT)
+    algorithms = ["pdftsp", "titan", "eft", "ntm"]
+    seeds = 5                     # seeds 1..5, or an explicit list [1, 2, 3]
+    bound = "lp"                  # optional: one of the system's bounds
+
+    [base]                        # keyword arguments of the system's scenario builder
+    nodes = 100
+
+    [axes]                        # the grid: one dimension per axis
+    load = ["light", "medium", "high"]
+
+    [options.titan]               # options of one policy
+    max_cg_iterations = 10
+
+An axis is a scenario parameter, a policy option (passed to the sweep's policies that
+accept it), or a *compound* axis: a table of labelled settings, each a dict of such
+parameters (``[axes.setting]`` with ``small = {nodes = 50, load = "light"}``).
+:meth:`Sweep.from_dict` validates everything against the named system before anything
+runs; an error names the key and the value.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from .. import systems
+from ..model.system import System, policy_options
+
+KEYS = {"name", "system", "base", "axes", "algorithms", "seeds", "options", "bound",
+        "bound_options", "description"}
+
+
+def plain(value, where: str):
+    """A JSON scalar (str, int, float, bool, None); numpy scalars become Python ones."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    raise ValueError(f"{where}: {value!r} is not a scalar (string, number, boolean)")
+
+
+def json_default(value):
+    """``json.dumps`` fallback for numpy values."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"{value!r} is not JSON serialisable")
+
+
+def _read(path: Path) -> dict:
+    text = path.read_text()
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".toml":
+            data = tomllib.loads(text)
+        elif suffix in (".yaml", ".yml"):
+            data = yaml.safe_load(text)
+        elif suffix == ".json":
+            data = json.loads(text)
+        else:
+            raise ValueError(f"sweep file {path}: unknown format {suffix!r} "
+                             "(use .toml, .yaml, .yml or .json)")
+    except ValueError as exc:  # tomllib/json errors are ValueErrors; say which file
+        if str(path) in str(exc):
+            raise
+        raise ValueError(f"sweep file {path}: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise ValueError(f"sweep file {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"sweep file {path}: expected a table of settings at the top")
+    return data
+
+
+def _seeds(seeds) -> tuple[int, ...]:
+    if isinstance(seeds, bool):
+        raise ValueError(f"seeds must be a count or a list of integers, got {seeds!r}")
+    if isinstance(seeds, int):
+        if seeds < 1:
+            raise ValueError(f"seeds: a count must be >= 1, got {seeds}")
+        seeds = list(range(1, seeds + 1))
+    if not isinstance(seeds, list | tuple) or not seeds or not all(
+            isinstance(s, int | np.integer) and not isinstance(s, bool) for s in seeds):
+        raise ValueError(f"seeds must be a count or a non-empty list of integers, got "
+                         f"{seeds!r}")
+    seeds = tuple(int(s) for s in seeds)
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds: a seed is listed twice in {list(seeds)}")
+    return seeds
+
+
+def _algorithms(algs, system: System) -> tuple[str, ...]:
+    if isinstance(algs, str):
+        algs = [algs]
+    if not algs:
+        raise ValueError(f"'algorithms' must list at least one of {sorted(system.policies)}")
+    for a in algs:
+        if a not in system.policies:
+            raise ValueError(f"algorithms: unknown algorithm {a!r} for system "
+                             f"{system.name!r}; choose from {sorted(system.policies)}")
+    if len(set(algs)) != len(algs):
+        raise ValueError(f"algorithms: listed twice in {list(algs)}")
+    return tuple(algs)
+
+
+def _axes(raw: dict, check_param) -> dict:
+    axes = {}
+    for axis, values in dict(raw).items():
+        if axis in ("algorithm", "seed"):
+            raise ValueError(f"axes: {axis!r} is a dimension of every sweep; use "
+                             "'algorithms' / 'seeds'")
+        if isinstance(values, dict):  # compound axis: label -> {param: value}
+            if not values:
+                raise ValueError(f"axes.{axis}: no settings")
+            settings = {}
+            for label, params in values.items():
+                if not isinstance(params, dict) or not params:
+                    raise ValueError(f"axes.{axis}.{label}: a setting must be a "
+                                     f"non-empty table of parameters, got {params!r}")
+                for p in params:
+                    check_param(p, f"axes.{axis}.{label}")
+                settings[str(label)] = {p: plain(v, f"axes.{axis}.{label}.{p}")
+                                        for p, v in params.items()}
+        else:
+            if not isinstance(values, list | tuple) or not values:
+                raise ValueError(f"axes.{axis}: expected a non-empty list of values, got "
+                                 f"{values!r}")
+            check_param(axis, f"axes.{axis}")
+            values = [plain(v, f"axes.{axis}") for v in values]
+            labels = [str(v) for v in values]
+            if len(set(labels)) != len(labels):
+                raise ValueError(f"axes.{axis}: a value is listed twice in {values}")
+            settings = {str(v): {axis: v} for v in values}
+        axes[str(axis)] = settings
+    return axes
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A validated sweep declaration; build it with :meth:`from_dict` or :meth:`from_file`."""
+
+    name: str
+    base: dict
+    axes: dict  # axis -> {label: {param: value}}
+    algorithms: tuple
+    seeds: tuple
+    options: dict = field(default_factory=dict)  # algorithm -> {option: value}
+    bound: str | None = None
+    bound_options: dict = field(default_factory=dict)
+    description: str = ""
+    system: str = systems.DEFAULT
+
+    @classmethod
+    def from_file(cls, path) -> Sweep:
+        """Read a ``.toml``, ``.yaml``/``.yml`` or ``.json`` declaration."""
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"sweep file {path} does not exist")
+        data = _read(path)
+        data.setdefault("name", path.stem)
+        try:
+            return cls.from_dict(data)
+        except ValueError as exc:
+            raise ValueError(f"sweep file {path}: {exc}") from None
+
+    @classmethod
+    def load(cls, sweep) -> Sweep:
+        """A :class:`Sweep` from a Sweep, a dict or a file path."""
+        if isinstance(sweep, Sweep):
+            return sweep
+        return cls.from_dict(sweep) if isinstance(sweep, dict) else cls.from_file(sweep)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Sweep:
+        """Validate a declaration; errors name the offending key and value."""
+        unknown = sorted(set(data) - KEYS)
+        if unknown:
+            raise ValueError(f"unknown sweep key(s) {unknown}; allowed: {sorted(KEYS)}")
+        try:
+            system = systems.get(data.get("system", systems.DEFAULT))
+        except ValueError as exc:
+            raise ValueError(f"system: {exc}") from None
+        algs = _algorithms(data.get("algorithms"), system)
+        seeds = _seeds(data.get("seeds", [1]))
+        scenario_params = system.scenario_parameters
+        options_of = {a: policy_options(system.policy(a)) for a in algs}
+        all_options = frozenset().union(*options_of.values())
+
+        def check_param(param: str, where: str) -> None:
+            if param == "seed":
+                raise ValueError(f"{where}: 'seed' is set by 'seeds', not by a parameter")
+            if param not in scenario_params and param not in all_options:
+                raise ValueError(f"{where}: {param!r} is neither a scenario parameter "
+                                 f"{sorted(scenario_params)} nor an option of "
+                                 f"{list(algs)} {sorted(all_options)}")
+
+        base = dict(data.get("base", {}))
+        for param, value in base.items():
+            if param not in scenario_params:
+                raise ValueError(f"base: {param!r} is not a scenario parameter; choose from "
+                                 f"{sorted(scenario_params)} (algorithm options go in "
+                                 "[options.<algorithm>])")
+            if not isinstance(value, list | tuple):  # a series (e.g. arrivals) stays a list
+                base[param] = plain(value, f"base.{param}")
+        axes = _axes(data.get("axes", {}), check_param)
+
+        options = {}
+        for alg, opts in dict(data.get("options", {})).items():
+            if alg not in algs:
+                raise ValueError(f"options.{alg}: {alg!r} is not among the sweep's "
+                                 f"algorithms {list(algs)}")
+            if not isinstance(opts, dict):
+                raise ValueError(f"options.{alg}: expected a table of options, got {opts!r}")
+            for opt in opts:
+                if opt not in options_of[alg]:
+                    raise ValueError(f"options.{alg}: unknown option {opt!r}; {alg} accepts "
+                                     f"{sorted(options_of[alg])}")
+            options[alg] = {o: plain(v, f"options.{alg}.{o}") for o, v in opts.items()}
+
+        bound = data.get("bound")
+        if bound in (False, "", "none"):
+            bound = None
+        if bound is not None and bound not in system.bounds:
+            raise ValueError(f"bound must be one of {tuple(system.bounds)} or absent, got "
+                             f"{bound!r}")
+        bound_options = dict(data.get("bound_options", {}))
+        if bound_options and bound is None:
+            raise ValueError("bound_options given but no 'bound'")
+        for opt, value in bound_options.items():
+            if opt not in system.bounds[bound].options:
+                raise ValueError(f"bound_options: unknown option {opt!r} for bound "
+                                 f"{bound!r}; allowed {sorted(system.bounds[bound].options)}")
+            bound_options[opt] = plain(value, f"bound_options.{opt}")
+        return cls(name=str(data.get("name", "sweep")), base=base, axes=axes, algorithms=algs,
+                   seeds=seeds, options=options, bound=bound, bound_options=bound_options,
+                   description=str(data.get("description", "")), system=system.name)
+
+    def compound(self, axis: str) -> bool:
+        """True for an axis of labelled settings, False for a list of values."""
+        return not all(list(p) == [axis] and label == str(p[axis])
+                       for label, p in self.axes[axis].items())
+
+    def to_dict(self) -> dict:
+        """The declaration as plain data (what :meth:`from_dict` accepts)."""
+        axes = {}
+        for axis, settings in self.axes.items():
+            if not self.compound(axis):
+                axes[axis] = [p[axis] for p in settings.values()]
+            else:
+                axes[axis] = {label: dict(p) for label, p in settings.items()}
+        out = {"name": self.name, "system": self.system, "description": self.description,
+               "base": dict(self.base), "axes": axes, "algorithms": list(self.algorithms),
+               "seeds": list(self.seeds),
+               "options": {a: dict(o) for a, o in self.options.items()}}
+        if self.bound is not None:
+            out["bound"] = self.bound
+            out["bound_options"] = dict(self.bound_options)
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True, default=json_default)
+
+    def to_toml(self) -> str:
+        """The declaration as a TOML file (what :meth:`from_file` reads back)."""
+        d = self.to_dict()
+        lines = [f"name = {_toml(d['name'])}", f"system = {_toml(d['system'])}"]
+        if d["description"]:
+            lines.append(f"description = {_toml(d['description'])}")
+        lines += [f"algorithms = {_toml(d['algorithms'])}", f"seeds = {_toml(d['seeds'])}"]
+        if "bound" in d:
+            lines.append(f"bound = {_toml(d['bound'])}")
+        tables = [("base", d["base"]), ("axes", {a: v for a, v in d["axes"].items()
+                                                 if not isinstance(v, dict)})]
+        tables += [(f"axes.{_key(a)}", v) for a, v in d["axes"].items() if isinstance(v, dict)]
+        tables += [(f"options.{a}", o) for a, o in d["options"].items() if o]
+        if d.get("bound_options"):
+            tables.append(("bound_options", d["bound_options"]))
+        for title, table in tables:
+            if table:
+                lines += ["", f"[{title}]"]
+                lines += [f"{_key(k)} = {_toml(v)}" for k, v in table.items()]
+        return "\n".join(lines) + "\n"
+
+
+def _key(k: str) -> str:
+    return k if k.replace("_", "").replace("-", "").isalnum() and k.isascii() else _toml(k)
+
+
+def _toml(v) -> str:
+    """A TOML value for the plain data of a declaration."""
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{_key(k)} = {_toml(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(_toml(x) for x in v) + "]"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, float):
+        return repr(v)
+    if v is None:
+        raise ValueError("TOML has no null: leave the setting out instead")
+    return str(v)

@@ -1,0 +1,137 @@
+"""Running cells: one cell, and many cells serially or on dask.distributed, with progress.
+
+A cell's outcome depends only on its parameters, so serial and parallel runs give the
+same numbers, bit for bit, except measured times. A failing cell never stops the others:
+its error travels back as data and is recorded in the store.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+import traceback
+
+from tqdm import tqdm
+
+from .. import systems
+from .grid import Cell
+from .store import Store
+
+
+def run_cell(params: dict) -> dict:
+    """Run one cell and return its metrics (plain floats); raises what the run raises.
+
+    A policy cell builds the scenario, runs the policy, checks the result with the
+    system's checker and measures it; a bound cell (``algorithm`` None) returns
+    ``bound``, ``bound_converged`` and ``bound_seconds``."""
+    system = systems.get(params["system"])
+    scenario = system.build_scenario(**params["scenario"], seed=params["seed"])
+    if params["algorithm"] is None:
+        start = time.perf_counter()
+        bound, converged = system.bounds[params["bound"]].compute(scenario,
+                                                                  **params["options"])
+        return {"bound": float(bound), "bound_converged": float(converged),
+                "bound_seconds": time.perf_counter() - start}
+    result = system.simulate(scenario, params["algorithm"], seed=params["seed"],
+                             **params["options"])
+    system.check_result(result)
+    return system.measure(scenario, result)
+
+
+def guarded(params: dict) -> dict:
+    """Run a cell on a worker: never raises, the error travels back as data."""
+    try:
+        return {"ok": True, "metrics": run_cell(params)}
+    except Exception as exc:  # noqa: BLE001 - any failure of a cell is recorded, not fatal
+        return {"ok": False, "error": f"{type(exc).__name__}: {exc}",
+                "traceback": traceback.format_exc()}
+
+
+def _order(cell: Cell) -> tuple:
+    """Submission order: the system's cost hint (slow cells first), then the key."""
+    system = systems.get(cell.params["system"])
+    hint = system.cost(cell.params) if system.cost is not None else ()
+    return (*hint, cell.key)
+
+
+def execute(cells: list[Cell], finished: dict, store: Store, *, name: str, serial: bool,
+            scheduler: str | None, workers: int | None, progress: bool,
+            on_cell=None) -> tuple[dict, int, int, bool]:
+    """Run the cells not in ``finished`` (updated in place), persisting each in ``store``.
+
+    Returns ``(failed, computed, skipped, interrupted)``; ``failed`` maps a cell's key to
+    ``(description, error)``."""
+    pending = sorted([c for c in cells if c.key not in finished], key=_order)
+    skipped = len(cells) - len(pending)
+    failed: dict[str, tuple] = {}
+    computed = 0
+    bar = tqdm(total=len(cells), initial=skipped, desc=name, unit="cell",
+               disable=not progress, dynamic_ncols=True)
+    bar.set_postfix(failed=0)
+
+    def record(cell: Cell, outcome: dict) -> None:
+        nonlocal computed
+        store.put(cell, outcome)
+        if outcome["ok"]:
+            finished[cell.key] = {"metrics": outcome["metrics"]}
+            computed += 1
+        else:
+            failed[cell.key] = (cell.describe(), outcome["error"])
+            bar.write(f"cell failed: {cell.describe()}: {outcome['error']}")
+        bar.update(1)
+        bar.set_postfix(failed=len(failed))
+        if on_cell is not None:
+            on_cell(cell, outcome)
+
+    interrupted = False
+    try:
+        if pending and serial:
+            for cell in pending:
+                record(cell, guarded(cell.params))
+        elif pending:
+            _run_dask(pending, record, scheduler=scheduler, workers=workers)
+    except KeyboardInterrupt:
+        interrupted = True
+        bar.write(f"interrupted: {len(finished)} of {len(cells)} cells are in {store.folder}; "
+                  "run the same command again to resume")
+    finally:
+        bar.close()
+    return failed, computed, skipped, interrupted
+
+
+def _run_dask(pending: list[Cell], record, *, scheduler: str | None,
+              workers: int | None) -> None:
+    """Submit every pending cell to a Dask cluster: the scheduler at ``scheduler``, or an
+    embedded ``LocalCluster`` of ``workers`` single-threaded processes (default: one per
+    CPU); record each as it completes."""
+    # imported here, not at the top: dask.distributed takes a second to import, and
+    # serial runs, notebooks and the command line's other verbs never need it
+    from distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if scheduler:
+        client = Client(scheduler)
+    else:
+        n = workers or os.cpu_count() or 1
+        logging.getLogger("distributed").setLevel(logging.ERROR)
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR)
+        client = Client(cluster)
+    try:
+        by_future = {}
+        for cell in pending:
+            future = client.submit(guarded, cell.params, key=f"cell-{cell.key}", pure=False)
+            by_future[future] = cell
+        for future in as_completed(list(by_future)):
+            cell = by_future.pop(future)
+            try:
+                outcome = future.result()
+            except Exception as exc:  # noqa: BLE001 - e.g. a worker died (KilledWorker)
+                outcome = {"ok": False, "error": f"{type(exc).__name__}: {exc}",
+                           "traceback": traceback.format_exc()}
+            record(cell, outcome)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

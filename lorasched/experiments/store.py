@@ -1,0 +1,84 @@
+"""The store of a sweep's cells: one JSON file per finished or failed cell.
+
+Each file is written atomically (a temporary file, fsync, rename), as soon as its cell
+ends, so a sweep can be killed at any moment and resumed: the next run skips the cells
+in ``done/`` and retries those in ``failed/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from .declaration import Sweep, json_default
+from .grid import Cell
+
+
+class Store:
+    """One JSON file per finished (``done/``) or failed (``failed/``) cell, written
+    atomically, plus the declaration (``sweep.json``). Safe to kill at any moment."""
+
+    def __init__(self, folder):
+        self.folder = Path(folder)
+        self.done_dir = self.folder / "done"
+        self.failed_dir = self.folder / "failed"
+
+    def open(self, sweep: Sweep) -> None:
+        self.done_dir.mkdir(parents=True, exist_ok=True)
+        self.failed_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.folder / "sweep.json", sweep.to_json())
+
+    def done(self) -> dict[str, dict]:
+        out = {}
+        if not self.done_dir.is_dir():
+            return out
+        for path in self.done_dir.glob("*.json"):
+            try:
+                record = json.loads(path.read_text())
+            except (OSError, ValueError):
+                continue  # a torn file cannot exist (atomic writes); ignore foreign ones
+            out[path.stem] = record
+        return out
+
+    def failed(self) -> dict[str, dict]:
+        out = {}
+        if self.failed_dir.is_dir():
+            for path in self.failed_dir.glob("*.json"):
+                try:
+                    out[path.stem] = json.loads(path.read_text())
+                except (OSError, ValueError):
+                    continue
+        return out
+
+    def put(self, cell: Cell, outcome: dict) -> None:
+        record = {"key": cell.key, "params": cell.params, "cell": cell.describe()}
+        if outcome["ok"]:
+            record["metrics"] = outcome["metrics"]
+            atomic_write(self.done_dir / f"{cell.key}.json",
+                          json.dumps(record, default=json_default))
+            (self.failed_dir / f"{cell.key}.json").unlink(missing_ok=True)
+        else:
+            record["error"] = outcome["error"]
+            record["traceback"] = outcome["traceback"]
+            atomic_write(self.failed_dir / f"{cell.key}.json",
+                          json.dumps(record, default=json_default))
+
+
+def atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def default_store(out) -> Path:
+    """Where a sweep writing ``out`` keeps its cells: ``<out>.cells/``."""
+    return Path(str(out) + ".cells")

@@ -1,0 +1,188 @@
+"""One object per figure or table of a paper: its sweeps, its claims, its prose.
+
+A :class:`Figure` holds, in one place, everything a book page shows that is computed:
+
+* :meth:`Figure.sweeps` — the declared experiment (one or more :class:`Sweep`), at a
+  ``size``: ``"full"`` is the paper's setting, ``"small"`` a scaled-down version that
+  runs in seconds (tests, quick looks);
+* :meth:`Figure.data` — runs them (or, with their cells in the store, only assembles
+  them);
+* :meth:`Figure.claims` — the paper's reported number beside ours, with a verdict:
+  ``agrees``, ``disagrees`` or ``not shown``;
+* :meth:`Figure.findings` — the page's closing prose, every number in it taken from the
+  data, so that the small build and the book's full build each say what they show.
+
+A notebook only calls these and plots. ``lorasched reproduce`` runs the cells of every
+figure's sweeps as one batch first (:func:`reproduce`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import xarray as xr
+
+from ..experiments import Sweep, run_sweep, run_sweeps
+
+SIZES = ("small", "full")
+VERDICTS = ("agrees", "disagrees", "not shown")
+CLAIM_COLUMNS = ["figure", "claim", "variant", "paper", "ours", "verdict"]
+
+
+def check_size(size: str) -> None:
+    if size not in SIZES:
+        raise ValueError(f"size must be one of {SIZES}, got {size!r}")
+
+
+def verdict(ok: bool) -> str:
+    return "agrees" if ok else "disagrees"
+
+
+def gain(a: float, b: float) -> float:
+    """Relative improvement of ``a`` over ``b`` in percent (NaN if ``b`` <= 0)."""
+    return 100.0 * (a / b - 1.0) if b > 0 else math.nan
+
+
+class Prose(str):
+    """Markdown text that a notebook renders as markdown when it is a cell's value."""
+
+    def _repr_markdown_(self) -> str:
+        return str(self)
+
+
+def paragraphs(*parts: str) -> Prose:
+    """Join non-empty paragraphs into one :class:`Prose`."""
+    return Prose("\n\n".join(p.strip() for p in parts if p and p.strip()))
+
+
+def default_store(size: str = "small") -> Path:
+    """Where finished cells are kept by default: ``$LORASCHED_STORE/<size>`` if set, else
+    ``build/sweeps/<size>`` in the source checkout the package runs from (so the notebooks,
+    ``lorasched reproduce`` and ``make book`` share it), else a per-user cache folder."""
+    check_size(size)
+    if os.environ.get("LORASCHED_STORE"):
+        return Path(os.environ["LORASCHED_STORE"]) / size
+    repo = Path(__file__).resolve().parents[2]
+    if (repo / "pyproject.toml").is_file() and (repo / "lorasched").is_dir():
+        return repo / "build" / "sweeps" / size
+    return Path.home() / ".cache" / "lorasched" / "sweeps" / size
+
+
+class Figure:
+    """A figure or table of a paper. Subclasses set :attr:`key`, :attr:`number`,
+    :attr:`title` and override :meth:`sweeps` (or :meth:`data`), :meth:`claims` and
+    :meth:`findings`."""
+
+    system: str = ""
+    variant_column: str = "variant"  # the claims table's name for the variant column
+    key: str = ""  # "fig08"
+    number: str = ""  # "Fig. 8"
+    title: str = ""
+
+    def __repr__(self) -> str:
+        return f"<{self.system} {self.number}: {self.title}>"
+
+    # ------------------------------------------------------------------ the experiment
+    def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
+        """The declared sweeps behind this figure, by part name (``{}``: not a sweep)."""
+        return {}
+
+    def sweep(self, size: str = "small", seeds: int | None = None) -> Sweep:
+        """The figure's one sweep (``ValueError`` if it has none or several)."""
+        parts = self.sweeps(size, seeds)
+        if len(parts) != 1:
+            raise ValueError(f"{self.number} has {len(parts)} sweeps {sorted(parts)}; use "
+                             ".sweeps()")
+        return next(iter(parts.values()))
+
+    def data(self, size: str = "small", *, store=None, seeds: int | None = None,
+             workers: int | None = None, scheduler: str | None = None,
+             serial: bool | None = None, progress: bool = False):
+        """Run (or, with a ``store`` holding the finished cells, only assemble) the
+        figure's sweeps: a ``Dataset``, or a dict of them if the figure has several.
+
+        ``store``: the folder of finished cells (default :func:`default_store`; ``False``:
+        a temporary folder, nothing kept). ``serial`` defaults to True for ``"small"``
+        (starting Dask costs more than the cells) and False for ``"full"``. Raises
+        ``RuntimeError`` naming the failed cells."""
+        parts = self.sweeps(size, seeds)
+        if not parts:
+            raise NotImplementedError(f"{self.number} is not a sweep: override data()")
+        serial = size == "small" if serial is None else serial
+        store = default_store(size) if store is None else store
+        out = {}
+        with tempfile.TemporaryDirectory(prefix="lorasched-") as tmp:
+            for part, sweep in parts.items():
+                report = run_sweep(sweep, store=tmp if store is False else store,
+                                   scheduler=scheduler, workers=workers, serial=serial,
+                                   progress=progress)
+                if report.failed:
+                    lines = "\n".join(f"  {d}: {e}" for d, e in report.failed)
+                    raise RuntimeError(f"{len(report.failed)} cell(s) of {sweep.name} "
+                                       f"failed:\n{lines}")
+                if report.interrupted:
+                    raise KeyboardInterrupt
+                out[part] = report.dataset
+        return out[next(iter(out))] if len(out) == 1 else out
+
+    # ------------------------------------------------------------------ the page
+    def describe(self, data) -> str:
+        """One paragraph stating the setting of the figure's data."""
+        return ""
+
+    def claim_rows(self, data) -> list[dict]:
+        """The claims as rows ``{claim, variant, paper, ours, verdict}``."""
+        raise NotImplementedError
+
+    def claims(self, data) -> pd.DataFrame:
+        """The paper's reported numbers beside ours, with a verdict per claim."""
+        rows = self.claim_rows(data)
+        for r in rows:
+            r.setdefault("variant", "")
+            if r["verdict"] not in VERDICTS:
+                raise ValueError(f"{self.number}: verdict {r['verdict']!r} is not one of "
+                                 f"{VERDICTS}")
+        out = pd.DataFrame(rows, columns=CLAIM_COLUMNS[1:])
+        out.insert(0, "figure", self.number)
+        return out.rename(columns={"variant": self.variant_column})
+
+    def findings(self, data) -> Prose:
+        """The page's closing prose; every number in it comes from ``data``."""
+        return Prose("")
+
+
+def reproduce(figures, size: str = "full", store=None, *, seeds: int | None = None,
+              workers: int | None = None, scheduler: str | None = None,
+              serial: bool = False, progress: bool = True, name: str | None = None):
+    """Run the cells of every sweep of ``figures`` as one batch into ``store`` (cells
+    shared by several figures run once); returns the
+    :class:`~lorasched.experiments.SweepReport`."""
+    check_size(size)
+    store = default_store(size) if store is None else store
+    sweeps = [s for f in figures for s in f.sweeps(size, seeds).values()]
+    return run_sweeps(sweeps, store, scheduler=scheduler, workers=workers, serial=serial,
+                      progress=progress, name=name or f"figures ({size})")
+
+
+def styled(table: pd.DataFrame):
+    """A claims or summary table for display: no index, left-aligned text, verdicts
+    coloured."""
+    colours = {"agrees": "#2a9d8f", "disagrees": "#e76f51"}
+
+    def colour(v):
+        return f"color: {colours.get(v, '#6c757d')}; font-weight: bold"
+
+    # a fixed uuid keeps the HTML identical between runs (nbval compares it)
+    return (table.style.set_uuid("claims").hide(axis="index")
+            .map(colour, subset=["verdict"]).set_properties(**{"text-align": "left"}))
+
+
+def as_dataset(data) -> xr.Dataset:
+    """The one dataset of a figure's data (for figures with one sweep)."""
+    if not isinstance(data, xr.Dataset):
+        raise ValueError(f"expected the figure's dataset, got {type(data).__name__}")
+    return data

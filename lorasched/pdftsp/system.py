@@ -1,0 +1,103 @@
+"""pdFTSP as a :class:`~lorasched.model.system.System`: what the experiment engine sees.
+
+Scenarios come from :func:`.workload.synthetic_scenario`; the policies are the online
+auction and the paper's three baselines (:mod:`.policies`); results are judged by the
+welfare accounting of eqs. (1)-(3) (:mod:`.result`); the bounds are the column-generation
+LP bound (``"lp"``, :mod:`.colgen`) and the exact optimum of problem (4) on small
+instances (``"opt"``, :mod:`.offline`).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import xarray as xr
+
+from ..model.system import Bound, System
+from . import policies
+from .colgen import offline_upper_bound
+from .offline import offline_opt
+from .result import check_result
+from .simulation import simulate
+from .workload import LOADS, synthetic_scenario
+
+#: per-cell results, with units
+METRICS = {
+    "welfare": "social welfare, eq. (3), USD",
+    "user_utility": "users' utility, eq. (1), USD",
+    "provider_utility": "provider's utility, eq. (2), USD",
+    "revenue": "payments collected, USD",
+    "value": "bids of admitted tasks, USD",
+    "operating_cost": "operating cost of the schedule, USD",
+    "vendor_cost": "pre-processing vendors' cost, USD",
+    "n_admitted": "admitted tasks",
+    "n_tasks": "tasks that arrived",
+    "load_factor": "offered work / what the cluster can process in the horizon",
+    "decision_time_mean": "mean decision time per task, s",
+    "decision_time_median": "median decision time per task, s",
+    "wall_seconds": "wall time of the algorithm on the whole scenario, s",
+}
+TIMINGS = ("decision_time_mean", "decision_time_median", "wall_seconds")
+
+
+def measure(scenario: xr.Dataset, result: xr.Dataset) -> dict[str, float]:
+    """:data:`METRICS` of one checked result, as plain floats."""
+    a = result.attrs
+    times = result["decision_time"].values
+    out = {m: float(a[m]) for m in METRICS if m in a}
+    out["load_factor"] = float(scenario.attrs["load_factor"])
+    out["decision_time_mean"] = float(times.mean()) if times.size else 0.0
+    out["decision_time_median"] = float(np.median(times)) if times.size else 0.0
+    out["wall_seconds"] = float(a["wall_seconds"])
+    return out
+
+
+def _lp_bound(scenario: xr.Dataset, **options) -> tuple[float, bool]:
+    ub = offline_upper_bound(scenario, **options)
+    return float(ub.bound), bool(ub.converged)
+
+
+def _opt_bound(scenario: xr.Dataset, **options) -> tuple[float, bool]:
+    opt = offline_opt(scenario, **options)
+    converged = opt.attrs["opt_status"] == "Optimal"
+    return float(opt.attrs["opt_objective"] if converged else opt.attrs["opt_bound"]), converged
+
+
+def _options(fn) -> frozenset[str]:
+    return frozenset(p for p in inspect.signature(fn).parameters
+                     if p not in ("scenario", "progress"))
+
+
+def cost(params: dict) -> tuple:
+    """Submission order: Titan's per-slot MILPs, then bounds, then the rest; big scenarios
+    first (better balance on a pool of workers)."""
+    s = params["scenario"]
+    weight = {"titan": 3, None: 2}.get(params["algorithm"], 0)
+    load = s.get("load", "high")
+    load = LOADS.get(load, load) if isinstance(load, str) else load
+    return (-weight, -float(s.get("nodes", 100)), -float(load or 0))
+
+
+SYSTEM = System(
+    name="pdftsp",
+    title="pdFTSP (ICPP'24): online auction for multi-LoRA fine-tuning",
+    build_scenario=synthetic_scenario,
+    scenario_parameters=frozenset(inspect.signature(synthetic_scenario).parameters)
+    - {"seed", "model"},
+    policies=policies.REGISTRY,
+    simulate=simulate,
+    check_result=check_result,
+    metrics=METRICS,
+    measure=measure,
+    timings=TIMINGS,
+    bounds={
+        "lp": Bound(_lp_bound, _options(offline_upper_bound),
+                    "column-generation LP bound on the offline optimum's welfare, USD"),
+        "opt": Bound(_opt_bound, _options(offline_opt),
+                     "exact offline optimum of problem (4) (or HiGHS's dual bound), USD"),
+    },
+    bound_metric="welfare",
+    ratio_name="competitive_ratio",
+    cost=cost,
+)

@@ -1,0 +1,61 @@
+"""The systems lorasched implements, by name, and :func:`simulate`, which dispatches on a
+scenario's ``system`` attribute.
+
+This module is where the systems meet: each sub-package (``lorasched.pdftsp``, and
+later ``lorasched.titan`` and ``lorasched.allpass``) describes itself with one
+:class:`~lorasched.model.system.System`; the experiment engine reaches them only
+through :func:`get`.
+"""
+
+from __future__ import annotations
+
+import xarray as xr
+
+from .model.system import System
+from .pdftsp.system import SYSTEM as PDFTSP
+
+#: name -> System
+SYSTEMS: dict[str, System] = {s.name: s for s in (PDFTSP,)}
+#: the system of a sweep or scenario that names none (everything before systems existed)
+DEFAULT = PDFTSP.name
+
+
+def get(name: str) -> System:
+    """The :class:`System` called ``name``; ``ValueError`` naming the choices."""
+    try:
+        return SYSTEMS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown system {name!r}; choose one of {sorted(SYSTEMS)}") from None
+
+
+def of(scenario: xr.Dataset) -> System:
+    """The system a scenario belongs to: its ``system`` attribute (default
+    :data:`DEFAULT`, for scenarios saved before the attribute existed)."""
+    if not isinstance(scenario, xr.Dataset):
+        raise ValueError(f"a scenario must be an xarray.Dataset, got {type(scenario).__name__}")
+    name = scenario.attrs.get("system", DEFAULT)
+    try:
+        return get(name)
+    except ValueError as exc:
+        raise ValueError(f"scenario attribute 'system': {exc}") from None
+
+
+def simulate(scenario: xr.Dataset, algorithm: str | None = None, seed: int | None = 0,
+             **options) -> xr.Dataset:
+    """Run policy ``algorithm`` of the scenario's system on ``scenario``; return the
+    result ``Dataset`` (scenario + decisions + accounting).
+
+    ``algorithm`` defaults to the system's own algorithm (its first policy, e.g.
+    ``"pdftsp"``). ``seed`` seeds the ``numpy.random.Generator`` handed to the policy; the
+    same seed gives the same result. ``options`` go to the policy; an unknown one is a
+    ``TypeError`` naming it.
+    """
+    system = of(scenario)
+    if algorithm is None:
+        algorithm = next(iter(system.policies))
+    return system.simulate(scenario, algorithm, seed=seed, **options)
+
+
+def check_result(result: xr.Dataset) -> None:
+    """Validate a result with its system's checker (raises naming the broken constraint)."""
+    of(result).check_result(result)
