@@ -84,7 +84,8 @@ def _parser() -> argparse.ArgumentParser:
         "sweep", help="run a declared sweep (grid x algorithms x seeds), parallel, resumable",
         description="Run the sweep declared in FILE (.toml, .yaml or .json; see "
         "lorasched.experiments.declaration) and write an xarray dataset. Finished cells "
-        "are kept in OUT.cells/ as they complete: after a crash or Ctrl-C the same command resumes. "
+        "are kept in OUT.cells/ as they complete: after a crash or Ctrl-C the same command "
+        "resumes. "
         "Exit status 1 if any cell failed (the others finish), 130 if interrupted.")
     sw.add_argument("file", help="sweep declaration (.toml, .yaml, .yml, .json)")
     sw.add_argument("--out", required=True, help="results dataset to write (netCDF, .nc)")

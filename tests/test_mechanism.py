@@ -1,4 +1,5 @@
-"""Truthfulness and individual rationality, one task at a time (lorasched.pdftsp.mechanism)."""
+"""Truthfulness and individual rationality, one task at a time (lorasched.pdftsp.mechanism),
+and the replay / what-if model behind them."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 
 import lorasched
 from lorasched.pdftsp import mechanism
+from lorasched.pdftsp.auction import payment_paper
 
 
 @pytest.fixture(scope="module")
@@ -19,12 +21,35 @@ def result(scenario):
     return lorasched.simulate(scenario, "pdftsp", seed=3)
 
 
-def test_auction_before_the_last_task_then_offering_it_is_the_online_run(scenario, result):
+def test_replay_after_the_last_task_is_the_online_run(scenario, result):
     n = scenario.sizes["task"]
-    auction = mechanism.auction_before(scenario, n - 1)
-    auction.offer(n - 1)
-    np.testing.assert_array_equal(auction.lam, result["lambda"].values)
-    np.testing.assert_array_equal(auction.phi, result["phi"].values)
+    for every in (None, 5, n):
+        replay = mechanism.AuctionReplay(scenario, snapshot_every=every)
+        replay.what_if(n - 1)  # replays tasks 0..n-2 only
+        state = replay.state_after(n)
+        np.testing.assert_array_equal(state["lam"], result["lambda"].values)
+        np.testing.assert_array_equal(state["phi"], result["phi"].values)
+        np.testing.assert_array_equal([d.admitted for d in replay.decisions],
+                                      result["admitted"].values)
+        prices = replay.prices_after(n)
+        np.testing.assert_array_equal(prices["lambda"].values, result["lambda"].values)
+        assert prices.attrs["arrivals"] == prices.attrs["n_tasks"] == n
+
+
+def test_one_model_whatever_the_order_of_the_questions(scenario):
+    """The one-pass function, a replay with snapshots and a replay asked in a scrambled
+    order give identical curves (the replay is deterministic)."""
+    n = scenario.sizes["task"]
+    tasks = [n - 1, 3, n // 2, 0, n // 2 + 1]
+    expected = {t: mechanism.utility_curve(scenario, t, n=21) for t in tasks}
+    for every in (1, 4):
+        replay = mechanism.AuctionReplay(scenario, snapshot_every=every)
+        for t in tasks:
+            replay.what_if(t, 10 * float(scenario["bid"].values[t]))  # admitted: moves it
+            got = replay.utility_curve(t, n=21)
+            assert got.identical(expected[t]), (every, t)
+        np.testing.assert_array_equal(replay.state_after(n // 2)["phi"],
+                                      mechanism.AuctionReplay(scenario).state_after(n // 2)["phi"])
 
 
 def test_critical_payment_truthful_bid_maximises_utility(scenario, result):
@@ -49,6 +74,11 @@ def test_untruthful_tasks_gain_by_overbidding_under_eq_14_only():
     scenario = lorasched.synthetic_scenario(nodes=10, load=5.0, slots=48, seed=1)
     found = mechanism.untruthful_tasks(scenario)
     assert found.size >= 1
+    replay = mechanism.AuctionReplay(scenario, payment="paper", snapshot_every=16)
+    for i in found:  # rejected at its value, though its value exceeds the payment (14)
+        w = replay.what_if(int(i))
+        p14 = payment_paper(replay.decision(int(i)).schedule, float(scenario["memory"][i]))
+        assert not w.admitted and p14 < w.value <= w.critical_bid
     task = int(found[0])
     value = float(scenario["bid"].values[task])
     bids = np.unique(np.append(np.linspace(0, 2 * value, 81), value))
@@ -61,8 +91,8 @@ def test_untruthful_tasks_gain_by_overbidding_under_eq_14_only():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"task": -1}, "task must be an integer in 0.."),
-    ({"task": 10**6}, "task must be an integer in 0.."),
+    ({"task": -1}, "task -1 out of range 0.."),
+    ({"task": 10**6}, "task 1000000 out of range 0.."),
     ({"task": 1.5}, "task must be an integer"),
     ({"task": 0, "bids": [1.0, -2.0]}, "bids must be finite and >= 0, got -2.0"),
     ({"task": 0, "bids": []}, "bids must be a non-empty"),

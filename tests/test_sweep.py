@@ -15,7 +15,14 @@ import pytest
 import xarray as xr
 
 from lorasched.cli import main
-from lorasched.experiments.sweep import Sweep, default_store, run_sweep, run_sweeps, without_timings
+from lorasched.experiments import (
+    Sweep,
+    default_store,
+    grid,
+    run_sweep,
+    run_sweeps,
+    without_timings,
+)
 
 SMALL = {
     "name": "small",
@@ -78,7 +85,7 @@ def test_results_match_direct_simulation(tmp_path):
 
 def test_an_axis_an_algorithm_ignores_is_computed_once():
     sweep = Sweep.from_dict(SMALL)
-    cells = sweep.cells()
+    cells = grid.cells(sweep)
     # per (load, seed): pdftsp x 2 alphas, eft, ntm, bound -> 5 cells, not 2 x 4
     assert len(cells) == 2 * 2 * 5
     eft = [c for c in cells if c.params["algorithm"] == "eft"]
@@ -103,7 +110,7 @@ def test_sweep_killed_midway_resumes_to_the_same_dataset(tmp_path, how):
     (tmp_path / "s.toml").write_text(TOML)
     ref = _cli(["sweep", "s.toml", "--out", "ref.nc", "--serial", "--no-progress"], tmp_path)
     assert ref.wait(timeout=300) == 0, ref.stderr.read()
-    cells = len(Sweep.from_file(tmp_path / "s.toml").cells())
+    cells = len(grid.cells(Sweep.from_file(tmp_path / "s.toml")))
 
     done = default_store(tmp_path / "run.nc") / "done"
     args = ["sweep", "s.toml", "--out", "run.nc", "--no-progress"]
@@ -172,7 +179,7 @@ def test_a_grown_sweep_reuses_finished_cells(tmp_path):
     run_sweep(first, tmp_path / "g.nc", serial=True, progress=False)
     report = run_sweep(dict(first, seeds=[1, 2]), tmp_path / "g.nc", serial=True,
                        progress=False)
-    assert report.skipped == len(Sweep.from_dict(first).cells())
+    assert report.skipped == len(grid.cells(Sweep.from_dict(first)))
     assert report.computed == report.skipped
 
 
@@ -184,7 +191,7 @@ def test_toml_yaml_and_dict_declarations_agree(tmp_path):
     a = Sweep.from_file(tmp_path / "s.toml")
     b = Sweep.from_file(tmp_path / "s.yaml")
     assert a == b and a.seeds == (1, 2, 3)
-    assert [c.key for c in a.cells()] == [c.key for c in b.cells()]
+    assert [c.key for c in grid.cells(a)] == [c.key for c in grid.cells(b)]
 
 
 @pytest.mark.parametrize("change, message", [
@@ -250,13 +257,11 @@ def test_an_existing_scheduler_runs_the_same_sweep(tmp_path):
 
 
 def test_cells_computed_by_other_code_are_not_reused(tmp_path, monkeypatch):
-    import lorasched.experiments.sweep as sweep_module
-
     decl = {"base": {"slots": 12, "load": 3, "nodes": 2}, "algorithms": ["ntm"], "seeds": 2}
     first = run_sweep(decl, tmp_path / "c.nc", serial=True, progress=False)
     assert first.computed == 2
     assert run_sweep(decl, tmp_path / "c.nc", serial=True, progress=False).skipped == 2
-    monkeypatch.setattr(sweep_module, "code_fingerprint", lambda: "edited-code")
+    monkeypatch.setattr(grid, "code_fingerprint", lambda: "edited-code")
     again = run_sweep(decl, tmp_path / "c.nc", serial=True, progress=False)
     assert again.computed == 2 and again.skipped == 0
     assert again.dataset.attrs["code_fingerprint"] == "edited-code"
@@ -265,15 +270,15 @@ def test_cells_computed_by_other_code_are_not_reused(tmp_path, monkeypatch):
 def test_run_sweeps_runs_shared_cells_once_and_fills_every_sweep(tmp_path):
     a = Sweep.from_dict({**SMALL, "name": "a", "bound": None, "axes": {"load": [2, 5]}})
     b = Sweep.from_dict({**SMALL, "name": "b", "bound": None, "axes": {"load": [5, 8]}})
-    keys = {c.key for c in a.cells()} | {c.key for c in b.cells()}
-    shared = {c.key for c in a.cells()} & {c.key for c in b.cells()}
+    keys = {c.key for c in grid.cells(a)} | {c.key for c in grid.cells(b)}
+    shared = {c.key for c in grid.cells(a)} & {c.key for c in grid.cells(b)}
     assert shared  # load 5 is in both
     report = run_sweeps([a, b], tmp_path / "store", serial=True, progress=False)
-    assert report.computed == len(keys) < len(a.cells()) + len(b.cells())
+    assert report.computed == len(keys) < len(grid.cells(a)) + len(grid.cells(b))
     assert not report.failed
     for s in (a, b):
         again = run_sweep(s, store=tmp_path / "store", serial=True, progress=False)
-        assert again.computed == 0 and again.skipped == len(s.cells())
+        assert again.computed == 0 and again.skipped == len(grid.cells(s))
         alone = run_sweep(s, store=tmp_path / f"alone-{s.name}", serial=True, progress=False)
         xr.testing.assert_identical(without_timings(again.dataset),
                                     without_timings(alone.dataset))

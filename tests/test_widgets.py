@@ -59,12 +59,17 @@ def test_state_after_equals_direct_offers(scenario, every):
     assert replay.state_after(n)["lam"].max() > 0 == replay.state_after(0)["lam"].max()
 
 
-def test_state_after_leaves_replay_unchanged(replay):
+def test_what_ifs_commit_nothing(replay):
     final = replay.state_after(replay.n_tasks)
+    j = replay.pick_task(0)
+    before = replay.state_after(j + 1)
     replay.state_after(3)
     replay.what_if(5, 0.0)
-    np.testing.assert_array_equal(replay.auction.lam, final["lam"])
-    np.testing.assert_array_equal(replay.auction.memory_left, final["memory_left"])
+    assert replay.what_if(j, 10 * replay.what_if(j).value).admitted  # moves the auction
+    for step, state in ((replay.n_tasks, final), (j + 1, before)):
+        again = replay.state_after(step)
+        for name in ("lam", "memory_left"):
+            np.testing.assert_array_equal(again[name], state[name], err_msg=name)
 
 
 def test_what_if_at_own_bid_matches_the_replay(scenario, replay):
@@ -122,7 +127,7 @@ def test_bad_inputs_name_the_field(replay):
         replay.what_if(0, -1.0)
     with pytest.raises(ValueError, match="bid must be a finite number >= 0"):
         replay.what_if(0, float("nan"))
-    with pytest.raises(ValueError, match="bid must be a finite number >= 0"):
+    with pytest.raises(ValueError, match="bids must be finite and >= 0, got inf"):
         utility_curve(replay, 0, bids=[1.0, float("inf")])
     with pytest.raises(ValueError, match=rf"step {n + 1} out of range 0\.\.{n}"):
         replay.state_after(n + 1)
@@ -135,10 +140,42 @@ def test_static_figures(replay):
     fig = dual_price_figure(replay, replay.n_tasks, "phi", task=j)
     np.testing.assert_array_equal(fig.data[0].z, replay.state_after(replay.n_tasks)["phi"])
     assert len(fig.data[1].x) == len(replay.what_if(j).slots) > 0
-    u = utility_figure(replay, j)
-    xs = sorted(shape.x0 for shape in u.layout.shapes)
+    assert f"after {replay.n_tasks} of {replay.n_tasks} arrivals" in fig.layout.title.text
+    early = dual_price_figure(replay, 2, "phi")
+    assert len(early.data) == 1 and early.data[0].zmax == fig.data[0].zmax > 0
     w = replay.what_if(j)
-    assert xs == pytest.approx(sorted([w.value, w.critical_bid]))
+    u = utility_figure(replay, j, bid=0.0)
+    assert [shape.x0 for shape in u.layout.shapes] == pytest.approx([w.critical_bid])
+    traces = {t.name: t for t in u.data}
+    assert list(traces["truthful bid b = v"].x) == pytest.approx([w.value])
+    assert list(traces["chosen bid"].x) == [0.0] and list(traces["chosen bid"].y) == [0.0]
+    curve = utility_curve(replay, j)
+    np.testing.assert_array_equal(traces["utility, critical payment"].y, curve["utility"])
+    np.testing.assert_array_equal(traces["payment p"].y, curve["payment"])
+    assert curve.sizes["bid"] == 101
+
+
+def test_plots_serve_simulation_results_too(scenario):
+    """The figures of the explorer are those of lorasched.present.plots."""
+    import lorasched
+    from lorasched.pdftsp import mechanism
+    from lorasched.present import plots
+
+    result = lorasched.simulate(scenario, "pdftsp", seed=3)
+    fig = plots.dual_price_heatmap(result, "lambda")
+    assert fig.layout.title.text.startswith("Final compute price") and len(fig.data) == 1
+    assert fig.data[0].zmax is None
+    curves = {"critical": mechanism.utility_curve(scenario, 2, n=11),
+              "paper": mechanism.utility_curve(scenario, 3, n=11, payment="paper"),
+              "paper_critical": mechanism.utility_curve(scenario, 3, n=11)}
+    f10 = plots.utility_vs_bid(curves)
+    names = [t.name for t in f10.data]
+    assert "payment p" not in names and "chosen bid" not in names
+    assert names.count("truthful bid b = v") == 2
+
+
+def test_explorer_has_no_ui_alias(scenario):
+    assert not hasattr(explorer(scenario, step=0), "ui")
 
 
 def test_explorer_observers_update_the_figures(scenario):
@@ -157,7 +194,8 @@ def test_explorer_observers_update_the_figures(scenario):
     assert f"task {j}:" in ex.panel.value and "admitted (admitted)" in ex.panel.value
     ex.bid.value = 0.0
     assert "rejected (negative_surplus)" in ex.panel.value
-    assert list(ex.utility_fig.data[2].x) == [0.0] and list(ex.utility_fig.data[2].y) == [0.0]
+    marker = next(t for t in ex.utility_fig.data if t.name == "chosen bid")
+    assert list(marker.x) == [0.0] and list(marker.y) == [0.0]
     ex.seed.value = 4  # rebuild the scenario
     assert json.loads(ex.replay.scenario.attrs["generator"])["seed"] == 4
     assert ex.step.max == ex.replay.n_tasks

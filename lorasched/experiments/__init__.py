@@ -13,6 +13,7 @@ One module per job, and none of them names a system (they reach systems only thr
 * :mod:`.compare` — are two stores' cells the same numbers?
 """
 
+from . import grid
 from .assembly import assemble_results, without_timings
 from .compare import compare_stores
 from .declaration import Sweep
@@ -20,6 +21,6 @@ from .grid import Cell, cell_key, code_fingerprint
 from .store import Store, default_store
 from .sweep import SweepReport, run_sweep, run_sweeps
 
-__all__ = ["Cell", "Store", "Sweep", "SweepReport", "assemble_results", "cell_key",
+__all__ = ["Cell", "grid", "Store", "Sweep", "SweepReport", "assemble_results", "cell_key",
            "code_fingerprint", "compare_stores", "default_store", "run_sweep", "run_sweeps",
            "without_timings"]

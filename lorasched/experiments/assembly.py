@@ -20,8 +20,9 @@ import numpy as np
 import xarray as xr
 
 from .. import systems
+from . import grid
 from .declaration import Sweep
-from .grid import Cell, code_fingerprint, coords, dims
+from .grid import Cell, coords, dims
 
 #: per grid point and seed, with a bound
 BOUND_METRICS = ("bound", "bound_converged", "bound_seconds")
@@ -92,7 +93,7 @@ def assemble_results(sweep: Sweep, cells: list[Cell], finished: dict,
     ds.attrs["failed_cells"] = json.dumps([{"cell": d, "error": e}
                                            for d, e in (failed or {}).values()])
     ds.attrs["lorasched_version"] = package_version()
-    ds.attrs["code_fingerprint"] = code_fingerprint()
+    ds.attrs["code_fingerprint"] = grid.code_fingerprint()
     return ds
 
 

@@ -2,11 +2,11 @@
 
 Declared once, as a TOML, YAML or JSON file or the same as a Python ``dict``::
 
-    name = "fig08_load"
-    system = "pdftsp"             # optional: the default system (lorasched.systems.DEFAULT)
-    algorithms = ["pdftsp", "titan", "eft", "ntm"]
+    name = "my_sweep"
+    system = "SYSTEM"             # optional: default lorasched.systems.DEFAULT
+    algorithms = ["POLICY_A", "POLICY_B"]   # names in the system's policy registry
     seeds = 5                     # seeds 1..5, or an explicit list [1, 2, 3]
-    bound = "lp"                  # optional: one of the system's bounds
+    bound = "BOUND"               # optional: one of the system's bounds
 
     [base]                        # keyword arguments of the system's scenario builder
     nodes = 100
@@ -14,8 +14,11 @@ Declared once, as a TOML, YAML or JSON file or the same as a Python ``dict``::
     [axes]                        # the grid: one dimension per axis
     load = ["light", "medium", "high"]
 
-    [options.titan]               # options of one policy
-    max_cg_iterations = 10
+    [options.POLICY_B]            # options of one policy
+    max_iterations = 10
+
+The declarations of every figure of the book are in ``notebooks/sweeps/`` (generated from
+the figure objects by ``lorasched export-sweeps``).
 
 An axis is a scenario parameter, a policy option (passed to the sweep's policies that
 accept it), or a *compound* axis: a table of labelled settings, each a dict of such

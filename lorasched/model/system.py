@@ -1,4 +1,4 @@
-"""The plug-in contract between a system (pdFTSP, TITAN, Allpass) and the experiment engine.
+"""The plug-in contract between a system (one paper's model) and the experiment engine.
 
 A *system* is one paper's model: its scenarios, its policies (the paper's algorithm and
 its baselines), the metrics its results are judged by, a checker that names the

@@ -22,7 +22,11 @@ import numpy as np
 import xarray as xr
 
 from ..pdftsp.auction import OnlineAuction, declared_bounds, default_alpha_beta
+from ..pdftsp.colgen import offline_upper_bound
+from ..pdftsp.policies import REGISTRY
+from ..pdftsp.result import check_result
 from ..pdftsp.scenario import to_arrays
+from ..pdftsp.simulation import simulate
 from ..pdftsp.workload import synthetic_scenario
 
 
@@ -168,8 +172,6 @@ def runtime(nodes=(25, 50, 100), slots=144, vendors=5, load="high", seed=1,
     """Time per task of pdFTSP and of Titan at several cluster sizes, side by side in one
     run (data for Fig. 13). Titan's per-slot time is spread over the slot's tasks, as in
     the paper."""
-    from ..pdftsp.simulation import simulate
-
     out = out or sys.stdout
     rows = []
     warm = synthetic_scenario(nodes=2, slots=12, vendors=vendors, load=2.0, seed=0)
@@ -206,11 +208,6 @@ def compare(nodes=100, slots=144, vendors=5, load="high", seed=1, bound=True,
             bound_time_limit=600.0, out=None) -> dict:
     """Welfare of every algorithm on one scenario, the offline bound, and the paper's
     high-load improvements beside ours."""
-    from ..pdftsp.colgen import offline_upper_bound
-    from ..pdftsp.policies import REGISTRY
-    from ..pdftsp.result import check_result
-    from ..pdftsp.simulation import simulate
-
     out = out or sys.stdout
     scenario = synthetic_scenario(nodes=nodes, slots=slots, vendors=vendors, load=load,
                                   seed=seed)

@@ -187,26 +187,53 @@ def utilisation_heatmap(result: xr.Dataset, resource: str = "compute") -> go.Fig
     )
 
 
-def dual_price_heatmap(result: xr.Dataset, which: str = "lambda") -> go.Figure:
-    """Node x slot heatmap of the final dual prices ``lambda`` (compute) or ``phi`` (memory)."""
+def dual_price_heatmap(result: xr.Dataset, which: str = "lambda", *,
+                       zmax: float | None = None, schedule=None) -> go.Figure:
+    """Node x slot heatmap of the dual prices ``lambda`` (compute, eq. 7) or ``phi``
+    (memory, eq. 8).
+
+    ``result``: a :func:`lorasched.simulate` result (the final prices), or
+    :meth:`lorasched.pdftsp.mechanism.AuctionReplay.prices_after` (the prices after its
+    attribute ``arrivals`` of ``n_tasks`` arrivals, said in the title). ``zmax`` fixes the
+    top of the colour scale (which starts at 0), e.g. to compare steps of a replay;
+    ``schedule``: ``(nodes, slots)`` of a task's cells, drawn over the map.
+    """
     if which == "lambda":
-        title = "Final compute price λ<sub>kt</sub> (per sample)"
+        name = "compute price λ<sub>kt</sub> (per sample)"
         bar = "λ"
     elif which == "phi":
-        title = "Final memory price φ<sub>kt</sub> (per GB)"
+        name = "memory price φ<sub>kt</sub> (per GB)"
         bar = "φ"
     else:
         raise ValueError(f"which must be 'lambda' or 'phi', not {which!r}")
+    if "arrivals" in result.attrs:
+        title = (f"{name[0].upper()}{name[1:]} after {result.attrs['arrivals']} of "
+                 f"{result.attrs['n_tasks']} arrivals")
+    else:
+        title = f"Final {name}"
     z = _node_by_slot(result[which])
-    return _heatmap(
+    fig = _heatmap(
         result,
         z,
         title=title,
         colorbar_title=bar,
         zmin=0.0,
-        zmax=None,
+        zmax=zmax,
         colorscale="Magma",
     )
+    if schedule is not None:
+        nodes, slots = schedule
+        fig.add_scatter(
+            x=(np.asarray(slots, dtype=float) + 0.5) * _slot_minutes(result) / 60.0,
+            y=np.asarray(nodes),
+            mode="markers",
+            name="schedule of the task",
+            marker={"symbol": "square-open", "size": 9, "color": _ADMITTED_COLOUR,
+                    "line": {"width": 2}},
+            hovertemplate="node %{y}<br>hour %{x:.2f}<extra>schedule</extra>",
+            showlegend=False,
+        )
+    return fig
 
 
 def bids_and_payments(result: xr.Dataset) -> go.Figure:
@@ -353,37 +380,65 @@ def runtime_per_task(da: xr.DataArray, axis: str = "nodes", *,
     return fig
 
 
-def utility_vs_bid(curves: dict) -> go.Figure:
-    """Fig. 10: utility against bid, the truthful bid marked, from
-    :func:`lorasched.figures.truthfulness`: the left panel is a task under the critical
-    payment; the right panel (if present) a task for which the paper's payment (14)
-    rewards overbidding, under eq. (14) and under the critical payment."""
+#: name, colour, dash of the utility line under each payment rule
+_UTILITY_STYLES = {"critical": ("utility, critical payment", "#264653", "solid"),
+                   "paper": ("utility, payment of eq. (14)", "#e76f51", "solid")}
+
+
+def utility_vs_bid(curves, *, chosen=None, payment: bool | None = None) -> go.Figure:
+    """Utility against bid (Fig. 10, and the explorer's figure): the truthful bid ``b = v``
+    marked (star) and the critical bid, above which the task wins, as a dotted line.
+
+    ``curves``: one :meth:`lorasched.pdftsp.mechanism.AuctionReplay.utility_curve` Dataset
+    (one panel), or the dict of :func:`lorasched.figures.truthfulness`: the left panel
+    (``"critical"``) is a task under the critical payment; the right panel (if present) a
+    task for which the paper's payment (14) rewards overbidding, under eq. (14)
+    (``"paper"``) and under the critical payment (``"paper_critical"``).
+    ``payment``: also draw the payment ``p`` (dashed; default: for one curve only).
+    ``chosen``: ``(bid, utility)`` of one offer, drawn as a marker named "chosen bid".
+    """
     from plotly.subplots import make_subplots
 
-    left = curves["critical"]
-    right = [c for c in (curves.get("paper"), curves.get("paper_critical")) if c is not None]
-    titles = [f"task {left.attrs['task']}: critical payment"]
-    if right:
-        titles.append(f"task {right[0].attrs['task']}: eq. (14) against critical payment")
-    fig = make_subplots(rows=1, cols=len(titles), subplot_titles=titles,
+    if isinstance(curves, xr.Dataset):
+        panels, titles = [[curves]], []
+        title = (f"Task {curves.attrs['task']}: utility against its bid "
+                 f"({curves.attrs['payment_rule']} payment)")
+        height, margin_top, legend_y = 380, 80, 1.0
+    else:
+        left = curves["critical"]
+        right = [c for c in (curves.get("paper"), curves.get("paper_critical"))
+                 if c is not None]
+        panels = [[left], right] if right else [[left]]
+        titles = [f"task {left.attrs['task']}: critical payment"]
+        if right:
+            titles.append(f"task {right[0].attrs['task']}: eq. (14) against critical "
+                          "payment")
+        title = ("Utility against bid (dotted line: the critical bid, above which the task "
+                 "wins)")
+        height, margin_top, legend_y = 460, 120, 1.1
+    if payment is None:
+        payment = isinstance(curves, xr.Dataset)
+    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=titles or None,
                         horizontal_spacing=0.12)
-    styles = {"critical": ("utility, critical payment", "#264653", "solid"),
-              "paper": ("utility, payment of eq. (14)", "#e76f51", "solid")}
     shown = set()
-    for col, panel in enumerate([[left], right], start=1):
+    for col, panel in enumerate(panels, start=1):
         for c in panel:
             rule = c.attrs["payment_rule"]
-            name, colour, dash = styles[rule]
+            name, colour, dash = _UTILITY_STYLES[rule]
             fig.add_scatter(x=c["bid"].values, y=c["utility"].values, mode="lines",
                             name=name, legendgroup=rule, showlegend=rule not in shown,
-                            line={"color": colour, "width": 2.5,
+                            line={"color": colour, "width": 2.5, "shape": "hv",
                                   "dash": "dash" if col == 2 and rule == "critical" else dash},
                             hovertemplate="bid %{x:.4g}<br>utility %{y:.4g}<extra></extra>",
                             row=1, col=col)
             shown.add(rule)
-        if not panel:
-            continue
         c = panel[0]
+        if payment:
+            fig.add_scatter(x=c["bid"].values, y=c["payment"].values, mode="lines",
+                            name="payment p", legendgroup="payment", showlegend=col == 1,
+                            line={"color": "#6c757d", "dash": "dash", "shape": "hv"},
+                            hovertemplate="bid %{x:.4g}<br>payment %{y:.4g}<extra></extra>",
+                            row=1, col=col)
         v = c.attrs["value"]
         u_v = float(np.interp(v, c["bid"].values, c["utility"].values))
         fig.add_scatter(x=[v], y=[u_v], mode="markers", name="truthful bid b = v",
@@ -392,14 +447,21 @@ def utility_vs_bid(curves: dict) -> go.Figure:
                                 "line": {"width": 1, "color": "#333"}},
                         hovertemplate="truthful bid %{x:.4g}<br>utility %{y:.4g}"
                                       "<extra></extra>", row=1, col=col)
-        fig.add_vline(x=c.attrs["critical_bid"], line_dash="dot", line_color="#6c757d",
-                      row=1, col=col)
+        if np.isfinite(c.attrs["critical_bid"]):
+            fig.add_vline(x=c.attrs["critical_bid"], line_dash="dot", line_color="#6c757d",
+                          row=1, col=col)
         fig.update_xaxes(title_text="bid b (USD)", row=1, col=col)
-        fig.update_yaxes(title_text="utility (USD)", row=1, col=col)
+        fig.update_yaxes(title_text="utility, payment (USD)" if payment else "utility (USD)",
+                         row=1, col=col)
+    if chosen is not None:
+        fig.add_scatter(x=[chosen[0]], y=[chosen[1]], mode="markers", name="chosen bid",
+                        marker={"size": 11, "color": "#e76f51"},
+                        hovertemplate="bid %{x:.4g}<br>utility %{y:.4g}<extra></extra>",
+                        row=1, col=1)
     fig.update_layout(
-        title="Utility against bid (dotted line: the critical bid, above which the task wins)",
-        height=460, legend={"orientation": "h", "yanchor": "bottom", "y": 1.1, "x": 0},
-        margin={"l": 60, "r": 20, "t": 120, "b": 60},
+        title=title, height=height,
+        legend={"orientation": "h", "yanchor": "bottom", "y": legend_y, "x": 0},
+        margin={"l": 60, "r": 20, "t": margin_top, "b": 60},
     )
     return fig
 

@@ -1,0 +1,161 @@
+"""The architecture, enforced: imports only go downward, none hides inside a function, and
+the generic engines name no system.
+
+Layers, bottom to top (a module may import from its own layer's package or any lower
+layer; the system packages may not import each other):
+model < lp < jobsim < {pdftsp, titan, allpass} < systems < experiments < figures < present
+< cli and the package's public face (``lorasched/__init__.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import lorasched
+
+ROOT = Path(lorasched.__file__).resolve().parent
+SYSTEM_PACKAGES = ("pdftsp", "titan", "allpass")
+LAYERS = [("model",), ("lp",), ("jobsim",), SYSTEM_PACKAGES, ("systems",), ("experiments",),
+          ("figures",), ("present",), ("cli", "__main__", "__init__")]
+#: modules that must not name a system: the experiment engine and the shared engines
+GENERIC = ("experiments", "lp", "jobsim", "model/system.py")
+#: what counts as naming a system (its registry name, and the baselines' names, which
+#: belong to pdFTSP's paper)
+SYSTEM_WORDS = re.compile(r"pdftsp|titan|allpass|\beft\b|\bntm\b", re.IGNORECASE)
+
+
+def _top(parts: tuple[str, ...]) -> str:
+    """The first component under the package: a sub-package or a module name."""
+    return parts[0] if parts else "__init__"
+
+
+def _rank(top: str) -> int:
+    for i, layer in enumerate(LAYERS):
+        if top in layer:
+            return i
+    raise AssertionError(f"lorasched/{top} is in no layer: add it to LAYERS in this test")
+
+
+def _module_parts(path: Path, root: Path) -> tuple[str, ...]:
+    rel = path.relative_to(root).with_suffix("")
+    parts = rel.parts
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def _resolve(node: ast.ImportFrom | ast.Import, here: tuple[str, ...], is_pkg: bool,
+             package: str) -> list[tuple[str, ...]]:
+    """The package-relative targets of an import (empty if it is not of the package)."""
+    if isinstance(node, ast.Import):
+        return [tuple(a.name.split(".")[1:]) for a in node.names
+                if a.name == package or a.name.startswith(package + ".")]
+    if node.level == 0:
+        if node.module != package and not (node.module or "").startswith(package + "."):
+            return []
+        base = tuple(node.module.split(".")[1:])
+    else:
+        anchor = here if is_pkg else here[:-1]
+        base = anchor[: len(anchor) - (node.level - 1)] if node.level > 1 else anchor
+        base = (*base, *(node.module.split(".") if node.module else ()))
+    if node.module is None or not base:  # "from . import a, b": each name may be a module
+        return [(*base, a.name) for a in node.names]
+    return [base]
+
+
+def violations(root: Path, package: str = "lorasched") -> list[str]:
+    """Every upward import, sibling-system import and function-level import of the
+    package under ``root``, as readable lines."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        here = _module_parts(path, root)
+        is_pkg = path.name == "__init__.py"
+        rank = _rank(_top(here) if here else "__init__")
+        tree = ast.parse(path.read_text(), filename=str(path))
+        nested = {id(n) for f in ast.walk(tree)
+                  if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+                  for n in ast.walk(f) if isinstance(n, ast.Import | ast.ImportFrom)}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Import | ast.ImportFrom):
+                continue
+            where = f"{path.relative_to(root)}:{node.lineno}"
+            for target in _resolve(node, here, is_pkg, package):
+                while target and not ((root.joinpath(*target)).is_dir()
+                                      or root.joinpath(*target).with_suffix(".py").is_file()):
+                    target = target[:-1]  # "from .. import name": a name, not a module
+                if id(node) in nested:
+                    found.append(f"{where}: imports {'.'.join(target) or package} inside "
+                                 "a function")
+                    continue
+                if here and target[:1] == here[:1]:
+                    continue  # within its own sub-package
+                top = _top(target)
+                target_rank = _rank(top)
+                if target_rank > rank:
+                    found.append(f"{where}: imports {'.'.join(target) or package} from a "
+                                 "higher layer")
+                elif target_rank == rank and top != _top(here) and rank == 3:
+                    found.append(f"{where}: system {_top(here)} imports system {top}")
+    return found
+
+
+def test_imports_only_go_downward_and_none_hide_in_functions():
+    assert violations(ROOT) == []
+
+
+def test_the_generic_engines_name_no_system():
+    offenders = []
+    for entry in GENERIC:
+        paths = [ROOT / entry] if entry.endswith(".py") else sorted((ROOT / entry).rglob("*.py"))
+        assert paths and all(p.is_file() for p in paths), f"{entry} is missing"
+        for path in paths:
+            for n, line in enumerate(path.read_text().splitlines(), 1):
+                if SYSTEM_WORDS.search(line):
+                    offenders.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert offenders == []
+
+
+def test_every_subpackage_and_module_is_in_a_layer():
+    tops = {p.name if p.is_dir() else p.stem for p in ROOT.iterdir()
+            if (p.is_dir() and (p / "__init__.py").is_file()) or p.suffix == ".py"}
+    for top in tops:
+        _rank(top)
+
+
+@pytest.mark.parametrize("module, source, expected", [
+    ("model/bad.py", "from ..pdftsp import kernels\n", "from a higher layer"),
+    ("model/bad.py", "from ..experiments.grid import cells\n", "from a higher layer"),
+    ("pdftsp/bad.py", "from .. import __version__\n", "from a higher layer"),
+    ("pdftsp/bad.py", "import lorasched.figures\n", "from a higher layer"),
+    ("pdftsp/bad.py", "def f():\n    from . import kernels\n", "inside a function"),
+    ("titan/bad.py", "from ..pdftsp import kernels\n", "imports system pdftsp"),
+    ("experiments/bad.py", "def f():\n    from ..model import traces\n",
+     "inside a function"),
+])
+def test_the_checker_finds_each_kind_of_violation(tmp_path, module, source, expected):
+    root = tmp_path / "lorasched"
+    for pkg in ("model", "pdftsp", "titan", "experiments", "figures"):
+        (root / pkg).mkdir(parents=True)
+        (root / pkg / "__init__.py").write_text("")
+        (root / pkg / "kernels.py").write_text("")
+    (root / "__init__.py").write_text("__version__ = '0'\n")
+    (root / module).write_text(textwrap.dedent(source))
+    found = violations(root)
+    assert len(found) == 1 and expected in found[0], found
+
+
+def test_the_checker_accepts_downward_and_sibling_module_imports(tmp_path):
+    root = tmp_path / "lorasched"
+    for pkg in ("model", "pdftsp", "experiments"):
+        (root / pkg).mkdir(parents=True)
+        (root / pkg / "__init__.py").write_text("")
+    (root / "__init__.py").write_text("from .experiments import grid\n")
+    (root / "model" / "traces.py").write_text("import numpy\n")
+    (root / "pdftsp" / "kernels.py").write_text("from ..model import traces\n")
+    (root / "pdftsp" / "auction.py").write_text("from . import kernels\nfrom .kernels import *\n")
+    (root / "experiments" / "grid.py").write_text(
+        "from ..model.traces import numpy\ndef f():\n    import json\n")
+    assert violations(root) == []
