@@ -346,3 +346,83 @@ def test_fixed_deadline_is_six_hours_whatever_the_slot_length(slot_minutes):
     six_hours = int(round(6 * 60 / slot_minutes))
     a, last = ds["arrival"].values, ds.sizes["slot"] - 1
     np.testing.assert_array_equal(ds["deadline"].values, np.minimum(a + six_hours, last))
+
+
+# ----------------------------------------------------------------------------------------
+# validation: non-finite, out-of-range and ill-typed values give named errors
+# ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [np.inf, -np.inf, np.nan])
+@pytest.mark.parametrize("name, at", [("work", "task 2"), ("bid", "task 2"),
+                                      ("speed", "task 2, node 1"), ("arrival", "task 2")])
+def test_non_finite_values_are_named(ds, name, at, value):
+    """inf, -inf and NaN in an int or float variable: the named error, from validation,
+    to_arrays and simulate alike (never a bare OverflowError or a cast warning)."""
+    import lorasched
+
+    values = _float(ds, name)
+    values[(2, 1) if values.ndim == 2 else 2] = value
+    match = rf"^scenario variable '{name}' at {at}: is NaN or infinite$"
+    with pytest.raises(ValueError, match=match):
+        validate_scenario(ds)
+    with pytest.raises(ValueError, match=match):
+        to_arrays(ds)
+    with pytest.raises(ValueError, match=match):
+        lorasched.simulate(ds)
+
+
+@pytest.mark.parametrize("name, at", [("work", "task 1"), ("arrival", "task 1"),
+                                      ("deadline", "task 1"), ("speed", "task 1, node 0"),
+                                      ("vendor_delay", "task 1, vendor 0"),
+                                      ("compute_capacity", "node 1")])
+@pytest.mark.parametrize("value", [1e30, 2.0**63, 1e300])
+def test_int_variable_beyond_int64_is_named(ds, name, at, value):
+    """A whole float too large for int64 once passed and became -2**63 in to_arrays (or a
+    misleading 'ordered by arrival' error)."""
+    values = _float(ds, name)
+    values[(1, 0) if values.ndim == 2 else 1] = value
+    match = rf"'{name}' at {at}: is too large for a 64-bit integer"
+    with pytest.raises(ValueError, match=match):
+        validate_scenario(ds)
+    with pytest.raises(ValueError, match=match):
+        to_arrays(ds)
+
+
+def test_large_values_that_fit_int64_stay_valid(ds):
+    ds["work"] = ds["work"].astype(np.uint64)
+    validate_scenario(ds)
+    ds["work"].values[1] = 2**63  # fits uint64, not int64
+    with pytest.raises(ValueError, match=r"'work' at task 1: is too large"):
+        validate_scenario(ds)
+    ds = ds.copy()
+    ds["work"] = ds["work"].astype(np.int64).where(ds["task"] != 1, 2**63 - 1)
+    assert ds["work"].dtype == np.int64
+    validate_scenario(ds)  # int64 input: nothing to cast, the largest value is fine
+
+
+@pytest.mark.parametrize("name", ["bid", "work"])
+def test_complex_values_are_refused(ds, name):
+    ds[name] = ds[name].astype(complex) + 1j
+    with pytest.raises(ValueError, match=rf"'{name}' must be real, got complex128"):
+        validate_scenario(ds)
+
+
+@pytest.mark.parametrize("values, match", [
+    (lambda v: v.astype(str), r"'bid' must be numeric, got <U"),
+    (lambda v: np.where(np.arange(v.size) == 2, "lots", v.astype(object)),
+     r"'bid' must be numeric, got object"),
+    (lambda v: v.astype(object), r"'bid' must be numeric, got object"),
+    (lambda v: v > 0, r"'bid' must be numeric, got bool"),
+])
+def test_non_numeric_values_are_named(ds, values, match):
+    ds["bid"] = ("task", values(ds["bid"].values))
+    with pytest.raises(ValueError, match=match):
+        validate_scenario(ds)
+
+
+@pytest.mark.parametrize("value", ["inf", np.inf, [1.0, 2.0], None, 1j])
+def test_more_bad_base_model_memory(ds, value):
+    ds.attrs["base_model_memory"] = value
+    with pytest.raises(ValueError, match=r"'base_model_memory' must be a (finite )?number"):
+        validate_scenario(ds)

@@ -66,6 +66,7 @@ def test_read_shipped_trace(name):
     assert trace.submit_s.shape == trace.duration_s.shape == trace.num_gpus.shape
     assert trace.submit_s.size == ROWS[name]
     assert trace.submit_s.dtype == np.int64 and trace.submit_s[0] == 0
+    assert trace.duration_s.dtype == trace.num_gpus.dtype == np.int64  # integer seconds
     assert np.all(np.diff(trace.submit_s) >= 0)
     assert trace.duration_s.min() >= 0 and trace.num_gpus.min() >= 1
     assert read_trace(name) is trace  # cached
@@ -121,7 +122,7 @@ GOOD = [f"{10 * i},{i + 1},1," for i in range(8)]
 
 @pytest.mark.parametrize("rows, header, match", [
     (GOOD[:4] + ["40,abc,1,"] + GOOD[5:], HEADER,
-     r"line 6: column 'duration_s' = 'abc' is not a non-negative integer"),
+     r"line 6: column 'duration_s' = 'abc' is not a non-negative number"),
     (GOOD[:2] + ["20,3,-2,"] + GOOD[3:], HEADER, r"line 4: column 'num_gpus' = '-2'"),
     (GOOD[:2] + ["20,3,1.5,"] + GOOD[3:], HEADER, r"line 4: column 'num_gpus' = '1.5'"),
     (GOOD[:6] + [",3,1,"] + GOOD[7:], HEADER, r"line 8: column 'submit_time_s' = ''"),
@@ -390,3 +391,122 @@ def test_own_trace_without_sizes(tmp_path):
     with pytest.raises(ValueError, match=r"duration_s and num_gpus.*times\.csv"):
         synthetic_scenario(trace=path, trace_day=0, load=1.0, nodes=2, slots=6,
                            task_sizes="trace")
+
+
+# ----------------------------------------------------------------------------------------
+# real (fractional) seconds
+# ----------------------------------------------------------------------------------------
+
+# 3 jobs a minute for 6 minutes at fractional times, durations 0.5 .. 1,074.25 s
+FRACTIONAL = [f"{20 * i + 0.08 * (i % 7)},{0.5 + 59.75 * (i % 19)},{1 + i % 4}," for i in
+              range(18)]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".csv.gz"])
+def test_fractional_seconds_read(tmp_path, suffix):
+    rows = FRACTIONAL[:3] + ["82.08,1277.76,2,", "90,1e-05,1,", "+95.5, 1E3 ,1,"]
+    trace = read_trace(_write(tmp_path / f"frac{suffix}", rows))
+    assert trace.submit_s.dtype == trace.duration_s.dtype == np.float64
+    assert trace.num_gpus.dtype == np.int64  # counts stay integers
+    np.testing.assert_array_equal(trace.submit_s, [0, 20.08, 40.16, 82.08, 90, 95.5])
+    np.testing.assert_array_equal(trace.duration_s, [0.5, 60.25, 120.0, 1277.76, 1e-05, 1e3])
+    np.testing.assert_array_equal(trace.num_gpus, [1, 2, 3, 2, 1, 1])
+
+
+def test_time_columns_are_parsed_one_by_one(tmp_path):
+    """A column of integers stays int64 next to a fractional one."""
+    rows = [f"{10 * i},{i + 0.5},{i % 2 + 1}," for i in range(5)]
+    trace = read_trace(_write(tmp_path / "mixed.csv", rows))
+    assert trace.submit_s.dtype == np.int64 and trace.duration_s.dtype == np.float64
+    np.testing.assert_array_equal(trace.submit_s, [0, 10, 20, 30, 40])
+
+
+def test_fast_and_strict_parsers_agree_on_real_numbers(tmp_path):
+    rows = FRACTIONAL + ["400,1.5e3,2,", "400.5,.25,1,", "401,7.,1,"]
+    header = HEADER.strip().split(",")
+    wanted = ["submit_time_s", "duration_s", "num_gpus"]
+    fast = traces._fast_columns(rows, header, wanted)
+    strict = traces._strict_columns(rows, header, wanted, tmp_path / "x.csv")
+    for c in wanted:
+        assert fast[c].dtype == strict[c].dtype
+        np.testing.assert_array_equal(fast[c], strict[c])
+
+
+BAD_NUMBERS = [("nan", r" \(NaN\)"), ("inf", r" \(infinite\)"), ("-inf", r" \(infinite\)"),
+               ("1e999", r" \(infinite\)"), ("-1", r" \(negative\)"),
+               ("-0.5", r" \(negative\)"), ("abc", ""), ("", r" \(empty\)"), ("1..5", "")]
+
+
+@pytest.mark.parametrize("value, why", BAD_NUMBERS)
+@pytest.mark.parametrize("column", ["submit_time_s", "duration_s"])
+@pytest.mark.parametrize("suffix", [".csv", ".csv.gz"])
+def test_bad_real_numbers_are_named(tmp_path, value, why, column, suffix):
+    rows = list(FRACTIONAL)
+    submit, duration, gpus, _ = rows[4].split(",")
+    rows[4] = (f"{value},{duration},{gpus}," if column == "submit_time_s"
+               else f"{submit},{value},{gpus},")
+    path = _write(tmp_path / f"bad{suffix}", rows)
+    match = (rf"bad{suffix.replace('.', '[.]')} line 6: column '{column}' = "
+             rf"'{value.replace('.', '[.]')}' is not a non-negative number{why}$")
+    with pytest.raises(ValueError, match=match):
+        read_trace(path)
+
+
+def test_unsorted_real_seconds_are_named(tmp_path):
+    rows = FRACTIONAL[:5] + ["80.25,1,1,"] + FRACTIONAL[5:]
+    with pytest.raises(ValueError, match=r"unsorted\.csv line 7: column 'submit_time_s' = "
+                                         r"80\.25 is before the previous row's 80\.32"):
+        read_trace(_write(tmp_path / "unsorted.csv", rows))
+
+
+def _fractional_day(n_days=3, per_hour=30):
+    """Submissions at fractional seconds over n_days (and one after), real durations."""
+    rows = []
+    for k in range(n_days * 24 * per_hour):
+        t = k * 3600 / per_hour + 0.37 * (k % 11)
+        rows.append(f"{t:.2f},{12.5 + 97.31 * (k % 23):.2f},{1 + k % 8},")
+    return rows + [f"{n_days * DAY_SECONDS + 0.5},1.5,1,"]  # closes the last full day
+
+
+def test_fractional_trace_drives_a_scenario(tmp_path):
+    """A trace with real seconds, end to end: read, days, a scenario, a simulation."""
+    import lorasched
+
+    path = _write(tmp_path / "published.csv.gz", _fractional_day())
+    trace = read_trace(path)
+    assert trace.submit_s.dtype == np.float64
+    np.testing.assert_array_equal(traces.daily_counts(trace), [720, 720, 720, 1])
+    np.testing.assert_array_equal(traces.active_days(trace), [0, 1, 2])
+    day = trace_day(trace, mean=5.0, slots=144, seed=3)
+    np.testing.assert_array_equal(day.raw_counts, [5] * 144)  # 30 an hour, 5 a slot
+    offset = trace.submit_s[day.job] - day.day_start_s
+    np.testing.assert_array_equal(offset // 600, np.repeat(np.arange(144), day.counts))
+    np.testing.assert_array_equal(day.duration_s, trace.duration_s[day.job])
+    ds = synthetic_scenario(trace=path, load=2.0, nodes=3, slots=12, seed=1,
+                            task_sizes="trace")
+    validate_scenario(ds)
+    assert ds.attrs["trace"] == "published.csv.gz" and ds.attrs["trace_day"] == 0
+    np.testing.assert_array_equal(np.bincount(ds["arrival"].values, minlength=12), [2] * 12)
+    result = lorasched.simulate(ds)
+    assert result.sizes["task"] == 24
+
+
+def test_whole_numbers_written_as_reals_give_the_same_scenario(tmp_path):
+    """'60.0' is read as float64, '60' as int64: the days, jobs and scenarios are equal."""
+    ints = [f"{60 * i + 7},{30 * (i + 1)},{1 + i % 3}," for i in range(0, 3 * 1440, 3)]
+    reals = [",".join(f"{v}.0" if j < 2 else v for j, v in enumerate(r.split(",")))
+             for r in ints]
+    (tmp_path / "i").mkdir()
+    (tmp_path / "r").mkdir()
+    a, b = _write(tmp_path / "i" / "t.csv", ints), _write(tmp_path / "r" / "t.csv", reals)
+    assert read_trace(a).submit_s.dtype == np.int64
+    assert read_trace(b).submit_s.dtype == np.float64
+    assert representative_day(a) == representative_day(b)
+    for x, y in zip(trace_day(a, mean=7.3, seed=2), trace_day(b, mean=7.3, seed=2),
+                    strict=True):
+        np.testing.assert_array_equal(x, y)
+    for sizes in ("paper", "trace"):
+        kwargs = dict(load=3.0, nodes=2, slots=12, seed=5, task_sizes=sizes)
+        x, y = synthetic_scenario(trace=a, **kwargs), synthetic_scenario(trace=b, **kwargs)
+        x.attrs.pop("generator"), y.attrs.pop("generator")  # they differ in the path
+        assert x.identical(y)

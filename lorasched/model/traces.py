@@ -9,7 +9,11 @@ below is a choice of lorasched, documented here and in ``traces/README.md``.
   the provenance and licence of each; ``$LORASCHED_TRACES`` points elsewhere). A trace is
   any CSV / CSV.gz with the header columns ``submit_time_s`` (required), ``duration_s`` and
   ``num_gpus`` (optional, needed only for trace task sizes); further columns are ignored.
-  Values are non-negative integers (seconds, GPUs), rows sorted by ``submit_time_s``.
+  ``submit_time_s`` and ``duration_s`` are finite non-negative real numbers of seconds
+  (``82``, ``82.08``, ``1e-05``; NaN, infinity and negatives are refused); ``num_gpus`` is
+  a non-negative integer. Rows are sorted by ``submit_time_s``; plain or gzip (``.gz``).
+  A time column whose values are all written as integers is read as int64 (the shipped
+  traces), otherwise as float64; every rule below gives the same result either way.
   :func:`read_trace` takes a short name or a path; errors name the file, line and column.
 * Days: day ``d`` is the 24-h window ``[day_start_s + d * 86400, ... + 86400)`` of the
   ``submit_time_s`` clock (submissions before ``day_start_s`` belong to no day). The time of
@@ -43,7 +47,7 @@ below is a choice of lorasched, documented here and in ``traces/README.md``.
   when ``m_t <= c_t``, else all ``c_t`` plus ``m_t - c_t`` drawn with replacement; within
   a slot in submission order. Seeded (``numpy.random.default_rng(seed)``; a Generator is
   used as is). :func:`lorasched.synthetic_scenario` can turn the sampled GPU time into task
-  sizes (``task_sizes="trace"``, see :mod:`lorasched.workload`).
+  sizes (``task_sizes="trace"``, see :mod:`lorasched.pdftsp.workload`).
 
 Representative days at the defaults (:func:`trace_summary`): MLaaS day 24 (935 jobs),
 Philly day 84 (893), Helios day 138 (646). Acme (319 jobs in 90 days) is too sparse for a
@@ -58,6 +62,7 @@ import gzip
 import math
 import numbers
 import os
+import re
 import zlib
 from pathlib import Path
 from typing import NamedTuple
@@ -78,12 +83,17 @@ OPTIONAL_COLUMNS = ("duration_s", "num_gpus")
 DAY_SECONDS = 86_400
 ACTIVE_FRACTION = 0.1  # an active day has >= this share of the median full-day count
 _MAX_DIGITS = 18  # int64 holds every 18-digit number
+SECONDS_COLUMNS = ("submit_time_s", "duration_s")  # real numbers; the others are integers
+#: a non-negative decimal number as written in a CSV (after stripping blanks and a '+')
+_NUMBER = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 class Trace(NamedTuple):
-    """One job table. Arrays are read-only int64, one entry per row, sorted by submission.
+    """One job table. Read-only arrays, one entry per row, sorted by submission.
 
-    ``duration_s`` (s) and ``num_gpus`` are ``None`` when the file lacks the column.
+    ``num_gpus`` is int64; ``submit_s`` and ``duration_s`` (s) are int64 when every value
+    of their column is written as an integer (as in the shipped traces), else float64.
+    ``duration_s`` and ``num_gpus`` are ``None`` when the file lacks the column.
     ``name`` is the short name, or the file name for a trace read from a path.
     """
 
@@ -98,8 +108,9 @@ class TraceDay(NamedTuple):
     """One day of a trace as per-slot arrivals (see the module docstring).
 
     ``counts``/``raw_counts`` are int64[slots]: scaled and real submissions per slot;
-    ``job`` (row of the trace), ``duration_s`` (s) and ``num_gpus`` have one entry per
-    scaled task, ordered by slot (``None`` when the trace lacks that column);
+    ``job`` (row of the trace), ``duration_s`` (s, of the trace's dtype) and ``num_gpus``
+    have one entry per scaled task, ordered by slot (``None`` when the trace lacks that
+    column);
     ``day_start_s`` is the start of the day's window on the trace clock (s).
     """
 
@@ -202,17 +213,42 @@ def _parse(path: Path) -> dict[str, np.ndarray]:
 
 
 def _fast_columns(body: list[str], header: list[str], wanted: list[str]):
-    """numpy's C parser for a well-formed file, or None (then :func:`_strict_columns`)."""
+    """numpy's C parser for a well-formed file, or None (then :func:`_strict_columns`).
+
+    All columns as int64 in one pass (the shipped traces); failing that, column by column:
+    int64, or float64 for a time column that is not all integers.
+    """
     if sum(line.count(",") for line in body) != (len(header) - 1) * len(body):
         return None  # a row with too few / many fields, or quoted commas
     try:
-        table = np.loadtxt(body, delimiter=",", comments=None, dtype=np.int64, ndmin=2,
-                           usecols=[header.index(c) for c in wanted])
+        table = _load(body, [header.index(c) for c in wanted], np.int64)
     except ValueError:
-        return None
-    if table.shape[0] != len(body) or (table < 0).any():
-        return None
-    return {c: np.ascontiguousarray(table[:, j]) for j, c in enumerate(wanted)}
+        table = None
+    if table is not None:
+        if table.shape[0] != len(body) or (table < 0).any():
+            return None
+        return {c: np.ascontiguousarray(table[:, j]) for j, c in enumerate(wanted)}
+    out = {}
+    for c in wanted:
+        dtypes = (np.int64, np.float64) if c in SECONDS_COLUMNS else (np.int64,)
+        for dtype in dtypes:
+            try:
+                column = _load(body, [header.index(c)], dtype)[:, 0]
+                break
+            except ValueError:
+                continue
+        else:
+            return None
+        # NaN, infinity and negatives (-0.0 too, as the strict parser refuses any '-')
+        if column.shape[0] != len(body) or not np.all(np.isfinite(column) & ~np.signbit(column)):
+            return None
+        out[c] = np.ascontiguousarray(column)
+    return out
+
+
+def _load(body: list[str], usecols: list[int], dtype) -> np.ndarray:
+    return np.loadtxt(body, delimiter=",", comments=None, dtype=dtype, ndmin=2,
+                      usecols=usecols)
 
 
 def _strict_columns(body: list[str], header: list[str], wanted: list[str], path: Path):
@@ -225,21 +261,68 @@ def _strict_columns(body: list[str], header: list[str], wanted: list[str], path:
         raise ValueError(f"{path} line {i + 2}: {lengths[i]} fields, the header has "
                          f"{len(header)}")
     fields = list(zip(*rows, strict=True))
-    return {c: _integers(fields[header.index(c)], path, c) for c in wanted}
+    parse = {c: _seconds if c in SECONDS_COLUMNS else _integers for c in wanted}
+    return {c: parse[c](fields[header.index(c)], path, c) for c in wanted}
+
+
+def _text(values: tuple[str, ...]) -> np.ndarray:
+    return np.char.lstrip(np.char.strip(np.array(values, dtype=str)), "+")  # as np.loadtxt
+
+
+def _whole(text: np.ndarray) -> np.ndarray | None:
+    """int64 of decimal integers of at most 18 ASCII digits, or None if one is not."""
+    if not (np.char.isdigit(text) & (np.char.str_len(text) <= _MAX_DIGITS)).all():
+        return None
+    try:
+        return text.astype(np.int64)
+    except ValueError:  # non-ASCII digits
+        return None
 
 
 def _integers(values: tuple[str, ...], path: Path, column: str) -> np.ndarray:
     """Non-negative decimal integers, or a ValueError naming the first bad line."""
-    text = np.char.lstrip(np.char.strip(np.array(values, dtype=str)), "+")  # as np.loadtxt
+    text = _text(values)
+    whole = _whole(text)
+    if whole is not None:
+        return whole
     ok = np.char.isdigit(text) & (np.char.str_len(text) <= _MAX_DIGITS)
-    if ok.all():
-        try:
-            return text.astype(np.int64)
-        except ValueError:  # non-ASCII digits: report the first row int() rejects
-            ok = np.array([v.isascii() for v in text])
+    ok &= np.array([v.isascii() for v in text])
     i = int(np.flatnonzero(~ok)[0])
     raise ValueError(f"{path} line {i + 2}: column {column!r} = {values[i]!r} is not a "
                      "non-negative integer")
+
+
+def _seconds(values: tuple[str, ...], path: Path, column: str) -> np.ndarray:
+    """Finite non-negative real numbers (int64 if all are integers), else a ValueError
+    naming the first bad line."""
+    text = _text(values)
+    whole = _whole(text)
+    if whole is not None:
+        return whole
+    ok = np.array([_NUMBER.fullmatch(v) is not None for v in text.tolist()], dtype=bool)
+    number = np.full(text.shape, np.nan)
+    number[ok] = text[ok].astype(np.float64)
+    ok &= np.isfinite(number)  # '1e999'
+    if ok.all():
+        return number
+    i = int(np.flatnonzero(~ok)[0])
+    raise ValueError(f"{path} line {i + 2}: column {column!r} = {values[i]!r} is not a "
+                     f"non-negative number{_why(values[i])}")
+
+
+def _why(value: str) -> str:
+    """' (NaN)', ' (infinite)', ' (negative)', ' (empty)' or '' for a refused number."""
+    if not value.strip():
+        return " (empty)"
+    try:
+        x = float(value)
+    except ValueError:
+        return ""
+    if math.isnan(x):
+        return " (NaN)"
+    if math.isinf(x):
+        return " (infinite)"
+    return " (negative)" if x < 0 else ""
 
 
 # ----------------------------------------------------------------------------------------
@@ -267,7 +350,7 @@ def daily_counts(trace, day_start_s: int | None = None) -> np.ndarray:
     t = trace.submit_s[trace.submit_s >= start] - start
     if t.size == 0:
         raise ValueError(f"{trace.path}: no submission at or after day_start_s = {start} s")
-    return np.bincount(t // DAY_SECONDS).astype(np.int64)
+    return np.bincount((t // DAY_SECONDS).astype(np.int64)).astype(np.int64)
 
 
 def active_days(trace, day_start_s: int | None = None) -> np.ndarray:
@@ -276,7 +359,7 @@ def active_days(trace, day_start_s: int | None = None) -> np.ndarray:
     start = _day_start(trace, day_start_s)
     counts = daily_counts(trace, start)
     days = np.arange(counts.size)
-    first, last = int(trace.submit_s[0]), int(trace.submit_s[-1])
+    first, last = trace.submit_s[0], trace.submit_s[-1]  # int64 or float64 s
     begin = start + days * DAY_SECONDS
     full = days[(begin >= first) & (begin + DAY_SECONDS <= last)]
     if full.size == 0:

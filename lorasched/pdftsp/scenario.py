@@ -113,7 +113,8 @@ def validate_scenario(ds: xr.Dataset) -> None:
         raise ValueError(
             f"scenario attribute 'base_model_memory' must be a number, got {r_b!r}") from None
     if not np.isfinite(r_b) or r_b < 0:
-        raise ValueError(f"scenario attribute 'base_model_memory' must be >= 0, got {r_b}")
+        raise ValueError(f"scenario attribute 'base_model_memory' must be a finite number "
+                         f">= 0, got {r_b}")
 
     for name, (dims, kind, meaning) in SCHEMA.items():
         if name not in ds:
@@ -132,11 +133,15 @@ def validate_scenario(ds: xr.Dataset) -> None:
             continue
         if not np.issubdtype(values.dtype, np.number):
             raise ValueError(f"scenario variable '{name}' must be numeric, got {values.dtype}")
+        if np.issubdtype(values.dtype, np.complexfloating):  # astype(float) drops the imag
+            raise ValueError(f"scenario variable '{name}' must be real, got {values.dtype}")
         values = values.astype(float)
         _fail(name, ~np.isfinite(values), dims, "is NaN or infinite")
         _fail(name, values < 0, dims, "is negative")
         if kind == "int":
             _fail(name, values != np.round(values), dims, "must be a whole number")
+            if not np.issubdtype(var.dtype, np.signedinteger):  # floats, uint64: cast safely
+                _fail(name, values >= 2.0**63, dims, "is too large for a 64-bit integer")
 
     n_slots = ds.sizes["slot"]
     task = ("task",)

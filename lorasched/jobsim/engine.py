@@ -1,0 +1,326 @@
+"""An event-driven simulator of jobs on a pool of ``total_gpus`` identical GPUs.
+
+Job ``j`` arrives at ``arrival[j]`` (s), asks for ``gpus[j]`` GPUs (``1 <= gpus[j] <=
+total_gpus``) and needs ``work[j]`` seconds of service on them (it runs ``work[j]``
+seconds when it holds its GPUs; rigid, no elasticity, no switch overhead). The engine
+decides only at *epochs*: an arrival, a completion, or a review the discipline asks for
+(:meth:`~lorasched.jobsim.queues.Discipline.review_in`); all events at one instant form one
+epoch, completions first, then arrivals, then one decision:
+
+1. Order the candidates by the discipline's key, ties by arrival, then job index. With
+   ``preemptive=True`` the candidates are every job in the system (running or waiting) and
+   all ``total_gpus`` GPUs are up for grabs; with ``preemptive=False`` only the waiting
+   jobs, on the GPUs the running jobs leave free.
+2. Admit greedily in that order. ``backfill=True``: a job that does not fit is skipped and
+   later jobs that fit are admitted (first fit, no reservation, so a wide job can wait
+   behind narrow ones indefinitely). ``backfill=False``: admission stops at the first job
+   that does not fit (strict priority order, head-of-line blocking; when preemptive, the
+   running jobs behind the blocked one are preempted and GPUs may stay idle).
+3. A running job that is not admitted again is preempted (its remaining work is kept,
+   no overhead); an admitted job that was waiting starts or resumes.
+
+:class:`JobEngine` holds the whole state (``snapshot``/``restore``, the project's online
+loop convention); :func:`simulate` validates, runs it to the end and returns a
+:class:`JobSimResult` (per-job ``start``, ``finish``, ``jct = finish - arrival``,
+preemptions and the event log). JCT as in TITAN sec. 3 and Tiresias: completion time
+minus submission time.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import queues
+from .queues import Discipline, JobView
+
+#: event log kinds: job started or resumed, was preempted, finished
+RUN, PREEMPT, FINISH = 0, 1, 2
+LOG_KINDS = ("run", "preempt", "finish")
+
+
+@dataclass(frozen=True, eq=False)
+class JobSimResult:
+    """Outcome of :func:`simulate`; arrays have one entry per job (input order).
+
+    ``start``: first time on GPUs; ``finish``; ``jct = finish - arrival``; ``preemptions``
+    (int64). The log lists every change in time order: ``log_time`` (s), ``log_job``,
+    ``log_kind`` (:data:`RUN`, :data:`PREEMPT`, :data:`FINISH`). ``epochs``: decisions made.
+    """
+
+    total_gpus: int
+    arrival: np.ndarray
+    gpus: np.ndarray
+    work: np.ndarray
+    start: np.ndarray
+    finish: np.ndarray
+    jct: np.ndarray
+    preemptions: np.ndarray
+    log_time: np.ndarray
+    log_job: np.ndarray
+    log_kind: np.ndarray
+    epochs: int
+
+    @property
+    def mean_jct(self) -> float:
+        return mean_jct(self)
+
+    @property
+    def makespan(self) -> float:
+        """Last finish minus first arrival (0 without jobs)."""
+        return float(self.finish.max() - self.arrival.min()) if self.finish.size else 0.0
+
+
+def mean_jct(result) -> float:
+    """Average job completion time of a :class:`JobSimResult` or of an array of JCTs."""
+    jct = np.asarray(result.jct if isinstance(result, JobSimResult) else result, dtype=float)
+    if jct.size == 0:
+        raise ValueError("mean_jct: no jobs")
+    return float(jct.mean())
+
+
+def busy_gpus(result: JobSimResult) -> tuple[np.ndarray, np.ndarray]:
+    """Busy GPUs as a step function: ``busy[k]`` GPUs from ``time[k]`` to ``time[k + 1]``."""
+    change = np.where(result.log_kind == RUN, 1, -1) * result.gpus[result.log_job]
+    time, first = np.unique(result.log_time, return_index=True)
+    busy = np.cumsum(change)[np.r_[first[1:], change.size] - 1] if change.size else change
+    return time, busy.astype(np.int64)
+
+
+# ----------------------------------------------------------------------------------------
+# validation
+# ----------------------------------------------------------------------------------------
+
+
+def _whole(name: str, value, low: int) -> int:
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+            or not float(value).is_integer() or value < low):
+        raise ValueError(f"{name!r} must be a whole number >= {low}, got {value!r}")
+    return int(value)
+
+
+def _array(name: str, values, n: int | None) -> np.ndarray:
+    try:
+        out = np.array(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name!r} must be an array of numbers") from None
+    if out.ndim != 1:
+        raise ValueError(f"{name!r} must be 1-d, got shape {out.shape}")
+    if n is not None and out.size != n:
+        raise ValueError(f"{name!r} has {out.size} entries, 'arrival' has {n}")
+    return out
+
+
+def _first_bad(name: str, values: np.ndarray, bad: np.ndarray, why: str) -> None:
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"job {j}: {name!r} = {values[j]:g} {why}")
+
+
+def _check_jobs(arrival, gpus, work, total_gpus, deadline):
+    total_gpus = _whole("total_gpus", total_gpus, 1)
+    arrival = _array("arrival", arrival, None)
+    n = arrival.size
+    gpus, work = _array("gpus", gpus, n), _array("work", work, n)
+    _first_bad("arrival", arrival, ~np.isfinite(arrival), "must be finite")
+    _first_bad("gpus", gpus, ~(np.isfinite(gpus) & (gpus == np.round(gpus)) & (gpus >= 1)),
+               "must be a whole number >= 1")
+    _first_bad("gpus", gpus, gpus > total_gpus,
+               f"exceeds the pool's {total_gpus} GPUs ('total_gpus')")
+    _first_bad("work", work, ~(np.isfinite(work) & (work > 0)), "must be positive and finite")
+    if deadline is not None:
+        deadline = _array("deadline", deadline, n)
+        _first_bad("deadline", deadline, ~np.isfinite(deadline), "must be finite")
+    return arrival, gpus.astype(np.int64), work, total_gpus, deadline
+
+
+# ----------------------------------------------------------------------------------------
+# the engine
+# ----------------------------------------------------------------------------------------
+
+
+class JobEngine:
+    """The state of one simulation, advanced epoch by epoch (module docstring).
+
+    State (all in :meth:`snapshot`): ``now`` (s), ``cursor`` (jobs arrived, in arrival
+    order), ``active`` (indices of the jobs in the system), ``running`` (mask), ``end``
+    (projected finish of each running job), ``remaining`` (work left of each job not
+    running), ``start``, ``finish``, ``preemptions``, ``review_at``, ``epochs`` and the log.
+    """
+
+    STATE = ("now", "cursor", "active", "running", "end", "remaining", "start", "finish",
+             "preemptions", "review_at", "epochs", "log")
+
+    def __init__(self, arrival, gpus, work, total_gpus: int, discipline="fifo", *,
+                 deadline=None, preemptive: bool = True, backfill: bool = True):
+        self.discipline: Discipline = queues.discipline(discipline)
+        for name, flag in (("preemptive", preemptive), ("backfill", backfill)):
+            if not isinstance(flag, bool | np.bool_):
+                raise ValueError(f"{name!r} must be True or False, got {flag!r}")
+        if self.discipline.needs_deadline and deadline is None:
+            raise ValueError(f"discipline {self.discipline.name!r} needs 'deadline'")
+        (self.arrival, self.gpus, self.work, self.total_gpus,
+         self.deadline) = _check_jobs(arrival, gpus, work, total_gpus, deadline)
+        for values in (self.arrival, self.gpus, self.work, self.deadline):
+            if values is not None:  # shared with every result: keep them as given
+                values.setflags(write=False)
+        self.preemptive, self.backfill = bool(preemptive), bool(backfill)
+        n = self.arrival.size
+        self._order = np.argsort(self.arrival, kind="stable")  # arrival order, ties by index
+        self._sorted_arrival = self.arrival[self._order]
+        self.now = -math.inf
+        self.cursor = 0
+        self.active = np.zeros(0, dtype=np.int64)
+        self.running = np.zeros(n, dtype=bool)
+        self.end = np.full(n, np.nan)
+        self.remaining = self.work.copy()
+        self.start = np.full(n, np.nan)
+        self.finish = np.full(n, np.nan)
+        self.preemptions = np.zeros(n, dtype=np.int64)
+        self.review_at = math.inf
+        self.epochs = 0
+        self.log: list[tuple[float, int, int]] = []
+
+    # -- state ---------------------------------------------------------------------------
+
+    def snapshot(self) -> dict:
+        """Copies of the whole mutable state."""
+        state = {name: getattr(self, name) for name in self.STATE}
+        state = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in state.items()}
+        state["log"] = list(self.log)
+        return state
+
+    def restore(self, state: dict) -> None:
+        """Put back a state taken by :meth:`snapshot` (copied, so it can be reused)."""
+        for name in self.STATE:
+            value = state[name]
+            setattr(self, name, value.copy() if isinstance(value, np.ndarray) else value)
+        self.log = list(state["log"])
+
+    @property
+    def done(self) -> bool:
+        return self.cursor == self.arrival.size and self.active.size == 0
+
+    # -- one epoch -----------------------------------------------------------------------
+
+    def next_epoch(self) -> float:
+        """Time of the next epoch (``inf`` when every job has finished)."""
+        t = self._sorted_arrival[self.cursor] if self.cursor < self.arrival.size else math.inf
+        if self.running.any():
+            t = min(t, float(np.min(self.end[self.running])))
+        return float(min(t, self.review_at))
+
+    def step(self) -> bool:
+        """Process the next epoch; ``False`` (and nothing done) when all jobs have finished."""
+        t = self.next_epoch()
+        if t == math.inf:
+            return False
+        self._complete(t)
+        hi = int(np.searchsorted(self._sorted_arrival, t, side="right"))
+        self.active = np.concatenate([self.active, self._order[self.cursor:hi]])
+        self.cursor = hi
+        self.now = t
+        self._decide()
+        self.epochs += 1
+        return True
+
+    def run(self, max_epochs: int | None = None) -> bool:
+        """Step until every job has finished or ``max_epochs`` more epochs; ``True`` if done."""
+        limit = math.inf if max_epochs is None else _whole("max_epochs", max_epochs, 0)
+        count = 0
+        while count < limit and self.step():
+            count += 1
+        return self.done
+
+    def _complete(self, t: float) -> None:
+        run = np.flatnonzero(self.running)
+        done = run[self.end[run] <= t]
+        if done.size == 0:
+            return
+        self.finish[done] = t
+        self.remaining[done] = 0.0
+        self.running[done] = False
+        self.end[done] = np.nan
+        self.log.extend((t, int(j), FINISH) for j in done)
+        self.active = self.active[np.isnan(self.finish[self.active])]
+
+    def _decide(self) -> None:
+        act = self.active
+        was = self.running[act]
+        jobs = JobView(self.arrival[act], self.gpus[act], self.work[act],
+                       np.where(was, self.end[act] - self.now, self.remaining[act]),
+                       None if self.deadline is None else self.deadline[act])
+        key = np.asarray(self.discipline.key(jobs), dtype=np.float64)
+        if self.preemptive:
+            candidates, free = np.arange(act.size), self.total_gpus
+        else:
+            candidates = np.flatnonzero(~was)
+            free = self.total_gpus - int(jobs.gpus[was].sum())
+        order = candidates[np.lexsort((act[candidates], jobs.arrival[candidates],
+                                       key[candidates]))]
+        admitted = order[_admit(jobs.gpus[order], free, self.backfill)]
+        now_running = was.copy()
+        if self.preemptive:
+            now_running[:] = False
+        now_running[admitted] = True
+
+        stop = act[was & ~now_running]  # preempted: keep the remaining work
+        self.remaining[stop] = self.end[stop] - self.now
+        self.end[stop] = np.nan
+        self.preemptions[stop] += 1
+        go = act[now_running & ~was]  # started or resumed
+        self.end[go] = self.now + self.remaining[go]
+        self.start[go] = np.where(np.isnan(self.start[go]), self.now, self.start[go])
+        self.running[act] = now_running
+        self.log.extend((self.now, int(j), PREEMPT) for j in stop)
+        self.log.extend((self.now, int(j), RUN) for j in go)
+
+        self.review_at = math.inf
+        if self.preemptive and not now_running.all():
+            review = self.now + self.discipline.review_in(jobs, now_running)
+            # never at the same instant again (round-off of a tiny review_in)
+            self.review_at = max(review, float(np.nextafter(self.now, math.inf)))
+
+    # -- outcome -------------------------------------------------------------------------
+
+    def result(self) -> JobSimResult:
+        """The outcome so far (``nan`` start/finish for jobs not started/finished yet)."""
+        log = np.array(self.log, dtype=np.float64).reshape(-1, 3)
+        return JobSimResult(
+            total_gpus=self.total_gpus, arrival=self.arrival, gpus=self.gpus, work=self.work,
+            start=self.start.copy(), finish=self.finish.copy(),
+            jct=self.finish - self.arrival, preemptions=self.preemptions.copy(),
+            log_time=log[:, 0], log_job=log[:, 1].astype(np.int64),
+            log_kind=log[:, 2].astype(np.int8), epochs=self.epochs)
+
+
+def _admit(gpus: np.ndarray, free: int, backfill: bool) -> np.ndarray:
+    """Greedy admission of jobs in the given order: a mask of those that get their GPUs."""
+    if not backfill:  # the longest prefix that fits
+        return np.cumsum(gpus) <= free
+    admitted = np.zeros(gpus.size, dtype=bool)
+    for i, g in enumerate(gpus.tolist()):
+        if g <= free:
+            admitted[i] = True
+            free -= g
+            if free == 0:
+                break
+    return admitted
+
+
+def simulate(arrival, gpus, work, total_gpus: int, discipline="fifo", *, deadline=None,
+             preemptive: bool = True, backfill: bool = True) -> JobSimResult:
+    """Run jobs on ``total_gpus`` GPUs under a queue discipline to the end (module doc).
+
+    ``discipline``: a name of :data:`~lorasched.jobsim.queues.DISCIPLINES` or a
+    :class:`~lorasched.jobsim.queues.Discipline` (e.g. ``LAS(quantum_s=60)``);
+    ``deadline`` (s) is needed by EDF only. Bad input raises ``ValueError`` naming the
+    argument and the job.
+    """
+    engine = JobEngine(arrival, gpus, work, total_gpus, discipline, deadline=deadline,
+                       preemptive=preemptive, backfill=backfill)
+    engine.run()
+    return engine.result()

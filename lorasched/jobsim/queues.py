@@ -1,0 +1,231 @@
+"""Queue disciplines: the order in which the job engine offers GPUs to the jobs.
+
+A discipline maps the jobs in the system (arrived, not finished) to a priority key; the
+engine (:mod:`lorasched.jobsim.engine`) serves smaller keys first and breaks ties by
+arrival time, then by job index. Keys are computed from a :class:`JobView` of plain arrays.
+
+Service is measured either as ``"time"`` (seconds run on the job's GPUs; TITAN's and
+Allpass's "remaining time" / "execution time") or as ``"gpu_time"`` (GPUs x seconds, the
+two-dimensional attained service of Tiresias, NSDI'19 sec. 3.2).
+
+========  ==========================================================================
+FIFO      arrival time (first come, first served)
+SJF       total size ``work`` (TITAN / Allpass "shortest job first")
+SRTF      remaining work; TITAN's baseline is SRTF with ``preemptive=False``
+LAS       least attained service ``work - remaining``; with ``quantum_s`` the engine
+          re-decides every ``quantum_s`` seconds while a job waits (round-robin-like)
+Tiresias  Tiresias' discretised 2D-LAS with two queues: a job is demoted from queue 0 to
+          queue 1 once its attained service reaches ``threshold``; FIFO (by arrival)
+          within a queue. Tiresias' starvation guard (promotion after a long wait) is
+          not modelled.
+EDF       earliest deadline first (Allpass sec. 3, Liu & Layland 1973)
+========  ==========================================================================
+
+The engine relies on one property: the key of a job that waits does not change while it
+waits. A running job's key may change (SRTF, LAS, Tiresias); :meth:`Discipline.review_in`
+tells a preemptive engine when to look again.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import ClassVar, NamedTuple
+
+import numpy as np
+
+SERVICES = ("time", "gpu_time")
+
+
+class JobView(NamedTuple):
+    """The jobs in the system at one instant (one entry per job, plain arrays).
+
+    ``arrival`` (s), ``gpus``, ``work`` (s on its GPUs), ``remaining`` (s of ``work`` left
+    now) and ``deadline`` (s, or ``None`` when the simulation has no deadlines).
+    """
+
+    arrival: np.ndarray
+    gpus: np.ndarray
+    work: np.ndarray
+    remaining: np.ndarray
+    deadline: np.ndarray | None = None
+
+    @property
+    def attained(self) -> np.ndarray:
+        """Seconds of service received so far: ``work - remaining``."""
+        return self.work - self.remaining
+
+
+def _service(jobs: JobView, seconds: np.ndarray, service: str) -> np.ndarray:
+    return seconds * jobs.gpus if service == "gpu_time" else seconds
+
+
+def _check_service(cls: str, service) -> None:
+    if service not in SERVICES:
+        raise ValueError(f"{cls}: 'service' must be one of {SERVICES}, got {service!r}")
+
+
+def _check_seconds(cls: str, name: str, value, *, optional: bool = False) -> None:
+    if optional and value is None:
+        return
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+            or not math.isfinite(value) or not value > 0):
+        raise ValueError(f"{cls}: {name!r} must be a positive finite number, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Discipline:
+    """Base class: ``key(jobs)`` orders the jobs (smaller first); see the module docstring."""
+
+    name: ClassVar[str] = ""
+    needs_deadline: ClassVar[bool] = False
+
+    def key(self, jobs: JobView) -> np.ndarray:
+        raise NotImplementedError
+
+    def review_in(self, jobs: JobView, running: np.ndarray) -> float:
+        """Seconds from now until the order may change with no arrival or completion.
+
+        ``running`` is a boolean mask over ``jobs``. ``math.inf`` (the default): never.
+        """
+        return math.inf
+
+
+@dataclass(frozen=True)
+class FIFO(Discipline):
+    """First in, first out: key = arrival time."""
+
+    name: ClassVar[str] = "fifo"
+
+    def key(self, jobs: JobView) -> np.ndarray:
+        return np.asarray(jobs.arrival, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class SJF(Discipline):
+    """Shortest job first: key = total size (``work``, times ``gpus`` for ``"gpu_time"``)."""
+
+    service: str = "time"
+    name: ClassVar[str] = "sjf"
+
+    def __post_init__(self):
+        _check_service("SJF", self.service)
+
+    def key(self, jobs: JobView) -> np.ndarray:
+        return _service(jobs, jobs.work, self.service)
+
+
+@dataclass(frozen=True)
+class SRTF(Discipline):
+    """Shortest remaining time first: key = remaining work (times ``gpus`` for ``"gpu_time"``).
+
+    Run with ``preemptive=False`` this is TITAN's non-preemptive SRTF baseline (sec. 1).
+    """
+
+    service: str = "time"
+    name: ClassVar[str] = "srtf"
+
+    def __post_init__(self):
+        _check_service("SRTF", self.service)
+
+    def key(self, jobs: JobView) -> np.ndarray:
+        return _service(jobs, jobs.remaining, self.service)
+
+
+@dataclass(frozen=True)
+class LAS(Discipline):
+    """Least attained service: key = ``work - remaining`` (times ``gpus`` for ``"gpu_time"``).
+
+    Without ``quantum_s`` the order is revisited only at arrivals and completions, so a
+    job that starts keeps its GPUs until one of those. With ``quantum_s`` a preemptive
+    engine also re-decides every ``quantum_s`` seconds while some job waits: jobs with equal
+    attained service then take turns (ties go to the earlier arrival), as in round robin.
+    """
+
+    service: str = "time"
+    quantum_s: float | None = None
+    name: ClassVar[str] = "las"
+
+    def __post_init__(self):
+        _check_service("LAS", self.service)
+        _check_seconds("LAS", "quantum_s", self.quantum_s, optional=True)
+
+    def key(self, jobs: JobView) -> np.ndarray:
+        return _service(jobs, jobs.attained, self.service)
+
+    def review_in(self, jobs: JobView, running: np.ndarray) -> float:
+        return math.inf if self.quantum_s is None else float(self.quantum_s)
+
+
+@dataclass(frozen=True)
+class Tiresias(Discipline):
+    """Tiresias' discretised two-queue LAS (Gu et al., NSDI'19, sec. 3.2).
+
+    Key 0 (high-priority queue) while the attained service is below ``threshold`` (s, or
+    GPU-s for ``service="gpu_time"``, the default: Tiresias' 2D-LAS), else 1; jobs of a
+    queue go in arrival order (the engine's tie-break). A preemptive engine re-decides
+    when a running job reaches the threshold (:meth:`review_in`).
+    """
+
+    threshold: float
+    service: str = "gpu_time"
+    name: ClassVar[str] = "tiresias"
+
+    def __post_init__(self):
+        _check_seconds("Tiresias", "threshold", self.threshold)
+        _check_service("Tiresias", self.service)
+
+    def _attained(self, jobs: JobView) -> np.ndarray:
+        return _service(jobs, jobs.attained, self.service)
+
+    def _tolerance(self) -> float:  # round-off of work - remaining at the threshold
+        return 1e-9 * max(1.0, float(self.threshold))
+
+    def key(self, jobs: JobView) -> np.ndarray:
+        demoted = self._attained(jobs) >= self.threshold - self._tolerance()
+        return demoted.astype(np.float64)
+
+    def review_in(self, jobs: JobView, running: np.ndarray) -> float:
+        gap = self.threshold - self._attained(jobs)
+        rising = running & (gap > self._tolerance())
+        if not rising.any():
+            return math.inf
+        rate = jobs.gpus[rising] if self.service == "gpu_time" else 1.0
+        return float(np.min(gap[rising] / rate))
+
+
+@dataclass(frozen=True)
+class EDF(Discipline):
+    """Earliest deadline first: key = deadline (needs the engine's ``deadline``)."""
+
+    name: ClassVar[str] = "edf"
+    needs_deadline: ClassVar[bool] = True
+
+    def key(self, jobs: JobView) -> np.ndarray:
+        if jobs.deadline is None:
+            raise ValueError("EDF: the jobs have no 'deadline'")
+        return np.asarray(jobs.deadline, dtype=np.float64)
+
+
+#: name -> discipline class, for :func:`discipline`
+DISCIPLINES: dict[str, type[Discipline]] = {
+    cls.name: cls for cls in (FIFO, SJF, SRTF, LAS, Tiresias, EDF)
+}
+
+
+def discipline(spec: str | Discipline, **options) -> Discipline:
+    """A :class:`Discipline` from its name in :data:`DISCIPLINES` and options, or as is."""
+    if isinstance(spec, Discipline):
+        if options:
+            raise ValueError(f"options {sorted(options)} given with a ready-made discipline "
+                             f"{spec!r}")
+        return spec
+    if not isinstance(spec, str) or spec.lower() not in DISCIPLINES:
+        raise ValueError(f"discipline must be one of {sorted(DISCIPLINES)} or a Discipline, "
+                         f"got {spec!r}")
+    cls = DISCIPLINES[spec.lower()]
+    try:
+        return cls(**options)
+    except TypeError as err:
+        raise ValueError(f"discipline {spec!r}: bad options {options} ({err})") from None

@@ -1,0 +1,133 @@
+"""The systems registry, simulate's dispatch on a scenario's ``system``, and policies that a
+user registers (lorasched.systems, lorasched.model.system)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import lorasched
+from lorasched import systems
+from lorasched.experiments import Sweep, grid, run_sweep
+from lorasched.model.system import policy_options, source_fingerprint
+from lorasched.pdftsp.decisions import Decisions
+
+PDFTSP = systems.get("pdftsp")
+
+
+@pytest.fixture(scope="module")
+def scenario():
+    return lorasched.synthetic_scenario(nodes=3, load=2.0, slots=12, seed=1)
+
+
+def test_a_scenario_names_its_system(scenario):
+    assert scenario.attrs["system"] == "pdftsp"
+    assert systems.of(scenario) is PDFTSP
+
+
+def test_simulate_dispatches_on_the_system_attribute(scenario):
+    direct = PDFTSP.simulate(scenario, "eft", seed=3)
+    via = lorasched.simulate(scenario, "eft", seed=3)
+    for r in (direct, via):  # measured times differ between runs
+        for attr in ("wall_seconds", "median_decision_time", "mean_decision_time"):
+            r.attrs.pop(attr, None)
+    assert direct.drop_vars("decision_time").identical(via.drop_vars("decision_time"))
+    assert lorasched.simulate(scenario).attrs["algorithm"] == "pdftsp"  # the system's own
+
+
+def test_a_scenario_saved_before_systems_existed_is_pdftsp(scenario):
+    old = scenario.copy()
+    del old.attrs["system"]
+    assert systems.of(old) is PDFTSP
+    assert lorasched.simulate(old, "ntm", seed=1).attrs["n_tasks"] == scenario.sizes["task"]
+
+
+@pytest.mark.parametrize("value", ["nosuch", 3])
+def test_an_unknown_system_is_named(scenario, value):
+    bad = scenario.copy()
+    bad.attrs["system"] = value
+    with pytest.raises(ValueError, match="scenario attribute 'system': unknown system"):
+        lorasched.simulate(bad)
+    with pytest.raises(ValueError, match="unknown system"):
+        Sweep.from_dict({"system": value, "algorithms": ["eft"]})
+
+
+def test_simulate_names_an_unknown_algorithm_and_option(scenario):
+    with pytest.raises(ValueError, match="unknown algorithm 'nope'"):
+        lorasched.simulate(scenario, "nope")
+    with pytest.raises(TypeError, match="unknown option"):
+        lorasched.simulate(scenario, "eft", alpha=1.0)
+    with pytest.raises(ValueError, match="must be an xarray.Dataset"):
+        lorasched.simulate({"not": "a dataset"})
+
+
+def _reject_all(arrays, rng, *, note: str = "x"):
+    """A policy that admits nobody."""
+    return Decisions.empty(arrays.n_tasks, arrays.n_nodes, arrays.n_slots)
+
+
+def test_a_registered_policy_runs_in_simulate_and_sweeps(tmp_path, scenario):
+    PDFTSP.register("reject_all", _reject_all)
+    try:
+        result = lorasched.simulate(scenario, "reject_all", seed=1)
+        lorasched.check_result(result)
+        assert result.attrs["n_admitted"] == 0 and result.attrs["welfare"] == 0
+        sweep = Sweep.from_dict({"base": {"nodes": 2, "slots": 12, "load": 2.0},
+                                 "algorithms": ["reject_all", "eft"], "seeds": 2,
+                                 "options": {"reject_all": {"note": "y"}}})
+        ds = run_sweep(sweep, store=tmp_path, serial=True, progress=False).dataset
+        assert (ds["n_admitted"].sel(algorithm="reject_all") == 0).all()
+        assert (ds["n_admitted"].sel(algorithm="eft") > 0).all()
+        with pytest.raises(ValueError, match="unknown option 'nope'"):
+            Sweep.from_dict({"algorithms": ["reject_all"],
+                             "options": {"reject_all": {"nope": 1}}})
+    finally:
+        PDFTSP.unregister("reject_all")
+    assert "reject_all" not in PDFTSP.policies
+
+
+def test_register_validates_and_refuses_silent_redefinition():
+    with pytest.raises(ValueError, match="identifier"):
+        PDFTSP.register("not a name", _reject_all)
+    with pytest.raises(ValueError, match=r"\(arrays, rng\)"):
+        PDFTSP.register("bad", lambda scenario, seed: None)
+    with pytest.raises(ValueError, match="already registered"):
+        PDFTSP.register("eft", _reject_all)
+    assert policy_options(_reject_all) == {"note"}
+
+
+def test_a_user_policy_s_source_is_in_its_cell_keys():
+    def one(arrays, rng):
+        return Decisions.empty(arrays.n_tasks, arrays.n_nodes, arrays.n_slots)
+
+    def two(arrays, rng):
+        out = Decisions.empty(arrays.n_tasks, arrays.n_nodes, arrays.n_slots)
+        return out
+
+    assert source_fingerprint(lorasched.pdftsp.baselines.eft.run) == ""
+    assert source_fingerprint(one) != source_fingerprint(two) != ""
+    decl = {"base": {"nodes": 2, "slots": 12, "load": 2.0}, "algorithms": ["mine"]}
+    keys = []
+    for run in (one, two):
+        PDFTSP.register("mine", run, replace=True)
+        try:
+            keys.append(grid.cells(Sweep.from_dict(decl))[0].key)
+        finally:
+            PDFTSP.unregister("mine")
+    assert keys[0] != keys[1]
+
+
+def test_cell_keys_name_the_system():
+    cell = grid.cells(Sweep.from_dict({"algorithms": ["eft"]}))[0]
+    assert cell.params["system"] == "pdftsp"
+    assert Sweep.from_dict({"algorithms": ["eft"]}).system == systems.DEFAULT == "pdftsp"
+
+
+def test_the_system_measures_what_it_declares(scenario):
+    result = lorasched.simulate(scenario, "pdftsp")
+    metrics = PDFTSP.measure(scenario, result)
+    assert set(metrics) == set(PDFTSP.metrics)
+    assert all(isinstance(v, float) and np.isfinite(v) for v in metrics.values())
+    assert set(PDFTSP.timings) <= set(PDFTSP.metrics)
+    assert isinstance(result, xr.Dataset)
