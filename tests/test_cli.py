@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import xarray as xr
 
@@ -92,3 +94,27 @@ def test_simulate_a_trace_day(tmp_path, capsys):
         main(["simulate", "--nodes", "4", "--trace", str(tmp_path / "nope.csv")])
     assert exc.value.code == 2
     assert "nope.csv" in capsys.readouterr().err
+
+
+def test_the_example_sweep_files_are_the_figure_objects_declarations(tmp_path):
+    """notebooks/sweeps/ holds exactly what `lorasched export-sweeps` writes from the
+    figure objects: a declaration edited in one place only fails here."""
+    assert main(["export-sweeps", str(tmp_path)]) == 0
+    shipped = Path(__file__).resolve().parents[1] / "notebooks" / "sweeps"
+    fresh = {p.name: p.read_text() for p in tmp_path.glob("*.toml")}
+    assert fresh and {p.name: p.read_text() for p in shipped.glob("*.toml")} == fresh
+
+
+def test_compare_stores_command(tmp_path, capsys):
+    decl = tmp_path / "s.toml"
+    decl.write_text('algorithms = ["ntm"]\nseeds = 1\n[base]\nnodes = 2\nslots = 12\n'
+                    'load = 2.0\n')
+    for name in ("a", "b"):
+        assert main(["sweep", str(decl), "--out", str(tmp_path / f"{name}.nc"), "--serial",
+                     "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["compare-stores", str(tmp_path / "a.nc.cells"),
+                 str(tmp_path / "b.nc.cells")]) == 0
+    assert "IDENTICAL" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["compare-stores", str(tmp_path / "a.nc.cells"), str(tmp_path / "nope")])
