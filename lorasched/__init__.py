@@ -17,8 +17,8 @@ widgets, benchmarks), ``cli``.
 """
 
 from .experiments import Sweep, run_sweep, run_sweeps
-from .pdftsp.auction import OnlineAuction, payment_critical, payment_paper
-from .pdftsp.colgen import offline_upper_bound
+from .pdftsp.auction import OnlineAuction, payment_paper
+from .pdftsp.bound import offline_upper_bound
 from .pdftsp.offline import offline_opt
 from .pdftsp.result import ResultError
 from .pdftsp.scenario import ScenarioArrays, to_arrays, validate_scenario
@@ -38,7 +38,6 @@ __all__ = [
     "check_result",
     "offline_opt",
     "offline_upper_bound",
-    "payment_critical",
     "payment_paper",
     "run_sweep",
     "run_sweeps",

@@ -10,7 +10,6 @@ from lorasched.pdftsp.auction import (
     OnlineAuction,
     declared_bounds,
     default_alpha_beta,
-    payment_critical,
     payment_paper,
 )
 from lorasched.pdftsp.scenario import ScenarioArrays
@@ -68,16 +67,19 @@ def test_payments_paper_and_critical():
     assert s.feasible and s.vendor in (0, 1)
     p14 = s.vendor_price + s.lam_hat * s.samples + s.phi_hat * s.n_cells * 2.0
     assert payment_paper(s, 2.0) == pytest.approx(p14)
-    assert payment_critical(s) == pytest.approx(p14 + s.op_cost)
-    assert payment_critical(s) == pytest.approx(arrays.bid[1] - s.surplus)
+    assert s.critical_bid == pytest.approx(p14 + s.op_cost)
+    assert s.critical_bid == pytest.approx(arrays.bid[1] - s.surplus)
     assert s.op_cost > 0
+    critical = OnlineAuction(arrays, alpha=3.0, beta=5.0)
+    paper = OnlineAuction(arrays, alpha=3.0, beta=5.0, payment="paper")
+    assert critical.price(s, 1) == s.critical_bid and paper.price(s, 1) == payment_paper(s, 2.0)
 
 
 def test_admission_is_strictly_positive_surplus():
     arrays = two_node_arrays(rate=0.0)
     auc = OnlineAuction(arrays, alpha=1.0, beta=1.0)
     s = auc.quote(0)
-    critical = payment_critical(s)
+    critical = s.critical_bid
     assert critical == 0.0  # empty cluster, no cost
     # F = 0 exactly: rejected (eq. 11 and line 6 use F > 0)
     d = auc.offer(0, bid=0.0)
@@ -103,19 +105,35 @@ def test_no_feasible_schedule_when_window_too_short():
     assert not d.admitted and d.reason == "no_feasible_schedule"
 
 
+def declare(arrays, v_min, v_max, r_min):
+    return arrays._replace(value_density_min=v_min, value_density_max=v_max,
+                           task_memory_min=r_min)
+
+
 def test_alpha_beta_from_declared_bounds():
     arrays = two_node_arrays()
-    alpha, beta = default_alpha_beta(arrays, 0.5, 2.0, 4.0)
+    alpha, beta = default_alpha_beta(declare(arrays, 0.5, 2.0, 4.0))
     assert alpha == pytest.approx(4.0)
     assert beta == pytest.approx(4.0 * 4 / 4.0)  # alpha * max C_kp / r_min
     with pytest.raises(ValueError, match="value_density_max"):
-        default_alpha_beta(arrays, 2.0, 1.0, 1.0)
+        default_alpha_beta(declare(arrays, 2.0, 1.0, 1.0))
     with pytest.raises(ValueError, match="task_memory_min"):
-        default_alpha_beta(arrays, 1.0, 2.0, 0.0)
+        default_alpha_beta(declare(arrays, 1.0, 2.0, 0.0))
     # a scenario without declared bounds falls back to hindsight, loudly
     with pytest.warns(UserWarning, match="hindsight"):
-        v_min, v_max, r_min = declared_bounds({}, arrays)
+        v_min, v_max, r_min = declared_bounds(arrays)
     assert v_min == v_max == pytest.approx(10.0 / 4) and r_min == 2.0
+    # ... only for the bounds it does not declare
+    with pytest.warns(UserWarning, match="hindsight"):
+        assert declared_bounds(declare(arrays, 0.5, None, 4.0)) == (0.5, 2.5, 4.0)
+
+
+def test_auction_defaults_alpha_beta_from_the_declared_bounds():
+    arrays = declare(two_node_arrays(), 0.5, 2.0, 4.0)
+    auc = OnlineAuction(arrays)
+    assert (auc.alpha, auc.beta) == default_alpha_beta(arrays)
+    auc = OnlineAuction(arrays, beta=7.0)  # an override wins, the other stays default
+    assert (auc.alpha, auc.beta) == (default_alpha_beta(arrays)[0], 7.0)
 
 
 def test_invalid_options_are_clear_errors():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import itertools
 
 import numpy as np
@@ -10,7 +11,9 @@ import xarray as xr
 
 import lorasched
 from lorasched.pdftsp import kernels
-from lorasched.pdftsp.baselines import eft, ntm
+from lorasched.pdftsp.baselines import eft, ntm, titan
+from lorasched.pdftsp.baselines.vendors import lowest_delay_vendor, random_vendor
+from lorasched.pdftsp.policies import REGISTRY
 from lorasched.pdftsp.scenario import to_arrays
 
 SMALL = [  # nodes, slots, load, vendors, gpu, deadline policy, seed
@@ -97,11 +100,18 @@ def test_direct_run_matches_simulate_and_progress_bar_runs():
     scenario = small(*SMALL[1])
     arrays = to_arrays(scenario)
     for name, mod in (("eft", eft), ("ntm", ntm)):
-        d = mod.run(arrays, np.random.default_rng(7), attrs=dict(scenario.attrs), progress=True)
+        d = mod.run(arrays, np.random.default_rng(7), progress=True)
         r = lorasched.simulate(scenario, algorithm=name, seed=7)
         np.testing.assert_array_equal(d.admitted, r["admitted"].values)
         np.testing.assert_array_equal(d.chosen_vendor, r["chosen_vendor"].values)
         np.testing.assert_array_equal(d.cell_slot, r["cell_slot"].values)
+
+
+def test_no_policy_takes_the_scenario_attributes():
+    """Every policy runs on (arrays, rng, **options) alone: the declared bounds it may use
+    (posted price, alpha and beta) are fields of the arrays."""
+    for name, run in REGISTRY.items():
+        assert "attrs" not in inspect.signature(run).parameters, name
 
 
 # --------------------------------------------------------------------------- merging
@@ -146,7 +156,7 @@ def test_eft_lowest_delay_vendor_ties_by_price_then_index():
                              deadline=[9, 9, 9], slots=10, needs=[True] * 3,
                              vendor_price=price, vendor_delay=delay, bid=[100.0] * 3)
     arrays = to_arrays(scenario)
-    assert eft.lowest_delay_vendor(arrays).tolist() == [2, 0, 0]
+    assert lowest_delay_vendor(arrays).tolist() == [2, 0, 0]
     r = lorasched.simulate(scenario, algorithm="eft", price_per_sample=0.0)
     lorasched.check_result(r)
     assert r["chosen_vendor"].values.tolist() == [2, 0, 0]
@@ -180,12 +190,17 @@ def test_ntm_vendor_is_random_but_seeded():
     assert not np.array_equal(a["chosen_vendor"].values, c["chosen_vendor"].values)
     need = to_arrays(scenario).needs_preprocessing
     arrays = to_arrays(scenario)
-    drawn = ntm.random_vendor(arrays, np.random.default_rng(1))
+    drawn = random_vendor(arrays, np.random.default_rng(1))
     assert (drawn[~need] == -1).all()
     counts = np.bincount(drawn[need], minlength=3)
     assert (counts > need.sum() / 6).all()  # roughly uniform over the 3 vendors
     # not simply the lowest-delay vendor
-    assert (drawn[need] != eft.lowest_delay_vendor(arrays)[need]).any()
+    assert (drawn[need] != lowest_delay_vendor(arrays)[need]).any()
+    # Titan draws its vendors with the same function: same seed, same vendors as NTM
+    t = lorasched.simulate(scenario, algorithm="titan", seed=1)
+    chose = t["admitted"].values & need
+    np.testing.assert_array_equal(t["chosen_vendor"].values[chose], drawn[chose])
+    assert titan.random_vendor is ntm.random_vendor is random_vendor
 
 
 def test_task_needing_a_vendor_without_any_is_rejected():

@@ -22,8 +22,9 @@ ROOT = Path(lorasched.__file__).resolve().parent
 SYSTEM_PACKAGES = ("pdftsp", "titan", "allpass")
 LAYERS = [("model",), ("lp",), ("jobsim",), SYSTEM_PACKAGES, ("systems",), ("experiments",),
           ("figures",), ("present",), ("cli", "__main__", "__init__")]
-#: modules that must not name a system: the experiment engine and the shared engines
-GENERIC = ("experiments", "lp", "jobsim", "model/system.py")
+#: modules that must not name a system: the experiment engine, the LP engine and the
+#: plug-in contract (jobsim may cite the papers whose queue definitions it implements)
+GENERIC = ("experiments", "lp", "model/system.py")
 #: what counts as naming a system (its registry name, and the baselines' names, which
 #: belong to pdFTSP's paper)
 SYSTEM_WORDS = re.compile(r"pdftsp|titan|allpass|\beft\b|\bntm\b", re.IGNORECASE)

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import lorasched
-from lorasched.pdftsp import colgen
+from lorasched.lp import Column, MasterLP, column_generation
+from lorasched.pdftsp import bound
 from lorasched.pdftsp.policies import REGISTRY
 
 SMALL = [dict(nodes=2, slots=8, load=1.5, vendors=2, gpu="mix", seed=s) for s in range(4)] + [
@@ -17,16 +18,15 @@ SMALL = [dict(nodes=2, slots=8, load=1.5, vendors=2, gpu="mix", seed=s) for s in
 def full_lp(scenario, **kw):
     """The same LP without node aggregation (one row pair per real node and slot)."""
     arrays = lorasched.to_arrays(scenario)
-    T = arrays.n_slots
-    cc = np.repeat(arrays.compute_capacity[:, None].astype(float), T, axis=1)
-    mc = np.repeat((arrays.memory_capacity - arrays.base_model_memory)[:, None], T, axis=1)
-    return colgen.solve_lp(arrays, np.arange(arrays.n_tasks), cc, mc, **kw)
+    cc, mc = arrays.residual()
+    cg, _ = bound.solve_lp(arrays, np.arange(arrays.n_tasks), cc, mc, **kw)
+    return cg
 
 
 @pytest.mark.parametrize("params", SMALL)
 def test_bound_is_above_every_online_welfare_and_the_exact_optimum(params):
     scenario = lorasched.synthetic_scenario(**params)
-    ub = colgen.offline_upper_bound(scenario, gap_tol=0.0)
+    ub = bound.offline_upper_bound(scenario, gap_tol=0.0)
     assert ub.converged
     for name in REGISTRY:
         welfare = lorasched.simulate(scenario, algorithm=name, seed=1).attrs["welfare"]
@@ -41,25 +41,25 @@ def test_bound_is_above_every_online_welfare_and_the_exact_optimum(params):
 @pytest.mark.parametrize("params", SMALL[:3])
 def test_aggregating_identical_nodes_leaves_the_lp_optimum_unchanged(params):
     scenario = lorasched.synthetic_scenario(**{**params, "nodes": 4, "gpu": "A100"})
-    agg = colgen.offline_upper_bound(scenario, gap_tol=0.0)
+    agg = bound.offline_upper_bound(scenario, gap_tol=0.0)
     full = full_lp(scenario, relaxed=True)
     assert full.converged and agg.converged
     assert agg.bound == pytest.approx(full.lp_value, rel=1e-6, abs=1e-9)
     arrays = lorasched.to_arrays(scenario)
-    reduced, count = colgen.aggregate_identical_nodes(arrays)
+    reduced, count = bound.aggregate_identical_nodes(arrays)
     assert reduced.n_nodes == 1 and count.tolist() == [4.0]
 
 
 def test_mixed_cluster_aggregates_by_gpu_type():
     arrays = lorasched.to_arrays(lorasched.synthetic_scenario(nodes=6, slots=6, load=1.0))
-    reduced, count = colgen.aggregate_identical_nodes(arrays)
+    reduced, count = bound.aggregate_identical_nodes(arrays)
     assert reduced.n_nodes == 2 and sorted(count.tolist()) == [3.0, 3.0]
 
 
 def test_bound_is_valid_when_stopped_early():
     scenario = lorasched.synthetic_scenario(nodes=2, slots=24, load=4.0, seed=3)
-    exact = colgen.offline_upper_bound(scenario, gap_tol=0.0)
-    early = colgen.offline_upper_bound(scenario, max_iterations=1)
+    exact = bound.offline_upper_bound(scenario, gap_tol=0.0)
+    early = bound.offline_upper_bound(scenario, max_iterations=1)
     assert not early.converged
     assert early.bound >= exact.bound - 1e-9
     # the history's bound never increases and ends at the reported bound
@@ -111,3 +111,42 @@ def test_titan_maximises_welfare_within_a_slot():
     lorasched.check_result(result)
     assert result["admitted"].values.tolist() == [False, True]
     assert result["reason"].values.tolist() == ["not_selected", "admitted"]
+
+
+# --------------------------------------------------------------------------- lorasched.lp
+
+
+def test_master_lp_on_a_small_packing_problem():
+    """Two groups compete for one unit of one resource at cell 0; a third column of group 1
+    uses cell 1 instead. The LP and the MILP take the two compatible columns."""
+    cap = np.array([1.0, 1.0])
+    master = MasterLP(2, (cap,))
+    one = (np.array([0]),)
+    cols = [Column(0, 3.0, one, (1.0,), "a"), Column(1, 2.0, one, (1.0,), "b"),
+            Column(1, 2.0, one, (1.0,), "b")]  # a duplicate: skipped
+    assert master.add_columns(cols) == 2 and master.n_rows == 2 + 1
+    value, mu, (pi,) = master.solve_lp()
+    assert value == pytest.approx(3.0) and mu.shape == (2,) and pi.shape == (2,)
+    assert master.add_columns([Column(1, 1.0, (np.array([1]),), (np.array([1.0]),), "c")]) == 1
+    value, _, _ = master.solve_lp()
+    assert value == pytest.approx(4.0)
+    chosen, objective, *_ = master.solve_integer(10.0, 0.0)
+    assert sorted(master.col_label[c] for c in chosen) == ["a", "c"]
+    assert objective == pytest.approx(4.0)
+
+
+def test_column_generation_stops_when_nothing_prices_out():
+    """Pricing offers each group its one column until it is in the master: the loop then
+    converges with the bound at the LP value."""
+    cap = np.array([1.0])
+    offers = [Column(0, 3.0, (np.array([0]),), (1.0,)), Column(1, 2.0, (np.array([0]),), (1.0,))]
+
+    def price(mu, duals):
+        (pi,) = duals
+        reduced = [c.value - float(pi[0]) - mu[c.group] for c in offers]
+        lagrangian = sum(max(0.0, c.value - float(pi[0])) for c in offers)
+        return [c for c, r in zip(offers, reduced, strict=True) if r > 1e-9], lagrangian
+
+    cg = column_generation(MasterLP(2, (cap,)), price)
+    assert cg.converged and cg.lp_value == pytest.approx(3.0)
+    assert cg.bound == pytest.approx(3.0) and cg.master.n_columns == 2

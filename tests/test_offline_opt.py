@@ -146,7 +146,7 @@ def literal_optimum(ds: xr.Dataset) -> float:
                         h.addConstr(x[i][k][t] + z[i][n] <= 1)
         h.addConstr(h.qsum([float(a.speed[i, k]) * x[i][k][t] for k in range(K)
                             for t in range(T)]) - float(a.work[i]) * u[i] >= 0)  # (4e)
-    usable = a.memory_capacity - a.base_model_memory + MEMORY_TOLERANCE
+    usable = a.usable_memory + MEMORY_TOLERANCE
     for k in range(K):
         for t in range(T):
             if n_tasks:
@@ -165,7 +165,7 @@ def best_alone(ds: xr.Dataset) -> np.ndarray:
     """Per task, the welfare of its best earliest-finish schedule on an empty cluster
     (-inf where it has none): a lower bound on what the optimum can get from it alone."""
     a = to_arrays(ds)
-    usable = a.memory_capacity - a.base_model_memory
+    usable = a.usable_memory
     out = np.full(a.n_tasks, -np.inf)
     for i in range(a.n_tasks):
         ok = ((a.speed[i] > 0) & (a.speed[i] <= a.compute_capacity)

@@ -356,7 +356,7 @@ def test_paper_payment_is_not_truthful():
     auction = _replay(_paper_flaw_scenario(1.0), probe, 1)
     q = auction.quote(1)
     p14 = lorasched.payment_paper(q, 1.0)
-    crit = lorasched.payment_critical(q)
+    crit = q.critical_bid
     assert q.op_cost == pytest.approx(1.0)  # 5 samples x 0.2
     assert 0 < p14 < crit
     v = (p14 + crit) / 2  # true value in (p14, crit]
@@ -667,7 +667,7 @@ def test_solvers_agree_with_brute_force(scenario):
     """Along one pdFTSP run: exact (with an exact work discretisation, R = lcm(1..5)) finds
     the same optimum of (12) as brute force, and the paper DP never beats it."""
     arrays = lorasched.to_arrays(scenario)
-    alpha, beta = default_alpha_beta(arrays, V_MIN, V_MAX, 0.1)
+    alpha, beta = default_alpha_beta(arrays)
     auction = OnlineAuction(arrays, alpha=alpha, beta=beta)
     state = (auction.lam, auction.phi, auction.compute_left, auction.memory_left)
     for i in range(arrays.n_tasks):

@@ -426,3 +426,37 @@ def test_more_bad_base_model_memory(ds, value):
     ds.attrs["base_model_memory"] = value
     with pytest.raises(ValueError, match=r"'base_model_memory' must be a (finite )?number"):
         validate_scenario(ds)
+
+
+# ----------------------------------------------------------------------------------------
+# ScenarioArrays: the one arrays contract (usable memory, e_ikt, residuals, declared bounds)
+# ----------------------------------------------------------------------------------------
+
+
+def test_arrays_usable_memory_op_cost_and_residual(ds):
+    a = to_arrays(ds)
+    np.testing.assert_array_equal(a.usable_memory,
+                                  ds["memory_capacity"].values - ds.attrs["base_model_memory"])
+    i, nodes, slots = 3, np.array([0, 1, 1]), np.array([3, 4, 5])
+    np.testing.assert_array_equal(a.op_cost(i, nodes, slots),
+                                  a.speed[i, nodes] * a.op_cost_rate[nodes, slots])  # e_ikt
+    compute, memory = a.residual()
+    assert compute.dtype == np.int64 and memory.dtype == np.float64
+    assert compute.shape == memory.shape == (a.n_nodes, a.n_slots)
+    assert (compute == a.compute_capacity[:, None]).all()
+    assert (memory == a.usable_memory[:, None]).all()
+    compute -= 1  # fresh arrays: using one changes neither the scenario nor the next
+    memory -= 1.0
+    again, _ = a.residual()
+    assert (again == a.compute_capacity[:, None]).all()
+
+
+def test_arrays_carry_the_declared_bounds(ds):
+    keys = ("value_density_min", "value_density_max", "task_memory_min")
+    ds.attrs.update({"value_density_min": 0.5, "value_density_max": 2.0,
+                     "task_memory_min": 0.25})
+    a = to_arrays(ds)
+    assert tuple(getattr(a, k) for k in keys) == (0.5, 2.0, 0.25)
+    del ds.attrs["value_density_max"]
+    a = to_arrays(ds)
+    assert a.value_density_max is None and a.value_density_min == 0.5

@@ -8,7 +8,7 @@ import ipywidgets
 import numpy as np
 import pytest
 
-from lorasched.pdftsp.auction import OnlineAuction, declared_bounds, default_alpha_beta
+from lorasched.pdftsp.auction import OnlineAuction
 from lorasched.pdftsp.scenario import to_arrays
 from lorasched.pdftsp.workload import synthetic_scenario
 from lorasched.present.widgets import (
@@ -34,8 +34,7 @@ def replay(scenario):
 def _direct(scenario, j):
     """Offer the first ``j`` tasks to a fresh auction, as pdFTSP does."""
     arrays = to_arrays(scenario)
-    alpha, beta = default_alpha_beta(arrays, *declared_bounds(dict(scenario.attrs), arrays))
-    auction = OnlineAuction(arrays, alpha=alpha, beta=beta)
+    auction = OnlineAuction(arrays)
     decisions = [auction.offer(i) for i in range(j)]
     return auction, decisions
 

@@ -3,18 +3,20 @@
 :class:`OnlineAuction` holds the dual prices ``lam[k, t]`` (lambda, compute, money per
 sample) and ``phi[k, t]`` (memory, money per GB per slot) and the residual capacities.
 Tasks are offered in arrival order; for each, :meth:`OnlineAuction.offer` runs Algorithm 2
-(:func:`lorasched.schedule.schedule`), admits the task iff ``F(il) > 0`` (eq. 11: mu_i =
-max(0, F)), charges the payment, and updates the duals by eqs. (7) and (8).
+(:func:`lorasched.pdftsp.schedule.schedule`), admits the task iff ``F(il) > 0`` (eq. 11:
+mu_i = max(0, F)), charges the payment, and updates the duals by eqs. (7) and (8).
 
 Payments
 --------
-``payment="critical"`` (default) charges the threshold bid ``b_i - F(il)
+``payment="critical"`` (default) charges the threshold bid
+(:attr:`lorasched.pdftsp.schedule.Schedule.critical_bid`) ``b_i - F(il)
 = q_in* + lam_hat * sum s + phi_hat * sum r + sum e``: the smallest bid at which the task,
 everything else fixed, would still win. Algorithm 2's schedule does not depend on the bid,
 so admission is "bid > critical bid" and the price is independent of the bid: the auction
 is truthful and individually rational (Myerson).
 
-``payment="paper"`` charges eq. (14), ``q_in* + lam_hat * sum s + phi_hat * sum r``, which
+``payment="paper"`` charges eq. (14) (:func:`payment_paper`),
+``q_in* + lam_hat * sum s + phi_hat * sum r``, which
 leaves out the operating cost ``sum e_ikt``. When ``e > 0`` a bidder whose value lies in
 ``(p14, p14 + sum e]`` loses by bidding truthfully (F <= 0) but wins with positive utility
 by overbidding, so the paper's payment is not truthful; it is kept for comparison.
@@ -24,7 +26,8 @@ alpha and beta
 Lemma 2 sets ``alpha = max_i b_i / M_i`` and ``beta = max_i b_i / r_i`` in money units in
 which ``b_bar_il >= 1``. Neither maximum is known online. lorasched takes them from
 declared bounds ``v_min <= b_i / M_i <= v_max`` on value density (money per sample;
-scenario attributes ``value_density_min``/``value_density_max``): measuring money in units
+scenario attributes ``value_density_min``/``value_density_max``, carried by
+:class:`~lorasched.pdftsp.scenario.ScenarioArrays`): measuring money in units
 of ``v_min`` makes ``b_bar >= 1`` (up to vendor and operating costs) and gives, back in the
 scenario's money, ``alpha = v_max / v_min`` in eq. (7) and a compute price of at least
 ``v_max`` per sample once a cell is full. For memory the lemma's ``b_i / r_i`` is tightened
@@ -32,7 +35,8 @@ to ``b_i / (r_i * n_i_min)`` with ``n_i_min = ceil(M_i / max_k s_ik)`` the fewes
 schedule of task i uses (the lemma's proof holds verbatim, since F subtracts
 ``phi_hat * r_i * n``); bounding it with declared numbers gives
 ``beta = (v_max / v_min) * max_k C_kp / r_min`` (``r_min``: attribute ``task_memory_min``).
-Both can be overridden.
+:func:`default_alpha_beta` computes them; :class:`OnlineAuction` uses them for whichever of
+``alpha``/``beta`` it is not given.
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ import numpy as np
 from tqdm import tqdm  # text bar: a widget bar would break plotly in the built book
 
 from . import kernels
-from .decisions import Decisions
+from .decisions import CellCollector, Decisions
 from .scenario import ScenarioArrays
 from .schedule import Schedule, schedule
 
@@ -53,49 +57,44 @@ PAYMENTS = ("critical", "paper")
 
 
 def payment_paper(s: Schedule, r_i: float) -> float:
-    """Eq. (14): q_in* + max-lambda * sum_kt s_ik x_ikt + max-phi * sum_kt r_i x_ikt."""
-    return s.vendor_price + s.lam_hat * s.samples + s.phi_hat * s.n_cells * r_i
+    """Eq. (14) for schedule ``s`` of a task with memory ``r_i`` (GB):
+    ``q_in* + max-lambda * sum_kt s_ik x_ikt + max-phi * sum_kt r_i x_ikt``, i.e. the critical
+    bid (:attr:`Schedule.critical_bid`) less the operating cost ``sum e_ikt x_ikt``."""
+    return s.vendor_price + s.lam_hat * s.samples + s.phi_hat * s.n_cells * r_i  # eq. (14)
 
 
-def payment_critical(s: Schedule) -> float:
-    """The critical (threshold) bid b_i - F(il): eq. (14) plus the operating cost."""
-    return s.vendor_price + s.cost
-
-
-def default_alpha_beta(arrays: ScenarioArrays, value_density_min: float,
-                       value_density_max: float, task_memory_min: float) -> tuple[float, float]:
-    """alpha and beta of eqs. (7)-(8) from declared bounds (see the module docstring)."""
-    for name, v in (("value_density_min", value_density_min),
-                    ("value_density_max", value_density_max),
-                    ("task_memory_min", task_memory_min)):
-        if not np.isfinite(v) or v <= 0:
-            raise ValueError(f"{name} must be a positive number, got {v}")
-    if value_density_max < value_density_min:
-        raise ValueError(f"value_density_max ({value_density_max}) is below "
-                         f"value_density_min ({value_density_min})")
-    alpha = value_density_max / value_density_min
-    beta = alpha * float(arrays.compute_capacity.max()) / task_memory_min
-    return alpha, beta
-
-
-def declared_bounds(attrs: dict, arrays: ScenarioArrays) -> tuple[float, float, float]:
-    """The declared (v_min, v_max, r_min) of a scenario; hindsight values, with a warning,
-    for a scenario that declares none."""
-    keys = ("value_density_min", "value_density_max", "task_memory_min")
-    if all(k in attrs for k in keys):
-        return tuple(float(attrs[k]) for k in keys)
+def declared_bounds(arrays: ScenarioArrays) -> tuple[float, float, float]:
+    """The declared ``(v_min, v_max, r_min)`` of a scenario (fields of ``arrays``); where
+    any is not declared, the hindsight value over the scenario's tasks, with a warning."""
+    declared = (arrays.value_density_min, arrays.value_density_max, arrays.task_memory_min)
+    if all(v is not None for v in declared):
+        return tuple(float(v) for v in declared)
     density = arrays.bid / arrays.work
     positive = density[density > 0]
     warnings.warn("the scenario declares no value-density bounds (attributes "
                   "value_density_min, value_density_max, task_memory_min); alpha and beta "
                   "are set from the hindsight min/max over its tasks, which an online "
-                  "auction could not know", stacklevel=3)
+                  "auction could not know", stacklevel=4)
     v_min = float(positive.min()) if positive.size else 1.0
     v_max = float(density.max()) if density.size and density.max() > 0 else 1.0
     r_min = float(arrays.memory[arrays.memory > 0].min()) if (arrays.memory > 0).any() else 1.0
-    return (float(attrs.get("value_density_min", v_min)),
-            float(attrs.get("value_density_max", v_max)),
-            float(attrs.get("task_memory_min", r_min)))
+    hindsight = (v_min, v_max, r_min)
+    return tuple(h if v is None else float(v) for v, h in zip(declared, hindsight, strict=True))
+
+
+def default_alpha_beta(arrays: ScenarioArrays) -> tuple[float, float]:
+    """alpha and beta of eqs. (7)-(8) from the scenario's declared bounds
+    (:func:`declared_bounds`; see the module docstring)."""
+    v_min, v_max, r_min = declared_bounds(arrays)
+    for name, v in (("value_density_min", v_min), ("value_density_max", v_max),
+                    ("task_memory_min", r_min)):
+        if not np.isfinite(v) or v <= 0:
+            raise ValueError(f"{name} must be a positive number, got {v}")
+    if v_max < v_min:
+        raise ValueError(f"value_density_max ({v_max}) is below value_density_min ({v_min})")
+    alpha = v_max / v_min  # Lemma 2, in units of v_min
+    beta = alpha * float(arrays.compute_capacity.max()) / r_min
+    return alpha, beta
 
 
 @dataclass(frozen=True)
@@ -116,17 +115,24 @@ class OnlineAuction:
 
     Parameters
     ----------
-    arrays : the scenario as :class:`~lorasched.scenario.ScenarioArrays`.
-    alpha, beta : the constants of eqs. (7) and (8); see :func:`default_alpha_beta`.
+    arrays : the scenario as :class:`~lorasched.pdftsp.scenario.ScenarioArrays`.
+    alpha, beta : the constants of eqs. (7) and (8); ``None`` (default): from the declared
+        bounds, :func:`default_alpha_beta`.
     payment : ``"critical"`` (truthful, default) or ``"paper"`` (eq. 14).
-    solver : ``"paper"`` DP (default), ``"exact"`` or ``"brute"``, see :mod:`lorasched.schedule`.
-    work_resolution : R of the work discretisation (:mod:`lorasched.kernels`).
+    solver : ``"paper"`` DP (default), ``"exact"`` or ``"brute"``, see
+        :mod:`lorasched.pdftsp.schedule`.
+    work_resolution : R of the work discretisation (:mod:`lorasched.pdftsp.kernels`).
     """
 
-    def __init__(self, arrays: ScenarioArrays, *, alpha: float, beta: float,
-                 payment: str = "critical", solver: str = "paper", work_resolution: int = 8):
+    def __init__(self, arrays: ScenarioArrays, *, alpha: float | None = None,
+                 beta: float | None = None, payment: str = "critical", solver: str = "paper",
+                 work_resolution: int = 8):
         if payment not in PAYMENTS:
             raise ValueError(f"payment must be one of {PAYMENTS}, got {payment!r}")
+        if alpha is None or beta is None:
+            default_alpha, default_beta = default_alpha_beta(arrays)
+            alpha = default_alpha if alpha is None else alpha
+            beta = default_beta if beta is None else beta
         for name, v in (("alpha", alpha), ("beta", beta)):
             if not np.isfinite(v) or v < 0:
                 raise ValueError(f"{name} must be a finite number >= 0, got {v}")
@@ -139,9 +145,8 @@ class OnlineAuction:
         K, T = arrays.n_nodes, arrays.n_slots
         self.lam = np.zeros((K, T))  # lambda^(0) = 0, Algorithm 1 line 1
         self.phi = np.zeros((K, T))
-        self.compute_left = np.repeat(arrays.compute_capacity[:, None], T, axis=1)
-        self.usable_memory = arrays.memory_capacity - arrays.base_model_memory  # C_km - r_b
-        self.memory_left = np.repeat(self.usable_memory[:, None], T, axis=1).astype(float)
+        self.compute_left, self.memory_left = arrays.residual()
+        self.usable_memory = arrays.usable_memory  # C_km - r_b
         self.compute_capacity = arrays.compute_capacity.astype(float)
 
     STATE = ("lam", "phi", "compute_left", "memory_left")
@@ -165,7 +170,7 @@ class OnlineAuction:
         """The payment of task ``i`` if admitted with schedule ``s``."""
         if self.payment_rule == "paper":
             return payment_paper(s, float(self.arrays.memory[i]))
-        return payment_critical(s)
+        return s.critical_bid
 
     def offer(self, i: int, bid: float | None = None) -> Decision:
         """Algorithm 1, lines 2-13, for task ``i`` (optionally with another bid)."""
@@ -189,24 +194,20 @@ class OnlineAuction:
         return Decision(i, True, "admitted", s, pay, b_bar, time.perf_counter() - start)
 
 
-def run(arrays: ScenarioArrays, rng: np.random.Generator, *, attrs: dict | None = None,
-        alpha: float | None = None, beta: float | None = None, payment: str = "critical",
-        solver: str = "paper", work_resolution: int = 8, progress: bool = False) -> Decisions:
+def run(arrays: ScenarioArrays, rng: np.random.Generator, *, alpha: float | None = None,
+        beta: float | None = None, payment: str = "critical", solver: str = "paper",
+        work_resolution: int = 8, progress: bool = False) -> Decisions:
     """Offer every task, in arrival order, to one :class:`OnlineAuction`.
 
     ``alpha``/``beta`` default to :func:`default_alpha_beta` of the scenario's declared
-    bounds (``attrs``). pdFTSP draws no random numbers; ``rng`` is accepted for the
-    common interface.
+    bounds (carried by ``arrays``). pdFTSP draws no random numbers; ``rng`` is accepted for
+    the common interface.
     """
     del rng
-    if alpha is None or beta is None:
-        a0, b0 = default_alpha_beta(arrays, *declared_bounds(attrs or {}, arrays))
-        alpha = a0 if alpha is None else alpha
-        beta = b0 if beta is None else beta
     auction = OnlineAuction(arrays, alpha=alpha, beta=beta, payment=payment, solver=solver,
                             work_resolution=work_resolution)
     out = Decisions.empty(arrays.n_tasks, arrays.n_nodes, arrays.n_slots)
-    cells_t, cells_k, cells_s = [], [], []
+    cells = CellCollector()
     for i in tqdm(range(arrays.n_tasks), desc="pdftsp", unit="task", disable=not progress):
         d = auction.offer(i)
         out.reason[i] = d.reason
@@ -217,15 +218,10 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, attrs: dict | None 
             out.admitted[i] = True
             out.chosen_vendor[i] = d.schedule.vendor
             out.payment[i] = d.payment
-            cells_t.append(np.full(d.schedule.n_cells, i, dtype=np.int64))
-            cells_k.append(d.schedule.nodes)
-            cells_s.append(d.schedule.slots)
-    if cells_t:
-        out.cell_task = np.concatenate(cells_t)
-        out.cell_node = np.concatenate(cells_k)
-        out.cell_slot = np.concatenate(cells_s)
+            cells.add(i, d.schedule.nodes, d.schedule.slots)
+    cells.store(out)
     out.lam = auction.lam
     out.phi = auction.phi
-    out.attrs = {"alpha": float(alpha), "beta": float(beta), "payment_rule": payment,
+    out.attrs = {"alpha": auction.alpha, "beta": auction.beta, "payment_rule": payment,
                  "solver": solver, "work_resolution": int(work_resolution)}
     return out

@@ -54,3 +54,27 @@ class Decisions:
             cell_task=none, cell_node=none.copy(), cell_slot=none.copy(),
             lam=np.zeros((n_nodes, n_slots)), phi=np.zeros((n_nodes, n_slots)),
         )
+
+
+class CellCollector:
+    """The cells ``x_ikt = 1`` of the tasks an algorithm places, gathered task by task and
+    stored into :class:`Decisions` at the end (:meth:`store`)."""
+
+    def __init__(self) -> None:
+        self._task: list[np.ndarray] = []
+        self._node: list[np.ndarray] = []
+        self._slot: list[np.ndarray] = []
+
+    def add(self, i: int, nodes: np.ndarray, slots: np.ndarray) -> None:
+        """Place task ``i`` on cells ``(nodes[c], slots[c])``."""
+        self._task.append(np.full(nodes.shape[0], i, dtype=np.int64))
+        self._node.append(nodes)
+        self._slot.append(slots)
+
+    def store(self, out: Decisions) -> None:
+        """Set ``out.cell_task/cell_node/cell_slot`` to the cells added, in the order added
+        (left as they are, empty, when none was)."""
+        if self._task:
+            out.cell_task = np.concatenate(self._task)
+            out.cell_node = np.concatenate(self._node)
+            out.cell_slot = np.concatenate(self._slot)

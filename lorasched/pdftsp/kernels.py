@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 INF = np.inf
-MEMORY_TOLERANCE = 1e-9  # GB; the same as lorasched.scenario.MEMORY_TOLERANCE
+MEMORY_TOLERANCE = 1e-9  # GB; the same as lorasched.pdftsp.scenario.MEMORY_TOLERANCE
 
 
 @njit(cache=True)
@@ -424,7 +424,7 @@ def schedule_task(a, d, needs_pre, bid, work_i, speed_i, r_i, vendor_price_i, ve
 
 
 # ---------------------------------------------------------------------------------------
-# Column generation: pricing with additive per-cell prices (offline bound, Titan)
+# Column generation: pricing with additive per-cell prices (pdftsp.bound: offline bound, Titan)
 # ---------------------------------------------------------------------------------------
 
 
@@ -511,7 +511,7 @@ def price_schedules(a, d, W, units, speed_i, r_i, rate, pi, sigma, compute_left,
 @njit(cache=True)
 def earliest_finish(t0, d, work_i, speed_i, r_i, compute_left, memory_left, compute_capacity,
                     exclusive):
-    """Earliest-finish schedule of one task (the EFT and NTM baselines).
+    """Earliest-finish schedule of one task (the EFT and NTM baselines, the offline warm start).
 
     From slot ``t0`` to ``d`` take, in every slot, the eligible node with the largest speed
     (ties: lowest index) until ``M_i`` samples are reached. Eligible: ``s_ik > 0``,

@@ -47,8 +47,6 @@ from .auction import (
     PAYMENTS,
     Decision,
     OnlineAuction,
-    declared_bounds,
-    default_alpha_beta,
     payment_paper,
 )
 from .scenario import to_arrays
@@ -149,11 +147,6 @@ class AuctionReplay:
             raise ValueError(f"payment must be one of {PAYMENTS}, got {payment!r}")
         self.scenario = scenario
         self.arrays = to_arrays(scenario)
-        if alpha is None or beta is None:
-            a0, b0 = default_alpha_beta(self.arrays,
-                                        *declared_bounds(dict(scenario.attrs), self.arrays))
-            alpha = a0 if alpha is None else alpha
-            beta = b0 if beta is None else beta
         self._auction = OnlineAuction(self.arrays, alpha=alpha, beta=beta, payment=payment,
                                       solver=solver, work_resolution=work_resolution)
         n = self.n_tasks

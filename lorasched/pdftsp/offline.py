@@ -4,7 +4,7 @@ pdFTSP decides online; this module solves the paper's problem P (section 2.2, eq
 hindsight with HiGHS, exactly in real samples (no work discretisation), as the welfare
 benchmark the online algorithms are measured against. :func:`build_model` writes the MILP,
 :func:`offline_opt` solves it and returns a result Dataset with the same fields as every
-algorithm's (:func:`lorasched.result.assemble`).
+algorithm's (:func:`lorasched.pdftsp.result.assemble`).
 
 Formulation
 -----------
@@ -89,6 +89,7 @@ import highspy
 import numpy as np
 import xarray as xr
 
+from . import kernels
 from .decisions import Decisions
 from .result import ResultError, assemble, check_result
 from .scenario import MEMORY_TOLERANCE, ScenarioArrays, to_arrays
@@ -150,7 +151,7 @@ class OfflineModel:
 
 def _eligible(arrays: ScenarioArrays) -> np.ndarray:
     """bool[I, K]: node k could ever run task i (speed, compute and memory on their own)."""
-    usable = arrays.memory_capacity - arrays.base_model_memory
+    usable = arrays.usable_memory  # C_km - r_b
     return ((arrays.speed > 0) & (arrays.speed <= arrays.compute_capacity[None, :])
             & (arrays.memory[:, None] <= usable[None, :] + MEMORY_TOLERANCE))
 
@@ -309,7 +310,7 @@ def build_model(scenario: xr.Dataset | ScenarioArrays, *,
     s = arrays.speed[x_task, x_node].astype(float)
     r = arrays.memory[x_task]
     cap_p = np.repeat(arrays.compute_capacity.astype(float), T)
-    cap_m = np.repeat(arrays.memory_capacity - arrays.base_model_memory + MEMORY_TOLERANCE, T)
+    cap_m = np.repeat(arrays.usable_memory + MEMORY_TOLERANCE, T)
     counts = {}
     for name, use, cap in (("4f", s, cap_p), ("4g", r, cap_m)):
         total = np.bincount(kt, weights=use, minlength=K * T)
@@ -326,7 +327,7 @@ def build_model(scenario: xr.Dataset | ScenarioArrays, *,
     cost = np.empty(n_col)
     cost[:u_task.shape[0]] = arrays.bid[u_task]
     cost[u_task.shape[0]:x0] = -arrays.vendor_price[z_task, z_vendor]
-    cost[x0:] = -arrays.speed[x_task, x_node] * arrays.op_cost_rate[x_node, x_slot]
+    cost[x0:] = -arrays.op_cost(x_task, x_node, x_slot)  # -e_ikt
 
     # column-wise sparse matrix
     r_all = np.concatenate(rows_r) if rows_r else empty
@@ -349,33 +350,13 @@ def build_model(scenario: xr.Dataset | ScenarioArrays, *,
     )
 
 
-def _earliest_cells(t0, d, work, speed_i, r_i, compute_left, memory_left):
-    """Earliest-finish cells of one task on the residual capacity, or None if it misses d.
-
-    In every slot from ``t0`` take the fastest node with room (ties: lowest index) until
-    ``work`` samples are reached.
-    """
-    if t0 > d:
-        return None
-    fits = ((speed_i[:, None] > 0) & (speed_i[:, None] <= compute_left[:, t0:d + 1])
-            & (r_i <= memory_left[:, t0:d + 1] + MEMORY_TOLERANCE))
-    s = np.where(fits, speed_i[:, None], 0)
-    got = s.max(axis=0)
-    done = np.cumsum(got)
-    if done[-1] < work:
-        return None
-    use = np.flatnonzero(got[:int(np.searchsorted(done, work)) + 1] > 0)
-    return s.argmax(axis=0)[use], t0 + use
-
-
 def _greedy(arrays: ScenarioArrays, model: OfflineModel, order: np.ndarray) -> np.ndarray:
     """A feasible start for HiGHS: offer tasks in ``order``, each on its earliest-finish
-    schedule with the vendor that leaves it the most welfare, if that welfare is positive.
-    Returns the column vector of the model (u, z, x)."""
+    schedule (:func:`lorasched.pdftsp.kernels.earliest_finish`, as EFT) with the vendor
+    that leaves it the most welfare, if that welfare is positive. Returns the column vector
+    of the model (u, z, x)."""
     K, T = arrays.n_nodes, arrays.n_slots
-    compute_left = np.repeat(arrays.compute_capacity[:, None], T, axis=1)
-    memory_left = np.repeat((arrays.memory_capacity - arrays.base_model_memory)[:, None], T,
-                            axis=1)
+    compute_left, memory_left = arrays.residual()
     nu, nz = model.n_u, model.n_z
     values = np.zeros(model.n_variables)
     u_col = np.full(arrays.n_tasks, -1, dtype=np.int64)
@@ -393,14 +374,12 @@ def _greedy(arrays: ScenarioArrays, model: OfflineModel, order: np.ndarray) -> n
         for n, col in options:
             delay = arrays.vendor_delay[i, n] if n >= 0 else 0
             price = arrays.vendor_price[i, n] if n >= 0 else 0.0
-            cells = _earliest_cells(arrays.arrival[i] + delay, arrays.deadline[i],
-                                    arrays.work[i], arrays.speed[i], arrays.memory[i],
-                                    compute_left, memory_left)
-            if cells is None:
+            finish, nodes, slots = kernels.earliest_finish(
+                arrays.arrival[i] + delay, arrays.deadline[i], arrays.work[i], arrays.speed[i],
+                arrays.memory[i], compute_left, memory_left, arrays.compute_capacity, False)
+            if finish < 0:
                 continue
-            nodes, slots = cells
-            gain = (arrays.bid[i] - price
-                    - float((arrays.speed[i, nodes] * arrays.op_cost_rate[nodes, slots]).sum()))
+            gain = arrays.bid[i] - price - float(arrays.op_cost(i, nodes, slots).sum())
             if gain > 0 and (best is None or gain > best[0]):
                 best = (gain, col, nodes, slots)
         if best is None:

@@ -1,9 +1,9 @@
 """The result Dataset: scenario + decisions + accounting (eqs. 1-3), and its checker.
 
-:func:`assemble` joins a scenario and an algorithm's :class:`~lorasched.decisions.Decisions`
-into one ``xarray.Dataset`` and computes the welfare accounting. :func:`check_result`
-validates any such dataset against the model's constraints; every algorithm's output goes
-through it in the tests.
+:func:`assemble` joins a scenario and an algorithm's
+:class:`~lorasched.pdftsp.decisions.Decisions` into one ``xarray.Dataset`` and computes the
+welfare accounting. :func:`check_result` validates any such dataset against the model's
+constraints; every algorithm's output goes through it in the tests.
 """
 
 from __future__ import annotations
@@ -37,8 +37,7 @@ def accounting(arrays: ScenarioArrays, admitted, chosen_vendor, payment, cell_ta
     with_vendor = admitted & (vendor >= 0)
     idx = np.flatnonzero(with_vendor)
     vendor_cost = float(arrays.vendor_price[idx, vendor[idx]].sum())
-    operating_cost = float((arrays.speed[cell_task, cell_node]
-                            * arrays.op_cost_rate[cell_node, cell_slot]).sum())
+    operating_cost = float(arrays.op_cost(cell_task, cell_node, cell_slot).sum())  # sum e x
     revenue = float(payment[admitted].sum())
     value = float(arrays.bid[admitted].sum())
     user = value - revenue  # eq. (1)
@@ -169,8 +168,7 @@ def check_result(result: xr.Dataset, *, individually_rational: bool = True) -> N
     over = np.argwhere(compute > arrays.compute_capacity[:, None])
     _require(over.size == 0, f"(4f) node {over[:1, 0]} slot {over[:1, 1]}: compute "
              f"{compute[tuple(over[0])] if over.size else ''} over capacity")
-    usable = arrays.memory_capacity - arrays.base_model_memory
-    overm = np.argwhere(memory > usable[:, None] + MEMORY_TOLERANCE)
+    overm = np.argwhere(memory > arrays.usable_memory[:, None] + MEMORY_TOLERANCE)
     _require(overm.size == 0, f"(4g) node {overm[:1, 0]} slot {overm[:1, 1]}: memory over "
              "capacity (with the base model)")
     if "compute_used" in result:

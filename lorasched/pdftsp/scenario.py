@@ -45,7 +45,23 @@ REQUIRED_ATTRS = {"base_model_memory": "r_b: GPU memory of the shared base model
 
 
 class ScenarioArrays(NamedTuple):
-    """A validated scenario as plain numpy arrays (C-contiguous, fixed dtypes)."""
+    """A validated scenario as plain numpy arrays (C-contiguous, fixed dtypes): everything
+    an algorithm needs, so that none reads the Dataset or its attributes.
+
+    The declared bounds (:attr:`DECLARED_ATTRS`) are the scenario's optional attributes of
+    the same names, what an operator would post: :mod:`lorasched.pdftsp.auction` derives
+    alpha and beta of eqs. (7)-(8) from them, :mod:`lorasched.pdftsp.pricing` the baselines'
+    posted price; ``None`` where the scenario declares none.
+    """
+
+    #: optional scenario attributes carried as fields of the same name (name -> meaning)
+    DECLARED_ATTRS = {
+        "value_density_min": "v_min: declared lower bound on the value density b_i / M_i, "
+                             "money per sample",
+        "value_density_max": "v_max: declared upper bound on the value density b_i / M_i, "
+                             "money per sample",
+        "task_memory_min": "r_min: declared lower bound on the task memory r_i, GB",
+    }
 
     compute_capacity: np.ndarray  # int64[K]
     memory_capacity: np.ndarray  # float64[K]
@@ -60,6 +76,9 @@ class ScenarioArrays(NamedTuple):
     speed: np.ndarray  # int64[I, K]
     vendor_price: np.ndarray  # float64[I, N]
     vendor_delay: np.ndarray  # int64[I, N]
+    value_density_min: float | None = None  # v_min, money per sample (DECLARED_ATTRS)
+    value_density_max: float | None = None  # v_max, money per sample
+    task_memory_min: float | None = None  # r_min, GB
 
     @property
     def n_nodes(self) -> int:
@@ -77,9 +96,25 @@ class ScenarioArrays(NamedTuple):
     def n_vendors(self) -> int:
         return self.vendor_price.shape[1]
 
-    def op_cost(self, i: int) -> np.ndarray:
-        """e_ikt for task ``i`` as a [K, T] array: speed[i, k] * op_cost_rate[k, t]."""
-        return self.speed[i][:, None] * self.op_cost_rate
+    @property
+    def usable_memory(self) -> np.ndarray:
+        """float64[K]: the memory left to LoRA tasks on each node, ``C_km - r_b`` (4g)."""
+        return self.memory_capacity - self.base_model_memory
+
+    def op_cost(self, task, node, slot):
+        """Operating cost ``e_ikt = s_ik * op_cost_rate[k, t]`` of task ``i`` in cell
+        ``(k, t)``; the indices may be arrays (numpy broadcasting), e.g. a schedule's cells."""
+        return self.speed[task, node] * self.op_cost_rate[node, slot]
+
+    def residual(self) -> tuple[np.ndarray, np.ndarray]:
+        """Fresh residual capacities of the empty cluster: compute int64[K, T] (``C_kp``,
+        samples, 4f) and memory float64[K, T] (``C_km - r_b``, GB, 4g)."""
+        T = self.n_slots
+        compute = np.repeat(np.asarray(self.compute_capacity, dtype=np.int64)[:, None], T,
+                            axis=1)
+        memory = np.repeat(np.asarray(self.usable_memory, dtype=np.float64)[:, None], T,
+                           axis=1)
+        return compute, memory
 
 
 def _first_bad(mask: np.ndarray, dims: tuple[str, ...]) -> str:
@@ -167,13 +202,16 @@ def validate_scenario(ds: xr.Dataset) -> None:
 
 
 def to_arrays(ds: xr.Dataset, validate: bool = True) -> ScenarioArrays:
-    """Validate ``ds`` (unless told not to) and return its plain-array form."""
+    """Validate ``ds`` (unless told not to) and return its plain-array form, with the
+    declared bounds taken from its attributes (``None`` where absent)."""
     if validate:
         validate_scenario(ds)
 
     def arr(name, dtype):
         return np.ascontiguousarray(ds[name].values, dtype=dtype)
 
+    declared = {name: float(ds.attrs[name]) if name in ds.attrs else None
+                for name in ScenarioArrays.DECLARED_ATTRS}
     return ScenarioArrays(
         compute_capacity=arr("compute_capacity", np.int64),
         memory_capacity=arr("memory_capacity", np.float64),
@@ -188,4 +226,5 @@ def to_arrays(ds: xr.Dataset, validate: bool = True) -> ScenarioArrays:
         speed=arr("speed", np.int64),
         vendor_price=arr("vendor_price", np.float64),
         vendor_delay=arr("vendor_delay", np.int64),
+        **declared,
     )

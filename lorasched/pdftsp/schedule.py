@@ -10,7 +10,7 @@ vendor with the largest ``F(il)`` (eq. 10). Three solvers of (12):
     so keeping one path per DP state is a heuristic: it always returns a feasible schedule
     whose reported cost is its true cost (12), but possibly above the optimum.
 ``"exact"``
-    Enumerates the price thresholds (see :func:`lorasched.kernels.exact_schedule`); exact
+    Enumerates the price thresholds (see :func:`lorasched.pdftsp.kernels.exact_schedule`); exact
     up to the work discretisation, slower.
 ``"brute"``
     Enumerates every assignment of at most one node per slot, in pure Python, on real
@@ -55,7 +55,9 @@ class Schedule(NamedTuple):
 
     @property
     def critical_bid(self) -> float:
-        """Smallest bid with F(il) > 0 (everything else fixed): q + cost (12)."""
+        """Smallest bid with F(il) > 0 (everything else fixed): ``q_in* + cost (12)``, i.e.
+        eq. (14) plus the operating cost; the critical payment of
+        :class:`lorasched.pdftsp.auction.OnlineAuction`."""
         return self.vendor_price + self.cost
 
 
@@ -71,7 +73,7 @@ def schedule(arrays: ScenarioArrays, i: int, lam: np.ndarray, phi: np.ndarray,
 
     ``bid`` overrides the task's bid (the schedule itself does not depend on it; only
     ``surplus`` does). ``work_resolution`` is R of the work discretisation
-    (:mod:`lorasched.kernels`); it does not apply to ``solver="brute"``.
+    (:mod:`lorasched.pdftsp.kernels`); it does not apply to ``solver="brute"``.
     """
     _check_solver(solver)
     if int(work_resolution) < 1:
@@ -121,7 +123,7 @@ def brute_force_schedule(arrays: ScenarioArrays, i: int, lam, phi, compute_left,
                 continue
             lh = max((lam[k, t] for k, t in cells), default=0.0)
             ph = max((phi[k, t] for k, t in cells), default=0.0)
-            e = sum(speed[k] * arrays.op_cost_rate[k, t] for k, t in cells)
+            e = sum(arrays.op_cost(i, k, t) for k, t in cells)
             cost = lh * samples + ph * len(cells) * r_i + e
             surplus = b - q - cost
             if best is None or surplus > best.surplus:

@@ -25,18 +25,15 @@ def simulate(scenario: xr.Dataset, algorithm: str = "pdftsp", seed: int | None =
     """
     run = algorithms.get(algorithm)
     params = inspect.signature(run).parameters
-    unknown = sorted(set(options) - set(params) - {"attrs"})
+    unknown = sorted(set(options) - set(params))
     if unknown:
-        allowed = sorted(p for p in params if p not in ("arrays", "rng", "attrs"))
+        allowed = sorted(p for p in params if p not in ("arrays", "rng"))
         raise TypeError(f"algorithm {algorithm!r} got unknown option(s) {unknown}; "
                         f"it accepts {allowed}")
     arrays = to_arrays(scenario)
     rng = np.random.default_rng(seed)
     start = time.perf_counter()
-    kwargs = dict(options)
-    if "attrs" in params:
-        kwargs["attrs"] = dict(scenario.attrs)
-    decisions = run(arrays, rng, **kwargs)
+    decisions = run(arrays, rng, **options)
     elapsed = time.perf_counter() - start
     result = assemble(scenario, decisions, algorithm=algorithm, seed=seed, options=options)
     result.attrs["wall_seconds"] = elapsed

@@ -3,7 +3,7 @@
 Scenarios come from :func:`.workload.synthetic_scenario`; the policies are the online
 auction and the paper's three baselines (:mod:`.policies`); results are judged by the
 welfare accounting of eqs. (1)-(3) (:mod:`.result`); the bounds are the column-generation
-LP bound (``"lp"``, :mod:`.colgen`) and the exact optimum of problem (4) on small
+LP bound (``"lp"``, :mod:`.bound`) and the exact optimum of problem (4) on small
 instances (``"opt"``, :mod:`.offline`).
 """
 
@@ -16,7 +16,7 @@ import xarray as xr
 
 from ..model.system import Bound, System
 from . import policies
-from .colgen import offline_upper_bound
+from .bound import offline_upper_bound
 from .offline import offline_opt
 from .result import check_result
 from .simulation import simulate

@@ -21,8 +21,8 @@ import time
 import numpy as np
 import xarray as xr
 
-from ..pdftsp.auction import OnlineAuction, declared_bounds, default_alpha_beta
-from ..pdftsp.colgen import offline_upper_bound
+from ..pdftsp.auction import OnlineAuction
+from ..pdftsp.bound import offline_upper_bound
 from ..pdftsp.policies import REGISTRY
 from ..pdftsp.result import check_result
 from ..pdftsp.scenario import to_arrays
@@ -31,9 +31,7 @@ from ..pdftsp.workload import synthetic_scenario
 
 
 def _auction(scenario: xr.Dataset, **options) -> OnlineAuction:
-    arrays = to_arrays(scenario)
-    alpha, beta = default_alpha_beta(arrays, *declared_bounds(scenario.attrs, arrays))
-    return OnlineAuction(arrays, alpha=alpha, beta=beta, **options)
+    return OnlineAuction(to_arrays(scenario), **options)
 
 
 def _time_decisions(scenario: xr.Dataset, tasks, states, repeat: int) -> np.ndarray:

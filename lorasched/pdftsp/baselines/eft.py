@@ -6,16 +6,17 @@ the compute nodes at the time slots where the task can be finished as soon as po
 
 Tasks are taken in arrival order, first come first served; every decision is final.
 
-* Vendor: the lowest delay ``h_in`` (ties: lowest price ``q_in``, then lowest index). A task
-  without pre-processing (``f_i = 0``) uses no vendor (-1) and may start at its arrival.
-  The window is ``[a_i + h_in, d_i]``.
-* Schedule: :func:`lorasched.kernels.earliest_finish`, the fastest eligible node in every
-  slot from the window's start on, which finishes as early as any schedule can. Tasks may
-  share a node in a slot (task merging) as long as compute and memory fit.
+* Vendor: the lowest delay ``h_in`` (ties: lowest price ``q_in``, then lowest index;
+  :func:`~lorasched.pdftsp.baselines.vendors.lowest_delay_vendor`). A task without
+  pre-processing (``f_i = 0``) uses no vendor (-1) and may start at its arrival. The window
+  is ``[a_i + h_in, d_i]``.
+* Schedule: :func:`lorasched.pdftsp.kernels.earliest_finish`, the fastest eligible node in
+  every slot from the window's start on, which finishes as early as any schedule can. Tasks
+  may share a node in a slot (task merging) as long as compute and memory fit.
 * Admission: EFT runs no auction. Task ``i`` is offered at the posted price
-  ``p_i = price_per_sample * M_i`` (:func:`lorasched.pricing.posted_prices`; by default the
-  scenario's ``value_density_min``). If ``b_i < p_i`` the user does not buy: rejected,
-  ``"price_above_bid"``. Otherwise, if no schedule meets ``M_i`` by ``d_i``:
+  ``p_i = price_per_sample * M_i`` (:func:`lorasched.pdftsp.pricing.posted_prices`; by
+  default the scenario's ``value_density_min``). If ``b_i < p_i`` the user does not buy:
+  rejected, ``"price_above_bid"``. Otherwise, if no schedule meets ``M_i`` by ``d_i``:
   ``"no_feasible_schedule"``. Otherwise the task is admitted, pays ``p_i`` (<= ``b_i``,
   individually rational) and its cells are removed from the residual capacities
   (``compute_left -= s_ik``, ``memory_left -= r_i``).
@@ -23,7 +24,7 @@ Tasks are taken in arrival order, first come first served; every decision is fin
   operating cost (negative contribution to welfare), as a fixed-price service would.
 
 No surplus ``F(il)`` is computed (NaN) and there are no dual prices (zeros).
-:func:`greedy_run` is shared with :mod:`lorasched.algorithms.ntm`.
+:func:`greedy_run` is shared with :mod:`lorasched.pdftsp.baselines.ntm`.
 """
 
 from __future__ import annotations
@@ -34,34 +35,25 @@ import numpy as np
 from tqdm import tqdm  # text bar: a widget bar would break plotly in the built book
 
 from .. import kernels
-from ..decisions import Decisions
+from ..decisions import CellCollector, Decisions
 from ..pricing import posted_prices
 from ..scenario import ScenarioArrays
-
-
-def lowest_delay_vendor(arrays: ScenarioArrays) -> np.ndarray:
-    """Per task, the vendor with the lowest delay (ties: lowest price, then lowest index)."""
-    if arrays.n_vendors == 0:
-        return np.full(arrays.n_tasks, -1, dtype=np.int64)
-    order = np.lexsort((arrays.vendor_price, arrays.vendor_delay), axis=-1)  # stable
-    return np.ascontiguousarray(order[:, 0], dtype=np.int64)
+from .vendors import lowest_delay_vendor
 
 
 def greedy_run(arrays: ScenarioArrays, vendor: np.ndarray, *, exclusive: bool, name: str,
-               vendor_rule: str, attrs: dict | None, price_per_sample: float | None,
+               vendor_rule: str, price_per_sample: float | None,
                progress: bool) -> Decisions:
     """First come, first served at posted prices with earliest-finish schedules.
 
     ``vendor[i]`` is task i's vendor if it needs pre-processing (-1: none available, so the
     task cannot be scheduled). ``exclusive``: one task per node and slot (NTM).
     """
-    prices, pps = posted_prices(arrays, attrs, price_per_sample)
+    prices, pps = posted_prices(arrays, price_per_sample)
     n_tasks, K, T = arrays.n_tasks, arrays.n_nodes, arrays.n_slots
     out = Decisions.empty(n_tasks, K, T)
     capacity = np.ascontiguousarray(arrays.compute_capacity, dtype=np.int64)
-    compute_left = np.repeat(capacity[:, None], T, axis=1)
-    usable = arrays.memory_capacity - arrays.base_model_memory  # C_km - r_b
-    memory_left = np.repeat(usable[:, None], T, axis=1).astype(float)
+    compute_left, memory_left = arrays.residual()  # C_kp, C_km - r_b
 
     # plain Python scalars: numpy scalar indexing per task costs more than the decision
     arrival = arrays.arrival.tolist()
@@ -78,7 +70,7 @@ def greedy_run(arrays: ScenarioArrays, vendor: np.ndarray, *, exclusive: bool, n
     admitted, chosen, payment = out.admitted, out.chosen_vendor, out.payment
     reason, decision_time = out.reason, out.decision_time
     clock = time.perf_counter
-    cells_t, cells_k, cells_s = [], [], []
+    cells = CellCollector()
     for i in tqdm(range(n_tasks), desc=name, unit="task", disable=not progress):
         start = clock()
         if bid[i] < price[i]:
@@ -108,22 +100,17 @@ def greedy_run(arrays: ScenarioArrays, vendor: np.ndarray, *, exclusive: bool, n
             chosen[i] = v
             payment[i] = price[i]
             reason[i] = "admitted"
-            cells_t.append(np.full(nodes.shape[0], i, dtype=np.int64))
-            cells_k.append(nodes)
-            cells_s.append(slots)
+            cells.add(i, nodes, slots)
         decision_time[i] = clock() - start
-    if cells_t:
-        out.cell_task = np.concatenate(cells_t)
-        out.cell_node = np.concatenate(cells_k)
-        out.cell_slot = np.concatenate(cells_s)
+    cells.store(out)
     out.attrs = {"price_per_sample": pps, "vendor_rule": vendor_rule}
     return out
 
 
-def run(arrays: ScenarioArrays, rng: np.random.Generator, *, attrs: dict | None = None,
+def run(arrays: ScenarioArrays, rng: np.random.Generator, *,
         price_per_sample: float | None = None, progress: bool = False) -> Decisions:
     """EFT on ``arrays``; see the module docstring. Draws no random numbers."""
     del rng
     return greedy_run(arrays, lowest_delay_vendor(arrays), exclusive=False, name="eft",
-                      vendor_rule="lowest_delay", attrs=attrs,
-                      price_per_sample=price_per_sample, progress=progress)
+                      vendor_rule="lowest_delay", price_per_sample=price_per_sample,
+                      progress=progress)

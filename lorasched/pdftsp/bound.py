@@ -1,0 +1,224 @@
+"""pdFTSP's LP bound: the schedule-selection LP (P1, eq. 5) by column generation.
+
+The LP relaxation of P1 has one column per (task, schedule) and is solved by column
+generation on the generic master of :mod:`lorasched.lp` (groups = tasks, cells = (k, t),
+resources = compute and memory): a restricted master LP over the columns found so far gives
+duals ``mu_i`` (5a), ``pi_kt`` (5b) and ``sigma_kt`` (5c); the pricing problem of task ``i``
+(:func:`price`) is
+
+    max_l  b_il - sum_(k,t) in l (s_ik pi_kt + r_i sigma_kt)
+         = b_i - min_n [ q_in + min_l sum_(k,t) in l (s_ik (rate_kt + pi_kt) + r_i sigma_kt) ],
+
+Algorithm 2's per-task problem with ADDITIVE cell prices (the duals), which the DP
+:func:`lorasched.pdftsp.kernels.price_schedules` solves exactly on the work grid. A column
+whose reduced cost ``max_l(...) - mu_i`` is positive enters the master. :func:`solve_lp`
+runs this for any set of tasks and cell capacities: full ones for the offline bound
+(:func:`offline_upper_bound`), residual ones for one slot of Titan
+(:mod:`lorasched.pdftsp.baselines.titan`).
+
+Why :func:`offline_upper_bound` bounds OPT from above
+------------------------------------------------------
+At every iteration, ``(mu'_i = max(0, best pricing value of i), pi, sigma)`` satisfies every
+constraint (6a) of the dual D1 -- the pricing DP minimises over all schedules of task i on a
+grid that RELAXES the work constraint (speeds rounded up, work rounded down, see
+:func:`lorasched.pdftsp.kernels.work_units` with ``relaxed``), so no real schedule is missed --
+and (6b). By weak duality its objective
+``sum mu'_i + sum C_kp pi_kt + sum (C_km - r_b) sigma_kt`` is at least the LP optimum
+of P1, which is at least the integer optimum of P1 = the optimum of problem (4) (the
+paper's equivalence of P and P1). The bound reported is the smallest such dual objective
+over the iterations, so it is valid even if the loop stops early; when no
+column prices out it equals the LP optimum.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import xarray as xr
+
+from ..lp import Column, ColumnGeneration, MasterLP, column_generation
+from . import kernels
+from .scenario import ScenarioArrays, to_arrays
+
+
+@dataclass
+class PricingInput:
+    """What the pricing DP needs to know about the tasks (per task: its vendor options)."""
+
+    arrays: ScenarioArrays
+    starts: list[np.ndarray]  # per task: first usable slot of each vendor option
+    fixed: list[np.ndarray]  # per task: vendor price of each option
+    vendors: list[np.ndarray]  # per task: vendor index of each option (-1: none)
+    units: list[tuple[np.ndarray, int]]  # per task: (speed units, W)
+
+
+def pricing_input(arrays: ScenarioArrays, tasks, work_resolution: int, relaxed: bool,
+                  vendor_of: np.ndarray | None = None) -> PricingInput:
+    """Vendor options and work grid of each task. ``vendor_of[i]`` >= 0 fixes the vendor
+    (Titan's random choice); otherwise every vendor is an option (offline bound)."""
+    starts, fixed, vendors, units = [], [], [], []
+    for i in tasks:
+        a = int(arrays.arrival[i])
+        if arrays.needs_preprocessing[i]:
+            if vendor_of is not None and vendor_of[i] >= 0:
+                opts = np.array([vendor_of[i]])
+            else:
+                opts = np.arange(arrays.n_vendors)
+            starts.append(a + arrays.vendor_delay[i, opts])  # (4c): a_i + h_in
+            fixed.append(arrays.vendor_price[i, opts].astype(float))
+            vendors.append(opts.astype(np.int64))
+        else:
+            starts.append(np.array([a], dtype=np.int64))
+            fixed.append(np.zeros(1))
+            vendors.append(np.array([-1], dtype=np.int64))
+        units.append(kernels.work_units(arrays.speed[i], int(arrays.work[i]), work_resolution,
+                                        relaxed))
+    return PricingInput(arrays, starts, fixed, vendors, units)
+
+
+def price(inp: PricingInput, j: int, i: int, pi, sigma, compute_left, memory_left):
+    """Best schedule of task ``i`` (``j``-th of the input) at duals pi, sigma.
+
+    Returns (value = b_i - q - priced cost, vendor, nodes, slots) or None if infeasible.
+    """
+    arrays = inp.arrays
+    units, W = inp.units[j]
+    if W == 0 or inp.starts[j].size == 0:
+        return None
+    costs, best, nodes, slots = kernels.price_schedules(
+        int(arrays.arrival[i]), int(arrays.deadline[i]), W, units, arrays.speed[i],
+        float(arrays.memory[i]), arrays.op_cost_rate, pi, sigma, compute_left, memory_left,
+        inp.starts[j], inp.fixed[j])
+    if best < 0:
+        return None
+    value = float(arrays.bid[i] - inp.fixed[j][best] - costs[best])
+    return value, int(inp.vendors[j][best]), nodes, slots
+
+
+def column_value(arrays: ScenarioArrays, i: int, q: float, nodes, slots) -> float:
+    """b_il = b_i - q_in - sum e_ikt over the schedule's cells (objective of P1, eq. 5)."""
+    e = float(arrays.op_cost(i, nodes, slots).sum())
+    return float(arrays.bid[i]) - q - e
+
+
+def solve_lp(arrays: ScenarioArrays, tasks, compute_cap, memory_cap, *, fit_compute=None,
+             fit_memory=None, work_resolution=8, relaxed=True, vendor_of=None,
+             max_iterations=200, time_limit=np.inf, gap_tol=0.0, tol=1e-9, progress=False,
+             desc="column generation") -> tuple[ColumnGeneration, np.ndarray]:
+    """Column generation for the LP of P1 over ``tasks`` with the given cell capacities
+    (full ones for the offline bound; residual ones for one Titan slot).
+
+    Master (:class:`lorasched.lp.MasterLP`): group ``j`` is task ``tasks[j]`` (5a), the
+    resources are compute (5b, ``compute_cap``) and memory (5c, ``memory_cap``) per cell
+    (k, t); a column's label is its vendor (-1: none). A task may use cell (k, t) if it fits
+    in ``fit_compute``/``fit_memory`` (default: the capacities themselves; the aggregated
+    bound passes one node's capacity there). Stops when no column prices out (LP optimal),
+    after ``max_iterations`` or ``time_limit`` seconds, or once (bound - LP) <= gap_tol *
+    bound. Returns the outcome and, per task of ``tasks``, whether it has any schedule.
+    """
+    fit_compute = compute_cap if fit_compute is None else fit_compute
+    fit_memory = memory_cap if fit_memory is None else fit_memory
+    start = time.perf_counter()
+    tasks = np.asarray(tasks, dtype=np.int64)
+    master = MasterLP(len(tasks), (compute_cap, memory_cap))
+    inp = pricing_input(arrays, tasks, work_resolution, relaxed, vendor_of)
+    feasible = np.zeros(len(tasks), dtype=bool)
+
+    def price_all(mu, duals):
+        pi, sigma = duals
+        columns = []
+        mu_feasible = 0.0
+        for j, i in enumerate(tasks):
+            found = price(inp, j, int(i), pi, sigma, fit_compute, fit_memory)
+            if found is None:
+                continue
+            feasible[j] = True
+            value, vendor, nodes, slots = found
+            mu_feasible += max(0.0, value)  # mu'_i of the dual bound
+            if value - mu[j] > tol * max(1.0, abs(float(arrays.bid[i]))):  # reduced cost > 0
+                q = 0.0 if vendor < 0 else float(arrays.vendor_price[i, vendor])
+                b_il = column_value(arrays, int(i), q, nodes, slots)
+                columns.append(Column(j, b_il, (nodes, slots),
+                                      (arrays.speed[i][nodes], float(arrays.memory[i])),
+                                      vendor))
+        return columns, mu_feasible
+
+    cg = column_generation(master, price_all, max_iterations=max_iterations,
+                           time_limit=time_limit, gap_tol=gap_tol, progress=progress,
+                           desc=desc, start=start)
+    return cg, feasible
+
+
+@dataclass(frozen=True)
+class UpperBound:
+    """An upper bound on the offline optimum of problem (4); see the module docstring."""
+
+    bound: float  # valid upper bound on OPT (money)
+    lp_value: float  # value of the last restricted master LP (a lower bound on LP*)
+    converged: bool  # True: LP optimum of P1 reached (within gap_tol)
+    iterations: int
+    columns: int
+    seconds: float
+    history: tuple  # (iteration, restricted LP value, best bound, columns)
+
+
+def aggregate_identical_nodes(arrays: ScenarioArrays) -> tuple[ScenarioArrays, np.ndarray]:
+    """Merge nodes that are identical for the LP: same capacities, the same speed for every
+    task and the same operating cost in every slot. Returns the scenario restricted to one
+    representative per class, and the class sizes ``m_c``.
+
+    The LP relaxation of P1 is unchanged when a class of m identical nodes is replaced by one
+    node of m-fold capacity (per slot) on which a task may still only use what fits on ONE
+    node: an aggregated fractional schedule of weight x splits into m copies of weight x/m,
+    one per real node, using (1/m) of the aggregate load on each, so it is feasible for the
+    original LP with the same objective; conversely summing a solution of the original LP
+    over the class gives one of the aggregated LP. (The INTEGER problems differ, which is
+    why only the bound aggregates.)
+    """
+    keys = {}
+    rep, count = [], []
+    for k in range(arrays.n_nodes):
+        key = (int(arrays.compute_capacity[k]), float(arrays.memory_capacity[k]),
+               arrays.speed[:, k].tobytes(), arrays.op_cost_rate[k].tobytes())
+        if key in keys:
+            count[keys[key]] += 1
+        else:
+            keys[key] = len(rep)
+            rep.append(k)
+            count.append(1)
+    rep = np.array(rep)
+    agg = arrays._replace(compute_capacity=arrays.compute_capacity[rep],
+                          memory_capacity=arrays.memory_capacity[rep],
+                          op_cost_rate=np.ascontiguousarray(arrays.op_cost_rate[rep]),
+                          speed=np.ascontiguousarray(arrays.speed[:, rep]))
+    return agg, np.array(count, dtype=float)
+
+
+def offline_upper_bound(scenario: xr.Dataset, *, work_resolution: int = 8,
+                        max_iterations: int = 200, time_limit: float = 600.0,
+                        gap_tol: float = 1e-3, progress: bool = False) -> UpperBound:
+    """Upper bound on the offline optimum (eq. 4) at paper scale: the LP relaxation of
+    P1 (eq. 5) by column generation, with Algorithm 2's DP (additive prices) as pricing.
+
+    Valid at any iteration (see the module docstring); ``converged`` says whether it is
+    the LP optimum itself. Identical nodes are aggregated first
+    (:func:`aggregate_identical_nodes`), which leaves the LP optimum unchanged. The loop
+    stops when no column prices out, or when the bound is within ``gap_tol`` (relative) of
+    the restricted LP, or at ``max_iterations`` / ``time_limit`` (seconds); whichever
+    comes first, ``bound`` is valid. ``work_resolution`` sets the relaxed work grid (a
+    finer grid gives a tighter, never an invalid, bound).
+    """
+    arrays = to_arrays(scenario)
+    agg, count = aggregate_identical_nodes(arrays)
+    one_compute, one_memory = agg.residual()  # one node's C_kp and C_km - r_b per slot
+    cg, _ = solve_lp(agg, np.arange(agg.n_tasks), one_compute * count[:, None],
+                     one_memory * count[:, None], fit_compute=one_compute,
+                     fit_memory=one_memory, work_resolution=work_resolution, relaxed=True,
+                     max_iterations=max_iterations, time_limit=time_limit, gap_tol=gap_tol,
+                     progress=progress, desc="offline LP bound")
+    return UpperBound(bound=float(cg.bound), lp_value=float(cg.lp_value),
+                      converged=cg.converged, iterations=cg.iterations,
+                      columns=cg.master.n_columns, seconds=cg.seconds,
+                      history=tuple(cg.history))
