@@ -77,3 +77,11 @@ def test_a_store_written_before_systems_existed_is_read_as_the_default(tmp_path)
 def test_compare_stores_names_a_folder_that_is_no_store(tmp_path):
     with pytest.raises(ValueError, match="is not a cell store"):
         compare_stores(tmp_path, tmp_path)
+
+
+def test_the_code_fingerprint_ignores_comments_and_docstrings_not_code():
+    base = 'def f(x):\n    """Doc."""\n    return x + 1  # one\n'
+    same = 'def f(x):\n    """Other words."""\n\n    return x + 1  # another comment\n'
+    other = 'def f(x):\n    """Doc."""\n    return x + 2\n'
+    assert grid._code(base) == grid._code(same) != grid._code(other)
+    assert grid._code('"""Only a docstring."""\n') == grid._code("")

@@ -10,6 +10,7 @@ several positions of the dataset.
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import json
@@ -28,16 +29,33 @@ from .declaration import Sweep, json_default
 PRESENTATION = ("figures", "present", "cli.py", "__main__.py")
 
 
+def _code(source: str) -> str:
+    """The code of a module without its comments, docstrings and layout (its syntax tree
+    with docstrings removed): what can change a number."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef
+                       | ast.AsyncFunctionDef) and body and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:]  # only dumped, never compiled: may be empty
+    return ast.dump(tree, include_attributes=False)
+
+
 @functools.cache
 def code_fingerprint() -> str:
-    """A hash of the package's source, presentation excepted: part of every cell key."""
+    """A hash of the package's code, presentation excepted: part of every cell key.
+
+    Comments, docstrings and layout are left out, so correcting the documentation keeps
+    finished cells valid; any change to the code itself recomputes them."""
     root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root)
         if rel.parts[0] not in PRESENTATION:
             digest.update(str(rel).encode())
-            digest.update(path.read_bytes())
+            digest.update(_code(path.read_text()).encode())
     return digest.hexdigest()[:16]
 
 

@@ -8,7 +8,7 @@ import time
 import numpy as np
 import xarray as xr
 
-from . import policies as algorithms
+from . import policies
 from .result import assemble
 from .scenario import to_arrays
 
@@ -21,9 +21,9 @@ def simulate(scenario: xr.Dataset, algorithm: str = "pdftsp", seed: int | None =
     none; baselines that pick vendors at random do); the same seed gives the same result.
     ``options`` go to the algorithm (for pdFTSP: ``alpha``, ``beta``, ``payment``,
     ``solver``, ``work_resolution``, ``progress``); an unknown option is a ``TypeError``
-    naming it. The returned dataset is described in :mod:`lorasched.result`.
+    naming it. The returned dataset is described in :mod:`lorasched.pdftsp.result`.
     """
-    run = algorithms.get(algorithm)
+    run = policies.get(algorithm)
     params = inspect.signature(run).parameters
     unknown = sorted(set(options) - set(params))
     if unknown:

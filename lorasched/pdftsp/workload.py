@@ -5,14 +5,14 @@ seeded ``numpy.random.Generator``; the same arguments give the same dataset, bit
 Every modelling choice is a named argument or a constant documented here.
 
 * Cluster: ``nodes`` GPUs of one type (``"A100"``, ``"A40"``) or ``"mix"`` (alternating).
-  Capacities, speeds, memory and base-model size come from :mod:`lorasched.profiles`.
+  Capacities, speeds, memory and base-model size come from :mod:`lorasched.model.profiles`.
 * Time: ``slots`` slots of ``slot_minutes`` (144 x 10 min = one day).
 * Arrivals: Poisson per slot with mean 30 / 50 / 80 for ``load`` light / medium / high
   (or a number), or an explicit series of counts per slot (``arrivals=``), or one day of a
   real GPU-cluster trace (``trace=``: MLaaS / Philly / Helios / Acme or a CSV path, paper
   sec. 5.1) whose per-slot submissions are scaled to the mean of ``load``, keeping the
   trace's shape; ``trace_day`` picks the day ("median" = the representative day). The rules
-  (day, slot binning, scaling, job sampling) are in :mod:`lorasched.traces`.
+  (day, slot binning, scaling, job sampling) are in :mod:`lorasched.model.traces`.
 * Task size (paper, sec. 5.1, ``task_sizes="paper"``): epochs uniform in 1..5, dataset size
   uniform in [5k, 20k] samples, ``M_i = epochs * dataset``. Micro-batch uniform in (1, 2, 4)
   sets the task's memory and per-node speed. ``task_sizes="trace"`` (with a trace) keeps
@@ -25,7 +25,7 @@ Every modelling choice is a named argument or a constant documented here.
   (and discarded) in this mode too, so both modes consume the generator alike.
 * Valuation: value per sample ``v_i`` log-uniform in [v_ref / 2, 2 v_ref], ``b_i = v_i * M_i``,
   with ``v_ref`` the on-demand cloud price of the samples an A100 processes
-  (:data:`lorasched.profiles.GPU_HOUR_USD`). The declared bounds go into the attributes
+  (:data:`lorasched.model.profiles.GPU_HOUR_USD`). The declared bounds go into the attributes
   ``value_density_min``/``value_density_max`` (what an operator would post).
 * Pre-processing: each task needs it with probability ``preprocessing_share`` (default 0.5,
   or 0 when there are no vendors). Vendor n
@@ -146,10 +146,10 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
                        task_sizes: str = "paper") -> xr.Dataset:
     """A seeded synthetic scenario; see the module docstring for every modelling choice.
 
-    Returns a validated ``xarray.Dataset`` (see :mod:`lorasched.scenario`) whose attribute
+    Returns a validated ``xarray.Dataset`` (see :mod:`lorasched.pdftsp.scenario`) whose attribute
     ``load_factor`` is the offered work over what the cluster can process in the horizon
     (``sum M_i / (T * sum_k C_kp)``): above 1 the cluster cannot serve everything.
-    With ``trace`` (a name in :data:`lorasched.traces.TRACES` or a CSV path), ``load`` is
+    With ``trace`` (a name in :data:`lorasched.model.traces.TRACES` or a CSV path), ``load`` is
     the target mean per slot of the trace day ``trace_day``; the attributes ``trace``,
     ``trace_day`` (the day used) and ``task_sizes`` record it.
     """
