@@ -1,0 +1,59 @@
+"""pdFTSP's section 5, figure by figure: one :class:`~lorasched.figures.base.Figure` each.
+
+``FIGURES["fig08"]`` holds Fig. 8's sweep declaration, its claims (the paper's number,
+ours, a verdict) and its closing prose; the notebook ``notebooks/fig08_load.ipynb`` only
+calls it and plots. ``lorasched reproduce`` runs the cells of every figure's sweeps as
+one parallel batch into a shared store first, so that the notebooks then only assemble
+finished cells.
+
+Modules: :mod:`.common` (the base scenario, sizes, the two pdFTSP variants, tables by method,
+claim rows, prose helpers, :class:`SweepFigure`), one module per figure (:mod:`.fig04` ...
+:mod:`.fig13`), :mod:`.catalog` (``FIGURES``, ``figure``, ``reproduce``) and
+:mod:`.overview` (the reproduction summary and its prose).
+
+Sizes
+-----
+``"full"`` is the paper's setting (section 5.1): one day of 144 ten-minute slots, a
+data centre of ``K = 100`` nodes (50-200 in Fig. 4), half A100-80GB and half A40-48GB
+("mix"), 5 labelling vendors, and Poisson arrivals. The paper does not say which load or
+how many runs its figures use, except Fig. 8 (30, 50, 80 tasks per slot); lorasched uses
+the medium load, 50 tasks per slot, everywhere else, and 3 seeds (error bars: one standard
+deviation over seeds). ``"small"`` divides nodes and loads by 10 and uses 48 slots and 2
+seeds, so that a figure runs in seconds (tests, quick looks).
+
+Algorithms
+----------
+pdFTSP appears twice: with the constants alpha, beta of Lemma 2 as lorasched derives them
+from declared bounds (the faithful default, ``"pdFTSP (Lemma 2)"``), and with
+``alpha = 1, beta = 100`` (``"pdFTSP (α=1, β=100)"``), a setting picked from a scan of
+(alpha, beta) on ONE day (K = 100, high load, seed 1), shown because the paper does not
+state its constants and pdFTSP's welfare depends on them strongly. Titan solves one MILP per
+slot with 10 column-generation rounds and ``mip_max_nodes = 0`` (HiGHS stops at the root
+node and keeps the best solution its presolve and heuristics find, instead of branching):
+with 1000 branch-and-bound nodes per slot one K = 100 high-load day takes about 30 minutes,
+and on that day the welfare was 5 % higher. The round limit costs Titan more than the node
+limit, most at large K (see the Fig. 4 page).
+"""
+
+from ..base import styled
+from .catalog import FIGURES, figure, findings_of, reproduce
+from .common import (
+    ALGORITHMS,
+    BASELINES,
+    LEMMA2,
+    NAMES,
+    PDFTSP_CONSTANTS,
+    TITAN_OPTIONS,
+    TUNED,
+    VARIANTS,
+    SweepFigure,
+    base,
+    by_method,
+    welfare_table,
+)
+from .overview import summary, summary_findings
+
+__all__ = ["ALGORITHMS", "BASELINES", "FIGURES", "LEMMA2", "NAMES", "PDFTSP_CONSTANTS",
+           "TITAN_OPTIONS", "TUNED", "VARIANTS", "SweepFigure", "base", "by_method", "figure",
+           "findings_of", "reproduce", "styled", "summary", "summary_findings",
+           "welfare_table"]

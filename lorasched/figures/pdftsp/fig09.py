@@ -1,0 +1,82 @@
+"""Fig. 9: impact of task deadlines."""
+
+from __future__ import annotations
+
+from ...pdftsp.workload import DEADLINE_POLICIES
+from ..base import paragraphs
+from .common import (
+    LEMMA2,
+    TUNED,
+    SweepFigure,
+    _and,
+    _change,
+    _mean,
+    _num,
+    _rank_rows,
+    _sentences,
+    _val,
+    _who,
+)
+
+
+class Fig09(SweepFigure):
+    key, number, title = "fig09", "Fig. 9", "Impact of task deadlines"
+    axis = "deadline_policy"
+    every = "under every deadline policy"
+
+    def axes(self, size):
+        return {"deadline_policy": list(DEADLINE_POLICIES)}
+
+    def where(self, xs):
+        names = [str(x).replace("_", "-") for x in xs]
+        return f"under the {_and(names)} polic{'ies' if len(xs) > 1 else 'y'}"
+
+    def claim_rows(self, ds):
+        return _rank_rows(_mean(ds), "deadline_policy",
+                          "pdFTSP best for every deadline policy", "yes")
+
+    def findings(self, ds):
+        m = _mean(ds)
+        labels = [str(a) for a in m["algorithm"].values]
+        spread = {a: float(m.sel(algorithm=a).max() - m.sel(algorithm=a).min())
+                  / float(m.sel(algorithm=a).mean()) for a in labels}
+
+        def span(a):
+            w = m.sel(algorithm=a)
+            return f"{_num(float(w.min()))} to {_num(float(w.max()))}"
+
+        least, most = min(spread, key=spread.get), max(spread, key=spread.get)
+        first = _sentences(
+            self.standing(ds, TUNED), self.standing(ds, LEMMA2),
+            f"The least sensitive to the policy is {_who([least])} ({span(least)}), the most "
+            f"{_who([most])} ({span(most)}).")
+        if not {"slack", "end_of_day"} <= {str(x) for x in m["deadline_policy"].values}:
+            return paragraphs(first)
+        return paragraphs(first, self._end_of_day(ds))
+
+    def _end_of_day(self, ds) -> str:
+        """Which algorithms earn less with every deadline at the end of the day than with
+        the slack policy, and whether they admit fewer tasks."""
+        m, adm = _mean(ds), _mean(ds, "n_admitted")
+        labels = [str(a) for a in m["algorithm"].values]
+        slack, eod = {"deadline_policy": "slack"}, {"deadline_policy": "end_of_day"}
+        change = {a: _change(ds, a, slack, eod) for a in labels}
+        less = [a for a in labels if change[a][1] < 0]
+        if not less:
+            return ("Longer windows help every algorithm: with every deadline at the end of "
+                    "the day, each earns at least as much as with the slack policy.")
+        real = any(change[a][2] for a in less)
+        pairs = "; ".join(
+            f"{a} {_num(_val(m, a, **eod))} against {_num(_val(m, a, **slack))}"
+            + (", within the spread over seeds" if real and not change[a][2] else "")
+            for a in less)
+        text = (("Longer windows do not help every algorithm: with" if real else "With")
+                + f" every deadline at the end of the day, {_who(less)} "
+                f"earn{'s' if len(less) == 1 else ''} less than with the slack policy"
+                + ("" if real else ", though within the spread over seeds") + f" ({pairs})")
+        fewer = [a for a in less if _val(adm, a, **eod) < _val(adm, a, **slack)]
+        if fewer:
+            text += (f", and {_who(fewer)} admit{'s' if len(fewer) == 1 else ''} fewer tasks ("
+                     + "; ".join(f"{a} {_val(adm, a, **eod):.0f} against "
+                                 f"{_val(adm, a, **slack):.0f}" for a in fewer) + ")")
+        return text + "." + (" Why is not traced here (not shown)." if real else "")
