@@ -223,7 +223,7 @@ def test_findings_of_every_sweep_figure_are_nonempty_prose():
                        var="decision_time_mean"),
     }
     for key, ds in pages.items():
-        text = figures.findings_of(key, ds)
+        text = figures.figure(key).findings(ds)
         assert isinstance(text, Prose) and len(text) > 100, key
         assert "nan" not in text, key
     ratio = pages["fig08"].rename({"welfare": "competitive_ratio"})

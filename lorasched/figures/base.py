@@ -24,7 +24,6 @@ import tempfile
 from pathlib import Path
 
 import pandas as pd
-import xarray as xr
 
 from ..experiments import Sweep, run_sweep, run_sweeps
 
@@ -179,10 +178,3 @@ def styled(table: pd.DataFrame):
     # a fixed uuid keeps the HTML identical between runs (nbval compares it)
     return (table.style.set_uuid("claims").hide(axis="index")
             .map(colour, subset=["verdict"]).set_properties(**{"text-align": "left"}))
-
-
-def as_dataset(data) -> xr.Dataset:
-    """The one dataset of a figure's data (for figures with one sweep)."""
-    if not isinstance(data, xr.Dataset):
-        raise ValueError(f"expected the figure's dataset, got {type(data).__name__}")
-    return data

@@ -36,7 +36,7 @@ limit, most at large K (see the Fig. 4 page).
 """
 
 from ..base import styled
-from .catalog import FIGURES, figure, findings_of, reproduce
+from .catalog import FIGURES, figure, reproduce
 from .common import (
     ALGORITHMS,
     BASELINES,
@@ -55,5 +55,5 @@ from .overview import summary, summary_findings
 
 __all__ = ["ALGORITHMS", "BASELINES", "FIGURES", "LEMMA2", "NAMES", "PDFTSP_CONSTANTS",
            "TITAN_OPTIONS", "TUNED", "VARIANTS", "SweepFigure", "base", "by_method", "figure",
-           "findings_of", "reproduce", "styled", "summary", "summary_findings",
+           "reproduce", "styled", "summary", "summary_findings",
            "welfare_table"]

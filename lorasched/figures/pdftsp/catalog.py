@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..base import Figure, Prose
+from ..base import Figure
 from ..base import reproduce as _reproduce
 from .fig04 import Fig04
 from .fig05 import Fig05
@@ -35,8 +35,3 @@ def reproduce(size: str = "full", store=None, *, seeds: int | None = None, figur
     return _reproduce(chosen, size, store, seeds=seeds, workers=workers,
                       scheduler=scheduler, serial=serial, progress=progress,
                       name=f"section 5 ({size})")
-
-
-def findings_of(key: str, data) -> Prose:
-    """``figure(key).findings(data)``."""
-    return figure(key).findings(data)
