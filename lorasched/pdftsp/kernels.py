@@ -1,4 +1,4 @@
-"""Every numba kernel of lorasched, on plain numpy arrays only.
+"""Every numba kernel of pdFTSP, on plain numpy arrays only.
 
 Indices follow the paper: ``k`` node, ``t`` slot, ``n`` vendor. Prices and capacities are
 ``[K, T]`` arrays, a task's speeds a ``[K]`` row. Nothing here imports from the package.
