@@ -79,4 +79,4 @@ class Fig09(SweepFigure):
             text += (f", and {_who(fewer)} admit{'s' if len(fewer) == 1 else ''} fewer tasks ("
                      + "; ".join(f"{a} {_val(adm, a, **eod):.0f} against "
                                  f"{_val(adm, a, **slack):.0f}" for a in fewer) + ")")
-        return text + "." + (" Why is not traced here (not shown)." if real else "")
+        return text + "." + (" This page does not trace why." if real else "")
