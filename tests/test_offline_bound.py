@@ -92,8 +92,9 @@ def test_titan_records_each_slot_and_respects_capacity():
     np.testing.assert_allclose(result["payment"].values[admitted], price[admitted])
 
 
-def test_titan_maximises_welfare_within_a_slot():
-    """Two tasks arrive together and only one fits: Titan's MILP keeps the more valuable."""
+def test_titan_oracle_maximises_welfare_within_a_slot():
+    """Two tasks arrive together and only one fits: the welfare oracle keeps the more
+    valuable."""
     scenario = lorasched.synthetic_scenario(nodes=1, slots=6, load=0.0, vendors=0,
                                             preprocessing_share=0.0, gpu="A40")
     import xarray as xr
@@ -107,7 +108,7 @@ def test_titan_maximises_welfare_within_a_slot():
         "vendor_price": (("task", "vendor"), np.zeros((2, 0))),
         "vendor_delay": (("task", "vendor"), np.zeros((2, 0), dtype=np.int64))})
     sc = scenario.drop_dims("task").assign(tasks)
-    result = lorasched.simulate(sc, algorithm="titan", seed=0, price_per_sample=0.0)
+    result = lorasched.simulate(sc, algorithm="titan_oracle", seed=0, price_per_sample=0.0)
     lorasched.check_result(result)
     assert result["admitted"].values.tolist() == [False, True]
     assert result["reason"].values.tolist() == ["not_selected", "admitted"]

@@ -1,7 +1,9 @@
 """pdFTSP's policy registry: name -> ``run(arrays, rng, **options) -> Decisions``.
 
 ``pdftsp`` is the online primal-dual auction (Algorithms 1 and 2, :func:`.auction.run`);
-``titan``, ``eft`` and ``ntm`` are the paper's baselines (:mod:`.baselines`). A new policy
+``titan``, ``eft`` and ``ntm`` are the paper's baselines (:mod:`.baselines`);
+``titan_oracle`` is Titan maximising welfare with every bid in view, stronger than the
+paper's Titan and labelled an oracle wherever it is shown. A new policy
 for this model is a function with that signature plus one line in :data:`REGISTRY`, or,
 from outside the package, :func:`register`.
 """
@@ -16,6 +18,7 @@ REGISTRY = {
     "eft": eft.run,
     "ntm": ntm.run,
     "titan": titan.run,
+    "titan_oracle": titan.run_oracle,
 }
 
 

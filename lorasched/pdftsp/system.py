@@ -73,7 +73,7 @@ def cost(params: dict) -> tuple:
     """Submission order: Titan's per-slot MILPs, then bounds, then the rest; big scenarios
     first (better balance on a pool of workers)."""
     s = params["scenario"]
-    weight = {"titan": 3, None: 2}.get(params["algorithm"], 0)
+    weight = {"titan": 3, "titan_oracle": 3, None: 2}.get(params["algorithm"], 0)
     load = s.get("load", "high")
     load = LOADS.get(load, load) if isinstance(load, str) else load
     return (-weight, -float(s.get("nodes", 100)), -float(load or 0))

@@ -1,0 +1,147 @@
+"""Titan (SoCC'22) as pdFTSP's baseline: the faithful progress objective, which never reads a
+bid, against the welfare oracle ``titan_oracle`` (lorasched.pdftsp.baselines.titan)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import lorasched
+from lorasched.pdftsp.baselines import titan
+from lorasched.pdftsp.scenario import to_arrays
+
+SCHEDULE = ("admitted", "cell_task", "cell_node", "cell_slot", "chosen_vendor", "payment")
+
+
+def tiny():
+    return lorasched.synthetic_scenario(nodes=3, slots=12, load=4.0, vendors=2, seed=4)
+
+
+def one_slot(work, speed, bid):
+    """One A40 node, one slot, no vendors: the tasks all arrive in slot 0, due in slot 0."""
+    scenario = lorasched.synthetic_scenario(nodes=1, slots=6, load=0.0, vendors=0,
+                                            preprocessing_share=0.0, gpu="A40")
+    n = len(work)
+    tasks = xr.Dataset({
+        "arrival": ("task", [0] * n), "deadline": ("task", [0] * n),
+        "memory": ("task", [10.0] * n), "work": ("task", list(work)),
+        "needs_preprocessing": ("task", [False] * n), "bid": ("task", list(bid)),
+        "speed": (("task", "node"), [[s] for s in speed]),
+        "vendor_price": (("task", "vendor"), np.zeros((n, 0))),
+        "vendor_delay": (("task", "vendor"), np.zeros((n, 0), dtype=np.int64))})
+    return scenario.drop_dims("task").assign(tasks)
+
+
+def with_bids(scenario, bid):
+    return scenario.assign(bid=("task", np.asarray(bid, dtype=float)))
+
+
+def test_faithful_titan_never_reads_a_bid():
+    """Redrawing every bid inside the declared bounds leaves Titan's schedule unchanged."""
+    scenario = tiny()
+    work = scenario["work"].values.astype(float)
+    low = scenario.attrs["value_density_min"] * work
+    high = scenario.attrs["value_density_max"] * work
+    bid = np.random.default_rng(7).uniform(low, high)
+    assert not np.allclose(bid, scenario["bid"].values)
+    redrawn = with_bids(scenario, bid)
+    a = lorasched.simulate(scenario, "titan", seed=3)
+    b = lorasched.simulate(redrawn, "titan", seed=3)
+    lorasched.check_result(a)
+    lorasched.check_result(b)
+    assert 0 < a.attrs["n_admitted"] < a.sizes["task"]  # the slots' MILPs had to choose
+    for name in SCHEDULE:
+        np.testing.assert_array_equal(a[name].values, b[name].values, err_msg=name)
+    assert a.attrs["welfare"] != b.attrs["welfare"]  # the bids did change the accounting
+    # the same redraw does move the welfare oracle, which reads the bids
+    oracle = lorasched.simulate(scenario, "titan_oracle", seed=3)
+    moved = lorasched.simulate(redrawn, "titan_oracle", seed=3)
+    assert (oracle["admitted"].values != moved["admitted"].values).any()
+
+
+def test_progress_view_hides_bids_and_costs():
+    """Titan's view of a scenario has unit bids and zero vendor prices and operating costs."""
+    arrays = to_arrays(tiny())
+    seen = titan.progress_view(arrays)
+    assert (seen.bid == 1.0).all() and seen.bid.shape == arrays.bid.shape
+    assert (seen.vendor_price == 0).all() and seen.vendor_price.shape == arrays.vendor_price.shape
+    assert (seen.op_cost_rate == 0).all() and seen.op_cost_rate.shape == arrays.op_cost_rate.shape
+    np.testing.assert_array_equal(seen.work, arrays.work)
+    np.testing.assert_array_equal(seen.speed, arrays.speed)
+    assert (arrays.bid != 1.0).any()  # the original is untouched
+
+
+def test_titan_counts_tasks_and_the_oracle_weighs_bids_within_a_slot():
+    """A big valuable task or two small cheap ones fit: Titan keeps the two, the oracle the
+    big one."""
+    C = int(lorasched.synthetic_scenario(nodes=1, slots=6, load=0.0, vendors=0,
+                                         preprocessing_share=0.0,
+                                         gpu="A40")["compute_capacity"].values[0])
+    half = C // 2
+    scenario = one_slot(work=[C, half, half], speed=[C, half, half], bid=[10.0, 1.0, 1.0])
+    faithful = lorasched.simulate(scenario, "titan", seed=0, price_per_sample=0.0)
+    oracle = lorasched.simulate(scenario, "titan_oracle", seed=0, price_per_sample=0.0)
+    lorasched.check_result(faithful)
+    lorasched.check_result(oracle)
+    assert faithful["admitted"].values.tolist() == [False, True, True]
+    assert faithful["reason"].values.tolist() == ["not_selected", "admitted", "admitted"]
+    assert oracle["admitted"].values.tolist() == [True, False, False]
+    assert oracle["reason"].values.tolist() == ["admitted", "not_selected", "not_selected"]
+    assert oracle.attrs["welfare"] > faithful.attrs["welfare"]
+
+
+@pytest.mark.parametrize("objective", ["welfare ", "Progress", "bids", ""])
+def test_an_unknown_objective_is_refused(objective):
+    """run() raises ValueError naming 'objective' for anything but progress or welfare."""
+    arrays = to_arrays(tiny())
+    with pytest.raises(ValueError, match="objective"):
+        titan.run(arrays, np.random.default_rng(0), objective=objective)
+
+
+def test_titan_oracle_is_titan_with_the_welfare_objective():
+    """titan_oracle gives the same schedule as titan.run(objective='welfare')."""
+    scenario = tiny()
+    oracle = lorasched.simulate(scenario, "titan_oracle", seed=5)
+    welfare = titan.run(to_arrays(scenario), np.random.default_rng(5), objective="welfare")
+    np.testing.assert_array_equal(oracle["admitted"].values, welfare.admitted)
+    np.testing.assert_array_equal(oracle["chosen_vendor"].values, welfare.chosen_vendor)
+    np.testing.assert_array_equal(oracle["payment"].values, welfare.payment)
+
+
+def test_the_objective_is_recorded_in_the_result():
+    """A result's attributes say which objective Titan maximised."""
+    scenario = tiny()
+    faithful = lorasched.simulate(scenario, "titan", seed=1)
+    oracle = lorasched.simulate(scenario, "titan_oracle", seed=1)
+    assert faithful.attrs["titan_objective"] == "progress"
+    assert oracle.attrs["titan_oracle_objective"] == "welfare"
+
+
+def _first_task_of(scenario, slot_rank):
+    """The first task arriving in the slot_rank-th busy slot."""
+    arrival = scenario["arrival"].values
+    slot = np.unique(arrival)[slot_rank]
+    return int(np.flatnonzero(arrival == slot)[0])
+
+
+@pytest.mark.parametrize("slot_rank", [0, 3])
+def test_only_the_oracle_rejects_a_bid_below_the_posted_price(slot_rank):
+    """titan_oracle rejects a bid below the posted price ('price_above_bid') in any slot;
+    the faithful Titan never gives that reason."""
+    scenario = tiny()
+    i = _first_task_of(scenario, slot_rank)
+    price = scenario.attrs["value_density_min"] * scenario["work"].values.astype(float)
+    bid = scenario["bid"].values.astype(float).copy()
+    bid[i] = 0.5 * price[i]
+    cheap = with_bids(scenario, bid)
+    oracle = lorasched.simulate(cheap, "titan_oracle", seed=1)
+    assert oracle["reason"].values[i] == "price_above_bid"
+    assert not oracle["admitted"].values[i]
+    assert (oracle["reason"].values == "price_above_bid").sum() == 1
+    lorasched.check_result(oracle)
+    faithful = lorasched.simulate(cheap, "titan", seed=1)
+    assert "price_above_bid" not in set(faithful["reason"].values.tolist())
+    # the faithful Titan decides as if the bid had not changed
+    same = lorasched.simulate(scenario, "titan", seed=1)
+    np.testing.assert_array_equal(faithful["admitted"].values, same["admitted"].values)
