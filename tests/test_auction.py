@@ -12,7 +12,8 @@ from lorasched.pdftsp.auction import (
     default_alpha_beta,
     payment_paper,
 )
-from lorasched.pdftsp.scenario import ScenarioArrays
+from lorasched.pdftsp.scenario import ScenarioArrays, to_arrays
+from lorasched.pdftsp.workload import synthetic_scenario
 
 
 def two_node_arrays(bid=10.0, rate=0.01, needs=False):
@@ -105,9 +106,9 @@ def test_no_feasible_schedule_when_window_too_short():
     assert not d.admitted and d.reason == "no_feasible_schedule"
 
 
-def declare(arrays, v_min, v_max, r_min):
+def declare(arrays, v_min, v_max, r_min, s_per_r=None):
     return arrays._replace(value_density_min=v_min, value_density_max=v_max,
-                           task_memory_min=r_min)
+                           task_memory_min=r_min, speed_per_memory_max=s_per_r)
 
 
 def test_alpha_beta_from_declared_bounds():
@@ -121,11 +122,33 @@ def test_alpha_beta_from_declared_bounds():
         default_alpha_beta(declare(arrays, 1.0, 2.0, 0.0))
     # a scenario without declared bounds falls back to hindsight, loudly
     with pytest.warns(UserWarning, match="hindsight"):
-        v_min, v_max, r_min = declared_bounds(arrays)
-    assert v_min == v_max == pytest.approx(10.0 / 4) and r_min == 2.0
+        v_min, v_max, s_per_r = declared_bounds(arrays)
+    assert v_min == v_max == pytest.approx(10.0 / 4) and s_per_r == pytest.approx(2 / 2.0)
     # ... only for the bounds it does not declare
     with pytest.warns(UserWarning, match="hindsight"):
-        assert declared_bounds(declare(arrays, 0.5, None, 4.0)) == (0.5, 2.5, 4.0)
+        assert declared_bounds(declare(arrays, 0.5, None, 4.0)) == (0.5, 2.5, 1.0)
+
+
+def test_alpha_beta_rules_from_the_declared_speed_per_memory():
+    """Lemma 2 tightened: beta = (v_max / v_min) * max s/r; in v_max units alpha = 1 and
+    beta = max s/r; an unknown rule is refused by name."""
+    arrays = declare(two_node_arrays(), 0.5, 2.0, 4.0, s_per_r=3.0)
+    assert default_alpha_beta(arrays) == pytest.approx((4.0, 12.0))
+    assert default_alpha_beta(arrays, "vmax") == pytest.approx((1.0, 3.0))
+    with pytest.raises(ValueError, match="constants"):
+        default_alpha_beta(arrays, "lemma3")
+    with pytest.raises(ValueError, match="speed_per_memory_max"):
+        default_alpha_beta(declare(two_node_arrays(), 0.5, 2.0, 4.0, s_per_r=0.0))
+    auc = OnlineAuction(arrays, constants="vmax")
+    assert (auc.alpha, auc.beta, auc.constants) == (1.0, 3.0, "vmax")
+    assert OnlineAuction(arrays, alpha=2.0).constants == "explicit"
+
+
+def test_synthetic_scenarios_declare_the_largest_speed_per_memory():
+    scenario = synthetic_scenario(nodes=4, slots=12, load=20.0, seed=2)
+    ratio = scenario["speed"].values.max(axis=1) / scenario["memory"].values
+    assert scenario.attrs["speed_per_memory_max"] >= ratio.max() * (1 - 1e-12)
+    assert to_arrays(scenario).speed_per_memory_max == scenario.attrs["speed_per_memory_max"]
 
 
 def test_auction_defaults_alpha_beta_from_the_declared_bounds():

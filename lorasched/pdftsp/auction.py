@@ -24,19 +24,29 @@ by overbidding, so the paper's payment is not truthful; it is kept for compariso
 alpha and beta
 --------------
 Lemma 2 sets ``alpha = max_i b_i / M_i`` and ``beta = max_i b_i / r_i`` in money units in
-which ``b_bar_il >= 1``. Neither maximum is known online. lorasched takes them from
-declared bounds ``v_min <= b_i / M_i <= v_max`` on value density (money per sample;
-scenario attributes ``value_density_min``/``value_density_max``, carried by
-:class:`~lorasched.pdftsp.scenario.ScenarioArrays`): measuring money in units
-of ``v_min`` makes ``b_bar >= 1`` (up to vendor and operating costs) and gives, back in the
-scenario's money, ``alpha = v_max / v_min`` in eq. (7) and a compute price of at least
-``v_max`` per sample once a cell is full. For memory the lemma's ``b_i / r_i`` is tightened
-to ``b_i / (r_i * n_i_min)`` with ``n_i_min = ceil(M_i / max_k s_ik)`` the fewest cells any
-schedule of task i uses (the lemma's proof holds verbatim, since F subtracts
-``phi_hat * r_i * n``); bounding it with declared numbers gives
-``beta = (v_max / v_min) * max_k C_kp / r_min`` (``r_min``: attribute ``task_memory_min``).
-:func:`default_alpha_beta` computes them; :class:`OnlineAuction` uses them for whichever of
-``alpha``/``beta`` it is not given.
+which ``b_bar_il >= 1``. Neither maximum is known online, and eq. (7) is not
+unit-invariant (measuring money in c times smaller units multiplies lambda by c but
+``alpha * b_bar`` by c^2): the paper pins the unit only through ``b_bar >= 1``. lorasched
+names its rules (``constants=``), all computed by :func:`default_alpha_beta` from declared
+numbers carried by :class:`~lorasched.pdftsp.scenario.ScenarioArrays` -- bounds
+``v_min <= b_i / M_i <= v_max`` on value density (``value_density_min``/``_max``) and the
+largest ``s_ik / r_i`` over the cluster's GPU types and the model's micro-batches
+(``speed_per_memory_max``):
+
+* ``"lemma2"`` (default, the faithful reading): money in units of ``v_min``, which makes
+  ``b_bar >= 1`` (up to vendor and operating costs). Back in the scenario's money, eq. (7)
+  gets ``alpha = v_max / v_min``: a compute price of at least ``v_max`` per sample once a
+  cell is full. For memory the lemma's ``b_i / r_i`` is tightened to
+  ``b_i / (r_i * n_i_min)`` with ``n_i_min = ceil(M_i / max_k s_ik)`` the fewest cells any
+  schedule of task i uses (the lemma's proof holds verbatim, since F subtracts
+  ``phi_hat * r_i * n``); as ``b_i <= v_max M_i`` and ``n_i_min >= M_i / max_k s_ik``, it is
+  at most ``v_max * max_k s_ik / r_i``, so ``beta = (v_max / v_min) * speed_per_memory_max``.
+* ``"vmax"``: Lemma 2's formulas with money in units of ``v_max`` instead: ``alpha = 1``,
+  ``beta = speed_per_memory_max``. No scan, no data. In that unit ``b_bar >= 1`` fails for
+  most tasks, so the lemma's argument that prices alone keep capacity no longer applies;
+  lorasched keeps capacity for any alpha, beta by offering the DP only cells with room.
+* explicit ``alpha``/``beta`` (e.g. from ``lorasched calibrate``, which scans them on a
+  held-out calibration day) override the rule.
 """
 
 from __future__ import annotations
@@ -63,37 +73,59 @@ def payment_paper(s: Schedule, r_i: float) -> float:
     return s.vendor_price + s.lam_hat * s.samples + s.phi_hat * s.n_cells * r_i  # eq. (14)
 
 
+CONSTANTS = ("lemma2", "vmax")
+#: the alpha x beta grid that ``lorasched calibrate`` and the book scan by default:
+#: log-spaced, spanning the "vmax" rule (1, ~359) and Lemma 2's (4, ~1434) at the defaults
+ALPHA_GRID = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+BETA_GRID = (0.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0)
+
+
 def declared_bounds(arrays: ScenarioArrays) -> tuple[float, float, float]:
-    """The declared ``(v_min, v_max, r_min)`` of a scenario (fields of ``arrays``); where
-    any is not declared, the hindsight value over the scenario's tasks, with a warning."""
-    declared = (arrays.value_density_min, arrays.value_density_max, arrays.task_memory_min)
+    """The declared ``(v_min, v_max, speed_per_memory_max)`` of a scenario (fields of
+    ``arrays``); where any is not declared, the hindsight value over the scenario's tasks,
+    with a warning. (Without ``speed_per_memory_max``, a declared ``task_memory_min``
+    bounds it by ``max_k C_kp / r_min``.)"""
+    declared = (arrays.value_density_min, arrays.value_density_max,
+                arrays.speed_per_memory_max)
     if all(v is not None for v in declared):
         return tuple(float(v) for v in declared)
+    if declared[2] is None and arrays.task_memory_min is not None and None not in declared[:2]:
+        r_min = float(arrays.task_memory_min)
+        if not np.isfinite(r_min) or r_min <= 0:
+            raise ValueError(f"task_memory_min must be a positive number, got {r_min}")
+        return (float(declared[0]), float(declared[1]),
+                float(arrays.compute_capacity.max()) / r_min)
     density = arrays.bid / arrays.work
     positive = density[density > 0]
-    warnings.warn("the scenario declares no value-density bounds (attributes "
-                  "value_density_min, value_density_max, task_memory_min); alpha and beta "
-                  "are set from the hindsight min/max over its tasks, which an online "
-                  "auction could not know", stacklevel=4)
+    warnings.warn("the scenario declares no bounds for alpha and beta (attributes "
+                  "value_density_min, value_density_max, speed_per_memory_max); they are "
+                  "set from the hindsight min/max over its tasks, which an online auction "
+                  "could not know", stacklevel=4)
     v_min = float(positive.min()) if positive.size else 1.0
     v_max = float(density.max()) if density.size and density.max() > 0 else 1.0
-    r_min = float(arrays.memory[arrays.memory > 0].min()) if (arrays.memory > 0).any() else 1.0
-    hindsight = (v_min, v_max, r_min)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = arrays.speed.max(axis=1) / arrays.memory if arrays.n_tasks else np.ones(1)
+    ratio = ratio[np.isfinite(ratio) & (ratio > 0)]
+    hindsight = (v_min, v_max, float(ratio.max()) if ratio.size else 1.0)
     return tuple(h if v is None else float(v) for v, h in zip(declared, hindsight, strict=True))
 
 
-def default_alpha_beta(arrays: ScenarioArrays) -> tuple[float, float]:
-    """alpha and beta of eqs. (7)-(8) from the scenario's declared bounds
-    (:func:`declared_bounds`; see the module docstring)."""
-    v_min, v_max, r_min = declared_bounds(arrays)
+def default_alpha_beta(arrays: ScenarioArrays, constants: str = "lemma2") -> tuple[float, float]:
+    """alpha and beta of eqs. (7)-(8) by the named rule ``constants`` (``"lemma2"`` or
+    ``"vmax"``) from the scenario's declared bounds (:func:`declared_bounds`; see the module
+    docstring). The one place where lorasched computes them."""
+    if constants not in CONSTANTS:
+        raise ValueError(f"constants must be one of {CONSTANTS}, got {constants!r}")
+    v_min, v_max, s_per_r = declared_bounds(arrays)
     for name, v in (("value_density_min", v_min), ("value_density_max", v_max),
-                    ("task_memory_min", r_min)):
+                    ("speed_per_memory_max", s_per_r)):
         if not np.isfinite(v) or v <= 0:
             raise ValueError(f"{name} must be a positive number, got {v}")
     if v_max < v_min:
         raise ValueError(f"value_density_max ({v_max}) is below value_density_min ({v_min})")
-    alpha = v_max / v_min  # Lemma 2, in units of v_min
-    beta = alpha * float(arrays.compute_capacity.max()) / r_min
+    unit = v_min if constants == "lemma2" else v_max  # the money unit that pins eq. (7)
+    alpha = v_max / unit  # Lemma 2: max_i b_i / M_i in that unit
+    beta = alpha * s_per_r  # Lemma 2, tightened: max_i b_i / (r_i n_i_min) in that unit
     return alpha, beta
 
 
@@ -116,8 +148,9 @@ class OnlineAuction:
     Parameters
     ----------
     arrays : the scenario as :class:`~lorasched.pdftsp.scenario.ScenarioArrays`.
-    alpha, beta : the constants of eqs. (7) and (8); ``None`` (default): from the declared
-        bounds, :func:`default_alpha_beta`.
+    alpha, beta : the constants of eqs. (7) and (8); ``None`` (default): by the rule
+        ``constants``, :func:`default_alpha_beta`.
+    constants : ``"lemma2"`` (default) or ``"vmax"``, see the module docstring.
     payment : ``"critical"`` (truthful, default) or ``"paper"`` (eq. 14).
     solver : ``"paper"`` DP (default), ``"exact"`` or ``"brute"``, see
         :mod:`lorasched.pdftsp.schedule`.
@@ -125,12 +158,15 @@ class OnlineAuction:
     """
 
     def __init__(self, arrays: ScenarioArrays, *, alpha: float | None = None,
-                 beta: float | None = None, payment: str = "critical", solver: str = "paper",
-                 work_resolution: int = 8):
+                 beta: float | None = None, constants: str = "lemma2",
+                 payment: str = "critical", solver: str = "paper", work_resolution: int = 8):
         if payment not in PAYMENTS:
             raise ValueError(f"payment must be one of {PAYMENTS}, got {payment!r}")
+        if constants not in CONSTANTS:
+            raise ValueError(f"constants must be one of {CONSTANTS}, got {constants!r}")
+        self.constants = constants if alpha is None and beta is None else "explicit"
         if alpha is None or beta is None:
-            default_alpha, default_beta = default_alpha_beta(arrays)
+            default_alpha, default_beta = default_alpha_beta(arrays, constants)
             alpha = default_alpha if alpha is None else alpha
             beta = default_beta if beta is None else beta
         for name, v in (("alpha", alpha), ("beta", beta)):
@@ -195,17 +231,17 @@ class OnlineAuction:
 
 
 def run(arrays: ScenarioArrays, rng: np.random.Generator, *, alpha: float | None = None,
-        beta: float | None = None, payment: str = "critical", solver: str = "paper",
-        work_resolution: int = 8, progress: bool = False) -> Decisions:
+        beta: float | None = None, constants: str = "lemma2", payment: str = "critical",
+        solver: str = "paper", work_resolution: int = 8, progress: bool = False) -> Decisions:
     """Offer every task, in arrival order, to one :class:`OnlineAuction`.
 
     ``alpha``/``beta`` default to :func:`default_alpha_beta` of the scenario's declared
-    bounds (carried by ``arrays``). pdFTSP draws no random numbers; ``rng`` is accepted for
-    the common interface.
+    bounds (carried by ``arrays``) by the rule ``constants``. pdFTSP draws no random
+    numbers; ``rng`` is accepted for the common interface.
     """
     del rng
-    auction = OnlineAuction(arrays, alpha=alpha, beta=beta, payment=payment, solver=solver,
-                            work_resolution=work_resolution)
+    auction = OnlineAuction(arrays, alpha=alpha, beta=beta, constants=constants,
+                            payment=payment, solver=solver, work_resolution=work_resolution)
     out = Decisions.empty(arrays.n_tasks, arrays.n_nodes, arrays.n_slots)
     cells = CellCollector()
     for i in tqdm(range(arrays.n_tasks), desc="pdftsp", unit="task", disable=not progress):
@@ -222,6 +258,7 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, alpha: float | None
     cells.store(out)
     out.lam = auction.lam
     out.phi = auction.phi
-    out.attrs = {"alpha": auction.alpha, "beta": auction.beta, "payment_rule": payment,
+    out.attrs = {"alpha": auction.alpha, "beta": auction.beta,
+                 "constants": auction.constants, "payment_rule": payment,
                  "solver": solver, "work_resolution": int(work_resolution)}
     return out

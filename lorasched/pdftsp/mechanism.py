@@ -125,7 +125,8 @@ class AuctionReplay:
     ----------
     scenario : a scenario ``xarray.Dataset`` (see :mod:`lorasched.pdftsp.scenario`).
     alpha, beta : the constants of eqs. (7)-(8); default, as in pdFTSP,
-        :func:`~lorasched.pdftsp.auction.default_alpha_beta` of the declared bounds.
+        :func:`~lorasched.pdftsp.auction.default_alpha_beta` of the declared bounds by the
+        rule ``constants`` (``"lemma2"`` or ``"vmax"``).
     payment : ``"critical"`` (truthful, default) or ``"paper"`` (eq. 14).
     solver, work_resolution : passed to :class:`~lorasched.pdftsp.auction.OnlineAuction`.
     snapshot_every : keep the state every this many arrivals (others are recomputed from
@@ -141,14 +142,16 @@ class AuctionReplay:
     """
 
     def __init__(self, scenario: xr.Dataset, *, alpha: float | None = None,
-                 beta: float | None = None, payment: str = "critical", solver: str = "paper",
-                 work_resolution: int = 8, snapshot_every: int | None = None):
+                 beta: float | None = None, constants: str = "lemma2",
+                 payment: str = "critical", solver: str = "paper", work_resolution: int = 8,
+                 snapshot_every: int | None = None):
         if payment not in PAYMENTS:
             raise ValueError(f"payment must be one of {PAYMENTS}, got {payment!r}")
         self.scenario = scenario
         self.arrays = to_arrays(scenario)
-        self._auction = OnlineAuction(self.arrays, alpha=alpha, beta=beta, payment=payment,
-                                      solver=solver, work_resolution=work_resolution)
+        self._auction = OnlineAuction(self.arrays, alpha=alpha, beta=beta,
+                                      constants=constants, payment=payment, solver=solver,
+                                      work_resolution=work_resolution)
         n = self.n_tasks
         initial = self._auction.snapshot()
         if snapshot_every is None:

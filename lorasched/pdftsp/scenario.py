@@ -61,6 +61,8 @@ class ScenarioArrays(NamedTuple):
         "value_density_max": "v_max: declared upper bound on the value density b_i / M_i, "
                              "money per sample",
         "task_memory_min": "r_min: declared lower bound on the task memory r_i, GB",
+        "speed_per_memory_max": "declared upper bound on s_ik / r_i over the cluster's GPU "
+                                "types and the model's micro-batches, samples per slot per GB",
     }
 
     compute_capacity: np.ndarray  # int64[K]
@@ -79,6 +81,7 @@ class ScenarioArrays(NamedTuple):
     value_density_min: float | None = None  # v_min, money per sample (DECLARED_ATTRS)
     value_density_max: float | None = None  # v_max, money per sample
     task_memory_min: float | None = None  # r_min, GB
+    speed_per_memory_max: float | None = None  # max s_ik / r_i, samples per slot per GB
 
     @property
     def n_nodes(self) -> int:

@@ -26,7 +26,9 @@ Every modelling choice is a named argument or a constant documented here.
 * Valuation: value per sample ``v_i`` log-uniform in [v_ref / 2, 2 v_ref], ``b_i = v_i * M_i``,
   with ``v_ref`` the on-demand cloud price of the samples an A100 processes
   (:data:`lorasched.model.profiles.GPU_HOUR_USD`). The declared bounds go into the attributes
-  ``value_density_min``/``value_density_max`` (what an operator would post).
+  ``value_density_min``/``value_density_max`` (what an operator would post), beside
+  ``task_memory_min`` and ``speed_per_memory_max`` (the largest ``s_ik / r_i`` over the
+  cluster's GPU types and the model's micro-batches), all known before any task arrives.
 * Pre-processing: each task needs it with probability ``preprocessing_share`` (default 0.5,
   or 0 when there are no vendors). Vendor n
   has a base delay spread geometrically over [1, 18] slots and a price per dataset sample
@@ -280,6 +282,8 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
             "value_density_max": v_max,
             "task_memory_min": float(min(profiles.task_memory(b, model)
                                          for b in model.micro_batches)),
+            "speed_per_memory_max": float(max(s / profiles.task_memory(b, model)
+                                              for (_, b), s in speed_table.items())),
             "model": model.name,
             "generator": json.dumps({"nodes": nodes, "gpu": gpu, "load": load,
                                      "vendors": vendors, "deadline_policy": deadline_policy,
