@@ -85,3 +85,127 @@ def test_the_code_fingerprint_ignores_comments_and_docstrings_not_code():
     other = 'def f(x):\n    """Doc."""\n    return x + 2\n'
     assert grid._code(base) == grid._code(same) != grid._code(other)
     assert grid._code('"""Only a docstring."""\n') == grid._code("")
+
+
+# --------------------------------------------------------------------------- repeats
+
+
+def test_repeats_round_trips_through_toml_and_dict(tmp_path):
+    """repeats > 1 is kept by to_dict, to_toml and from_file; cells carry it."""
+    sweep = Sweep.from_dict({**DECL, "repeats": 3})
+    assert sweep.repeats == 3
+    assert sweep.to_dict()["repeats"] == 3
+    assert "repeats = 3" in sweep.to_toml().splitlines()
+    path = tmp_path / "r.toml"
+    path.write_text(sweep.to_toml())
+    assert Sweep.from_file(path) == sweep
+    assert Sweep.from_dict(json.loads(sweep.to_json())) == sweep
+    assert all(c.params["repeats"] == 3 for c in grid.cells(sweep))
+
+
+def test_one_repeat_is_the_default_and_changes_no_cell_key():
+    """repeats = 1 is the default: absent from to_dict, to_toml and the cells' params."""
+    once = Sweep.from_dict({**DECL, "repeats": 1})
+    assert once == Sweep.from_dict(DECL) and once.repeats == 1
+    assert "repeats" not in once.to_dict() and "repeats" not in once.to_toml()
+    cells = grid.cells(once)
+    assert all("repeats" not in c.params for c in cells)
+    twice = grid.cells(Sweep.from_dict({**DECL, "repeats": 2}))
+    assert not {c.key for c in cells} & {c.key for c in twice}  # other runs, other keys
+
+
+def test_a_bound_cell_is_not_repeated():
+    """Only policy cells carry repeats; the bound cell's params have none."""
+    sweep = Sweep.from_dict({**DECL, "repeats": 2, "bound": "lp"})
+    bounds = [c for c in grid.cells(sweep) if c.params["algorithm"] is None]
+    policies = [c for c in grid.cells(sweep) if c.params["algorithm"] is not None]
+    assert bounds and all("repeats" not in c.params for c in bounds)
+    assert policies and all(c.params["repeats"] == 2 for c in policies)
+
+
+@pytest.mark.parametrize("repeats", [0, -1, True, False, 1.5, 2.0, "2", None, [2]])
+def test_bad_repeats_are_refused_naming_the_key(repeats):
+    """repeats must be a whole number >= 1 (not a bool, float or string)."""
+    with pytest.raises(ValueError, match="repeats"):
+        Sweep.from_dict({**DECL, "repeats": repeats})
+
+
+def test_bad_repeats_in_a_file_name_the_file(tmp_path):
+    """A file with repeats = 0 is a ValueError naming the file and the key."""
+    path = tmp_path / "bad.toml"
+    path.write_text("repeats = 0\n" + Sweep.from_dict(DECL).to_toml())
+    with pytest.raises(ValueError, match=r"bad\.toml: repeats"):
+        Sweep.from_file(path)
+
+
+def test_repeated_runs_give_the_same_numbers_as_one_run(tmp_path):
+    """repeats = 2 gives the same non-timing metrics as repeats = 1, and finite timings."""
+    import xarray as xr
+
+    from lorasched.experiments import without_timings
+
+    once = run_sweep(DECL, store=tmp_path / "once", serial=True, progress=False)
+    twice = run_sweep({**DECL, "repeats": 2}, store=tmp_path / "twice", serial=True,
+                      progress=False)
+    assert not once.failed and not twice.failed and twice.computed == once.computed
+    xr.testing.assert_equal(without_timings(once.dataset), without_timings(twice.dataset))
+    assert (once.dataset["n_admitted"] > 0).all()
+    for name in ("wall_seconds", "decision_time_mean", "decision_time_median"):
+        values = twice.dataset[name].values
+        assert (values > 0).all() and (values < 60).all(), name
+    assert json.loads(twice.dataset.attrs["sweep"])["repeats"] == 2
+
+
+def test_timings_are_the_median_over_the_repeats(monkeypatch):
+    """With 3 runs measured 3, 1 and 2 s the cell's time is 2 s; other metrics are kept."""
+    import dataclasses
+    import itertools
+
+    from lorasched import systems
+    from lorasched.experiments import executor
+
+    real = systems.get("pdftsp")
+    clock = itertools.cycle([3.0, 1.0, 2.0])
+
+    def measure(scenario, result):
+        out = real.measure(scenario, result)
+        t = next(clock)
+        return {**out, "wall_seconds": t, "decision_time_mean": 10 * t}
+
+    fake = dataclasses.replace(real, measure=measure)
+    monkeypatch.setattr(executor.systems, "get", lambda name: fake)
+    (cell,) = [c for c in grid.cells(Sweep.from_dict({**DECL, "seeds": 1, "repeats": 3}))
+               if c.params["algorithm"] == "ntm" and c.params["scenario"]["vendors"] == 1]
+    metrics = executor.run_cell(cell.params)
+    assert metrics["wall_seconds"] == 2.0 and metrics["decision_time_mean"] == 20.0
+    single = executor.run_cell({**cell.params, "repeats": 1})
+    assert single["wall_seconds"] == 3.0  # the cycle restarted: one run, its own time
+    assert metrics["welfare"] == single["welfare"]
+
+
+def test_repeated_runs_that_differ_raise(tmp_path, monkeypatch):
+    """A policy whose repeated runs differ fails its cells with 'not deterministic'."""
+    import itertools
+
+    from lorasched.experiments import executor
+    from lorasched.pdftsp.baselines import ntm
+    from lorasched.pdftsp.policies import REGISTRY
+
+    calls = itertools.count()
+
+    def flaky(arrays, rng):
+        """NTM that gives every other run away for free (a different revenue)."""
+        free = next(calls) % 2 == 1
+        return ntm.run(arrays, rng, price_per_sample=0.0 if free else None)
+
+    monkeypatch.setitem(REGISTRY, "flaky", flaky)
+    decl = {**DECL, "algorithms": ["flaky"], "seeds": 1, "axes": {}}
+    (cell,) = grid.cells(Sweep.from_dict({**decl, "repeats": 2}))
+    with pytest.raises(RuntimeError, match="not deterministic") as err:
+        executor.run_cell(cell.params)
+    assert "revenue" in str(err.value) and "welfare" not in str(err.value)
+    report = run_sweep({**decl, "repeats": 2}, store=tmp_path / "s", serial=True,
+                       progress=False)
+    assert len(report.failed) == 1 and "not deterministic" in report.failed[0][1]
+    once = run_sweep(decl, store=tmp_path / "s1", serial=True, progress=False)
+    assert not once.failed  # one run cannot disagree with itself

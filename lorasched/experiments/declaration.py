@@ -7,6 +7,7 @@ Declared once, as a TOML, YAML or JSON file or the same as a Python ``dict``::
     algorithms = ["POLICY_A", "POLICY_B"]   # names in the system's policy registry
     seeds = 5                     # seeds 1..5, or an explicit list [1, 2, 3]
     bound = "BOUND"               # optional: one of the system's bounds
+    repeats = 3                   # optional: run each policy cell 3 times (timings: median)
 
     [base]                        # keyword arguments of the system's scenario builder
     nodes = 100
@@ -41,7 +42,7 @@ from .. import systems
 from ..model.system import System, policy_options
 
 KEYS = {"name", "system", "base", "axes", "algorithms", "seeds", "options", "bound",
-        "bound_options", "description"}
+        "bound_options", "description", "repeats"}
 
 
 def plain(value, where: str):
@@ -163,6 +164,7 @@ class Sweep:
     bound_options: dict = field(default_factory=dict)
     description: str = ""
     system: str = systems.DEFAULT
+    repeats: int = 1  # runs per policy cell; measured times are the median over them
 
     @classmethod
     def from_file(cls, path) -> Sweep:
@@ -245,9 +247,13 @@ class Sweep:
                 raise ValueError(f"bound_options: unknown option {opt!r} for bound "
                                  f"{bound!r}; allowed {sorted(system.bounds[bound].options)}")
             bound_options[opt] = plain(value, f"bound_options.{opt}")
+        repeats = data.get("repeats", 1)
+        if isinstance(repeats, bool) or not isinstance(repeats, int | np.integer) or repeats < 1:
+            raise ValueError(f"repeats must be a whole number >= 1, got {repeats!r}")
         return cls(name=str(data.get("name", "sweep")), base=base, axes=axes, algorithms=algs,
                    seeds=seeds, options=options, bound=bound, bound_options=bound_options,
-                   description=str(data.get("description", "")), system=system.name)
+                   description=str(data.get("description", "")), system=system.name,
+                   repeats=int(repeats))
 
     def compound(self, axis: str) -> bool:
         """True for an axis of labelled settings, False for a list of values."""
@@ -269,6 +275,8 @@ class Sweep:
         if self.bound is not None:
             out["bound"] = self.bound
             out["bound_options"] = dict(self.bound_options)
+        if self.repeats > 1:
+            out["repeats"] = self.repeats
         return out
 
     def to_json(self) -> str:
@@ -283,6 +291,8 @@ class Sweep:
         lines += [f"algorithms = {_toml(d['algorithms'])}", f"seeds = {_toml(d['seeds'])}"]
         if "bound" in d:
             lines.append(f"bound = {_toml(d['bound'])}")
+        if "repeats" in d:
+            lines.append(f"repeats = {d['repeats']}")
         tables = [("base", d["base"]), ("axes", {a: v for a, v in d["axes"].items()
                                                  if not isinstance(v, dict)})]
         tables += [(f"axes.{_key(a)}", v) for a, v in d["axes"].items() if isinstance(v, dict)]

@@ -12,6 +12,7 @@ import os
 import time
 import traceback
 
+import numpy as np
 from tqdm import tqdm
 
 from .. import systems
@@ -24,7 +25,10 @@ def run_cell(params: dict) -> dict:
 
     A policy cell builds the scenario, runs the policy, checks the result with the
     system's checker and measures it; a bound cell (``algorithm`` None) returns
-    ``bound``, ``bound_converged`` and ``bound_seconds``."""
+    ``bound``, ``bound_converged`` and ``bound_seconds``. A policy cell with ``repeats``
+    = r > 1 runs the policy r times back to back: the measured times (the system's
+    ``timings``) are the median over the runs, every other metric must be the same in
+    each (else ``RuntimeError``: the policy is not deterministic)."""
     system = systems.get(params["system"])
     scenario = system.build_scenario(**params["scenario"], seed=params["seed"])
     if params["algorithm"] is None:
@@ -33,10 +37,24 @@ def run_cell(params: dict) -> dict:
                                                                   **params["options"])
         return {"bound": float(bound), "bound_converged": float(converged),
                 "bound_seconds": time.perf_counter() - start}
-    result = system.simulate(scenario, params["algorithm"], seed=params["seed"],
-                             **params["options"])
-    system.check_result(result)
-    return system.measure(scenario, result)
+    runs = []
+    for _ in range(int(params.get("repeats", 1))):
+        result = system.simulate(scenario, params["algorithm"], seed=params["seed"],
+                                 **params["options"])
+        system.check_result(result)
+        runs.append(system.measure(scenario, result))
+    metrics = dict(runs[0])
+    for other in runs[1:]:
+        differ = sorted(m for m in metrics if m not in system.timings
+                        and not (metrics[m] == other[m] or (np.isnan(metrics[m])
+                                                             and np.isnan(other[m]))))
+        if differ:
+            raise RuntimeError(f"repeated runs differ in {differ}: the policy is not "
+                               "deterministic")
+    for m in system.timings:
+        if m in metrics:
+            metrics[m] = float(np.median([r[m] for r in runs]))
+    return metrics
 
 
 def guarded(params: dict) -> dict:

@@ -129,6 +129,8 @@ def cells(sweep: Sweep) -> list[Cell]:
                     opts = dict(sweep.options.get(alg, {}))
                     opts.update({p: v for p, v in extra.items() if p in accepted[alg]})
                     params["options"] = opts
+                    if sweep.repeats > 1:
+                        params["repeats"] = sweep.repeats
                     where = (*where_axes, ("algorithm", alg), ("seed", seed))
                 key = cell_key(params)
                 found.setdefault(key, (params, []))[1].append(where)
