@@ -1,5 +1,5 @@
-"""The ``lorasched`` command: ``simulate``, ``sweep``, ``reproduce``, ``compare-stores``,
-``export-sweeps``, ``bench``, ``profiles``."""
+"""The ``lorasched`` command: ``simulate``, ``sweep``, ``calibrate``, ``reproduce``,
+``compare-stores``, ``export-sweeps``, ``bench``, ``profiles``."""
 
 from __future__ import annotations
 
@@ -11,10 +11,13 @@ from pathlib import Path
 
 from . import systems
 from .experiments import Store, Sweep, compare_stores, default_store, grid, run_sweep
+from .experiments import calibrate as calibration
 from .figures import pdftsp as figures
 from .figures.base import default_store as figures_store
 from .model.profiles import SOURCES, profile_table
+from .model.system import policy_options
 from .pdftsp import policies as algorithms
+from .pdftsp.auction import ALPHA_GRID, BETA_GRID, CONSTANTS
 from .pdftsp.workload import DEADLINE_POLICIES, LOADS, synthetic_scenario
 from .present import bench
 
@@ -43,7 +46,15 @@ def _positive_int(value: str) -> int:
     return n
 
 
-def _scenario_args(p: argparse.ArgumentParser) -> None:
+def _constants(value: str) -> str:
+    """--constants: a named rule, or the path of a file written by ``lorasched calibrate``."""
+    if value in CONSTANTS or os.path.isfile(value):
+        return value
+    raise argparse.ArgumentTypeError(f"must be one of {list(CONSTANTS)} or an existing "
+                                     f"constants file, got {value!r}")
+
+
+def _scenario_args(p: argparse.ArgumentParser, seed: bool = True) -> None:
     p.add_argument("--nodes", type=_positive_int, default=100, help="GPU nodes K (100)")
     p.add_argument("--gpu", default="mix", choices=["A100", "A40", "mix"],
                    help="node type (mix)")
@@ -52,7 +63,8 @@ def _scenario_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--vendors", type=int, default=5, help="labelling vendors N (5)")
     p.add_argument("--deadline-policy", default="slack", choices=DEADLINE_POLICIES)
     p.add_argument("--slots", type=_positive_int, default=144, help="slots T (144)")
-    p.add_argument("--seed", type=int, default=1, help="random seed (1)")
+    if seed:
+        p.add_argument("--seed", type=int, default=1, help="random seed (1)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -68,8 +80,13 @@ def _parser() -> argparse.ArgumentParser:
                      help="critical (truthful threshold bid) or paper (eq. 14)")
     sim.add_argument("--solver", default="paper", choices=["paper", "exact"],
                      help="per-task schedule: the paper's DP or the exact solver")
-    sim.add_argument("--alpha", type=float, default=None, help="eq. (7) constant")
-    sim.add_argument("--beta", type=float, default=None, help="eq. (8) constant")
+    sim.add_argument("--constants", type=_constants, default="lemma2",
+                     help="pdFTSP's alpha and beta: lemma2 (default), vmax, or a FILE "
+                     "written by `lorasched calibrate`")
+    sim.add_argument("--alpha", type=float, default=None,
+                     help="eq. (7) constant (overrides --constants)")
+    sim.add_argument("--beta", type=float, default=None,
+                     help="eq. (8) constant (overrides --constants)")
     sim.add_argument("--work-resolution", type=_positive_int, default=8,
                      help="work units per slowest-node slot in the DP (8)")
     sim.add_argument("--trace", default=None,
@@ -99,6 +116,37 @@ def _parser() -> argparse.ArgumentParser:
     sw.add_argument("--dry-run", action="store_true",
                     help="print the cells and how many are already done, run nothing")
     sw.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sw.add_argument("--constants", default=None, metavar="FILE",
+                    help="a file written by `lorasched calibrate`: its options are added to "
+                    "the calibrated algorithm's options (which must be in the sweep)")
+
+    cal = sub.add_parser(
+        "calibrate", help="scan pdFTSP's alpha x beta on a held-out day, write the best",
+        description="Run pdFTSP on a calibration day (by default seed 101 of the given "
+        "setting; for a trace, pick another --trace-day than the one you evaluate) for every "
+        "alpha x beta of the grid, as a parallel, resumable sweep; write the pair with the "
+        "largest mean welfare to OUT, which `simulate --constants OUT` and `sweep --constants "
+        "OUT` read. Evaluate on other seeds or days than these.")
+    _scenario_args(cal, seed=False)
+    cal.add_argument("--seeds", type=int, nargs="+", default=[calibration.CALIBRATION_SEED],
+                     help=f"calibration seeds ({calibration.CALIBRATION_SEED})")
+    cal.add_argument("--trace", default=None,
+                     help="arrivals from a real trace: mlaas, philly, helios, acme or a CSV")
+    cal.add_argument("--trace-day", default=None,
+                     help="the trace day to calibrate on (a day number; default: median)")
+    cal.add_argument("--alpha", type=float, nargs="+", default=list(ALPHA_GRID),
+                     help=f"alpha values ({' '.join(map(str, ALPHA_GRID))})")
+    cal.add_argument("--beta", type=float, nargs="+", default=list(BETA_GRID),
+                     help=f"beta values ({' '.join(map(str, BETA_GRID))})")
+    cal.add_argument("--metric", default="welfare", help="what to maximise (welfare)")
+    cal.add_argument("--out", default="constants.toml", help="file to write (constants.toml)")
+    cal.add_argument("--store", default=None, help="folder of finished cells (OUT.cells)")
+    cal.add_argument("--scheduler", default=None,
+                     help="address of an existing Dask scheduler (tcp://HOST:PORT)")
+    cal.add_argument("--workers", type=_positive_int, default=None,
+                     help="LocalCluster worker processes (default: one per CPU)")
+    cal.add_argument("--serial", action="store_true", help="run in this process, no Dask")
+    cal.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     rep = sub.add_parser(
         "reproduce", help="run every figure of the paper's section 5 into one cell store",
@@ -171,6 +219,8 @@ def main(argv: list[str] | None = None) -> int:
             return _sweep(args)
         if args.command == "reproduce":
             return _reproduce(args)
+        if args.command == "calibrate":
+            return _calibrate(args)
         if args.command == "compare-stores":
             report = compare_stores(args.first, args.second)
             print(report)
@@ -223,8 +273,65 @@ def export_sweeps(folder, size: str = "full") -> list[Path]:
     return paths
 
 
+def _with_constants(sweep: Sweep, path) -> Sweep:
+    """``sweep`` with the options of the constants file ``path`` added to the options of
+    the algorithm it calibrates."""
+    data = calibration.read_constants(path)
+    if data["system"] != sweep.system or data["algorithm"] not in sweep.algorithms:
+        raise ValueError(f"--constants: {path} calibrates {data['system']}/"
+                         f"{data['algorithm']}, which sweep {sweep.name!r} does not run")
+    decl = sweep.to_dict()
+    decl["options"].setdefault(data["algorithm"], {}).update(data["options"])
+    return Sweep.from_dict(decl)
+
+
+def _file_options(path) -> dict:
+    """pdFTSP's options from a constants file, each checked: an option pdFTSP does not
+    take, or an alpha/beta that is not a number, is a ``ValueError`` naming it."""
+    found = calibration.options_from(path, "pdftsp", "pdftsp")
+    accepted = policy_options(algorithms.get("pdftsp"))
+    for name, value in found.items():
+        if name not in accepted:
+            raise ValueError(f"constants file {path}: options.{name} is not an option of "
+                             f"pdftsp; it accepts {sorted(accepted)}")
+        if name in ("alpha", "beta") and (isinstance(value, bool)
+                                          or not isinstance(value, int | float)):
+            raise ValueError(f"constants file {path}: options.{name} must be a number, got "
+                             f"{value!r}")
+    return found
+
+
+def _calibrate(args) -> int:
+    scenario = {"nodes": args.nodes, "gpu": args.gpu, "load": args.load,
+                "vendors": args.vendors, "deadline_policy": args.deadline_policy,
+                "slots": args.slots}
+    if args.trace is not None:
+        scenario["trace"] = args.trace
+        if args.trace_day is not None:
+            scenario["trace_day"] = (int(args.trace_day) if args.trace_day.isdigit()
+                                     else args.trace_day)
+    elif args.trace_day is not None:
+        raise ValueError("--trace-day needs --trace")
+    out = Path(args.out)
+    cal = calibration.calibrate(
+        "pdftsp", "pdftsp", scenario, {"alpha": args.alpha, "beta": args.beta},
+        seeds=args.seeds, metric=args.metric,
+        store=args.store or default_store(out), scheduler=args.scheduler,
+        workers=args.workers, serial=args.serial, progress=not args.no_progress)
+    calibration.write_constants(out, cal)
+    surface = cal.surface.to_pandas()
+    surface.index = [f"alpha={a:g}" for a in surface.index]
+    surface.columns = [f"beta={b:g}" for b in surface.columns]
+    print(f"mean {cal.metric} over seed(s) {', '.join(map(str, cal.seeds))}:")
+    print(surface.round(1).to_string())
+    print(calibration.describe(cal) + f" -> {out}")
+    return 0
+
+
 def _sweep(args) -> int:
     sweep = Sweep.from_file(args.file)
+    if args.constants:
+        sweep = _with_constants(sweep, args.constants)
     if args.dry_run:
         cells = grid.cells(sweep)
         store = Store(args.store or default_store(args.out))
@@ -284,9 +391,18 @@ def _simulate(args, parser) -> int:
         task_sizes=args.task_sizes)
     options = {}
     if args.algorithm == "pdftsp":
-        options = dict(payment=args.payment, solver=args.solver, alpha=args.alpha,
-                       beta=args.beta, work_resolution=args.work_resolution,
-                       progress=args.progress)
+        options = dict(payment=args.payment, solver=args.solver,
+                       work_resolution=args.work_resolution, progress=args.progress)
+        if args.constants in CONSTANTS:
+            options["constants"] = args.constants
+        else:
+            options.update(_file_options(args.constants))
+        for name in ("alpha", "beta"):
+            if getattr(args, name) is not None:
+                options[name] = getattr(args, name)
+    elif args.constants != "lemma2" or args.alpha is not None or args.beta is not None:
+        raise ValueError(f"--constants, --alpha and --beta are pdFTSP's; algorithm "
+                         f"{args.algorithm!r} has no such constants")
     result = systems.simulate(scenario, algorithm=args.algorithm, seed=args.seed, **options)
     systems.check_result(result)
     a = result.attrs

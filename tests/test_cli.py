@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ import xarray as xr
 
 import lorasched
 from lorasched.cli import main
+from lorasched.experiments import calibrate as calibration
 
 
 def test_simulate_writes_a_valid_netcdf_and_one_line(tmp_path, capsys):
@@ -118,3 +120,137 @@ def test_compare_stores_command(tmp_path, capsys):
     assert "IDENTICAL" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["compare-stores", str(tmp_path / "a.nc.cells"), str(tmp_path / "nope")])
+
+
+TINY = ["--nodes", "3", "--slots", "12", "--load", "4", "--vendors", "2"]
+
+
+def test_calibrate_writes_constants_that_simulate_reads(tmp_path, capsys):
+    """calibrate scans alpha x beta and writes the best; simulate --constants uses it."""
+    out = tmp_path / "constants.toml"
+    assert main(["calibrate", *TINY, "--alpha", "1", "2", "--beta", "0", "100", "--serial",
+                 "--no-progress", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "alpha=1" in text and "alpha=2" in text and "beta=100" in text
+    assert text.strip().splitlines()[-1].endswith(f"-> {out}")
+    data = calibration.read_constants(out)
+    assert (data["system"], data["algorithm"], data["metric"]) == ("pdftsp", "pdftsp",
+                                                                   "welfare")
+    assert data["seeds"] == [calibration.CALIBRATION_SEED]
+    assert data["grid"] == {"alpha": [1.0, 2.0], "beta": [0.0, 100.0]}
+    assert data["scenario"]["nodes"] == 3 and data["scenario"]["load"] == 4.0
+    alpha, beta = data["options"]["alpha"], data["options"]["beta"]
+    assert alpha in (1.0, 2.0) and beta in (0.0, 100.0)
+    assert (tmp_path / "constants.toml.cells" / "done").is_dir()  # the default store
+
+    run = tmp_path / "run.nc"
+    assert main(["simulate", *TINY, "--seed", "1", "--constants", str(out), "--out",
+                 str(run)]) == 0
+    assert capsys.readouterr().out.startswith("pdftsp:")
+    result = xr.load_dataset(run)
+    lorasched.check_result(result)
+    assert (result.attrs["pdftsp_alpha"], result.attrs["pdftsp_beta"]) == (alpha, beta)
+    assert result.attrs["pdftsp_constants"] == "explicit"
+    # --alpha overrides the file's alpha, the file's beta stays
+    override = tmp_path / "override.nc"
+    assert main(["simulate", *TINY, "--seed", "1", "--constants", str(out), "--alpha", "7",
+                 "--out", str(override)]) == 0
+    result = xr.load_dataset(override)
+    assert (result.attrs["pdftsp_alpha"], result.attrs["pdftsp_beta"]) == (7.0, beta)
+
+
+def test_simulate_with_the_vmax_constants(tmp_path, capsys):
+    """simulate --constants vmax runs pdFTSP with alpha = 1 and beta = speed_per_memory_max."""
+    run = tmp_path / "run.nc"
+    assert main(["simulate", *TINY, "--constants", "vmax", "--out", str(run)]) == 0
+    assert "welfare" in capsys.readouterr().out
+    result = xr.load_dataset(run)
+    lorasched.check_result(result)
+    assert result.attrs["pdftsp_constants"] == "vmax"
+    assert result.attrs["pdftsp_alpha"] == 1.0
+    assert result.attrs["pdftsp_beta"] == pytest.approx(result.attrs["speed_per_memory_max"])
+    default = lorasched.simulate(lorasched.synthetic_scenario(nodes=3, slots=12, load=4.0,
+                                                              vendors=2, seed=1), seed=1)
+    assert default.attrs["pdftsp_constants"] == "lemma2"
+    assert default.attrs["pdftsp_alpha"] > 1.0
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["simulate", "--algorithm", "eft", "--constants", "vmax"], "--constants"),
+    (["simulate", "--algorithm", "ntm", "--alpha", "1"], "--alpha"),
+    (["simulate", "--algorithm", "titan", "--beta", "1"], "--beta"),
+    (["simulate", "--constants", "lemma3"], "--constants"),
+    (["simulate", "--constants", "/no/such/constants.toml"], "--constants"),
+    (["calibrate", "--trace-day", "3"], "--trace-day needs --trace"),
+    (["calibrate", "--alpha"], "--alpha"),
+])
+def test_bad_constants_exit_2_with_a_message(argv, message, capsys):
+    """Constants for a policy without them, or an unknown rule or file, exit 2."""
+    with pytest.raises(SystemExit) as exc:
+        main([*argv[:1], *TINY, *argv[1:]])
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_simulate_refuses_constants_calibrated_for_another_policy(tmp_path, capsys):
+    """A constants file for another algorithm is an error, exit 2, naming the file."""
+    path = tmp_path / "titan.toml"
+    path.write_text('system = "pdftsp"\nalgorithm = "titan"\n[options]\nmip_max_nodes = 0\n')
+    with pytest.raises(SystemExit) as exc:
+        main(["simulate", *TINY, "--constants", str(path)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "titan.toml" in err and "pdftsp/titan" in err
+
+
+def test_sweep_with_constants_adds_the_calibrated_options(tmp_path, capsys):
+    """sweep --constants adds the file's options to the calibrated algorithm's options."""
+    constants = tmp_path / "c.toml"
+    constants.write_text('system = "pdftsp"\nalgorithm = "pdftsp"\n[options]\nalpha = 1.5\n'
+                         'beta = 25.0\n')
+    decl = tmp_path / "s.toml"
+    decl.write_text('algorithms = ["pdftsp", "ntm"]\nseeds = 1\n[base]\nnodes = 2\n'
+                    'slots = 12\nload = 2.0\n[options.pdftsp]\npayment = "paper"\n')
+    out = tmp_path / "s.nc"
+    assert main(["sweep", str(decl), "--constants", str(constants), "--out", str(out),
+                 "--serial", "--no-progress"]) == 0
+    assert "2 cells computed" in capsys.readouterr().out
+    ds = xr.load_dataset(out)
+    options = json.loads(ds.attrs["sweep"])["options"]
+    assert options == {"pdftsp": {"payment": "paper", "alpha": 1.5, "beta": 25.0}}
+    scenario = lorasched.synthetic_scenario(nodes=2, slots=12, load=2.0, seed=1)
+    direct = lorasched.simulate(scenario, "pdftsp", seed=1, alpha=1.5, beta=25.0,
+                                payment="paper")
+    assert ds["welfare"].sel(algorithm="pdftsp", seed=1).item() == direct.attrs["welfare"]
+
+
+def test_sweep_with_constants_for_an_algorithm_it_does_not_run_exits_2(tmp_path, capsys):
+    """sweep --constants with a sweep that does not run the calibrated algorithm exits 2."""
+    constants = tmp_path / "c.toml"
+    constants.write_text('system = "pdftsp"\nalgorithm = "pdftsp"\n[options]\nalpha = 1.5\n')
+    decl = tmp_path / "s.toml"
+    decl.write_text('algorithms = ["eft", "ntm"]\nseeds = 1\n[base]\nnodes = 2\nslots = 12\n')
+    out = tmp_path / "s.nc"
+    with pytest.raises(SystemExit) as exc:
+        main(["sweep", str(decl), "--constants", str(constants), "--out", str(out),
+              "--serial", "--no-progress"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--constants" in err and "does not run" in err
+    assert not out.exists() and not (tmp_path / "s.nc.cells").exists()
+    with pytest.raises(SystemExit) as exc:
+        main(["sweep", str(decl), "--constants", str(tmp_path / "none.toml"), "--out",
+              str(out)])
+    assert exc.value.code == 2
+    assert "none.toml does not exist" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", ["colour = 1.0", 'alpha = "big"'])
+def test_simulate_with_a_bad_option_in_the_constants_file_exits_2(tmp_path, capsys, option):
+    """A constants file whose option pdFTSP cannot take is an error, exit 2, naming it."""
+    path = tmp_path / "c.toml"
+    path.write_text(f'system = "pdftsp"\nalgorithm = "pdftsp"\n[options]\n{option}\n')
+    with pytest.raises(SystemExit) as exc:
+        main(["simulate", *TINY, "--constants", str(path)])
+    assert exc.value.code == 2
+    assert option.split(" =")[0] in capsys.readouterr().err

@@ -11,9 +11,10 @@ One module per job, and none of them names a system (they reach systems only thr
 * :mod:`.assembly` — finished cells to an ``xarray.Dataset`` and a netCDF file;
 * :mod:`.sweep` — :func:`run_sweep` and :func:`run_sweeps`, which tie those together;
 * :mod:`.compare` — are two stores' cells the same numbers?
+* :mod:`.calibrate` — a policy's constants scanned on held-out data, saved to a file.
 """
 
-from . import grid
+from . import calibrate, grid
 from .assembly import assemble_results, without_timings
 from .compare import compare_stores
 from .declaration import Sweep
@@ -21,6 +22,6 @@ from .grid import Cell, cell_key, code_fingerprint
 from .store import Store, default_store
 from .sweep import SweepReport, run_sweep, run_sweeps
 
-__all__ = ["Cell", "grid", "Store", "Sweep", "SweepReport", "assemble_results", "cell_key",
-           "code_fingerprint", "compare_stores", "default_store", "run_sweep", "run_sweeps",
-           "without_timings"]
+__all__ = ["Cell", "calibrate", "grid", "Store", "Sweep", "SweepReport", "assemble_results",
+           "cell_key", "code_fingerprint", "compare_stores", "default_store", "run_sweep",
+           "run_sweeps", "without_timings"]
