@@ -16,9 +16,11 @@ from lorasched.cli import main
 from lorasched.experiments import grid, run_sweep, without_timings
 from lorasched.figures import pdftsp as figures
 from lorasched.figures.base import Prose
+from lorasched.figures.pdftsp import fig13 as fig13_module
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-FIGURE_PAGES = sorted(NOTEBOOKS.glob("fig*.ipynb")) + [NOTEBOOKS / "summary.ipynb"]
+FIGURE_PAGES = sorted(NOTEBOOKS.glob("fig*.ipynb")) + [NOTEBOOKS / "summary.ipynb",
+                                                      NOTEBOOKS / "calibration.ipynb"]
 SWEEP_FIGURES = ("fig04", "fig05", "fig06", "fig07", "fig08", "fig09", "fig12", "fig13")
 
 
@@ -38,7 +40,16 @@ def test_full_size_is_the_papers_setting():
         for s in fig(key).sweeps("full").values():
             assert s.seeds == (1, 2, 3)
             assert s.options["titan"] == {"mip_max_nodes": 0}
-            assert set(s.algorithms) == {"pdftsp", "titan", "eft", "ntm"}
+            paper = {"pdftsp", "titan"} if key == "fig13" else {"pdftsp", "titan", "eft", "ntm"}
+            oracle = {"titan_oracle"} if key in ("fig04", "fig08") else set()
+            assert set(s.algorithms) == paper | oracle
+            # pdFTSP twice: the Lemma-2 rule and the pair calibrated on seed 101
+            assert s.axes["constants"]["Lemma 2"] == {"constants": "lemma2"}
+            assert s.axes["constants"]["calibrated"] == figures.calibration("full").options
+    assert figures.calibration("full").seeds == (101,)
+    assert figures.calibration("full").scenario == base
+    timing = fig("fig13").sweep("full")
+    assert timing.repeats == 3 and timing.base["slots"] == 48
     assert fig("fig10").sweeps("full") == {} and fig("fig11").sweeps("full") == {}
 
 
@@ -66,10 +77,10 @@ def test_data_equals_the_sweep_and_by_method_flattens_pdftsp_variants(tmp_path):
     xr.testing.assert_identical(without_timings(ds), without_timings(direct))
     flat = figures.by_method(ds)
     assert flat["algorithm"].values.tolist() == [
-        "pdFTSP (Lemma 2)", "pdFTSP (α=1, β=100)", "Titan", "EFT", "NTM"]
+        "pdFTSP (Lemma 2)", "pdFTSP (calibrated)", "Titan", "EFT", "NTM"]
     np.testing.assert_array_equal(
-        flat.sel(algorithm="pdFTSP (α=1, β=100)").values,
-        ds["welfare"].sel(algorithm="pdftsp", constants="α=1, β=100").values)
+        flat.sel(algorithm="pdFTSP (calibrated)").values,
+        ds["welfare"].sel(algorithm="pdftsp", constants="calibrated").values)
     # baselines ignore alpha/beta: both constants rows hold the same (single) cell
     np.testing.assert_array_equal(ds["welfare"].sel(algorithm="eft").isel(constants=0).values,
                                   ds["welfare"].sel(algorithm="eft").isel(constants=1).values)
@@ -85,7 +96,7 @@ def test_reproduce_fills_the_store_the_notebooks_read(tmp_path):
     report = figures.reproduce("small", tmp_path, figures=["fig05", "fig13"], serial=True,
                                progress=False)
     assert not report.failed and report.computed > 0
-    for name in ("fig05", "fig04", "fig13"):  # fig04 and fig13 are the same runs
+    for name in ("fig05", "fig13"):
         again = run_sweep(figures.figure(name).sweep("small"), store=tmp_path, serial=True,
                           progress=False)
         assert again.computed == 0
@@ -96,12 +107,12 @@ def _fake(axis, values, welfare):
     w = np.asarray(welfare, dtype=float)[..., None].repeat(2, axis=-1)
     return xr.Dataset(
         {"welfare": ((axis, "constants", "algorithm", "seed"), w)},
-        coords={axis: values, "constants": list(figures.PDFTSP_CONSTANTS),
+        coords={axis: values, "constants": ["Lemma 2", "calibrated"],
                 "algorithm": list(figures.ALGORITHMS), "seed": [1, 2]})
 
 
 def _page(axis, values, rows, admitted=None, tasks=100.0, load_factor=None, var="welfare"):
-    """A figure dataset from rows ``[Lemma 2, α=1 β=100, Titan, EFT, NTM]`` per setting of
+    """A figure dataset from rows ``[Lemma 2, calibrated, Titan, EFT, NTM]`` per setting of
     ``var`` (and ``n_admitted``; ``n_tasks``, ``load_factor`` per setting), 2 equal seeds,
     with the sweep declaration's Titan options."""
     def cube(r):
@@ -143,8 +154,8 @@ def test_claims_verdicts_follow_the_data():
     titan = table[table.claim == "K=50: pdFTSP over Titan"].set_index("pdFTSP")
     assert titan.loc["Lemma 2", "verdict"] == "disagrees"
     assert titan.loc["Lemma 2", "ours"] == "-50.0 %"
-    assert titan.loc["α=1, β=100", "verdict"] == "agrees"
-    assert titan.loc["α=1, β=100", "paper"] == "+30.78 %"
+    assert titan.loc["calibrated", "verdict"] == "agrees"
+    assert titan.loc["calibrated", "paper"] == "+30.78 %"
     grows = table[table.claim == "welfare grows with K"]
     assert (grows.verdict == "agrees").all()
 
@@ -154,12 +165,20 @@ def test_rank_and_trend_claims_follow_the_data():
     loads = ["light (3)", "medium (5)", "high (8)"]
     table = figures.figure("fig08").claims(_page("load", loads, rows)).set_index(
         ["claim", "pdFTSP"])
-    trend = table.loc[("gain over Titan grows with load", "α=1, β=100")]
-    assert trend["verdict"] == "disagrees" and trend["ours"] == "+50 % → +25 % → +5 %"
+    trend = table.loc[("gain over Titan grows with load", "calibrated")]
+    assert trend["verdict"] == "disagrees" and trend["ours"].startswith("+50 % → +25 % → +5 %")
+    assert "(slope -8.87 points per task/slot (95 %: -11.1 to -6.68; 6 runs))" in trend["ours"]
+    # a trend is a fitted slope over the seeds: seeds that disagree leave it "not shown"
+    noisy = _page("load", loads, rows)
+    noisy["welfare"].loc[{"seed": 2, "algorithm": "titan"}] = \
+        noisy["welfare"].sel(seed=2, algorithm="titan").values[::-1, :]
+    table = figures.figure("fig08").claims(noisy).set_index(["claim", "pdFTSP"])
+    assert table.loc[("gain over Titan grows with load", "calibrated"), "verdict"] == \
+        "not shown"
     best = figures.figure("fig09").claims(_page("deadline_policy", ["slack", "tight"],
                                                 rows[:2])).set_index("pdFTSP")
-    assert best.loc["α=1, β=100", "verdict"] == "agrees"
-    assert best.loc["α=1, β=100", "ours"] == "best in 2 of 2"
+    assert best.loc["calibrated", "verdict"] == "agrees"
+    assert best.loc["calibrated", "ours"] == "best in 2 of 2"
     assert best.loc["Lemma 2", "verdict"] == "disagrees"
 
 
@@ -174,7 +193,7 @@ def test_competitive_ratio_above_3_is_inconclusive_for_a_bound_only():
         "not shown"
     assert table.loc[("competitive ratio ≤ 3, OPT / ALG", "Lemma 2"), "verdict"] == \
         "disagrees"
-    assert table.loc[("competitive ratio ≤ 3, OPT / ALG", "α=1, β=100"), "verdict"] == \
+    assert table.loc[("competitive ratio ≤ 3, OPT / ALG", "calibrated"), "verdict"] == \
         "agrees"
     text = fig.findings({"lp": ds, "opt": ds})
     assert "stays within the paper's 3 in every instance (at most 1.75" in text
@@ -236,19 +255,22 @@ def test_fig04_findings_follow_the_data():
     ds = _page("nodes", [50, 100, 150, 200], FIG04, FIG04_ADMITTED, tasks=7113,
                load_factor=[4.3, 2.2, 1.4, 0.55])
     text = fig.findings(ds)
-    assert "Welfare grows with K for every algorithm, as the paper reports." in text
+    assert ("Welfare grows with K for every algorithm (a fitted slope over the seeds, its 95 % "
+            "interval above zero), as the paper reports.") in text
     assert "below Titan and EFT at every K (at K = 50: -58 % against Titan" in text
     assert "At K = 50 it admits on average 800 of 7113 tasks, Titan 2100" in text
     assert "the best from K = 100 on (3 of 4); at K = 50 it is 3.9 % below Titan." in text
     assert "K = 50 is the most overloaded cluster" in text  # why Titan wins there
-    assert "within a tenth of +155.84 % over NTM (with α = 1, β = 100: +146 %)" in text
+    assert ("within a tenth of +155.84 % over NTM (with the constants calibrated on the "
+            "held-out day: +146 %)") in text
     assert "Titan's welfare grows by 0.3 % (7277, then 7297), EFT's grows by 11.4 %" in text
     assert "Titan nearly stops gaining" in text and "10 rounds of column generation" in text
     assert "3182 of 7113 tasks, EFT 3600, although the offered work is only 0.55x" in text
     # a weaker Titan: the numbers follow, and the sentences that explain its lead go
     weak = fig.findings(_scaled(ds, "titan", 0.5))
     assert weak != text
-    assert "With α = 1, β = 100 pdFTSP is the best at every K." in weak
+    assert ("With the constants calibrated on the held-out day pdFTSP is the best at every "
+            "K.") in weak
     assert "most overloaded" not in weak
     assert f"({7277 * 0.5:.0f}, then {7297 * 0.5:.0f})" in weak
     # a Titan that keeps growing: no plateau to explain
@@ -269,7 +291,8 @@ def test_fig08_findings_follow_the_data():
             "+20 %, +28 %, +36 %; over NTM +128 %, +156 %, +185 %), but its gain over Titan "
             "shrinks (over Titan +44 %, +26 %, +14 %)") in text
     assert "its welfare grows by 54 % (5247 to 8075), pdFTSP's by 22 %" in text
-    assert "within a tenth of +184.94 % over NTM (with α = 1, β = 100: +185 %)" in text
+    assert ("within a tenth of +184.94 % over NTM (with the constants calibrated on the "
+            "held-out day: +185 %)") in text
     # EFT's welfare halved: the gains over it are recomputed from the data
     half = fig.findings(_scaled(ds, "eft", 0.5))
     g = [100 * (t / (e * 0.5) - 1) for t, e in ((7550, 6290), (8500, 6640), (9200, 6760))]
@@ -293,20 +316,40 @@ def test_fig05_fig09_findings_qualify_changes_by_the_spread_over_seeds():
     text = figures.figure("fig09").findings(
         _page("deadline_policy", ["slack", "tight", "end_of_day"], rows))
     assert ("Longer windows do not help every algorithm: with every deadline at the end of "
-            "the day, pdFTSP with α = 1, β = 100 and Titan earn less") in text
+            "the day, pdFTSP with the constants calibrated on the held-out day and Titan earn "
+            "less") in text
 
 
 def test_fig13_findings_follow_the_timings():
     ds = _page("nodes", [50, 100], [[1e-4, 2e-4, 5e-3, 1e-5, 1e-5],
                                     [1e-4, 2e-4, 9e-3, 1e-5, 1e-5]], var="decision_time_mean")
-    text = figures.figure("fig13").findings(ds)
+    fig13 = figures.figure("fig13")
+    text = fig13.findings(ds)
     assert "Titan needs 5 to 9 ms per task" in text
-    assert "grows with the number of nodes (5 → 9 ms)" in text
+    # the trend is a fitted slope of log time on log K over every run, not two end points
+    assert "growing like K^0.85, with a 95 % interval of 0.85 to 0.85" in text
+    assert "it grows with the problem, as the paper reports" in text
     assert "decides 50 to 90 times faster than Titan" in text
     assert "Both findings of the paper hold" in text
-    slower = figures.figure("fig13").findings(_scaled(ds, "titan", 0.001,
-                                                       "decision_time_mean"))
-    assert "1 of the paper's 2 findings hold" in slower
+    slower = fig13.findings(_scaled(ds, "titan", 0.001, "decision_time_mean"))
+    assert "1 of the paper's 2 findings holds" in slower
+    # seeds that disagree: the interval holds zero, and the verdict is "not shown"
+    noisy = ds.copy(deep=True)
+    titan = noisy["decision_time_mean"].loc[{"algorithm": "titan"}]
+    titan.loc[{"seed": 2}] = titan.sel(seed=2).values[::-1]
+    noisy["decision_time_mean"].loc[{"algorithm": "titan"}] = titan
+    fit = fig13_module.log_slope(figures.by_method(noisy, "decision_time_mean")
+                                 .sel(algorithm="Titan"))
+    assert fit["slope"] == pytest.approx(0.0, abs=1e-12) and fit["low"] < 0 < fit["high"]
+    assert "cannot tell whether it grows" in fig13.findings(noisy)
+    rows = fig13.claims(noisy).set_index("claim")
+    assert rows.loc["Titan's time per task grows with the problem", "verdict"] == "not shown"
+    shrinking = ds.copy(deep=True)
+    t = shrinking["decision_time_mean"].loc[{"algorithm": "titan"}]
+    shrinking["decision_time_mean"].loc[{"algorithm": "titan"}] = t.values[::-1]
+    assert fig13_module.trend_verdict(fig13_module.log_slope(
+        figures.by_method(shrinking, "decision_time_mean").sel(algorithm="Titan"))) \
+        == "disagrees"
 
 
 def test_summary_and_its_findings(monkeypatch):
@@ -325,7 +368,7 @@ def test_summary_and_its_findings(monkeypatch):
     n = table["verdict"].value_counts()
     assert text.startswith(f"Of 16 checks, {n['agrees']} agree, {n['disagrees']} disagree "
                            "and 0 are not shown.")
-    assert "5 of 6 agree with α = 1, β = 100 (not in Fig. 4)" in text
+    assert "5 of 6 agree with the calibrated constants (not in Fig. 4)" in text
     assert "1 of 6 agree with the Lemma-2 constants (not in Fig. 4 and Fig. 8)" in text
     assert "Eq. (14)" not in text  # no Fig. 10 row, no sentence about it
     assert "(10 column-generation rounds, no branching; see Fig. 4)" in text
@@ -333,14 +376,14 @@ def test_summary_and_its_findings(monkeypatch):
 
 # --------------------------------------------------------------------------- pages
 #: digits allowed in a figure page's markdown after its first code cell: references and
-#: the name of the tuned pdFTSP setting
+#: formulas in TeX ($...$), which are not data
 ALLOWED = re.compile(r"\b(?:Figs?\.|[Ee]q\.|Lemma|Theorem|[Ss]ection|Algorithm)"
-                     r"[ -]\(?\d+[a-z]?\)?|α ?= ?1, β ?= ?100")
+                     r"[ -]\(?\d+[a-z]?\)?|\$[^$]+\$")
 
 
 def typed_numbers(nb) -> list[str]:
     """Digits in the markdown cells after the first code cell that are not references
-    (``Fig. 8``, ``eq. (14)``, ``Lemma 2``, ...) or the setting ``α = 1, β = 100``."""
+    (``Fig. 8``, ``eq. (14)``, ``Lemma 2``, ...) or TeX formulas."""
     found, code_seen = [], False
     for i, cell in enumerate(nb.cells):
         code_seen = code_seen or cell.cell_type == "code"
@@ -364,8 +407,8 @@ def test_typed_numbers_catches_a_typed_gain():
         nbformat.v4.new_markdown_cell("The paper reports 48.99 % (section 5, Fig. 8)."),
         nbformat.v4.new_code_cell("x = 1"),
         nbformat.v4.new_markdown_cell("See Fig. 12a, eq. (14), Lemma 2, the Lemma-2 constants, "
-                                      "Theorem 3, section 5, Algorithm 1 and α = 1, β = 100 "
-                                      "or α=1, β=100."),
+                                      "Theorem 3, section 5, Algorithm 1 and the formula "
+                                      "$v_{\\max}(2^u - 1)$."),
         nbformat.v4.new_markdown_cell("Its gains over EFT are +20 %, +28 %, +36 %.")])
     found = typed_numbers(nb)
     assert len(found) == 6 and all(f.startswith("cell 3:") for f in found)

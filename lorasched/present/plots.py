@@ -19,6 +19,7 @@ import xarray as xr
 __all__ = [
     "arrivals_and_admissions",
     "bids_and_payments",
+    "calibration_surfaces",
     "dual_price_heatmap",
     "figure_bars",
     "runtime_per_task",
@@ -303,8 +304,9 @@ def show(fig: go.Figure) -> None:
 #: one colour per method, the same in every figure of section 5
 METHOD_COLOURS = {
     "pdFTSP (Lemma 2)": "#264653",
-    "pdFTSP (α=1, β=100)": "#2a9d8f",
+    "pdFTSP (calibrated)": "#2a9d8f",
     "Titan": "#e9c46a",
+    "Titan (welfare oracle)": "#b5838d",
     "EFT": "#f4a261",
     "NTM": "#e76f51",
 }
@@ -482,4 +484,44 @@ def sampled_bids_and_payments(result: xr.Dataset, tasks) -> go.Figure:
     )
     fig.update_xaxes(type="category")
     fig.update_yaxes(title_text="USD")
+    return fig
+
+
+def calibration_surfaces(surfaces: dict, marks: dict | None = None, *,
+                         metric: str = "welfare") -> go.Figure:
+    """Side-by-side heatmaps of ``metric`` over the alpha x beta grid, one per surface
+    (``{title: DataArray(alpha, beta)}``), each shown relative to its own best pair (1 =
+    that day's best) so that days of different volume compare; hover for the absolute
+    value. ``marks``: ``{label: {"alpha": a, "beta": b}}`` drawn as symbols where on the
+    grid."""
+    from plotly.subplots import make_subplots
+
+    titles = list(surfaces)
+    fig = make_subplots(rows=1, cols=len(titles), subplot_titles=titles,
+                        horizontal_spacing=0.08)
+    symbols = ["star", "x", "circle-open", "diamond-open"]
+    for col, title in enumerate(titles, start=1):
+        da = surfaces[title].transpose("alpha", "beta")
+        values = np.asarray(da.values, dtype=float)
+        best = np.nanmax(values)
+        alphas = [f"{a:g}" for a in da["alpha"].values]
+        betas = [f"{b:g}" for b in da["beta"].values]
+        fig.add_heatmap(
+            z=values / best, x=betas, y=alphas, zmin=0, zmax=1, colorscale="Viridis",
+            coloraxis=None, showscale=col == len(titles), customdata=values,
+            colorbar={"title": f"{metric} / day's best"},
+            hovertemplate=(f"α %{{y}}, β %{{x}}<br>%{{z:.3f}} of the best<br>{metric} "
+                           "%{customdata:.4g}<extra></extra>"), row=1, col=col)
+        for j, (label, at) in enumerate((marks or {}).items()):
+            a, b = f"{float(at['alpha']):g}", f"{float(at['beta']):g}"
+            if a in alphas and b in betas:
+                fig.add_scatter(x=[b], y=[a], mode="markers", name=label,
+                                marker={"symbol": symbols[j % len(symbols)], "size": 16,
+                                        "color": "white", "line": {"width": 2,
+                                                                   "color": "black"}},
+                                showlegend=col == 1, legendgroup=label, row=1, col=col)
+        fig.update_xaxes(title_text="β", type="category", row=1, col=col)
+        fig.update_yaxes(title_text="α", type="category", row=1, col=col)
+    fig.update_layout(height=430, margin={"l": 60, "r": 20, "t": 90, "b": 60},
+                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.08, "x": 0})
     return fig

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..base import Figure
 from ..base import reproduce as _reproduce
+from .calibration import Calibration
 from .fig04 import Fig04
 from .fig05 import Fig05
 from .fig06 import Fig06
@@ -16,7 +17,8 @@ from .fig12 import Fig12
 from .fig13 import Fig13
 
 FIGURES: dict[str, Figure] = {f.key: f for f in (
-    Fig04(), Fig05(), Fig06(), Fig07(), Fig08(), Fig09(), Fig10(), Fig11(), Fig12(), Fig13())}
+    Fig04(), Fig05(), Fig06(), Fig07(), Fig08(), Fig09(), Fig10(), Fig11(), Fig12(), Fig13(),
+    Calibration())}
 
 
 def figure(key: str) -> Figure:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from ...model import profiles
 from ..base import paragraphs, verdict
 from .common import (
+    CALIBRATED,
     LEMMA2,
-    TUNED,
     VARIANTS,
     SweepFigure,
     _and,
@@ -36,7 +36,7 @@ class Fig06(SweepFigure):
     def claim_rows(self, ds):
         m = _mean(ds)
         rows = []
-        for variant in (LEMMA2, TUNED):
+        for variant in (LEMMA2, CALIBRATED):
             a100, a40 = (float(m.sel(algorithm=variant, gpu=g)) for g in ("A100", "A40"))
             rows.append({"claim": "A100 nodes give more welfare than A40",
                          "variant": VARIANTS[variant], "paper": "yes",
@@ -68,12 +68,12 @@ class Fig06(SweepFigure):
                              f"{'s' if len(more) == 1 else ''} more on the all-A100 cluster "
                              f"than on the all-A40 one, {_who(fewer)} not ({lo:.1f} to "
                              f"{hi:.1f} times as much), although {why}.")
-        parts += [self.standing(ds, TUNED), self.standing(ds, LEMMA2)]
+        parts += [self.standing(ds, CALIBRATED), self.standing(ds, LEMMA2)]
         if "mix" in gpus:
             col = m.sel(gpu="mix")
             lead = _leader(col)
             parts.append(f"On the mixed cluster the paper singles out, pdFTSP earns "
-                         f"{_num(_val(col, TUNED))} with α = 1, β = 100 and "
+                         f"{_num(_val(col, CALIBRATED))} with the calibrated constants and "
                          f"{_num(_val(col, LEMMA2))} with the Lemma-2 constants, the best "
                          f"baseline, {lead}, {_num(_val(col, lead))}.")
         return paragraphs(_sentences(*parts))

@@ -8,8 +8,8 @@ from ...model import traces as _traces
 from ...pdftsp.workload import LOADS
 from ..base import gain, paragraphs
 from .common import (
+    CALIBRATED,
     LEMMA2,
-    TUNED,
     SweepFigure,
     _and,
     _best_at,
@@ -62,9 +62,9 @@ class Fig07(SweepFigure):
         m = _mean(ds)
         xs = [str(x) for x in m["trace"].values]
         name = {x: self._names.get(x, x) for x in xs}
-        tuned = self.standing(ds, TUNED)
-        if all(_best_at(m, "trace", TUNED)):
-            margins = [gain(_val(m, TUNED, trace=x), _val(m, _leader(m.sel(trace=x)), trace=x))
+        tuned = self.standing(ds, CALIBRATED)
+        if all(_best_at(m, "trace", CALIBRATED)):
+            margins = [gain(_val(m, CALIBRATED, trace=x), _val(m, _leader(m.sel(trace=x)), trace=x))
                        for x in xs]
             tuned = tuned[:-1] + (", by " + _and(f"{_pct(g, '')} ({name[x]})" for g, x in
                                                  zip(margins, xs, strict=True))

@@ -5,8 +5,8 @@ from __future__ import annotations
 from ...pdftsp.workload import DEADLINE_POLICIES
 from ..base import paragraphs
 from .common import (
+    CALIBRATED,
     LEMMA2,
-    TUNED,
     SweepFigure,
     _and,
     _change,
@@ -47,7 +47,7 @@ class Fig09(SweepFigure):
 
         least, most = min(spread, key=spread.get), max(spread, key=spread.get)
         first = _sentences(
-            self.standing(ds, TUNED), self.standing(ds, LEMMA2),
+            self.standing(ds, CALIBRATED), self.standing(ds, LEMMA2),
             f"The least sensitive to the policy is {_who([least])} ({span(least)}), the most "
             f"{_who([most])} ({span(most)}).")
         if not {"slack", "end_of_day"} <= {str(x) for x in m["deadline_policy"].values}:

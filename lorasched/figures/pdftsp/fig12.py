@@ -10,9 +10,8 @@ from ..base import check_size, paragraphs
 from .common import (
     _SCALE,
     _WITH,
+    CALIBRATED,
     LEMMA2,
-    PDFTSP_CONSTANTS,
-    TUNED,
     VARIANTS,
     SweepFigure,
     _and,
@@ -36,10 +35,11 @@ class Fig12(SweepFigure):
 
     def declaration(self, size, seeds, part="lp"):
         decl = super().declaration(size, seeds)
+        constants = decl["axes"]["constants"]  # the two pdFTSP settings
         if part == "lp":
             decl["base"].update(nodes=round(25 * _SCALE[size]) if size == "full" else 5)
             decl["axes"] = {"load": _loads(size, 0.25 if size == "full" else 1.0 / 2),
-                            "constants": PDFTSP_CONSTANTS}
+                            "constants": constants}
             decl.update(bound="lp", bound_options={"max_iterations": 200,
                                                    "time_limit": 1800.0})
         else:
@@ -49,7 +49,7 @@ class Fig12(SweepFigure):
             decl["axes"] = {"load": {name: {"load": LOADS[name] / (25 if size == "full"
                                                                    else 40)}
                                      for name in LOADS},
-                            "constants": PDFTSP_CONSTANTS}
+                            "constants": constants}
             decl.update(bound="opt", bound_options={"time_limit": 120.0})
         return decl
 
@@ -65,7 +65,7 @@ class Fig12(SweepFigure):
         rows = []
         for kind, d in data.items():
             cr = by_method(d, "competitive_ratio")
-            for variant in (LEMMA2, TUNED):
+            for variant in (LEMMA2, CALIBRATED):
                 worst = float(cr.sel(algorithm=variant).max())
                 what = "LP bound / ALG" if kind == "lp" else "OPT / ALG"
                 exact = kind == "opt" and bool(np.all(d["bound_converged"].values == 1))
@@ -88,7 +88,7 @@ class Fig12(SweepFigure):
         cr = {part: by_method(d, "competitive_ratio") for part, d in data.items()}
         parts = [p for p in ("opt", "lp") if p in data]
         text = []
-        for variant in (TUNED, LEMMA2):
+        for variant in (CALIBRATED, LEMMA2):
             worst = {p: float(cr[p].sel(algorithm=variant).max()) for p in parts}
             maxima = _and(f"{worst[p]:.2f} {where[p]}" for p in parts)
             mean = {p: cr[p].sel(algorithm=variant).mean("seed") for p in parts}
@@ -114,7 +114,7 @@ class Fig12(SweepFigure):
                 t += f"; it is the closest of all algorithms to the optimum {_and(closest)}"
             text.append(t + ".")
         above = [p for p in parts
-                 if float(cr[p].sel(algorithm=[LEMMA2, TUNED]).max()) > bound]
+                 if float(cr[p].sel(algorithm=[LEMMA2, CALIBRATED]).max()) > bound]
         notes = []
         for p in above:
             d = data[p]
