@@ -67,6 +67,16 @@ def _scenario_args(p: argparse.ArgumentParser, seed: bool = True) -> None:
         p.add_argument("--seed", type=int, default=1, help="random seed (1)")
 
 
+def _execution_args(p: argparse.ArgumentParser) -> None:
+    """Where and how a batch of cells runs: --scheduler, --workers, --serial, --no-progress."""
+    p.add_argument("--scheduler", default=None,
+                   help="address of an existing Dask scheduler (tcp://HOST:PORT)")
+    p.add_argument("--workers", type=_positive_int, default=None,
+                   help="LocalCluster worker processes (default: one per CPU)")
+    p.add_argument("--serial", action="store_true", help="run in this process, no Dask")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lorasched",
@@ -141,18 +151,14 @@ def _parser() -> argparse.ArgumentParser:
     cal.add_argument("--metric", default="welfare", help="what to maximise (welfare)")
     cal.add_argument("--out", default="constants.toml", help="file to write (constants.toml)")
     cal.add_argument("--store", default=None, help="folder of finished cells (OUT.cells)")
-    cal.add_argument("--scheduler", default=None,
-                     help="address of an existing Dask scheduler (tcp://HOST:PORT)")
-    cal.add_argument("--workers", type=_positive_int, default=None,
-                     help="LocalCluster worker processes (default: one per CPU)")
-    cal.add_argument("--serial", action="store_true", help="run in this process, no Dask")
-    cal.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _execution_args(cal)
 
     rep = sub.add_parser(
         "reproduce", help="run every figure of the paper's section 5 into one cell store",
         description="Run the cells of every figure sweep of lorasched.figures (Figs. 4-9, "
-        "12, 13) as one parallel, resumable batch into STORE; the figure notebooks then "
-        "find their cells done. `make book` runs this with --size full.")
+        "12, 13 and the calibration page) as one parallel, resumable batch into STORE; the "
+        "figure notebooks then find their cells done. `make book` runs this with --size "
+        "full.")
     rep.add_argument("--size", default="full", choices=["small", "full"],
                      help="full: the paper's setting (default); small: a quick look")
     rep.add_argument("--store", default=None,
@@ -161,14 +167,9 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--seeds", type=_positive_int, default=None,
                      help="seeds per cell (default: 3 full, 2 small)")
     rep.add_argument("--figures", nargs="+", default=None, metavar="FIG",
-                     help="only these figures (fig04 ... fig13; fig12 is two sweeps, LP "
-                     "bound and OPT)")
-    rep.add_argument("--scheduler", default=None,
-                     help="address of an existing Dask scheduler (tcp://HOST:PORT)")
-    rep.add_argument("--workers", type=_positive_int, default=None,
-                     help="LocalCluster worker processes (default: one per CPU)")
-    rep.add_argument("--serial", action="store_true", help="run in this process, no Dask")
-    rep.add_argument("--no-progress", action="store_true", help="no progress bar")
+                     help="only these figures (fig04 ... fig13, calibration; fig12 is two "
+                     "sweeps, LP bound and OPT)")
+    _execution_args(rep)
 
     cmp_stores = sub.add_parser(
         "compare-stores", help="do two cell stores hold the same numbers?",
