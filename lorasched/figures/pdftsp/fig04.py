@@ -79,9 +79,9 @@ class Fig04(SweepFigure):
         if _leader(m.sel(nodes=k)) == "Titan" and _val(m, CALIBRATED, nodes=k) < _val(m, "Titan",
                                                                                 nodes=k):
             tuned += (f" K = {k} is the most overloaded cluster (the offered work is "
-                      f"{float(lf.sel(nodes=k)):.2f}x what it can process), where Titan's "
-                      "per-slot MILP, which sees a whole slot's arrivals at once, packs the "
-                      "scarce cells best.")
+                      f"{float(lf.sel(nodes=k)):.2f}x what it can process), and there Titan, "
+                      "whose per-slot MILP sees a whole slot's arrivals at once, leads; this "
+                      "page does not trace why.")
         return paragraphs(
             _sentences(growth, self.standing(ds, LEMMA2, detail_at=ks[0]),
                        self.prices_out(ds, ks[0]), tuned, self.magnitudes(ds, ks[0])),

@@ -104,8 +104,8 @@ class Fig08(SweepFigure):
                 f"{_load_name(lo)} to the {_load_name(hi)} load its welfare grows by "
                 f"{growth('Titan'):.0f} % "
                 f"({_num(_val(m, 'Titan', load=lo))} to {_num(_val(m, 'Titan', load=hi))}), "
-                f"pdFTSP's by {growth(CALIBRATED):.0f} %, because it chooses among all of a slot's "
-                "arrivals at once.")
+                f"pdFTSP's by {growth(CALIBRATED):.0f} %; it chooses among all of a slot's "
+                "arrivals at once, but this page does not trace whether that is why.")
         g2, gt = growth(LEMMA2), growth("Titan")
         lemma2 = _sentences(
             self.standing(ds, LEMMA2), self.prices_out(ds, hi),
