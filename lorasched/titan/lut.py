@@ -1,0 +1,460 @@
+"""TITAN's throughput look-up table (LUT, SoCC'22 section 4.1) from measured step times.
+
+The paper (sec. 4.1) builds a map T(a, s, m, l, amp, ckpt) from a GPU allocation ``a``,
+accumulation steps ``s``, global batch ``m``, frozen layers ``l``, mixed precision and
+gradient checkpointing to throughput, "searches the LUT to determine the best optimal
+training configurations to minimize the job latency" and uses linear interpolation for
+unseen configurations. That full table is not published. What TITAN's authors did publish
+(repository ``gaow0007/TitanSched``, commit f71cf44, MIT licence, shipped unchanged in
+``traces/titansched/lut/`` with its provenance and licence) are per-GPU-type, per-model
+measurements over the placement and the per-GPU (local) batch only; this module is built on
+those, so frozen layers, mixed precision and checkpointing are **not modelled**.
+
+Data format (the shipped CSVs; a user's own measurements in the same format replace them,
+through ``load_lut(folder=...)`` or :func:`from_frames`):
+
+* placements table, ``<folder>/<gpu>/<model>_placements.csv`` (required), columns
+  ``placement,local_bsz,step_time,sync_time``: ``placement`` is a digit string, one digit
+  (1-9) per node giving the GPUs used on that node (``"44"`` = 2 nodes x 4 GPUs);
+  ``local_bsz`` a positive integer, the per-GPU batch of one micro-step; ``step_time`` the
+  seconds of one optimizer step (forward, backward, gradient synchronisation, update) at
+  that local batch; ``sync_time`` the seconds of it spent synchronising gradients
+  (``0 <= sync_time <= step_time``). One row per (placement, local_bsz); a placement need
+  not be measured at every local batch (the Dataset holds NaN there).
+* memory table, ``<model>_memory.csv`` (optional), columns ``local_bsz,gpu_memory``: GB of
+  GPU memory per GPU at that local batch. Its largest ``local_bsz`` is taken as the largest
+  local batch that fits in memory (the measurements stop where memory runs out).
+* context-switch table, ``<model>_context_switch.csv`` (optional), columns
+  ``app,time_cost``: seconds to stop and restart a job of that model once, per application
+  (dataset) measured.
+
+The shipped folder also holds ``<model>_scalability.csv`` (6-16 nodes, up to 64 GPUs, no
+per-node placement) and V100 ``*_sharing.csv`` (two jobs on shared GPUs); they are not read
+here, so the LUT covers the 1-16 GPU placements of the placements tables.
+
+Every reader and function validates its inputs first and raises ``ValueError`` (or
+``TypeError``) naming the file or table, the row and the column (or the argument) at fault.
+
+Step time of a job (:func:`step_time`), following the authors' simulator: global batch
+``B`` on ``a`` GPUs gives local batch ``ceil(B / a)``; if that exceeds the largest local
+batch that fits, the step is split into ``k = ceil(local / max_local)`` micro-steps of
+``ceil(local / k)`` samples per GPU (gradient accumulation), of which the ``k - 1``
+accumulation micro-steps skip the gradient synchronisation. The placement used for ``a``
+GPUs is the most compact measured one (:func:`compact_placement`).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from ..model.traces import trace_dir
+
+#: GPU types and models of the shipped tables (``traces/titansched/lut/<gpu>/<model>_*.csv``)
+GPUS = ("A100", "V100")
+MODELS = ("roberta-base", "roberta-large", "vit", "vit-large")
+#: provenance of the shipped tables
+SOURCE = ("TITAN's authors' measurements: GitHub gaow0007/TitanSched, commit f71cf44 "
+          "(2022-11-19), lut/{gpu}/{model}_*.csv, MIT licence, Copyright (c) 2020 WeiGao "
+          "(traces/titansched/LICENSE)")
+PLACEMENT_COLUMNS = ("placement", "local_bsz", "step_time", "sync_time")
+MEMORY_COLUMNS = ("local_bsz", "gpu_memory")
+CONTEXT_SWITCH_COLUMNS = ("app", "time_cost")
+_PLACEMENT = re.compile(r"^[1-9]+$")
+
+
+def lut_dir() -> Path:
+    """Folder of the shipped LUTs: ``traces/titansched/lut`` under the folder of the
+    shipped traces (the repository's ``traces/``, or ``$LORASCHED_TRACES`` if set; see
+    :func:`lorasched.model.traces.trace_dir`)."""
+    return trace_dir() / "titansched" / "lut"
+
+
+def available(folder=None) -> dict[str, tuple[str, ...]]:
+    """The (gpu -> models) pairs in a LUT folder: sub-folders holding at least one
+    ``<model>_placements.csv``. ``folder`` defaults to :func:`lut_dir`."""
+    folder = _folder(folder)
+    found = {}
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
+        models = tuple(sorted(p.name[: -len("_placements.csv")]
+                              for p in sub.glob("*_placements.csv")))
+        if models:
+            found[sub.name] = models
+    return found
+
+
+def load_lut(gpu: str = "A100", model: str = "vit-large", folder=None) -> xr.Dataset:
+    """Read one GPU type's measurements of one model into a LUT Dataset.
+
+    Parameters
+    ----------
+    gpu, model : str
+        A sub-folder of ``folder`` and a model with a ``<model>_placements.csv`` in it
+        (shipped: ``A100``/``V100`` x ``vit``, ``vit-large``, ``roberta-base``,
+        ``roberta-large``; :func:`available` lists them).
+    folder : path, optional
+        The LUT folder (format in the module docstring); default :func:`lut_dir`.
+
+    Returns
+    -------
+    xarray.Dataset
+        dims ``placement`` (str), ``local_bsz`` (per-GPU batch, samples); variables
+        ``step_time`` and ``sync_time`` (seconds per optimizer step and its gradient
+        synchronisation part, NaN where not measured), coords ``gpus`` (GPUs of the
+        placement, sum of its digits) and ``nodes`` (its number of digits);
+        ``memory`` (GB per GPU) over ``memory_bsz`` if the memory table exists;
+        ``context_switch_s`` (seconds) over ``app`` if the context-switch table exists.
+        attrs ``gpu``, ``model``, ``source``. Placements are ordered by (gpus, nodes,
+        name), local batches ascending.
+
+    Raises
+    ------
+    ValueError
+        unknown gpu or model (listing the choices); a CSV missing a column (naming the
+        file and column); a negative or non-finite time, a bad placement or local batch,
+        a duplicated row (naming the file, line and column).
+    FileNotFoundError
+        ``folder`` does not exist.
+    """
+    folder = _folder(folder)
+    choices = available(folder)
+    if not isinstance(gpu, str) or gpu not in choices:
+        raise ValueError(f"gpu {gpu!r} has no LUT in {folder}; choose one of "
+                         f"{sorted(choices)}")
+    if not isinstance(model, str) or model not in choices[gpu]:
+        raise ValueError(f"model {model!r} has no LUT for gpu {gpu!r} in {folder}; choose "
+                         f"one of {list(choices[gpu])}")
+    base = folder / gpu
+    placements = _read(base / f"{model}_placements.csv", {"placement": str}, required=True)
+    memory = _read(base / f"{model}_memory.csv", {})
+    context_switch = _read(base / f"{model}_context_switch.csv", {"app": str})
+    source = (SOURCE.format(gpu=gpu, model=model) if folder.resolve() == lut_dir().resolve()
+              else f"{base / model}_*.csv")
+    return _build(placements, memory, context_switch, gpu=gpu, model=model, source=source,
+                  names=(f"{base / model}_{kind}.csv"
+                         for kind in ("placements", "memory", "context_switch")),
+                  row="line", offset=2)
+
+
+def from_frames(placements: pd.DataFrame, memory: pd.DataFrame | None = None,
+                context_switch: pd.DataFrame | None = None, *, gpu: str, model: str,
+                source: str) -> xr.Dataset:
+    """Build a LUT Dataset from a user's own measurement tables (same result as
+    :func:`load_lut` on CSVs holding the same rows).
+
+    Parameters
+    ----------
+    placements : pandas.DataFrame
+        Columns ``placement, local_bsz, step_time, sync_time`` (seconds; format in the
+        module docstring). ``placement`` may be given as strings (``"44"``) or integers.
+    memory : pandas.DataFrame, optional
+        Columns ``local_bsz, gpu_memory`` (GB per GPU).
+    context_switch : pandas.DataFrame, optional
+        Columns ``app, time_cost`` (seconds per stop-and-restart).
+    gpu, model, source : str
+        Stored as attrs: GPU type, model name, provenance of the measurements.
+
+    Raises ``TypeError`` for a table that is not a DataFrame or a non-string attr, and
+    ``ValueError`` naming the table, row (0-based position) and column of a bad value.
+    """
+    for name, value in (("gpu", gpu), ("model", model), ("source", source)):
+        if not isinstance(value, str) or not value:
+            raise TypeError(f"{name} must be a non-empty string, got {value!r}")
+    tables = []
+    for name, frame, required in (("placements", placements, True),
+                                  ("memory", memory, False),
+                                  ("context_switch", context_switch, False)):
+        if frame is None and not required:
+            tables.append(None)
+        elif not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"{name} must be a pandas DataFrame, got "
+                            f"{type(frame).__name__}")
+        else:
+            tables.append(frame.reset_index(drop=True))
+    return _build(*tables, gpu=gpu, model=model, source=source,
+                  names=("placements table", "memory table", "context_switch table"),
+                  row="row", offset=0)
+
+
+def paper_batches() -> list[int]:
+    """The paper's candidate global batch sizes (sec. 5, "Simulator Constructor": 64 to
+    512 in base-sqrt(2) exponential steps), rounded to integers:
+    ``[64, 91, 128, 181, 256, 362, 512]``."""
+    return [round(64 * 2 ** (i / 2)) for i in range(7)]
+
+
+def compact_placement(lut: xr.Dataset, gpus: int) -> str:
+    """The most compact measured placement with ``gpus`` GPUs: the fewest nodes; among
+    those, the fullest nodes (per-node counts sorted in decreasing order, the
+    lexicographically largest, e.g. ``"14"`` before ``"23"`` for 5 GPUs); then the smallest
+    name. Only placements with at least one measured step time count.
+
+    Raises ``ValueError`` listing the GPU counts available if none has ``gpus`` GPUs.
+    """
+    _check_lut(lut)
+    gpus = _positive_int("gpus", gpus)
+    measured = np.isfinite(lut["step_time"].values).any(axis=1)
+    names = [str(p) for p, ok in zip(lut["placement"].values, measured, strict=True) if ok]
+    matching = [p for p in names if sum(map(int, p)) == gpus]
+    if not matching:
+        counts = sorted({sum(map(int, p)) for p in names})
+        raise ValueError(f"no measured placement has gpus={gpus} GPUs in the LUT of "
+                         f"{lut.attrs.get('model')!r} on {lut.attrs.get('gpu')!r}; GPU "
+                         f"counts available: {counts}")
+    return min(matching, key=lambda p: (len(p), [-int(c) for c in sorted(p, reverse=True)],
+                                        p))
+
+
+def step_time(lut: xr.Dataset, gpus: int, global_batch: int,
+              max_local_bsz: int | None = None) -> float:
+    """Seconds per global optimizer step of a job with global batch ``global_batch`` on
+    ``gpus`` GPUs (the authors' simulator's rule, module docstring).
+
+    With ``local = ceil(global_batch / gpus)``, ``k = ceil(local / max_local)`` micro-steps
+    of ``micro = ceil(local / k)`` samples per GPU, and ``t(b)``, ``y(b)`` the step and
+    sync times of :func:`compact_placement` interpolated linearly over the measured local
+    batches: ``t(micro) + (k - 1) * (t(micro) - y(micro))`` (accumulation micro-steps skip
+    the sync). ``max_local`` is ``max_local_bsz`` if given, else the largest local batch of
+    the memory table if the LUT has one, else the placement's largest measured one.
+
+    Raises ``ValueError`` if no placement has ``gpus`` GPUs (listing those available) or if
+    ``micro`` is outside the placement's measured local batches (no extrapolation).
+    """
+    placement, micro, k = _plan(lut, gpus, global_batch, max_local_bsz)
+    xs, ts, ys = _measured(lut, placement)
+    if not xs[0] <= micro <= xs[-1]:
+        raise ValueError(
+            f"local batch {micro} (global batch {global_batch} on gpus={gpus}, placement "
+            f"{placement!r}, {k} micro-step(s)) is outside the measured local_bsz range "
+            f"[{xs[0]}, {xs[-1]}]; the LUT does not extrapolate")
+    t = float(np.interp(micro, xs, ts))
+    y = float(np.interp(micro, xs, ys))
+    return t + (k - 1) * (t - y)
+
+
+def throughput(lut: xr.Dataset, gpus: int, global_batch: int, total_iterations) -> float:
+    """The paper's T_{i,a} (sec. 3): progress per second of a job of ``total_iterations``
+    optimizer steps at global batch ``global_batch`` on ``gpus`` GPUs, i.e. iterations per
+    second over total iterations, ``1 / (total_iterations * step_time)`` (fraction of the
+    job per second)."""
+    if (isinstance(total_iterations, bool) or not isinstance(total_iterations, numbers.Real)
+            or not math.isfinite(total_iterations) or total_iterations <= 0):
+        raise ValueError(f"total_iterations must be a positive finite number, got "
+                         f"{total_iterations!r}")
+    seconds = step_time(lut, gpus, global_batch)
+    if seconds <= 0:
+        raise ValueError(f"step time for gpus={gpus}, global batch {global_batch} is "
+                         f"{seconds} s; throughput needs a positive step time")
+    return 1.0 / (total_iterations * seconds)
+
+
+def best_configuration(lut: xr.Dataset, gpus: int, batch_range: Iterable[int],
+                       max_local_bsz: int | None = None) -> tuple[int, float]:
+    """The paper's LUT search (sec. 4.1, "searches the LUT to determine the best training
+    configuration to minimize the job latency"): among the candidate global batches
+    ``batch_range`` (e.g. :func:`paper_batches`), the one minimising the seconds per
+    training sample ``step_time / global_batch`` on ``gpus`` GPUs.
+
+    Returns ``(global_batch, seconds_per_sample)``; ties go to the earliest candidate.
+    Candidates whose micro-step local batch lies outside the measured range are skipped;
+    ``ValueError`` if none is left, if ``batch_range`` is empty or holds a non-positive
+    integer, or if no placement has ``gpus`` GPUs. The paper's other dimensions (frozen
+    layers, mixed precision, gradient checkpointing) are not in the published measurements
+    and are not searched; accumulation steps follow from the batch (:func:`step_time`).
+    """
+    candidates = list(batch_range) if isinstance(batch_range, Iterable) else None
+    if not candidates:
+        raise ValueError(f"batch_range must be a non-empty iterable of global batch sizes, "
+                         f"got {batch_range!r}")
+    candidates = [_positive_int(f"batch_range[{i}]", b) for i, b in enumerate(candidates)]
+    best = None
+    skipped = []
+    for batch in candidates:
+        placement, micro, _ = _plan(lut, gpus, batch, max_local_bsz)
+        xs = _measured(lut, placement)[0]
+        if not xs[0] <= micro <= xs[-1]:
+            skipped.append(f"{batch} (local batch {micro})")
+            continue
+        per_sample = step_time(lut, gpus, batch, max_local_bsz) / batch
+        if best is None or per_sample < best[1]:
+            best = (batch, per_sample)
+    if best is None:
+        raise ValueError(f"no candidate global batch fits the measured local_bsz range on "
+                         f"gpus={gpus}: {', '.join(skipped)}")
+    return best
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+def _folder(folder) -> Path:
+    folder = lut_dir() if folder is None else Path(folder)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"LUT folder {str(folder)!r} not found")
+    return folder
+
+
+def _read(path: Path, dtype, *, required: bool = False) -> pd.DataFrame | None:
+    """A CSV as a DataFrame, or None if an optional table does not exist."""
+    if not path.is_file():
+        if required:
+            raise FileNotFoundError(f"table {str(path)!r} not found")
+        return None
+    try:
+        return pd.read_csv(path, dtype=dtype, keep_default_na=False, na_values=[])
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path}: not a readable CSV ({err})") from err
+
+
+def _columns(frame: pd.DataFrame, name: str, columns) -> None:
+    for column in columns:
+        if column not in frame.columns:
+            raise ValueError(f"{name}: missing column {column!r} (has {list(frame.columns)}; "
+                             f"needs {list(columns)})")
+    if len(frame) == 0:
+        raise ValueError(f"{name}: no rows")
+
+
+def _numbers(frame, column, name, row, offset, *, integer=False, positive=False):
+    """Column as floats; the first bad value raises, naming file/table, row and column."""
+    raw = frame[column]
+    values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(values) | (values <= 0 if positive else values < 0)
+    if integer:
+        bad |= np.isfinite(values) & (values != np.round(values))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        need = ("a positive integer" if integer else
+                "a finite non-negative number" + (" of seconds" if "time" in column else ""))
+        raise ValueError(f"{name}, {row} {i + offset}, column {column!r}: must be {need}, "
+                         f"got {str(raw.iloc[i])!r}")
+    return values
+
+
+def _unique(keys, name, row, offset, what) -> None:
+    seen = {}
+    for i, key in enumerate(keys):
+        if key in seen:
+            raise ValueError(f"{name}, {row} {i + offset}: duplicate {what} {key!r} (first at "
+                             f"{row} {seen[key] + offset})")
+        seen[key] = i
+
+
+def _build(placements, memory, context_switch, *, gpu, model, source, names, row,
+           offset) -> xr.Dataset:
+    """Validate the tables and assemble the LUT Dataset (shared by load_lut/from_frames)."""
+    p_name, m_name, c_name = names
+    _columns(placements, p_name, PLACEMENT_COLUMNS)
+    names_ = [str(v).strip() for v in placements["placement"]]
+    for i, p in enumerate(names_):
+        if not _PLACEMENT.match(p):
+            raise ValueError(f"{p_name}, {row} {i + offset}, column 'placement': must be a "
+                             f"string of digits 1-9 (GPUs per node), got "
+                             f"{placements['placement'].iloc[i]!r}")
+    bsz = _numbers(placements, "local_bsz", p_name, row, offset, integer=True).astype(np.int64)
+    step = _numbers(placements, "step_time", p_name, row, offset)
+    sync = _numbers(placements, "sync_time", p_name, row, offset)
+    over = np.flatnonzero(sync > step)
+    if over.size:
+        i = int(over[0])
+        raise ValueError(f"{p_name}, {row} {i + offset}, column 'sync_time': {sync[i]} s "
+                         f"exceeds step_time {step[i]} s (it is a part of it)")
+    _unique(list(zip(names_, bsz.tolist(), strict=True)), p_name, row, offset,
+            "(placement, local_bsz)")
+
+    order = sorted(set(names_), key=lambda p: (sum(map(int, p)), len(p), p))
+    local = np.array(sorted(set(bsz.tolist())), dtype=np.int64)
+    where = {p: j for j, p in enumerate(order)}
+    col = {b: j for j, b in enumerate(local.tolist())}
+    grid_step = np.full((len(order), len(local)), np.nan)
+    grid_sync = np.full_like(grid_step, np.nan)
+    for p, b, t, y in zip(names_, bsz.tolist(), step, sync, strict=True):
+        grid_step[where[p], col[b]] = t
+        grid_sync[where[p], col[b]] = y
+
+    data = {
+        "step_time": (("placement", "local_bsz"), grid_step,
+                      {"units": "s", "long_name": "seconds per optimizer step (measured)"}),
+        "sync_time": (("placement", "local_bsz"), grid_sync,
+                      {"units": "s", "long_name": "gradient synchronisation part of "
+                                                  "step_time (measured)"}),
+    }
+    coords = {
+        "placement": ("placement", np.array(order, dtype=object),
+                      {"long_name": "GPUs per node, one digit per node"}),
+        "local_bsz": ("local_bsz", local, {"units": "samples per GPU per micro-step"}),
+        "gpus": ("placement", np.array([sum(map(int, p)) for p in order], dtype=np.int64),
+                 {"long_name": "GPUs of the placement"}),
+        "nodes": ("placement", np.array([len(p) for p in order], dtype=np.int64),
+                  {"long_name": "nodes of the placement"}),
+    }
+    if memory is not None:
+        _columns(memory, m_name, MEMORY_COLUMNS)
+        m_bsz = _numbers(memory, "local_bsz", m_name, row, offset, integer=True)
+        m_gb = _numbers(memory, "gpu_memory", m_name, row, offset)
+        _unique(m_bsz.astype(np.int64).tolist(), m_name, row, offset, "local_bsz")
+        sort = np.argsort(m_bsz, kind="stable")
+        coords["memory_bsz"] = ("memory_bsz", m_bsz[sort].astype(np.int64),
+                                {"units": "samples per GPU"})
+        data["memory"] = ("memory_bsz", m_gb[sort],
+                          {"units": "GB", "long_name": "GPU memory per GPU (measured)"})
+    if context_switch is not None:
+        _columns(context_switch, c_name, CONTEXT_SWITCH_COLUMNS)
+        apps = [str(a).strip() for a in context_switch["app"]]
+        for i, a in enumerate(apps):
+            if not a:
+                raise ValueError(f"{c_name}, {row} {i + offset}, column 'app': empty name")
+        cost = _numbers(context_switch, "time_cost", c_name, row, offset)
+        _unique(apps, c_name, row, offset, "app")
+        coords["app"] = ("app", np.array(apps, dtype=object))
+        data["context_switch_s"] = ("app", cost,
+                                    {"units": "s", "long_name": "seconds to stop and "
+                                                                "restart the job once"})
+    return xr.Dataset(data, coords=coords, attrs={"gpu": gpu, "model": model,
+                                                  "source": source})
+
+
+def _check_lut(lut) -> None:
+    if not isinstance(lut, xr.Dataset):
+        raise TypeError(f"lut must be an xarray.Dataset from load_lut/from_frames, got "
+                        f"{type(lut).__name__}")
+    for name in ("step_time", "sync_time", "gpus", "nodes"):
+        if name not in lut.variables:
+            raise ValueError(f"lut has no {name!r}: build it with load_lut or from_frames")
+
+
+def _positive_int(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _measured(lut: xr.Dataset, placement: str):
+    """(local batches, step times, sync times) measured for a placement, ascending."""
+    t = lut["step_time"].sel(placement=placement).values
+    y = lut["sync_time"].sel(placement=placement).values
+    ok = np.isfinite(t) & np.isfinite(y)
+    return lut["local_bsz"].values[ok], t[ok], y[ok]
+
+
+def _plan(lut, gpus, global_batch, max_local_bsz) -> tuple[str, int, int]:
+    """(placement, micro-step local batch, micro-steps k) for a job; validates inputs."""
+    placement = compact_placement(lut, gpus)
+    gpus = int(gpus)
+    global_batch = _positive_int("global_batch", global_batch)
+    if max_local_bsz is None:
+        if "memory" in lut and lut.sizes.get("memory_bsz", 0) > 0:
+            max_local = int(lut["memory_bsz"].values.max())
+        else:
+            max_local = int(_measured(lut, placement)[0].max())
+    else:
+        max_local = _positive_int("max_local_bsz", max_local_bsz)
+    local = -(-global_batch // gpus)
+    k = -(-local // max_local)
+    return placement, -(-local // k), k
