@@ -6,6 +6,8 @@ Under construction. So far:
   step-time measurements (``traces/titansched/``, MIT licence) or a user's own: loading
   with named errors, step time with gradient accumulation, the paper's T_{i,a} and the
   search for the global batch that minimises time per sample.
+* :mod:`.milp` — the allocation MILP (section 3, eqs. 1-4) and the task merger (section
+  4.2, eqs. 5-11, both readings of constraints 9-10), solved exactly with HiGHS.
 """
 
 from .lut import (
@@ -25,8 +27,22 @@ from .lut import (
     step_time,
     throughput,
 )
+from .milp import (
+    CONSTRAINTS,
+    Allocation,
+    MergedAllocation,
+    allocation_set,
+    solve_allocation,
+    solve_with_merging,
+)
 
 __all__ = [
+    "CONSTRAINTS",
+    "Allocation",
+    "MergedAllocation",
+    "allocation_set",
+    "solve_allocation",
+    "solve_with_merging",
     "CONTEXT_SWITCH_COLUMNS",
     "GPUS",
     "MEMORY_COLUMNS",
