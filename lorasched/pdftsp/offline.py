@@ -89,6 +89,7 @@ import highspy
 import numpy as np
 import xarray as xr
 
+from ..lp import highs
 from . import kernels
 from .decisions import Decisions
 from .result import ResultError, assemble, check_result
@@ -436,22 +437,14 @@ def _solve(model: OfflineModel, time_limit: float, mip_rel_gap: float,
     status = h.passModel(lp)
     if status == highspy.HighsStatus.kError:
         raise RuntimeError("HiGHS rejected the offline MILP (passModel returned an error)")
-    for attempt in range(2):
+    def give_start():
         if start is not None:
             solution = highspy.HighsSolution()
             solution.col_value = start
             solution.value_valid = True
             h.setSolution(solution)
-        status = h.run()
-        model_status = h.getModelStatus()
-        if (attempt == 0 and status == highspy.HighsStatus.kError
-                and model_status == highspy.HighsModelStatus.kNotset):
-            # HiGHS's thread pool is global to the process and refuses a second thread
-            # count (another solve in this process chose a different ``threads``); rebuild
-            # it with ours. Unsafe only with a concurrent HiGHS solve in another thread.
-            highspy.Highs.resetGlobalScheduler(True)
-            continue
-        break
+
+    status, model_status = highs.run(h, before=give_start)
     name = h.modelStatusToString(model_status)
     if status == highspy.HighsStatus.kError:
         raise RuntimeError(f"HiGHS failed on the offline MILP (model status {name!r})")

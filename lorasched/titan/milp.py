@@ -49,6 +49,8 @@ from dataclasses import dataclass
 import highspy
 import numpy as np
 
+from ..lp import highs
+
 #: readings of the merger's constraints (9)-(10), see the module docstring
 CONSTRAINTS = ("pairwise", "literal")
 
@@ -324,18 +326,9 @@ def _solve_binary(cost: np.ndarray, rows, mip_rel_gap: float, time_limit: float)
     lp.integrality_ = [highspy.HighsVarType.kInteger] * n_col
     if h.passModel(lp) == highspy.HighsStatus.kError:
         raise RuntimeError("HiGHS rejected the allocation MILP (passModel returned an error)")
-    for attempt in range(2):
-        t0 = time.perf_counter()
-        status = h.run()
-        seconds = time.perf_counter() - t0
-        model_status = h.getModelStatus()
-        if (attempt == 0 and status == highspy.HighsStatus.kError
-                and model_status == highspy.HighsModelStatus.kNotset):
-            # HiGHS's thread pool is global to the process and refuses a second thread
-            # count (another solve chose a different ``threads``); rebuild it with ours.
-            highspy.Highs.resetGlobalScheduler(True)
-            continue
-        break
+    t0 = time.perf_counter()
+    status, model_status = highs.run(h)
+    seconds = time.perf_counter() - t0
     name = h.modelStatusToString(model_status)
     info = h.getInfo()
     if status == highspy.HighsStatus.kError or info.primal_solution_status != 2:
