@@ -8,6 +8,9 @@ Under construction. So far:
   search for the global batch that minimises time per sample.
 * :mod:`.milp` — the allocation MILP (section 3, eqs. 1-4) and the task merger (section
   4.2, eqs. 5-11, both readings of constraints 9-10), solved exactly with HiGHS.
+* :mod:`.workload` — the authors' evaluation workloads (section 5) with each job's length
+  derived from their accuracy curves and dataset sizes, and the merge candidates (jobs
+  sharing an application).
 """
 
 from .lut import (
@@ -35,6 +38,17 @@ from .milp import (
     solve_allocation,
     solve_with_merging,
 )
+from .workload import (
+    MAX_EPOCHS,
+    MERGE_KEY,
+    SCALE_COLUMNS,
+    WORKLOAD_COLUMNS,
+    WORKLOAD_SOURCE,
+    available_workloads,
+    load_workload,
+    merge_candidates,
+    titansched_dir,
+)
 
 __all__ = [
     "CONSTRAINTS",
@@ -58,4 +72,13 @@ __all__ = [
     "paper_batches",
     "step_time",
     "throughput",
+    "MAX_EPOCHS",
+    "MERGE_KEY",
+    "SCALE_COLUMNS",
+    "WORKLOAD_COLUMNS",
+    "WORKLOAD_SOURCE",
+    "available_workloads",
+    "load_workload",
+    "merge_candidates",
+    "titansched_dir",
 ]

@@ -56,6 +56,7 @@ import pandas as pd
 import xarray as xr
 
 from ..model.traces import trace_dir
+from .tables import read_csv, require_columns
 
 #: GPU types and models of the shipped tables (``traces/titansched/lut/<gpu>/<model>_*.csv``)
 GPUS = ("A100", "V100")
@@ -132,9 +133,9 @@ def load_lut(gpu: str = "A100", model: str = "vit-large", folder=None) -> xr.Dat
         raise ValueError(f"model {model!r} has no LUT for gpu {gpu!r} in {folder}; choose "
                          f"one of {list(choices[gpu])}")
     base = folder / gpu
-    placements = _read(base / f"{model}_placements.csv", {"placement": str}, required=True)
-    memory = _read(base / f"{model}_memory.csv", {})
-    context_switch = _read(base / f"{model}_context_switch.csv", {"app": str})
+    placements = read_csv(base / f"{model}_placements.csv", {"placement": str}, required=True)
+    memory = read_csv(base / f"{model}_memory.csv", {})
+    context_switch = read_csv(base / f"{model}_context_switch.csv", {"app": str})
     source = (SOURCE.format(gpu=gpu, model=model) if folder.resolve() == lut_dir().resolve()
               else f"{base / model}_*.csv")
     return _build(placements, memory, context_switch, gpu=gpu, model=model, source=source,
@@ -300,27 +301,6 @@ def _folder(folder) -> Path:
     return folder
 
 
-def _read(path: Path, dtype, *, required: bool = False) -> pd.DataFrame | None:
-    """A CSV as a DataFrame, or None if an optional table does not exist."""
-    if not path.is_file():
-        if required:
-            raise FileNotFoundError(f"table {str(path)!r} not found")
-        return None
-    try:
-        return pd.read_csv(path, dtype=dtype, keep_default_na=False, na_values=[])
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        raise ValueError(f"{path}: not a readable CSV ({err})") from err
-
-
-def _columns(frame: pd.DataFrame, name: str, columns) -> None:
-    for column in columns:
-        if column not in frame.columns:
-            raise ValueError(f"{name}: missing column {column!r} (has {list(frame.columns)}; "
-                             f"needs {list(columns)})")
-    if len(frame) == 0:
-        raise ValueError(f"{name}: no rows")
-
-
 def _numbers(frame, column, name, row, offset, *, integer=False, positive=False):
     """Column as floats; the first bad value raises, naming file/table, row and column."""
     raw = frame[column]
@@ -350,7 +330,7 @@ def _build(placements, memory, context_switch, *, gpu, model, source, names, row
            offset) -> xr.Dataset:
     """Validate the tables and assemble the LUT Dataset (shared by load_lut/from_frames)."""
     p_name, m_name, c_name = names
-    _columns(placements, p_name, PLACEMENT_COLUMNS)
+    require_columns(placements, p_name, PLACEMENT_COLUMNS)
     names_ = [str(v).strip() for v in placements["placement"]]
     for i, p in enumerate(names_):
         if not _PLACEMENT.match(p):
@@ -395,7 +375,7 @@ def _build(placements, memory, context_switch, *, gpu, model, source, names, row
                   {"long_name": "nodes of the placement"}),
     }
     if memory is not None:
-        _columns(memory, m_name, MEMORY_COLUMNS)
+        require_columns(memory, m_name, MEMORY_COLUMNS)
         m_bsz = _numbers(memory, "local_bsz", m_name, row, offset, integer=True)
         m_gb = _numbers(memory, "gpu_memory", m_name, row, offset)
         _unique(m_bsz.astype(np.int64).tolist(), m_name, row, offset, "local_bsz")
@@ -405,7 +385,7 @@ def _build(placements, memory, context_switch, *, gpu, model, source, names, row
         data["memory"] = ("memory_bsz", m_gb[sort],
                           {"units": "GB", "long_name": "GPU memory per GPU (measured)"})
     if context_switch is not None:
-        _columns(context_switch, c_name, CONTEXT_SWITCH_COLUMNS)
+        require_columns(context_switch, c_name, CONTEXT_SWITCH_COLUMNS)
         apps = [str(a).strip() for a in context_switch["app"]]
         for i, a in enumerate(apps):
             if not a:
