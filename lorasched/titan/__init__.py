@@ -8,6 +8,7 @@ Under construction. So far:
   search for the global batch that minimises time per sample.
 * :mod:`.milp` — the allocation MILP (section 3, eqs. 1-4) and the task merger (section
   4.2, eqs. 5-11, both readings of constraints 9-10), solved exactly with HiGHS.
+* :mod:`.tables` — reading its CSV tables with errors that name the file and the column.
 * :mod:`.workload` — the authors' evaluation workloads (section 5) with each job's length
   derived from their accuracy curves and dataset sizes, and the merge candidates (jobs
   sharing an application).
