@@ -448,3 +448,120 @@ def test_discipline_factory():
     assert discipline("tiresias", threshold=10).service == "gpu_time"
     fifo = FIFO()
     assert discipline(fifo) is fifo
+
+
+# ----------------------------------------------------------------------------------------
+# restart overhead (context switch on every start and resume)
+# ----------------------------------------------------------------------------------------
+
+
+def test_overhead_fifo_non_preemptive():
+    r = simulate([0, 0], [1, 1], [100, 50], 1, "fifo", preemptive=False, overhead=[10, 5])
+    assert r.start.tolist() == [0, 110] and r.finish.tolist() == [110, 165]
+    assert r.overhead.tolist() == [10, 5] and r.switch_seconds == 15
+    assert r.preemptions.sum() == 0
+
+
+def test_overhead_is_paid_again_on_resume():
+    # job 0 switches 0..10 and works 10..50 (40 done, 60 left); job 1 runs 50..80
+    # (10 switch + 20 work); job 0 resumes at 80 and pays its switch again: 80 + 10 + 60
+    r = simulate([0, 50], [1, 1], [100, 20], 1, "srtf", overhead=[10, 10])
+    assert r.finish.tolist() == [150, 80] and r.start.tolist() == [0, 50]
+    assert r.preemptions.tolist() == [1, 0]
+    assert r.switch_seconds == 30
+    runs = list(zip(r.log_time.tolist(), r.log_job.tolist(), r.log_kind.tolist(), strict=True))
+    assert runs == [(0, 0, RUN), (50, 0, PREEMPT), (50, 1, RUN), (80, 1, FINISH),
+                    (80, 0, RUN), (150, 0, FINISH)]
+
+
+def test_preemption_during_a_switch_loses_no_work():
+    # job 0 is still in its 30 s switch at t=10: it did no work, 100 left
+    r = simulate([0, 10], [1, 1], [100, 5], 1, "srtf", overhead=[30, 0])
+    assert r.finish.tolist() == [145, 15] and r.preemptions.tolist() == [1, 0]
+    assert r.switch_seconds == 10 + 30  # the interrupted switch (0..10), the full one
+
+
+def test_overhead_engine_state_mid_switch():
+    engine = JobEngine([0, 50], [1, 1], [100, 20], 1, "srtf", overhead=[10, 10])
+    engine.run(max_epochs=2)  # t=0 (job 0 starts), t=50 (job 1 preempts it)
+    assert engine.now == 50 and engine.remaining.tolist() == [60, 20]
+    assert engine.end[1] == 80 and engine.resumed[1] == 50 and np.isnan(engine.resumed[0])
+
+
+def test_overhead_tiresias_attained_counts_work_only():
+    # threshold 5 s of work: job 0 (switch 10) is demoted at 10 + 5 = 15, not at 5
+    r = simulate([0, 1], [1, 1], [20, 3], 1, Tiresias(5, "time"), overhead=[10, 0])
+    # job 1 arrives at 1 (queue 0, later arrival): job 0 keeps the GPU; at 15 job 0 is
+    # demoted, job 1 runs 15..18, job 0 resumes at 18: 18 + 10 + 15 = 43
+    assert r.finish.tolist() == [43, 18] and r.preemptions.tolist() == [1, 0]
+
+
+@pytest.mark.parametrize("disc, preemptive", [(Tiresias(300.0), True), ("srtf", False),
+                                              (LAS(quantum_s=50.0), True)])
+def test_zero_overhead_is_bit_identical(disc, preemptive):
+    rng = np.random.default_rng(7)
+    n = 30
+    arrival = np.sort(rng.uniform(0, 2000, n))
+    gpus = rng.integers(1, 5, n)
+    work = rng.uniform(10, 1000, n)
+    plain = simulate(arrival, gpus, work, 6, disc, preemptive=preemptive)
+    zero = simulate(arrival, gpus, work, 6, disc, preemptive=preemptive, overhead=np.zeros(n))
+    _same(plain, zero)
+    assert plain.overhead.tolist() == [0.0] * n and plain.switch_seconds == 0.0
+    if preemptive:
+        assert plain.preemptions.sum() > 0  # the comparison covers resumes
+
+
+@pytest.mark.parametrize("overhead, match", [
+    ([0, -1, 0], "job 1: 'overhead' = -1 must be non-negative and finite"),
+    ([0, 0, np.nan], "job 2: 'overhead' = nan must be non-negative and finite"),
+    ([np.inf, 0, 0], "job 0: 'overhead' = inf must be non-negative and finite"),
+    ([1, 2], "'overhead' has 2 entries, 'arrival' has 3"),
+    ([[1, 2, 3]], "'overhead' must be 1-d"),
+])
+def test_bad_overhead(overhead, match):
+    with pytest.raises(ValueError, match=match):
+        simulate(**OK, overhead=overhead)
+
+
+@pytest.mark.parametrize("disc", [Tiresias(3600.0), LAS(quantum_s=600.0), SRTF()], ids=repr)
+def test_overhead_snapshot_restore_replays_exactly(day, disc):
+    rng = np.random.default_rng(3)
+    overhead = rng.uniform(0, 120, day.submit_s.size)
+    make = lambda: JobEngine(day.submit_s, day.num_gpus, day.duration_s, 64, disc,  # noqa: E731
+                             overhead=overhead)
+    engine = make()
+    assert not engine.run(max_epochs=150)
+    state = engine.snapshot()
+    assert engine.run()
+    first = engine.result()
+    engine.restore(state)
+    engine.run()
+    _same(first, engine.result())
+    fresh = make()
+    fresh.restore(state)
+    fresh.run()
+    _same(first, fresh.result())
+    assert first.switch_seconds == engine.result().switch_seconds > 0
+    assert (first.jct >= day.duration_s + overhead - 1e-6).all()
+
+
+@pytest.mark.parametrize("disc", DISCIPLINE_CASES, ids=repr)
+@pytest.mark.parametrize("preemptive", [True, False])
+@settings(max_examples=25, deadline=None)
+@given(case=float_instances(), data=st.data())
+def test_overhead_log_invariants(disc, preemptive, case, data):
+    """Each job's run intervals hold its work plus one switch per interval, except that
+    an interval cut short during its switch holds no work."""
+    arrival, gpus, work, G = case
+    overhead = data.draw(st.lists(st.floats(0, 100), min_size=len(arrival),
+                                  max_size=len(arrival)))
+    r = simulate(arrival, gpus, work, G, disc, preemptive=preemptive, overhead=overhead)
+    spans = _intervals(r)
+    for j in range(len(arrival)):
+        done = sum(max(0.0, e - b - overhead[j]) for b, e in spans[j])
+        assert done == pytest.approx(work[j], rel=1e-9, abs=1e-6)
+        assert spans[j][-1][1] - spans[j][-1][0] >= overhead[j]  # the last switch is paid
+        assert len(spans[j]) == r.preemptions[j] + 1
+    switch = sum(min(e - b, overhead[j]) for j in spans for b, e in spans[j])
+    assert r.switch_seconds == pytest.approx(switch, rel=1e-12, abs=1e-9)

@@ -9,9 +9,9 @@ The shared job engine of the TITAN (SoCC'22: SRTF and Tiresias baselines, JCT) a
     ``discipline(name, **options)``.
 :mod:`lorasched.jobsim.engine`
     ``simulate(arrival, gpus, work, total_gpus, discipline, *, deadline, preemptive,
-    backfill)``, the state object ``JobEngine`` (``step``/``run``/``snapshot``/``restore``/
-    ``result``), ``JobSimResult``, ``mean_jct``, ``busy_gpus`` and the log kinds ``RUN``,
-    ``PREEMPT``, ``FINISH``.
+    backfill, overhead)``, the state object ``JobEngine`` (``step``/``run``/``snapshot``/
+    ``restore``/``result``), ``JobSimResult``, ``mean_jct``, ``busy_gpus`` and the log
+    kinds ``RUN``, ``PREEMPT``, ``FINISH``.
 """
 
 from .engine import FINISH, PREEMPT, RUN, JobEngine, JobSimResult, busy_gpus, mean_jct, simulate

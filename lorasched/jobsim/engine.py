@@ -2,7 +2,10 @@
 
 Job ``j`` arrives at ``arrival[j]`` (s), asks for ``gpus[j]`` GPUs (``1 <= gpus[j] <=
 total_gpus``) and needs ``work[j]`` seconds of service on them (it runs ``work[j]``
-seconds when it holds its GPUs; rigid, no elasticity, no switch overhead). The engine
+seconds when it holds its GPUs; rigid, no elasticity). Each time it starts or resumes it
+first spends ``overhead[j]`` seconds (default 0) on its GPUs doing no work, a context
+switch (loading its parameters): started or resumed at ``t`` with ``r`` seconds of work
+left, it finishes at ``t + overhead[j] + r`` unless preempted. The engine
 decides only at *epochs*: an arrival, a completion, or a review the discipline asks for
 (:meth:`~lorasched.jobsim.queues.Discipline.review_in`); all events at one instant form one
 epoch, completions first, then arrivals, then one decision:
@@ -16,14 +19,20 @@ epoch, completions first, then arrivals, then one decision:
    behind narrow ones indefinitely). ``backfill=False``: admission stops at the first job
    that does not fit (strict priority order, head-of-line blocking; when preemptive, the
    running jobs behind the blocked one are preempted and GPUs may stay idle).
-3. A running job that is not admitted again is preempted (its remaining work is kept,
-   no overhead); an admitted job that was waiting starts or resumes.
+3. A running job that is not admitted again is preempted: it keeps the work it has left
+   (only time after its switch counts as work; the switch time is lost, and a job
+   preempted during its switch did no work); an admitted job that was waiting starts or
+   resumes (and pays its switch again).
+
+The disciplines see the work left (:attr:`~lorasched.jobsim.queues.JobView.remaining`,
+without the switch time still to pay), so attained service counts work only.
 
 :class:`JobEngine` holds the whole state (``snapshot``/``restore``, the project's online
 loop convention); :func:`simulate` validates, runs it to the end and returns a
 :class:`JobSimResult` (per-job ``start``, ``finish``, ``jct = finish - arrival``,
 preemptions and the event log). JCT as in TITAN sec. 3 and Tiresias: completion time
-minus submission time.
+minus submission time. Zero overhead (the default) gives bit for bit the results of the
+engine without switch costs.
 """
 
 from __future__ import annotations
@@ -47,14 +56,16 @@ class JobSimResult:
     """Outcome of :func:`simulate`; arrays have one entry per job (input order).
 
     ``start``: first time on GPUs; ``finish``; ``jct = finish - arrival``; ``preemptions``
-    (int64). The log lists every change in time order: ``log_time`` (s), ``log_job``,
-    ``log_kind`` (:data:`RUN`, :data:`PREEMPT`, :data:`FINISH`). ``epochs``: decisions made.
+    (int64); ``overhead``: the switch seconds per start or resume (zeros when none given).
+    The log lists every change in time order: ``log_time`` (s), ``log_job``, ``log_kind``
+    (:data:`RUN`, :data:`PREEMPT`, :data:`FINISH`). ``epochs``: decisions made.
     """
 
     total_gpus: int
     arrival: np.ndarray
     gpus: np.ndarray
     work: np.ndarray
+    overhead: np.ndarray
     start: np.ndarray
     finish: np.ndarray
     jct: np.ndarray
@@ -72,6 +83,17 @@ class JobSimResult:
     def makespan(self) -> float:
         """Last finish minus first arrival (0 without jobs)."""
         return float(self.finish.max() - self.arrival.min()) if self.finish.size else 0.0
+
+    @property
+    def switch_seconds(self) -> float:
+        """Seconds the jobs held GPUs in context switches: the sum over every run interval
+        of ``min(interval length, overhead[j])`` (intervals still open are left out, so
+        this is exact once every job has finished)."""
+        order = np.argsort(self.log_job, kind="stable")  # each job's log, in time order
+        t, j, k = self.log_time[order], self.log_job[order], self.log_kind[order]
+        closed = (k[:-1] == RUN) & (j[1:] == j[:-1])  # a run and the entry that ends it
+        length = t[1:][closed] - t[:-1][closed]
+        return float(np.minimum(length, self.overhead[j[:-1][closed]]).sum())
 
 
 def mean_jct(result) -> float:
@@ -120,7 +142,7 @@ def _first_bad(name: str, values: np.ndarray, bad: np.ndarray, why: str) -> None
         raise ValueError(f"job {j}: {name!r} = {values[j]:g} {why}")
 
 
-def _check_jobs(arrival, gpus, work, total_gpus, deadline):
+def _check_jobs(arrival, gpus, work, total_gpus, deadline, overhead):
     total_gpus = _whole("total_gpus", total_gpus, 1)
     arrival = _array("arrival", arrival, None)
     n = arrival.size
@@ -134,7 +156,13 @@ def _check_jobs(arrival, gpus, work, total_gpus, deadline):
     if deadline is not None:
         deadline = _array("deadline", deadline, n)
         _first_bad("deadline", deadline, ~np.isfinite(deadline), "must be finite")
-    return arrival, gpus.astype(np.int64), work, total_gpus, deadline
+    if overhead is None:
+        overhead = np.zeros(n)
+    else:
+        overhead = _array("overhead", overhead, n)
+        _first_bad("overhead", overhead, ~(np.isfinite(overhead) & (overhead >= 0)),
+                   "must be non-negative and finite")
+    return arrival, gpus.astype(np.int64), work, total_gpus, deadline, overhead
 
 
 # ----------------------------------------------------------------------------------------
@@ -147,24 +175,28 @@ class JobEngine:
 
     State (all in :meth:`snapshot`): ``now`` (s), ``cursor`` (jobs arrived, in arrival
     order), ``active`` (indices of the jobs in the system), ``running`` (mask), ``end``
-    (projected finish of each running job), ``remaining`` (work left of each job not
-    running), ``start``, ``finish``, ``preemptions``, ``review_at``, ``epochs`` and the log.
+    (projected finish of each running job, switch included), ``remaining`` (work left of
+    each job not running; of a running job, its work left when it last started or
+    resumed), ``resumed`` (time of that last start or resume of each running job, else
+    ``nan``; its switch ends at ``resumed + overhead``), ``start``, ``finish``,
+    ``preemptions``, ``review_at``, ``epochs`` and the log.
     """
 
-    STATE = ("now", "cursor", "active", "running", "end", "remaining", "start", "finish",
-             "preemptions", "review_at", "epochs", "log")
+    STATE = ("now", "cursor", "active", "running", "end", "remaining", "resumed", "start",
+             "finish", "preemptions", "review_at", "epochs", "log")
 
     def __init__(self, arrival, gpus, work, total_gpus: int, discipline="fifo", *,
-                 deadline=None, preemptive: bool = True, backfill: bool = True):
+                 deadline=None, preemptive: bool = True, backfill: bool = True,
+                 overhead=None):
         self.discipline: Discipline = queues.discipline(discipline)
         for name, flag in (("preemptive", preemptive), ("backfill", backfill)):
             if not isinstance(flag, bool | np.bool_):
                 raise ValueError(f"{name!r} must be True or False, got {flag!r}")
         if self.discipline.needs_deadline and deadline is None:
             raise ValueError(f"discipline {self.discipline.name!r} needs 'deadline'")
-        (self.arrival, self.gpus, self.work, self.total_gpus,
-         self.deadline) = _check_jobs(arrival, gpus, work, total_gpus, deadline)
-        for values in (self.arrival, self.gpus, self.work, self.deadline):
+        (self.arrival, self.gpus, self.work, self.total_gpus, self.deadline,
+         self.overhead) = _check_jobs(arrival, gpus, work, total_gpus, deadline, overhead)
+        for values in (self.arrival, self.gpus, self.work, self.deadline, self.overhead):
             if values is not None:  # shared with every result: keep them as given
                 values.setflags(write=False)
         self.preemptive, self.backfill = bool(preemptive), bool(backfill)
@@ -177,6 +209,7 @@ class JobEngine:
         self.running = np.zeros(n, dtype=bool)
         self.end = np.full(n, np.nan)
         self.remaining = self.work.copy()
+        self.resumed = np.full(n, np.nan)
         self.start = np.full(n, np.nan)
         self.finish = np.full(n, np.nan)
         self.preemptions = np.zeros(n, dtype=np.int64)
@@ -244,14 +277,26 @@ class JobEngine:
         self.remaining[done] = 0.0
         self.running[done] = False
         self.end[done] = np.nan
+        self.resumed[done] = np.nan
         self.log.extend((t, int(j), FINISH) for j in done)
         self.active = self.active[np.isnan(self.finish[self.active])]
+
+    def _work_left(self, jobs: np.ndarray) -> np.ndarray:
+        """Work left now of running ``jobs``: ``end - now`` after the switch; during the
+        switch, the work left at the resume (an interrupted switch did no work).
+
+        Equal to ``min(remaining, end - now)`` but bit for bit ``end - now`` after the
+        switch (so zero overhead reproduces the engine without switches exactly).
+        """
+        switching = self.now < self.resumed[jobs] + self.overhead[jobs]
+        return np.where(switching, self.remaining[jobs], self.end[jobs] - self.now)
 
     def _decide(self) -> None:
         act = self.active
         was = self.running[act]
-        jobs = JobView(self.arrival[act], self.gpus[act], self.work[act],
-                       np.where(was, self.end[act] - self.now, self.remaining[act]),
+        left = self.remaining[act].copy()
+        left[was] = self._work_left(act[was])
+        jobs = JobView(self.arrival[act], self.gpus[act], self.work[act], left,
                        None if self.deadline is None else self.deadline[act])
         key = np.asarray(self.discipline.key(jobs), dtype=np.float64)
         if self.preemptive:
@@ -267,12 +312,14 @@ class JobEngine:
             now_running[:] = False
         now_running[admitted] = True
 
-        stop = act[was & ~now_running]  # preempted: keep the remaining work
-        self.remaining[stop] = self.end[stop] - self.now
+        stop = act[was & ~now_running]  # preempted: keep the work left (switch time lost)
+        self.remaining[stop] = left[was & ~now_running]
         self.end[stop] = np.nan
+        self.resumed[stop] = np.nan
         self.preemptions[stop] += 1
-        go = act[now_running & ~was]  # started or resumed
-        self.end[go] = self.now + self.remaining[go]
+        go = act[now_running & ~was]  # started or resumed: the switch, then the work left
+        self.end[go] = self.now + self.overhead[go] + self.remaining[go]
+        self.resumed[go] = self.now
         self.start[go] = np.where(np.isnan(self.start[go]), self.now, self.start[go])
         self.running[act] = now_running
         self.log.extend((self.now, int(j), PREEMPT) for j in stop)
@@ -280,6 +327,11 @@ class JobEngine:
 
         self.review_at = math.inf
         if self.preemptive and not now_running.all():
+            # review_in sees the work left now and assumes the running jobs work from now
+            # on; a job still in (or just starting) its switch works only after it, so the
+            # review comes early by at most the switch time left, never late. An early
+            # review finds the order unchanged (review_in promises no change before the
+            # real crossing) and asks again for the rest of the gap, so it is harmless.
             review = self.now + self.discipline.review_in(jobs, now_running)
             # never at the same instant again (round-off of a tiny review_in)
             self.review_at = max(review, float(np.nextafter(self.now, math.inf)))
@@ -291,7 +343,7 @@ class JobEngine:
         log = np.array(self.log, dtype=np.float64).reshape(-1, 3)
         return JobSimResult(
             total_gpus=self.total_gpus, arrival=self.arrival, gpus=self.gpus, work=self.work,
-            start=self.start.copy(), finish=self.finish.copy(),
+            overhead=self.overhead, start=self.start.copy(), finish=self.finish.copy(),
             jct=self.finish - self.arrival, preemptions=self.preemptions.copy(),
             log_time=log[:, 0], log_job=log[:, 1].astype(np.int64),
             log_kind=log[:, 2].astype(np.int8), epochs=self.epochs)
@@ -312,15 +364,18 @@ def _admit(gpus: np.ndarray, free: int, backfill: bool) -> np.ndarray:
 
 
 def simulate(arrival, gpus, work, total_gpus: int, discipline="fifo", *, deadline=None,
-             preemptive: bool = True, backfill: bool = True) -> JobSimResult:
+             preemptive: bool = True, backfill: bool = True,
+             overhead=None) -> JobSimResult:
     """Run jobs on ``total_gpus`` GPUs under a queue discipline to the end (module doc).
 
     ``discipline``: a name of :data:`~lorasched.jobsim.queues.DISCIPLINES` or a
     :class:`~lorasched.jobsim.queues.Discipline` (e.g. ``LAS(quantum_s=60)``);
-    ``deadline`` (s) is needed by EDF only. Bad input raises ``ValueError`` naming the
-    argument and the job.
+    ``deadline`` (s) is needed by EDF only. ``overhead`` (s, one per job, ``>= 0``; default
+    none): the context switch a job pays on its GPUs, doing no work, each time it starts or
+    resumes (a preemption loses it; see :attr:`JobSimResult.switch_seconds`). Bad input
+    raises ``ValueError`` naming the argument and the job.
     """
     engine = JobEngine(arrival, gpus, work, total_gpus, discipline, deadline=deadline,
-                       preemptive=preemptive, backfill=backfill)
+                       preemptive=preemptive, backfill=backfill, overhead=overhead)
     engine.run()
     return engine.result()
