@@ -8,6 +8,8 @@ seeds, any system) in parallel on Dask, resumably. The systems live in sub-packa
 * :mod:`lorasched.pdftsp` — pdFTSP (ICPP'24): :func:`synthetic_scenario`,
   :class:`OnlineAuction` and :func:`schedule` (Algorithms 1 and 2), the baselines,
   :func:`offline_opt` (problem (4) exactly) and :func:`offline_upper_bound` (its LP bound).
+* :mod:`lorasched.titan` — TITAN (SoCC'22): :func:`titan_scenario`, the throughput LUT,
+  the MILP and task merger, the event-driven scheduler, SRTF and Tiresias.
 
 Layers, bottom to top (imports only go downward): ``model`` (traces, job tables, GPU
 profiles, the system contract), ``lp`` (HiGHS column generation), ``jobsim`` (event-driven
@@ -25,6 +27,7 @@ from .pdftsp.scenario import ScenarioArrays, to_arrays, validate_scenario
 from .pdftsp.schedule import Schedule, schedule
 from .pdftsp.workload import synthetic_scenario
 from .systems import SYSTEMS, check_result, simulate
+from .titan.scenario import titan_scenario
 
 __version__ = "0.1.0"
 
@@ -44,6 +47,7 @@ __all__ = [
     "schedule",
     "simulate",
     "synthetic_scenario",
+    "titan_scenario",
     "to_arrays",
     "validate_scenario",
 ]

@@ -13,9 +13,10 @@ import xarray as xr
 
 from .model.system import System
 from .pdftsp.system import SYSTEM as PDFTSP
+from .titan.system import SYSTEM as TITAN
 
 #: name -> System
-SYSTEMS: dict[str, System] = {s.name: s for s in (PDFTSP,)}
+SYSTEMS: dict[str, System] = {s.name: s for s in (PDFTSP, TITAN)}
 #: the system of a sweep or scenario that names none (everything before systems existed)
 DEFAULT = PDFTSP.name
 

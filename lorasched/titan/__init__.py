@@ -1,7 +1,5 @@
 """TITAN (Gao et al., SoCC'22): a scheduler for foundation-model fine-tuning workloads.
 
-Under construction. So far:
-
 * :mod:`.lut` — the throughput look-up table (section 4.1) from the authors' published
   step-time measurements (``traces/titansched/``, MIT licence) or a user's own: loading
   with named errors, step time with gradient accumulation, the paper's T_{i,a} and the
@@ -12,8 +10,17 @@ Under construction. So far:
 * :mod:`.workload` — the authors' evaluation workloads (section 5) with each job's length
   derived from their accuracy curves and dataset sizes, and the merge candidates (jobs
   sharing an application).
+* :mod:`.helios` — a workload drawn from Helios Venus, GPU time converted to dataset scale.
+* :mod:`.scenario` — :func:`titan_scenario`: cluster + jobs + LUT step times, validated.
+* :mod:`.switch` — context-switch cost per allocation, naive and pipelined (Fig. 3).
+* :mod:`.cluster` — TITAN's event-driven scheduler (MILP at submissions and completions).
+* :mod:`.policies` — ``titan``, ``titan_nomerge``, ``titan_noswitch``, ``srtf``, ``tiresias``.
+* :mod:`.schedule`, :mod:`.result` — run segments, the result Dataset and its checker.
+* :mod:`.system` — the :class:`~lorasched.model.system.System` the experiment engine sees.
 """
 
+from .cluster import LOG_LAW, TitanCluster, merged_iterations, run_titan
+from .helios import helios_workload
 from .lut import (
     CONTEXT_SWITCH_COLUMNS,
     GPUS,
@@ -39,6 +46,12 @@ from .milp import (
     solve_allocation,
     solve_with_merging,
 )
+from .policies import REGISTRY as POLICIES
+from .result import assemble, check_result
+from .scenario import WORKLOADS, TitanArrays, build, titan_scenario, to_arrays, validate
+from .schedule import Recorder, Schedule
+from .switch import NAIVE_S, PIPELINED_S, SWITCH_SOURCE, switch_seconds, switch_table
+from .system import SYSTEM
 from .workload import (
     MAX_EPOCHS,
     MERGE_KEY,
@@ -52,6 +65,10 @@ from .workload import (
 )
 
 __all__ = [
+    "LOG_LAW", "NAIVE_S", "PIPELINED_S", "POLICIES", "SWITCH_SOURCE", "SYSTEM",
+    "WORKLOADS", "Recorder", "Schedule", "TitanArrays", "TitanCluster", "assemble",
+    "build", "check_result", "helios_workload", "merged_iterations", "run_titan",
+    "switch_seconds", "switch_table", "titan_scenario", "to_arrays", "validate",
     "CONSTRAINTS",
     "Allocation",
     "MergedAllocation",

@@ -1,0 +1,254 @@
+"""TITAN's scenario (SoCC'22 sec. 3 and 5): a pool of M GPUs and fine-tuning jobs, as an
+``xarray.Dataset`` with ``attrs["system"] == "titan"``, and its plain arrays.
+
+:func:`titan_scenario` builds one from a workload (the authors' own, or one derived from
+Helios Venus, :mod:`.helios`) and a throughput look-up table (:mod:`.lut`). The Dataset:
+
+dim ``job`` (submission order as in the workload)
+    ``name``, ``application`` (``model@dataset``: jobs sharing it are merge candidates),
+    ``app_id`` (its index), ``submit_s``, ``requested_gpus`` (what SRTF and Tiresias
+    allocate), ``target_batch_size``, ``batch_id`` (index on dim ``batch``),
+    ``total_iterations`` (optimizer steps to finish), ``samples_per_epoch`` (the
+    dataset's scale, which the merged-job length law reads), ``requested_iter_s`` (seconds
+    per iteration on the requested GPUs).
+dims ``batch`` x ``allocation``
+    ``iter_s``: seconds per iteration at each global batch on each allocation of the set
+    A = {1, 2, 4m} up to M (sec. 3), from the LUT. ``nan`` (the allocation is not offered)
+    where the LUT has no placement of that many GPUs (the published placements stop at 16
+    GPUs) or where the per-GPU batch falls outside the measured range (a global batch of 48
+    on 16 GPUs is 3 samples per GPU; the LUT does not extrapolate).
+
+attrs: ``system``, ``gpus`` (M), ``nodes``, ``gpus_per_node``, ``gpu``, ``model``,
+``workload``, ``density``, ``seed``, ``source`` (the workload's), ``lut_source``.
+
+The pool is M interchangeable GPUs, as in the paper's MILP (constraint 4 counts GPUs, not
+nodes); each allocation runs on the LUT's most compact placement
+(:func:`.lut.compact_placement`), the paper's "communication-optimal topology".
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+import xarray as xr
+
+from .helios import helios_workload
+from .lut import load_lut, step_time
+from .milp import allocation_set
+from .workload import load_workload
+
+#: the workloads :func:`titan_scenario` builds
+WORKLOADS = ("authors", "helios")
+
+
+class TitanArrays(NamedTuple):
+    """The plain arrays of a TITAN scenario (what every policy reads)."""
+
+    submit: np.ndarray            # (J,) s
+    iterations: np.ndarray        # (J,) int64, total optimizer steps
+    requested_gpus: np.ndarray    # (J,) int64
+    requested_iter_s: np.ndarray  # (J,) s per iteration on the requested GPUs
+    app: np.ndarray               # (J,) int64 application id (merge candidates share one)
+    batch: np.ndarray             # (J,) int64 index into iter_s' rows
+    scale: np.ndarray             # (J,) samples per epoch of the job's dataset
+    allocations: np.ndarray       # (A,) int64, the set A up to M
+    iter_s: np.ndarray            # (B, A) s per iteration; nan = not offered
+    gpus: int                     # M
+
+
+def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | None = None,
+                   model: str = "vit-large", gpu: str = "V100", nodes: int = 16,
+                   gpus_per_node: int = 4, seed: int = 0) -> xr.Dataset:
+    """A TITAN scenario (module docstring).
+
+    Parameters
+    ----------
+    workload : ``"authors"`` or ``"helios"``
+        ``"authors"``: TITAN's authors' workload ``FM-{density}-{model}``
+        (:func:`.workload.load_workload`; shipped densities 1, 1.5, 2; density 0.5 keeps a
+        seeded random half of FM-1's jobs, lorasched's substitute, since the authors
+        published no such file, so only that density depends on the seed). ``"helios"``:
+        ``jobs x density`` jobs drawn from Helios Venus with GPU time converted to dataset
+        scale (:func:`.helios.helios_workload`).
+    density : float
+        Workload density (the paper's Fig. 5: 0.5, 1, 1.5, 2).
+    jobs : int, optional
+        Jobs at density 1. ``"helios"``: default 320, the paper's. ``"authors"``: default
+        None, the file's own count (160 x density for ViT-L); a number draws ``jobs x
+        density`` of the file's jobs at random (seeded; the small book build uses it).
+    model, gpu : str
+        The LUT (``vit-large`` on ``V100`` by default: the paper's ViT-Large/16 and its
+        cluster's V100 GPUs).
+    nodes, gpus_per_node : int
+        The cluster (paper: 16 x 4 = 64 GPUs).
+    seed : int
+        Seeds the draw of the helios jobs and of the density-0.5 half.
+    """
+    for name, value in (("nodes", nodes), ("gpus_per_node", gpus_per_node)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if workload not in WORKLOADS:
+        raise ValueError(f"workload must be one of {WORKLOADS}, got {workload!r}")
+    if (isinstance(density, bool) or not isinstance(density, numbers.Real)
+            or not math.isfinite(density) or density <= 0):
+        raise ValueError(f"density must be a positive number, got {density!r}")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise ValueError(f"seed must be an integer, got {seed!r}")
+    lut = load_lut(gpu, model)
+    if workload == "helios":
+        ds = helios_workload(jobs=320 if jobs is None else jobs, density=density,
+                             model=model, gpu=gpu, seed=int(seed), lut=lut)
+    else:
+        ds = _authors(density, model, int(seed), jobs)
+    return build(ds, lut, nodes * gpus_per_node, nodes=int(nodes),
+                 gpus_per_node=int(gpus_per_node), workload=workload, density=float(density),
+                 seed=int(seed))
+
+
+def _authors(density: float, model: str, seed: int, jobs: int | None) -> xr.Dataset:
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral)
+                             or jobs < 1):
+        raise ValueError(f"jobs must be a positive integer or None, got {jobs!r}")
+    half = math.isclose(density, 0.5)
+    full = load_workload(1 if half else density, model)
+    n = full.sizes["job"]
+    keep = round(n / 2) if half else n
+    if jobs is not None:
+        want = round(jobs * density)
+        if want > keep:
+            raise ValueError(f"jobs: {jobs} x density {density:g} = {want} jobs, but the "
+                             f"authors' workload has {keep} at that density")
+        keep = want
+    if keep == n:
+        return full
+    pick = np.sort(np.random.default_rng(seed).choice(n, size=keep, replace=False))
+    ds = full.isel(job=pick).assign_coords(job=np.arange(keep))
+    ds.attrs.update(density=float(density), source=full.attrs["source"] + f"; {keep} of its "
+                    f"{n} jobs drawn at random (lorasched, seed {seed})")
+    return ds
+
+
+def build(ds: xr.Dataset, lut: xr.Dataset, gpus: int, **attrs) -> xr.Dataset:
+    """A scenario from a job table ``ds`` (the variables of :func:`.workload.load_workload`:
+    ``name``, ``application``, ``submit_s``, ``requested_gpus``, ``target_batch_size``,
+    ``total_iterations``, ``samples_per_epoch``) and a LUT, on ``gpus`` GPUs; use it for
+    your own jobs and measurements. ``attrs`` are added to the scenario's."""
+    for var in ("name", "application", "submit_s", "requested_gpus", "target_batch_size",
+                "total_iterations", "samples_per_epoch"):
+        if var not in ds:
+            raise ValueError(f"job table has no {var!r}")
+    requested = ds["requested_gpus"].values.astype(np.int64)
+    names = ds["name"].values
+    over = np.flatnonzero(requested > gpus)
+    if over.size:
+        j = int(over[0])
+        raise ValueError(f"job {j} ({names[j]!r}): 'requested_gpus' = {requested[j]} exceeds "
+                         f"the cluster's {gpus} GPUs")
+    batch = ds["target_batch_size"].values.astype(np.int64)
+    batches, batch_id = np.unique(batch, return_inverse=True)
+    measured = set(lut["gpus"].values.tolist())
+    allocs = np.array(allocation_set(gpus), dtype=np.int64)
+    iter_s = np.full((batches.size, allocs.size), np.nan)
+    for b, bs in enumerate(batches.tolist()):
+        for c, a in enumerate(allocs.tolist()):
+            if a in measured:
+                try:
+                    iter_s[b, c] = step_time(lut, a, bs)
+                except ValueError:  # local batch outside the measured range: not offered
+                    pass
+    req_s = np.empty(requested.size)
+    for j, (g, bs) in enumerate(zip(requested.tolist(), batch.tolist(), strict=True)):
+        try:
+            req_s[j] = step_time(lut, g, bs)
+        except ValueError as err:
+            raise ValueError(f"job {j} ({names[j]!r}): no step time for its "
+                             f"requested_gpus={g} at batch {bs}: {err}") from None
+    apps, app_id = np.unique(ds["application"].values.astype(str), return_inverse=True)
+    out = xr.Dataset(
+        {
+            "name": ("job", names.astype(object)),
+            "application": ("job", ds["application"].values.astype(object)),
+            "app_id": ("job", app_id.astype(np.int64)),
+            "submit_s": ("job", ds["submit_s"].values.astype(float), {"units": "s"}),
+            "requested_gpus": ("job", requested),
+            "target_batch_size": ("job", batch),
+            "batch_id": ("job", batch_id.astype(np.int64)),
+            "total_iterations": ("job", ds["total_iterations"].values.astype(np.int64)),
+            "samples_per_epoch": ("job", ds["samples_per_epoch"].values.astype(float)),
+            "requested_iter_s": ("job", req_s, {"units": "s per iteration"}),
+            "iter_s": (("batch", "allocation"), iter_s,
+                       {"units": "s per iteration", "long_name": "LUT step time"}),
+        },
+        coords={"job": np.arange(requested.size), "batch": batches,
+                "allocation": allocs, "app": ("app", apps.astype(object))},
+        attrs={"system": "titan", "gpus": int(gpus), "gpu": lut.attrs.get("gpu", ""),
+               "model": lut.attrs.get("model", ""),
+               "source": ds.attrs.get("source", ""), "lut_source": lut.attrs.get("source", ""),
+               **attrs},
+    )
+    validate(out)
+    return out
+
+
+def validate(scenario: xr.Dataset) -> None:
+    """Raise ``ValueError`` naming the field and the job of the first bad value."""
+    if scenario.attrs.get("system") != "titan":
+        raise ValueError(f"not a TITAN scenario (attrs['system'] = "
+                         f"{scenario.attrs.get('system')!r})")
+    need = ("submit_s", "total_iterations", "requested_gpus", "requested_iter_s", "app_id",
+            "batch_id", "samples_per_epoch", "iter_s")
+    for var in need:
+        if var not in scenario:
+            raise ValueError(f"scenario has no {var!r}")
+    M = scenario.attrs.get("gpus")
+    if isinstance(M, bool) or not isinstance(M, numbers.Integral | np.integer) or M < 1:
+        raise ValueError(f"scenario attribute 'gpus' must be a positive integer, got {M!r}")
+    names = scenario["name"].values if "name" in scenario else np.arange(scenario.sizes["job"])
+    n_batch = scenario.sizes["batch"]
+    checks = (
+        ("submit_s", lambda v: np.isfinite(v) & (v >= 0), "must be finite and >= 0"),
+        ("total_iterations", lambda v: v >= 1, "must be >= 1"),
+        ("requested_gpus", lambda v: (v >= 1) & (v <= M), f"must be in 1..{M}"),
+        ("requested_iter_s", lambda v: np.isfinite(v) & (v > 0), "must be positive"),
+        ("app_id", lambda v: v >= 0, "must be >= 0"),
+        ("batch_id", lambda v: (v >= 0) & (v < n_batch), f"must be in 0..{n_batch - 1}"),
+        ("samples_per_epoch", lambda v: np.isfinite(v) & (v > 0), "must be positive"),
+    )
+    for var, ok, why in checks:
+        values = scenario[var].values
+        bad = np.flatnonzero(~ok(values))
+        if bad.size:
+            j = int(bad[0])
+            raise ValueError(f"job {j} ({names[j]!r}): {var!r} = {values[j].item()!r} {why}")
+    iter_s = scenario["iter_s"].values
+    if np.any(iter_s[np.isfinite(iter_s)] <= 0) or np.any(np.isinf(iter_s)):
+        raise ValueError("'iter_s' must be positive where given (nan = not offered)")
+    allocs = scenario["allocation"].values
+    if np.any(allocs > M) or np.any(allocs < 1):
+        raise ValueError(f"allocations {allocs.tolist()} must lie in 1..{M}")
+    offered = np.isfinite(iter_s).any(axis=1)
+    used = np.unique(scenario["batch_id"].values)
+    if not offered[used].all():
+        b = int(used[~offered[used]][0])
+        raise ValueError(f"batch {scenario['batch'].values[b]}: no allocation has a step "
+                         f"time ('iter_s' all nan)")
+
+
+def to_arrays(scenario: xr.Dataset) -> TitanArrays:
+    """The scenario's plain arrays (validated first)."""
+    validate(scenario)
+    return TitanArrays(
+        submit=scenario["submit_s"].values.astype(float),
+        iterations=scenario["total_iterations"].values.astype(np.int64),
+        requested_gpus=scenario["requested_gpus"].values.astype(np.int64),
+        requested_iter_s=scenario["requested_iter_s"].values.astype(float),
+        app=scenario["app_id"].values.astype(np.int64),
+        batch=scenario["batch_id"].values.astype(np.int64),
+        scale=scenario["samples_per_epoch"].values.astype(float),
+        allocations=scenario["allocation"].values.astype(np.int64),
+        iter_s=scenario["iter_s"].values.astype(float),
+        gpus=int(scenario.attrs["gpus"]),
+    )

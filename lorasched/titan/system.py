@@ -1,0 +1,142 @@
+"""TITAN as a :class:`~lorasched.model.system.System`: what the experiment engine sees.
+
+Scenarios come from :func:`.scenario.titan_scenario`; the policies are TITAN, its two
+ablations and the paper's baselines (:mod:`.policies`); results are judged by average JCT
+and makespan (:mod:`.result`). TITAN has no bound on an offline optimum.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+
+import numpy as np
+import xarray as xr
+
+from ..model.system import System
+from . import policies
+from .result import assemble, check_result
+from .scenario import titan_scenario, to_arrays
+
+#: per-cell results, with units
+METRICS = {
+    "avg_jct_h": "average job completion time, h (Table 3)",
+    "makespan_h": "last completion minus first submission, h (Table 3)",
+    "switch_h": "GPU-hours spent in context switches",
+    "n_jobs": "jobs",
+    "n_merged_jobs": "jobs that finished inside a merged job",
+    "faster_than_srtf": "share of jobs whose JCT is >= 10 % shorter than under SRTF on the "
+                        "same scenario (Table 4)",
+    "slower_than_srtf": "share of jobs whose JCT is >= 10 % longer than under SRTF on the "
+                        "same scenario (Table 4)",
+    "mean_gpus": "GPUs a job runs on, averaged over its run time, then over jobs",
+    "utilisation": "share of the cluster's GPU time (M x makespan) in runs and switches",
+    "decisions": "scheduling events at which a solver ran",
+    "candidates_mean": "mean units and merge candidates offered to the MILP per event",
+    "solve_time_mean": "mean MILP solve time per event, s",
+    "solve_time_max": "largest MILP solve time of the run, s",
+    "wall_seconds": "wall time of the policy on the whole scenario, s",
+}
+TIMINGS = ("solve_time_mean", "solve_time_max", "wall_seconds")
+
+
+def policy_name(name: str) -> str:
+    """``titan-nomerge`` -> ``titan_nomerge`` (the paper's hyphenated names are accepted)."""
+    return name.replace("-", "_") if isinstance(name, str) else name
+
+
+def simulate(scenario: xr.Dataset, algorithm: str = "titan", seed: int | None = 0,
+             **options) -> xr.Dataset:
+    """Run policy ``algorithm`` on a TITAN scenario; the result Dataset of :mod:`.result`.
+    ``seed`` seeds the Generator handed to the policy (the shipped ones draw none)."""
+    run = SYSTEM.policy(policy_name(algorithm))
+    params = inspect.signature(run).parameters
+    unknown = sorted(set(options) - set(params))
+    if unknown:
+        allowed = sorted(p for p in params if p not in ("arrays", "rng"))
+        raise TypeError(f"algorithm {algorithm!r} got unknown option(s) {unknown}; "
+                        f"it accepts {allowed}")
+    arrays = to_arrays(scenario)
+    rng = np.random.default_rng(seed)
+    clock = time.perf_counter()
+    schedule = run(arrays, rng, **options)
+    elapsed = time.perf_counter() - clock
+    result = assemble(scenario, schedule, algorithm=policy_name(algorithm), seed=seed,
+                      options=options)
+    result.attrs["wall_seconds"] = elapsed
+    return result
+
+
+#: a job's JCT differs "significantly" from SRTF's beyond this ratio (Table 4: 10 %)
+SIGNIFICANT = 0.10
+
+
+def against_srtf(scenario: xr.Dataset, result: xr.Dataset) -> tuple[float, float]:
+    """Table 4's two shares: jobs whose JCT is at least 10 % shorter (longer) than under
+    SRTF (default options) on the same scenario. SRTF is run here; it takes a fraction of
+    a second."""
+    if result.attrs.get("algorithm") == "srtf" and result.attrs.get("options") == "{}":
+        reference = result
+    else:
+        reference = simulate(scenario, "srtf")
+    ratio = result["jct_s"].values / reference["jct_s"].values
+    return (float(np.mean(ratio <= 1 - SIGNIFICANT)), float(np.mean(ratio >= 1 + SIGNIFICANT)))
+
+
+def mean_gpus(result: xr.Dataset) -> float:
+    """GPUs each job runs on, weighted by its run time (a member of a merged job counts
+    the merged job's GPUs), averaged over jobs."""
+    seg = result["part_segment"].values
+    length = (result["seg_end_s"] - result["seg_start_s"]).values[seg]
+    gpus = result["seg_gpus"].values[seg]
+    job = result["part_job"].values
+    n = result.sizes["job"]
+    seconds = np.bincount(job, weights=length, minlength=n)
+    return float(np.mean(np.bincount(job, weights=length * gpus, minlength=n) / seconds))
+
+
+def utilisation(result: xr.Dataset) -> float:
+    """GPU-seconds of all segments (runs and switches) over M x makespan."""
+    busy = float(((result["seg_end_s"] - result["seg_start_s"]) * result["seg_gpus"]).sum())
+    span = float(result["seg_end_s"].max() - result["submit_s"].min())
+    return busy / (int(result.attrs["gpus"]) * span)
+
+
+def measure(scenario: xr.Dataset, result: xr.Dataset) -> dict[str, float]:
+    """:data:`METRICS` of one checked result, as plain floats."""
+    a = result.attrs
+    solve = result["solve_s"].values
+    faster, slower = against_srtf(scenario, result)
+    cand = result["decision_candidates"].values
+    return {
+        "faster_than_srtf": faster, "slower_than_srtf": slower,
+        "mean_gpus": mean_gpus(result), "utilisation": utilisation(result),
+        "candidates_mean": float(cand.mean()) if cand.size else 0.0,
+        "avg_jct_h": float(a["avg_jct_h"]), "makespan_h": float(a["makespan_h"]),
+        "switch_h": float(a["switch_h"]), "n_jobs": float(a["n_jobs"]),
+        "n_merged_jobs": float(a["n_merged_jobs"]), "decisions": float(solve.size),
+        "solve_time_mean": float(solve.mean()) if solve.size else 0.0,
+        "solve_time_max": float(solve.max()) if solve.size else 0.0,
+        "wall_seconds": float(a["wall_seconds"]),
+    }
+
+
+def cost(params: dict) -> tuple:
+    """Submission order: TITAN's MILP runs first, dense workloads first."""
+    weight = 1 if str(params["algorithm"]).startswith("titan") else 0
+    return (-weight, -float(params["scenario"].get("density", 1.0)))
+
+
+SYSTEM = System(
+    name="titan",
+    title="TITAN (SoCC'22): a scheduler for foundation-model fine-tuning",
+    build_scenario=titan_scenario,
+    scenario_parameters=frozenset(inspect.signature(titan_scenario).parameters) - {"seed"},
+    policies=policies.REGISTRY,
+    simulate=simulate,
+    check_result=check_result,
+    metrics=METRICS,
+    measure=measure,
+    timings=TIMINGS,
+    cost=cost,
+)
