@@ -13,6 +13,7 @@ from . import systems
 from .experiments import Store, Sweep, compare_stores, default_store, grid, run_sweep
 from .experiments import calibrate as calibration
 from .figures import pdftsp as figures
+from .figures import titan as titan_figures
 from .figures.base import default_store as figures_store
 from .model.profiles import SOURCES, profile_table
 from .model.system import policy_options
@@ -20,6 +21,7 @@ from .pdftsp import policies as algorithms
 from .pdftsp.auction import ALPHA_GRID, BETA_GRID, CONSTANTS
 from .pdftsp.workload import DEADLINE_POLICIES, LOADS, synthetic_scenario
 from .present import bench
+from .titan.scenario import titan_scenario
 
 
 def _load(value: str):
@@ -54,10 +56,17 @@ def _constants(value: str) -> str:
                                      f"constants file, got {value!r}")
 
 
-def _scenario_args(p: argparse.ArgumentParser, seed: bool = True) -> None:
-    p.add_argument("--nodes", type=_positive_int, default=100, help="GPU nodes K (100)")
-    p.add_argument("--gpu", default="mix", choices=["A100", "A40", "mix"],
-                   help="node type (mix)")
+def _scenario_args(p: argparse.ArgumentParser, seed: bool = True,
+                   systems_: bool = False) -> None:
+    if systems_:  # simulate: defaults depend on --system
+        p.add_argument("--nodes", type=_positive_int, default=None,
+                       help="GPU nodes (pdftsp: K = 100; titan: 16 nodes x 4 GPUs)")
+        p.add_argument("--gpu", default=None, choices=["A100", "A40", "V100", "mix"],
+                       help="node type (pdftsp: mix of A100/A40; titan: the LUT's GPU, V100)")
+    else:
+        p.add_argument("--nodes", type=_positive_int, default=100, help="GPU nodes K (100)")
+        p.add_argument("--gpu", default="mix", choices=["A100", "A40", "mix"],
+                       help="node type (mix)")
     p.add_argument("--load", type=_load, default="high",
                    help="light, medium, high (30/50/80 arrivals per slot) or a mean (high)")
     p.add_argument("--vendors", type=int, default=5, help="labelling vendors N (5)")
@@ -83,9 +92,30 @@ def _parser() -> argparse.ArgumentParser:
         description="Online scheduling and auction pricing of LoRA fine-tuning jobs.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    sim = sub.add_parser("simulate", help="run one algorithm on a synthetic day")
-    _scenario_args(sim)
-    sim.add_argument("--algorithm", default="pdftsp", choices=sorted(algorithms.REGISTRY))
+    sim = sub.add_parser("simulate", help="run one algorithm on a synthetic day (pdftsp) or "
+                         "a fine-tuning workload (titan)")
+    sim.add_argument("--system", default="pdftsp", choices=sorted(systems.SYSTEMS),
+                     help="which paper's model (pdftsp)")
+    _scenario_args(sim, systems_=True)
+    sim.add_argument("--algorithm", default=None,
+                     help="a policy of the system (default its own: pdftsp or titan); "
+                     "pdftsp: " + ", ".join(sorted(algorithms.REGISTRY)) + "; titan: "
+                     + ", ".join(n.replace("_", "-") for n in systems.get("titan").policies))
+    titan = sim.add_argument_group("titan (--system titan)")
+    titan.add_argument("--jobs", type=_positive_int, default=None,
+                       help="jobs at density 1 of the helios workload (320)")
+    titan.add_argument("--density", type=float, default=1.0,
+                       help="workload density: 0.5, 1, 1.5, 2 (1)")
+    titan.add_argument("--model", default="vit-large",
+                       help="the LUT's model: vit, vit-large, roberta-base, roberta-large")
+    titan.add_argument("--gpus-per-node", type=_positive_int, default=4, help="(4)")
+    titan.add_argument("--preemptive", action="store_true",
+                       help="TITAN re-allocates running jobs at each event (the authors' "
+                       "later code); default non-preemptive, as the paper")
+    titan.add_argument("--candidates", default=None, choices=["pairs", "all_pairs", "application"],
+                       help="merge candidate sets (pairs)")
+    titan.add_argument("--constraints", default=None, choices=["pairwise", "literal"],
+                       help="reading of the merger's constraints (9)-(10) (pairwise)")
     sim.add_argument("--payment", default="critical", choices=["critical", "paper"],
                      help="critical (truthful threshold bid) or paper (eq. 14)")
     sim.add_argument("--solver", default="paper", choices=["paper", "exact"],
@@ -100,8 +130,9 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--work-resolution", type=_positive_int, default=8,
                      help="work units per slowest-node slot in the DP (8)")
     sim.add_argument("--trace", default=None,
-                     help="arrivals from a real trace day: mlaas, philly, helios, acme or a "
-                     "CSV path (scaled to --load)")
+                     help="pdftsp: arrivals from a real trace day: mlaas, philly, helios, "
+                     "acme or a CSV path (scaled to --load); titan: helios for the "
+                     "Helios-derived workload (default: the authors' workload)")
     sim.add_argument("--task-sizes", default="paper", choices=["paper", "trace"],
                      help="task work from the paper's ranges or the trace jobs' GPU time")
     sim.add_argument("--out", default=None, help="write the result dataset (netCDF)")
@@ -154,11 +185,13 @@ def _parser() -> argparse.ArgumentParser:
     _execution_args(cal)
 
     rep = sub.add_parser(
-        "reproduce", help="run every figure of the paper's section 5 into one cell store",
-        description="Run the cells of every figure sweep of lorasched.figures (Figs. 4-9, "
-        "12, 13 and the calibration page) as one parallel, resumable batch into STORE; the "
-        "figure notebooks then find their cells done. `make book` runs this with --size "
-        "full.")
+        "reproduce", help="run every figure of the papers' evaluations into one cell store",
+        description="Run the cells of every figure sweep of lorasched.figures (pdFTSP: "
+        "Figs. 4-9, 12, 13 and the calibration page; TITAN: Table 3, Fig. 5, Table 4) as one "
+        "parallel, resumable batch per system into STORE; the figure notebooks then find "
+        "their cells done. `make book` runs this with --size full.")
+    rep.add_argument("--system", default="all", choices=["all", "pdftsp", "titan"],
+                     help="whose figures (all)")
     rep.add_argument("--size", default="full", choices=["small", "full"],
                      help="full: the paper's setting (default); small: a quick look")
     rep.add_argument("--store", default=None,
@@ -167,8 +200,8 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--seeds", type=_positive_int, default=None,
                      help="seeds per cell (default: 3 full, 2 small)")
     rep.add_argument("--figures", nargs="+", default=None, metavar="FIG",
-                     help="only these figures (fig04 ... fig13, calibration; fig12 is two "
-                     "sweeps, LP bound and OPT)")
+                     help="only these figures of --system (pdftsp: fig04 ... fig13, "
+                     "calibration; fig12 is two sweeps, LP bound and OPT; titan: table3, fig05)")
     _execution_args(rep)
 
     cmp_stores = sub.add_parser(
@@ -264,9 +297,11 @@ def export_sweeps(folder, size: str = "full") -> list[Path]:
     if not folder.is_dir():
         raise ValueError(f"export-sweeps: folder {folder} does not exist")
     paths = []
-    for fig in figures.FIGURES.values():
+    for fig in [*figures.FIGURES.values(), *titan_figures.FIGURES.values()]:
         for sweep in fig.sweeps(size).values():
             path = folder / f"{sweep.name}.toml"
+            if path in paths:  # TITAN's pages share one sweep
+                continue
             path.write_text(f"# {fig.number}: {fig.title} — generated from "
                             f"lorasched.figures.{fig.system}.FIGURES[{fig.key!r}] by "
                             f"`lorasched export-sweeps`; do not edit\n" + sweep.to_toml())
@@ -362,21 +397,67 @@ def _sweep(args) -> int:
 
 def _reproduce(args) -> int:
     store = args.store or figures_store(args.size)
-    start = time.perf_counter()
-    report = figures.reproduce(args.size, store, seeds=args.seeds, figures=args.figures,
-                               workers=args.workers, scheduler=args.scheduler,
-                               serial=args.serial, progress=not args.no_progress)
-    if report.interrupted:
-        return 130
-    print(f"section 5 ({args.size}): {report.computed} cells computed, {report.skipped} "
-          f"already done, {len(report.failed)} failed in {time.perf_counter() - start:.0f} s "
-          f"-> {store}")
-    if report.failed:
-        print(f"failed cells (tracebacks in {store}/failed/; rerun to retry them):",
-              file=sys.stderr)
-        for where, error in report.failed:
-            print(f"  {where}: {error}", file=sys.stderr)
-        return 1
+    chosen = ["pdftsp", "titan"] if args.system == "all" else [args.system]
+    if args.figures and len(chosen) > 1:
+        raise ValueError("--figures names figures of one system: add --system pdftsp or "
+                         "--system titan")
+    status = 0
+    for name in chosen:
+        module = {"pdftsp": figures, "titan": titan_figures}[name]
+        start = time.perf_counter()
+        report = module.reproduce(args.size, store, seeds=args.seeds, figures=args.figures,
+                                  workers=args.workers, scheduler=args.scheduler,
+                                  serial=args.serial, progress=not args.no_progress)
+        if report.interrupted:
+            return 130
+        print(f"{name} ({args.size}): {report.computed} cells computed, {report.skipped} "
+              f"already done, {len(report.failed)} failed in "
+              f"{time.perf_counter() - start:.0f} s -> {store}")
+        if report.failed:
+            print(f"failed cells (tracebacks in {store}/failed/; rerun to retry them):",
+                  file=sys.stderr)
+            for where, error in report.failed:
+                print(f"  {where}: {error}", file=sys.stderr)
+            status = 1
+    return status
+
+
+def _simulate_titan(args) -> int:
+    for flag, value in (("--load", args.load != "high"), ("--vendors", args.vendors != 5),
+                        ("--slots", args.slots != 144), ("--payment", args.payment != "critical"),
+                        ("--constants", args.constants != "lemma2"),
+                        ("--alpha", args.alpha is not None), ("--beta", args.beta is not None),
+                        ("--task-sizes", args.task_sizes != "paper")):
+        if value:
+            raise ValueError(f"{flag} is pdFTSP's; --system titan has no such setting")
+    if args.trace not in (None, "helios"):
+        raise ValueError(f"--trace: --system titan has the authors' workload (no --trace) "
+                         f"or helios, got {args.trace!r}")
+    workload = "helios" if args.trace == "helios" else "authors"
+    scenario = titan_scenario(workload=workload, density=args.density, jobs=args.jobs,
+                              model=args.model, gpu=args.gpu or "V100",
+                              nodes=args.nodes or 16, gpus_per_node=args.gpus_per_node,
+                              seed=args.seed)
+    algorithm = args.algorithm or "titan"
+    options = {}
+    for name in ("preemptive", "candidates", "constraints"):
+        value = getattr(args, name)
+        if value not in (None, False):
+            options[name] = value
+    result = systems.simulate(scenario, algorithm=algorithm, seed=args.seed, **options)
+    systems.check_result(result)
+    a = result.attrs
+    print(f"{algorithm}: {a['n_jobs']} jobs ({workload} workload, density {args.density:g}, "
+          f"{a['model']} on {a['gpus']} {a['gpu']} GPUs), seed {args.seed}: average JCT "
+          f"{a['avg_jct_h']:.3f} h, makespan {a['makespan_h']:.2f} h, "
+          f"{a['n_merged_jobs']} jobs merged, {a['switch_h']:.2f} GPU-h switching, "
+          f"{result.sizes['decision']} MILP solves"
+          + (f" (mean {result['solve_s'].values.mean() * 1e3:.1f} ms, max "
+             f"{result['solve_s'].values.max() * 1e3:.1f} ms)"
+             if result.sizes["decision"] else "")
+          + (f" -> {args.out}" if args.out else ""))
+    if args.out:
+        result.to_netcdf(args.out)
     return 0
 
 
@@ -385,6 +466,21 @@ def _simulate(args, parser) -> int:
         folder = os.path.dirname(os.path.abspath(args.out))
         if not os.path.isdir(folder):
             parser.exit(2, f"lorasched: error: --out: folder {folder} does not exist\n")
+    if args.system == "titan":
+        return _simulate_titan(args)
+    for flag, value in (("--jobs", args.jobs), ("--preemptive", args.preemptive or None),
+                        ("--candidates", args.candidates), ("--constraints", args.constraints),
+                        ("--density", None if args.density == 1.0 else args.density)):
+        if value is not None:
+            raise ValueError(f"{flag} is TITAN's (--system titan); pdftsp has no such setting")
+    args.nodes = args.nodes or 100
+    args.gpu = args.gpu or "mix"
+    if args.gpu == "V100":
+        raise ValueError("--gpu V100: pdftsp's nodes are A100, A40 or mix")
+    args.algorithm = args.algorithm or "pdftsp"
+    if args.algorithm not in algorithms.REGISTRY:
+        raise ValueError(f"--algorithm {args.algorithm!r}: pdftsp's are "
+                         f"{sorted(algorithms.REGISTRY)}")
     scenario = synthetic_scenario(
         nodes=args.nodes, gpu=args.gpu, load=args.load, vendors=args.vendors,
         deadline_policy=args.deadline_policy, seed=args.seed, slots=args.slots,

@@ -254,3 +254,51 @@ def test_simulate_with_a_bad_option_in_the_constants_file_exits_2(tmp_path, caps
         main(["simulate", *TINY, "--constants", str(path)])
     assert exc.value.code == 2
     assert option.split(" =")[0] in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("algorithm", ["titan", "titan-nomerge", "titan-noswitch", "srtf",
+                                       "tiresias"])
+def test_simulate_titan_writes_a_checked_result(algorithm, tmp_path, capsys):
+    out = tmp_path / "run.nc"
+    assert main(["simulate", "--system", "titan", "--algorithm", algorithm, "--jobs", "20",
+                 "--density", "1", "--trace", "helios", "--seed", "1", "--out",
+                 str(out)]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith(f"{algorithm}: 20 jobs (helios workload") and "average JCT" in line
+    result = xr.open_dataset(out).load()
+    lorasched.check_result(result)
+    assert result.attrs["algorithm"] == algorithm.replace("-", "_")
+    again = lorasched.simulate(lorasched.titan_scenario(workload="helios", jobs=20, seed=1),
+                               algorithm)
+    assert result.attrs["avg_jct_h"] == pytest.approx(again.attrs["avg_jct_h"], rel=1e-12)
+    assert (result["finish_s"].values == again["finish_s"].values).all()
+
+
+def test_simulate_titan_default_is_the_authors_workload(capsys):
+    assert main(["simulate", "--system", "titan", "--algorithm", "srtf"]) == 0
+    assert "160 jobs (authors workload, density 1" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["simulate", "--system", "titan", "--load", "light"], "--load is pdFTSP's"),
+    (["simulate", "--system", "titan", "--trace", "philly"], "--trace"),
+    (["simulate", "--system", "titan", "--algorithm", "magic"], "unknown algorithm 'magic'"),
+    (["simulate", "--jobs", "5"], "--jobs is TITAN's"),
+    (["simulate", "--preemptive"], "--preemptive is TITAN's"),
+    (["simulate", "--gpu", "V100"], "--gpu V100"),
+    (["simulate", "--system", "nosuch"], "--system"),
+])
+def test_bad_titan_options_exit_2_with_a_message(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_reproduce_titan_small_fills_the_store(tmp_path, capsys):
+    store = tmp_path / "store"
+    assert main(["reproduce", "--system", "titan", "--size", "small", "--seeds", "1",
+                 "--store", str(store), "--serial", "--no-progress"]) == 0
+    assert "titan (small): 40 cells computed" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["reproduce", "--figures", "fig05", "--size", "small"])
