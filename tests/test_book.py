@@ -108,7 +108,8 @@ def test_notebook_parameters_and_no_outputs(path: Path):
 
 # The figure pages the browser test opens (paths of the built HTML, relative to the site
 # root); each must be in book/_toc.yml.
-FIGURE_PAGES = ["notebooks/fig04_scale.html", "notebooks/fig08_load.html"]
+FIGURE_PAGES = ["notebooks/fig04_scale.html", "notebooks/fig08_load.html",
+                "notebooks/titan_fig05.html"]
 
 ARTIFACTS = ROOT / "test-artifacts" / "book"
 WINDOW = (1280, 1000)  # Chromium's window; screenshots are this wide and the page's height

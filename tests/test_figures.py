@@ -19,8 +19,8 @@ from lorasched.figures.base import Prose
 from lorasched.figures.pdftsp import fig13 as fig13_module
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-FIGURE_PAGES = sorted(NOTEBOOKS.glob("fig*.ipynb")) + [NOTEBOOKS / "summary.ipynb",
-                                                      NOTEBOOKS / "calibration.ipynb"]
+FIGURE_PAGES = (sorted(NOTEBOOKS.glob("fig*.ipynb")) + sorted(NOTEBOOKS.glob("titan_*.ipynb"))
+                + [NOTEBOOKS / "summary.ipynb", NOTEBOOKS / "calibration.ipynb"])
 SWEEP_FIGURES = ("fig04", "fig05", "fig06", "fig07", "fig08", "fig09", "fig12", "fig13")
 
 
@@ -377,8 +377,8 @@ def test_summary_and_its_findings(monkeypatch):
 # --------------------------------------------------------------------------- pages
 #: digits allowed in a figure page's markdown after its first code cell: references and
 #: formulas in TeX ($...$), which are not data
-ALLOWED = re.compile(r"\b(?:Figs?\.|[Ee]q\.|Lemma|Theorem|[Ss]ection|Algorithm)"
-                     r"[ -]\(?\d+[a-z]?\)?|\$[^$]+\$")
+ALLOWED = re.compile(r"\b(?:Figs?\.|[Ee]qs?\.|Lemma|Theorem|[Ss]ection|Algorithm|Tables?)"
+                     r"[ -]\(?\d+[a-z]?\)?|\(\d+\)-\(\d+\)|\$[^$]+\$")
 
 
 def typed_numbers(nb) -> list[str]:
@@ -407,7 +407,8 @@ def test_typed_numbers_catches_a_typed_gain():
         nbformat.v4.new_markdown_cell("The paper reports 48.99 % (section 5, Fig. 8)."),
         nbformat.v4.new_code_cell("x = 1"),
         nbformat.v4.new_markdown_cell("See Fig. 12a, eq. (14), Lemma 2, the Lemma-2 constants, "
-                                      "Theorem 3, section 5, Algorithm 1 and the formula "
+                                      "Theorem 3, section 5, Algorithm 1, Table 4, (9)-(10) "
+                                      "and the formula "
                                       "$v_{\\max}(2^u - 1)$."),
         nbformat.v4.new_markdown_cell("Its gains over EFT are +20 %, +28 %, +36 %.")])
     found = typed_numbers(nb)

@@ -1,0 +1,65 @@
+"""TITAN's section 5, page by page: Table 2, Fig. 4, Table 3 (with the MILP's solve time),
+Fig. 5 with Table 4. Table 3, Fig. 5 and Table 4 share one sweep (workload x density x
+policy, :func:`.common.declaration`), so ``lorasched reproduce --system titan`` computes
+each cell once."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..base import Figure, Prose
+from ..base import reproduce as _reproduce
+from .common import ALGORITHMS, NAMES, WORKLOADS, declaration, table
+from .fig04 import Fig04
+from .fig05 import Fig05
+from .table2 import Table2
+from .table3 import Table3
+
+FIGURES: dict[str, Figure] = {f.key: f for f in (Table2(), Fig04(), Table3(), Fig05())}
+
+
+def figure(key: str) -> Figure:
+    """The TITAN page called ``key`` (``table2``, ``fig04``, ``table3``, ``fig05``)."""
+    try:
+        return FIGURES[key]
+    except KeyError:
+        raise ValueError(f"figure must be one of {sorted(FIGURES)}, got {key!r}") from None
+
+
+def reproduce(size: str = "full", store=None, *, seeds: int | None = None, figures=None,
+              workers: int | None = None, scheduler: str | None = None,
+              serial: bool = False, progress: bool = True):
+    """Run the cells of TITAN's pages (or of ``figures``) as one batch."""
+    chosen = [figure(k) for k in (figures or FIGURES)]
+    return _reproduce(chosen, size, store, seeds=seeds, workers=workers,
+                      scheduler=scheduler, serial=serial, progress=progress,
+                      name=f"TITAN section 5 ({size})")
+
+
+__all__ = ["ALGORITHMS", "FIGURES", "NAMES", "WORKLOADS", "declaration", "figure",
+           "reproduce", "summary", "summary_findings", "table"]
+
+
+def summary(size: str = "small", *, seeds: int | None = None, store=None):
+    """Every TITAN page's claims in one table (the TITAN rows of the reproduction
+    summary)."""
+    tables = []
+    for fig in FIGURES.values():
+        if fig.key in ("table2", "fig04"):
+            data = fig.data(size)
+        else:
+            data = fig.data(size, seeds=seeds, store=store)
+        tables.append(fig.claims(data))
+    return pd.concat(tables, ignore_index=True)
+
+
+def summary_findings(table) -> Prose:
+    """The TITAN part of the summary page's prose, from :func:`summary`'s table."""
+    count = table["verdict"].value_counts()
+    agree, disagree, unknown = (int(count.get(v, 0)) for v in ("agrees", "disagrees",
+                                                                "not shown"))
+    off = table[table["verdict"] == "disagrees"]
+    where = "; ".join(f"{r.figure}: {r.claim} ({r.workload})" for r in off.itertuples())
+    return Prose(f"Of {len(table)} TITAN checks, {agree} agree, {disagree} disagree and "
+                 f"{unknown} {'is' if unknown == 1 else 'are'} not shown."
+                 + (f" The disagreements: {where}." if where else ""))

@@ -1,0 +1,137 @@
+"""What TITAN's section-5 pages share: sizes, the policies and their names, the paper's
+numbers, the one sweep over workload x density x policy, and small table helpers.
+
+Sizes
+-----
+``"full"`` is the paper's setting: 16 nodes x 4 GPUs (64), ViT-L/16 step times on V100,
+the authors' workload (its own job count, 160 x density) and the Helios-derived one (320 x
+density jobs), densities 0.5, 1, 1.5, 2, seeds 1-3 (error bars: one standard deviation;
+the authors' workload depends on the seed only at density 0.5). ``"small"`` draws 40 x
+density jobs from each workload and uses 2 seeds, so that every page runs in seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from ...experiments import Sweep
+from ..base import Figure, check_size
+
+#: the policies of Table 3, in the paper's order
+ALGORITHMS = ["srtf", "tiresias", "titan_nomerge", "titan_noswitch", "titan"]
+NAMES = {"srtf": "SRTF", "tiresias": "Tiresias", "titan_nomerge": "TITAN (w/o task merger)",
+         "titan_noswitch": "TITAN (w/o pipeline switch)", "titan": "TITAN"}
+WORKLOADS = {"authors": "authors' workload", "helios": "Helios-derived workload"}
+#: Table 3 of the paper: average JCT (h), makespan (h)
+PAPER_TABLE3 = {"srtf": (1.68, 33.09), "tiresias": (1.67, 33.09),
+                "titan_nomerge": (1.23, 33.11), "titan_noswitch": (1.16, 29.01),
+                "titan": (1.04, 29.01)}
+#: Table 4 of the paper: density -> (% jobs >= 10 % faster, % >= 10 % slower than SRTF)
+PAPER_TABLE4 = {0.5: (18, 6), 1.0: (19, 8), 1.5: (20, 7), 2.0: (19, 11)}
+#: the MILP's solve time at 320 jobs, s (sec. 3: average / maximum on 1 vCPU)
+PAPER_SOLVE = (0.005, 0.16)
+DENSITIES = [0.5, 1.0, 1.5, 2.0]
+_SEEDS = {"full": 3, "small": 2}
+
+
+def base(size: str) -> dict:
+    """The fixed scenario parameters at ``size``."""
+    check_size(size)
+    return {"nodes": 16, "gpus_per_node": 4} | ({"jobs": 40} if size == "small" else {})
+
+
+def declaration(size: str, seeds: int | None = None) -> dict:
+    """The one sweep behind Table 3, Fig. 5 and Table 4 (Table 3 is its density-1 slice,
+    so its cells are computed once)."""
+    return {"name": f"titan_{size}", "system": "titan",
+            "description": "TITAN and its baselines over workload density",
+            "base": base(size), "axes": {"workload": list(WORKLOADS), "density": DENSITIES},
+            "algorithms": list(ALGORITHMS),
+            "seeds": _SEEDS[size] if seeds is None else int(seeds)}
+
+
+#: the other readings of the paper, one option each: name -> (option, value, label)
+READINGS = {
+    "preemptive": ("preemptive", True, "re-allocates running jobs at each event "
+                   "(the authors' later code)"),
+    "literal": ("constraints", "literal", "constraints (9)-(10) as printed"),
+    "application": ("candidates", "application", "one merge candidate per application "
+                    "(the authors' code)"),
+    "sum": ("merge_length", "sum", "a merged job does all its members' iterations"),
+}
+
+
+def readings_declaration(size: str, reading: str, seeds: int | None = None) -> dict:
+    """TITAN at density 1 with one reading changed (:data:`READINGS`)."""
+    option, value, label = READINGS[reading]
+    return {"name": f"titan_{reading}_{size}", "system": "titan",
+            "description": f"TITAN, {label}",
+            "base": base(size) | {"density": 1.0}, "axes": {"workload": list(WORKLOADS)},
+            "algorithms": ["titan"], "options": {"titan": {option: value}},
+            "seeds": _SEEDS[size] if seeds is None else int(seeds)}
+
+
+class TitanFigure(Figure):
+    """A TITAN page drawn from the shared sweep."""
+
+    system = "titan"
+    variant_column = "workload"
+
+    def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
+        check_size(size)
+        return {"titan": Sweep.from_dict(declaration(size, seeds))}
+
+    def describe(self, ds: xr.Dataset) -> str:
+        decl = json.loads(ds.attrs["sweep"])
+        jobs = ds["n_jobs"].sel(algorithm="srtf").mean("seed")
+        counts = "; ".join(
+            f"{WORKLOADS[str(w)]}: " + ", ".join(
+                f"{float(jobs.sel(workload=w, density=d)):.0f}" for d in ds["density"].values)
+            for w in ds["workload"].values)
+        fixed = ", ".join(f"{k} = {v}" for k, v in decl["base"].items())
+        return textwrap.fill(
+            f"{decl['description']}. Fixed: {fixed} (ViT-L/16 on V100). Densities "
+            f"{', '.join(f'{d:g}' for d in ds['density'].values)}; jobs per run by "
+            f"density: {counts}. Seeds {', '.join(map(str, ds['seed'].values))} (error "
+            "bars and ± : one standard deviation).", width=76)
+
+
+def mean_sd(da: xr.DataArray) -> tuple[float, float]:
+    v = np.asarray(da.values, dtype=float).ravel()
+    return float(v.mean()), float(v.std(ddof=1)) if v.size > 1 else 0.0
+
+
+def cell(ds: xr.Dataset, var: str, **at) -> tuple[float, float]:
+    """Mean and sd over seeds of ``ds[var]`` at ``at``."""
+    return mean_sd(ds[var].sel(**at))
+
+
+def fmt(ms: tuple[float, float], digits: int = 2) -> str:
+    return f"{ms[0]:.{digits}f} ± {ms[1]:.{digits}f}"
+
+
+def reduction(ds: xr.Dataset, var: str, better: str, worse: str, **at) -> float:
+    """Relative reduction of ``var`` of ``better`` against ``worse``, percent (means)."""
+    a = float(ds[var].sel(algorithm=better, **at).mean())
+    b = float(ds[var].sel(algorithm=worse, **at).mean())
+    return 100.0 * (1 - a / b)
+
+
+def table(ds: xr.Dataset, workload: str, density: float = 1.0) -> pd.DataFrame:
+    """Table 3 for one workload: average JCT and makespan (mean ± sd) beside the paper."""
+    rows = []
+    for alg in ALGORITHMS:
+        at = dict(workload=workload, density=density, algorithm=alg)
+        rows.append({"policy": NAMES[alg],
+                     "avg JCT (h)": fmt(cell(ds, "avg_jct_h", **at)),
+                     "makespan (h)": fmt(cell(ds, "makespan_h", **at)),
+                     "paper avg JCT (h)": PAPER_TABLE3[alg][0],
+                     "paper makespan (h)": PAPER_TABLE3[alg][1],
+                     "jobs merged": f"{cell(ds, 'n_merged_jobs', **at)[0]:.0f}",
+                     "switching (GPU-h)": f"{cell(ds, 'switch_h', **at)[0]:.1f}"})
+    return pd.DataFrame(rows)

@@ -1,0 +1,154 @@
+"""Plots of TITAN's pages (plotly): JCT by policy, JCT against density, Table 4's shares,
+the workloads' duration CDF and GPU requests, and one run's schedule as a Gantt chart."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import xarray as xr
+from plotly.subplots import make_subplots
+
+#: one colour per policy, the same on every TITAN page
+COLOURS = {"SRTF": "#6c757d", "Tiresias": "#e9c46a", "TITAN (w/o task merger)": "#8ecae6",
+           "TITAN (w/o pipeline switch)": "#219ebc", "TITAN": "#023047"}
+
+
+def _stats(da: xr.DataArray):
+    return da.mean("seed").values, (da.std("seed", ddof=1).values if da.sizes["seed"] > 1
+                                    else np.zeros(da.mean("seed").shape))
+
+
+def jct_bars(ds: xr.Dataset, names: dict, workloads: dict, density: float = 1.0,
+             paper: dict | None = None) -> go.Figure:
+    """Table 3 as bars: average JCT and makespan of each policy, one panel per workload
+    (mean, error bars one sd over seeds); the paper's numbers as markers."""
+    wls = [str(w) for w in ds["workload"].values]
+    fig = make_subplots(rows=2, cols=len(wls), shared_xaxes=True,
+                        subplot_titles=[workloads[w] for w in wls] + [""] * len(wls),
+                        vertical_spacing=0.08)
+    for c, wl in enumerate(wls, start=1):
+        for r, (var, unit) in enumerate((("avg_jct_h", "average JCT (h)"),
+                                         ("makespan_h", "makespan (h)")), start=1):
+            da = ds[var].sel(workload=wl, density=density)
+            mean, sd = _stats(da)
+            labels = [names[str(a)] for a in da["algorithm"].values]
+            fig.add_bar(x=labels, y=mean, error_y={"type": "data", "array": sd},
+                        marker_color=[COLOURS.get(n, "#999") for n in labels],
+                        showlegend=False, row=r, col=c,
+                        hovertemplate="%{x}: %{y:.3f} h<extra></extra>")
+            if paper:
+                col = 0 if var == "avg_jct_h" else 1
+                fig.add_scatter(x=labels, y=[paper[str(a)][col] for a in da["algorithm"].values],
+                                mode="markers", marker={"symbol": "x", "color": "#e76f51",
+                                                        "size": 9},
+                                name="paper (FMTrace)", showlegend=(r == 1 and c == 1),
+                                row=r, col=c)
+            fig.update_yaxes(title_text=unit if c == 1 else None, row=r, col=c)
+    fig.update_layout(height=560, title=f"Table 3 at density {density:g}",
+                      legend={"orientation": "h", "y": -0.15}, margin={"t": 70})
+    return fig
+
+
+def density_lines(ds: xr.Dataset, names: dict, workloads: dict,
+                  var: str = "avg_jct_h", title: str = "Fig. 5: average JCT against "
+                  "workload density", axis_title: str = "average JCT (h)") -> go.Figure:
+    """Fig. 5: ``var`` of each policy against density, one panel per workload."""
+    wls = [str(w) for w in ds["workload"].values]
+    fig = make_subplots(rows=1, cols=len(wls), subplot_titles=[workloads[w] for w in wls])
+    x = ds["density"].values
+    for c, wl in enumerate(wls, start=1):
+        for alg in ds["algorithm"].values:
+            name = names[str(alg)]
+            mean, sd = _stats(ds[var].sel(workload=wl, algorithm=alg))
+            fig.add_scatter(x=x, y=mean, error_y={"type": "data", "array": sd},
+                            mode="lines+markers", name=name, legendgroup=name,
+                            showlegend=c == 1, line={"color": COLOURS.get(name, "#999")},
+                            row=1, col=c)
+        fig.update_xaxes(title_text="workload density", row=1, col=c)
+    fig.update_yaxes(title_text=axis_title, row=1, col=1)
+    fig.update_layout(height=430, title=title, legend={"orientation": "h", "y": -0.25})
+    return fig
+
+
+def table4_bars(ds: xr.Dataset, workloads: dict, paper: dict) -> go.Figure:
+    """Table 4: share of jobs >= 10 % faster / slower under TITAN than under SRTF."""
+    wls = [str(w) for w in ds["workload"].values]
+    fig = make_subplots(rows=1, cols=len(wls), subplot_titles=[workloads[w] for w in wls],
+                        shared_yaxes=True)
+    x = [f"{d:g}" for d in ds["density"].values]
+    for c, wl in enumerate(wls, start=1):
+        for var, label, colour in (("faster_than_srtf", ">= 10 % faster", "#2a9d8f"),
+                                   ("slower_than_srtf", ">= 10 % slower", "#e76f51")):
+            mean, sd = _stats(ds[var].sel(workload=wl, algorithm="titan"))
+            fig.add_bar(x=x, y=100 * mean, error_y={"type": "data", "array": 100 * sd},
+                        name=label, legendgroup=label, showlegend=c == 1,
+                        marker_color=colour, row=1, col=c)
+        for k, (label, colour) in enumerate((("paper: faster", "#2a9d8f"),
+                                             ("paper: slower", "#e76f51"))):
+            fig.add_scatter(x=x, y=[paper.get(float(d), (np.nan, np.nan))[k]
+                                    for d in ds["density"].values],
+                            mode="markers", marker={"symbol": "x", "size": 10,
+                                                    "color": colour},
+                            name=label, legendgroup=label, showlegend=c == 1, row=1, col=c)
+        fig.update_xaxes(title_text="workload density", row=1, col=c)
+    fig.update_yaxes(title_text="% of jobs against SRTF", row=1, col=1)
+    fig.update_layout(barmode="group", height=420, title="Table 4: jobs at least 10 % "
+                      "faster or slower under TITAN than under SRTF",
+                      legend={"orientation": "h", "y": -0.25})
+    return fig
+
+
+def duration_cdf(df: pd.DataFrame, short_h: float = 0.5) -> go.Figure:
+    """Fig. 4 (left): CDF of job duration (h, log axis) by workload; a line at 30 min."""
+    fig = go.Figure()
+    for wl, g in df.groupby("workload", sort=False):
+        x = np.sort(g["duration_h"].values)
+        fig.add_scatter(x=x, y=np.arange(1, x.size + 1) / x.size, mode="lines", name=wl,
+                        line={"shape": "hv"})
+    fig.add_vline(x=short_h, line_dash="dot", annotation_text="30 min")
+    fig.update_xaxes(type="log", title_text="job duration alone on its requested GPUs (h)")
+    fig.update_yaxes(title_text="CDF", range=[0, 1])
+    fig.update_layout(height=380, title="Fig. 4 (left): job duration",
+                      legend={"orientation": "h", "y": -0.3})
+    return fig
+
+
+def gpu_requests(df: pd.DataFrame) -> go.Figure:
+    """Fig. 4 (right): share of jobs by GPUs requested, by workload."""
+    fig = go.Figure()
+    for wl, g in df.groupby("workload", sort=False):
+        counts = g["gpus"].value_counts(normalize=True).sort_index()
+        fig.add_bar(x=[str(v) for v in counts.index], y=100 * counts.values, name=wl)
+    fig.update_xaxes(title_text="GPUs requested", type="category")
+    fig.update_yaxes(title_text="% of jobs")
+    fig.update_layout(barmode="group", height=380, title="Fig. 4 (right): GPU requests",
+                      legend={"orientation": "h", "y": -0.3})
+    return fig
+
+
+def gantt(result: xr.Dataset, *, max_units: int = 60) -> go.Figure:
+    """One run's schedule: a bar per segment (unit on the y axis, hours on x), runs
+    coloured by width, switches in red; merged units marked."""
+    s0 = result["seg_start_s"].values / 3600
+    s1 = result["seg_end_s"].values / 3600
+    unit = result["seg_unit"].values
+    kind = result["seg_kind"].values
+    gpus = result["seg_gpus"].values
+    size = result["unit_size"].values
+    keep = unit < max_units
+    fig = go.Figure()
+    for k, (label, colour) in enumerate((("run", None), ("switch", "#e76f51"))):
+        m = keep & (kind == k)
+        text = [f"unit {u} ({'merged, ' + str(size[u]) + ' jobs' if size[u] > 1 else 'one job'})"
+                f", {g} GPUs" for u, g in zip(unit[m], gpus[m], strict=True)]
+        fig.add_bar(base=s0[m], x=s1[m] - s0[m], y=unit[m], orientation="h", name=label,
+                    marker={"color": colour or gpus[m], "colorscale": "Viridis"}
+                    if colour is None else {"color": colour},
+                    hovertext=text, hoverinfo="text")
+    fig.update_yaxes(title_text="unit (job or merged job)", autorange="reversed")
+    fig.update_xaxes(title_text="hours")
+    fig.update_layout(barmode="overlay", height=520, legend={"orientation": "h", "y": -0.2},
+                      title=f"{result.attrs['algorithm']}: the first {max_units} units' "
+                            "segments (colour: GPUs)")
+    return fig

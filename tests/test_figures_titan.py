@@ -1,0 +1,126 @@
+"""TITAN's book pages (lorasched.figures.titan) at the small size: the shared sweep, the
+claims tables, the prose, the summary rows, and the plots."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lorasched.figures.titan as figures
+import lorasched.present.titan as plots
+from lorasched.figures.base import VERDICTS
+from lorasched.figures.titan.common import PAPER_TABLE3, PAPER_TABLE4
+
+
+@pytest.fixture(scope="module")
+def sweep_data(tmp_path_factory):
+    store = tmp_path_factory.mktemp("titan-store")
+    return figures.figure("fig05").data("small", seeds=1, store=store), store
+
+
+def test_pages_share_one_sweep():
+    names = {f.key: [s.name for s in f.sweeps("full").values()]
+             for f in figures.FIGURES.values()}
+    assert names["fig05"] == ["titan_full"]
+    assert names["table3"] == ["titan_full", "titan_preemptive_full", "titan_literal_full",
+                               "titan_application_full", "titan_sum_full"]
+    sweep = figures.figure("fig05").sweep("full")
+    assert sweep.system == "titan"
+    assert list(sweep.algorithms) == figures.ALGORITHMS
+    assert sweep.seeds == (1, 2, 3) or list(sweep.seeds) == [1, 2, 3]
+
+
+def test_table2_reproduces_the_arithmetic_and_the_choice():
+    fig = figures.figure("table2")
+    df = fig.data()
+    assert df["avg JCT SRTF (min)"].tolist() == [30, 20, 55]
+    assert df["TITAN picks"].tolist() == ["merge", "SRTF", "SRTF"]
+    claims = fig.claims(df)
+    assert set(claims["verdict"]) == {"agrees"}
+    assert "3 of 3" in fig.findings(df)
+
+
+def test_fig04_claims_name_each_workload():
+    fig = figures.figure("fig04")
+    df = fig.data("small")
+    assert set(df["workload"]) == set(figures.WORKLOADS.values())
+    claims = fig.claims(df)
+    assert set(claims["verdict"]) <= set(VERDICTS)
+    helios_all = claims[claims["workload"].str.startswith("Helios Venus, all")]
+    assert helios_all["verdict"].tolist() == ["agrees"]  # 56 % of the filtered trace
+    show = plots.duration_cdf(df), plots.gpu_requests(df)
+    assert all(len(f.data) == 2 for f in show)
+
+
+def test_table3_and_fig05_claims_from_the_sweep(sweep_data):
+    ds, store = sweep_data
+    assert set(ds["workload"].values) == {"authors", "helios"}
+    assert list(ds["density"].values) == [0.5, 1.0, 1.5, 2.0]
+    table3 = figures.figure("table3").data("small", seeds=1, store=store)
+    assert set(table3) == {"titan", "preemptive", "literal", "application", "sum"}
+    readings = figures.figure("table3").readings(table3)
+    assert len(readings) == 2 * 5
+    assert readings["jobs merged"].iloc[4] == "0"  # merge_length="sum" never pays
+    for key, data in (("table3", table3), ("fig05", ds)):
+        fig = figures.figure(key)
+        claims = fig.claims(data)
+        assert len(claims) > 0
+        assert set(claims["verdict"]) <= set(VERDICTS)
+        text = fig.findings(data)
+        assert "nan" not in text
+    # SRTF against itself: no job faster or slower
+    srtf = ds.sel(algorithm="srtf")
+    assert float(srtf["faster_than_srtf"].max()) == 0.0
+    assert float(srtf["slower_than_srtf"].max()) == 0.0
+    # the ablations: no merged job without the merger
+    assert float(ds["n_merged_jobs"].sel(algorithm="titan_nomerge").max()) == 0.0
+    assert float(ds["switch_h"].sel(algorithm="titan_noswitch").mean()) > \
+        float(ds["switch_h"].sel(algorithm="titan").mean())
+
+
+def test_table3_verdict_follows_the_data(sweep_data):
+    ds, store = sweep_data
+    fig = figures.figure("table3")
+    data = fig.data("small", seeds=1, store=store)
+    worse = ds.copy(deep=True)
+    at = dict(algorithm="titan", density=1.0)
+    worse["avg_jct_h"].loc[at] = worse["avg_jct_h"].sel(algorithm="srtf", density=1.0) * 2
+    claims = fig.claims(data | {"titan": worse}).set_index(["claim", "workload"])
+    row = claims.loc[("TITAN's average JCT against SRTF", "authors' workload")]
+    assert row["verdict"] == "disagrees"
+    assert row["ours"] == "+100.0 %"
+    assert row["paper"] == f"-{100 * (1 - PAPER_TABLE3['titan'][0] / 1.68):.0f} %"
+
+
+def test_table4_rows_carry_the_papers_numbers(sweep_data):
+    ds, _ = sweep_data
+    t4 = figures.figure("fig05").table4(ds)
+    assert len(t4) == 8
+    assert t4["% faster (paper)"].tolist()[:4] == [v[0] for v in PAPER_TABLE4.values()]
+    figs = (plots.density_lines(ds, figures.NAMES, figures.WORKLOADS),
+            plots.table4_bars(ds, figures.WORKLOADS, PAPER_TABLE4),
+            plots.jct_bars(ds, figures.NAMES, figures.WORKLOADS, paper=PAPER_TABLE3))
+    assert all(len(f.data) > 0 for f in figs)
+
+
+def test_summary_rows_and_prose(sweep_data):
+    _, store = sweep_data
+    table = figures.summary("small", seeds=1, store=store)
+    assert set(table["figure"]) == {"Table 2", "Fig. 4", "Table 3", "Fig. 5 and Table 4"}
+    text = figures.summary_findings(table)
+    n = len(table)
+    assert text.startswith(f"Of {n} TITAN checks")
+    agree = int((table["verdict"] == "agrees").sum())
+    assert f"{agree} agree" in text
+
+
+def test_gantt_draws_every_segment():
+    import lorasched
+
+    sc = lorasched.titan_scenario(workload="authors", jobs=10, seed=1)
+    run = lorasched.simulate(sc, "titan")
+    fig = plots.gantt(run)
+    drawn = sum(len(t.x) for t in fig.data)
+    assert drawn == run.sizes["segment"]
+    assert np.isclose(sum(float(np.sum(t.x)) for t in fig.data),
+                      float((run["seg_end_s"] - run["seg_start_s"]).sum()) / 3600)
