@@ -21,9 +21,9 @@ def sweep_data(tmp_path_factory):
 def test_pages_share_one_sweep():
     names = {f.key: [s.name for s in f.sweeps("full").values()]
              for f in figures.FIGURES.values()}
-    assert names["fig05"] == ["titan_full"]
+    assert names["fig05"] == names["table4"] == names["solve"] == ["titan_full"]
     assert names["table3"] == ["titan_full", "titan_preemptive_full", "titan_literal_full",
-                               "titan_application_full", "titan_sum_full"]
+                               "titan_application_full", "titan_sum_full", "titan_switch_full"]
     sweep = figures.figure("fig05").sweep("full")
     assert sweep.system == "titan"
     assert list(sweep.algorithms) == figures.ALGORITHMS
@@ -57,11 +57,14 @@ def test_table3_and_fig05_claims_from_the_sweep(sweep_data):
     assert set(ds["workload"].values) == {"authors", "helios"}
     assert list(ds["density"].values) == [0.5, 1.0, 1.5, 2.0]
     table3 = figures.figure("table3").data("small", seeds=1, store=store)
-    assert set(table3) == {"titan", "preemptive", "literal", "application", "sum"}
+    assert set(table3) == {"titan", "preemptive", "literal", "application", "sum", "switch"}
+    switch = figures.figure("table3").switch_table(table3)
+    assert len(switch) == 2 * 4
+    assert plots.switch_lines(table3["switch"], figures.NAMES, figures.WORKLOADS).data
     readings = figures.figure("table3").readings(table3)
     assert len(readings) == 2 * 5
     assert readings["jobs merged"].iloc[4] == "0"  # merge_length="sum" never pays
-    for key, data in (("table3", table3), ("fig05", ds)):
+    for key, data in (("table3", table3), ("fig05", ds), ("table4", ds), ("solve", ds)):
         fig = figures.figure(key)
         claims = fig.claims(data)
         assert len(claims) > 0
@@ -94,7 +97,7 @@ def test_table3_verdict_follows_the_data(sweep_data):
 
 def test_table4_rows_carry_the_papers_numbers(sweep_data):
     ds, _ = sweep_data
-    t4 = figures.figure("fig05").table4(ds)
+    t4 = figures.figure("table4").table(ds)
     assert len(t4) == 8
     assert t4["% faster (paper)"].tolist()[:4] == [v[0] for v in PAPER_TABLE4.values()]
     figs = (plots.density_lines(ds, figures.NAMES, figures.WORKLOADS),
@@ -106,7 +109,8 @@ def test_table4_rows_carry_the_papers_numbers(sweep_data):
 def test_summary_rows_and_prose(sweep_data):
     _, store = sweep_data
     table = figures.summary("small", seeds=1, store=store)
-    assert set(table["figure"]) == {"Table 2", "Fig. 4", "Table 3", "Fig. 5 and Table 4"}
+    assert set(table["figure"]) == {"Table 2", "Fig. 4", "Table 3", "Fig. 5", "Table 4",
+                                    "Sec. 3"}
     text = figures.summary_findings(table)
     n = len(table)
     assert text.startswith(f"Of {n} TITAN checks")
@@ -124,3 +128,14 @@ def test_gantt_draws_every_segment():
     assert drawn == run.sizes["segment"]
     assert np.isclose(sum(float(np.sum(t.x)) for t in fig.data),
                       float((run["seg_end_s"] - run["seg_start_s"]).sum()) / 3600)
+
+
+def test_solve_page_lists_every_solve(sweep_data):
+    ds, _ = sweep_data
+    fig = figures.figure("solve")
+    df = fig.decisions(ds)
+    assert set(df["workload"]) == set(figures.WORKLOADS.values())
+    assert (df["solve_ms"] > 0).all() and (df["candidates"] >= 1).all()
+    assert len(plots.solve_scatter(df, (0.005, 0.16)).data) == 2
+    claims = fig.claims(ds)
+    assert len(claims) == 2 and claims["paper"].str.contains("0.005 s / 0.16 s").all()

@@ -152,3 +152,40 @@ def gantt(result: xr.Dataset, *, max_units: int = 60) -> go.Figure:
                       title=f"{result.attrs['algorithm']}: the first {max_units} units' "
                             "segments (colour: GPUs)")
     return fig
+
+
+def switch_lines(sw: xr.Dataset, names: dict, workloads: dict) -> go.Figure:
+    """Average JCT of TITAN with the pipelined and the naive switch against the switch
+    costs' scale (1 = the measured ones), one panel per workload."""
+    wls = [str(w) for w in sw["workload"].values]
+    fig = make_subplots(rows=1, cols=len(wls), subplot_titles=[workloads[w] for w in wls])
+    x = sw["switch_scale"].values
+    for c, wl in enumerate(wls, start=1):
+        for alg in sw["algorithm"].values:
+            name = names[str(alg)]
+            mean, sd = _stats(sw["avg_jct_h"].sel(workload=wl, algorithm=alg))
+            fig.add_scatter(x=x, y=mean, error_y={"type": "data", "array": sd},
+                            mode="lines+markers", name=name, legendgroup=name,
+                            showlegend=c == 1, line={"color": COLOURS.get(name, "#999")},
+                            row=1, col=c)
+        fig.update_xaxes(title_text="switch cost (x the measured ones)", row=1, col=c)
+    fig.update_yaxes(title_text="average JCT (h)", row=1, col=1)
+    fig.update_layout(height=420, title="The switch cost, swept",
+                      legend={"orientation": "h", "y": -0.25})
+    return fig
+
+
+def solve_scatter(df: pd.DataFrame, paper: tuple[float, float]) -> go.Figure:
+    """Each MILP solve: its time (ms, log axis) against the units and merge candidates it
+    was offered, by workload; the paper's mean and maximum as lines."""
+    fig = go.Figure()
+    for wl, g in df.groupby("workload", sort=False):
+        fig.add_scatter(x=g["candidates"], y=g["solve_ms"], mode="markers", name=wl,
+                        marker={"size": 5, "opacity": 0.6})
+    for value, label in zip(paper, ("paper: mean", "paper: max"), strict=True):
+        fig.add_hline(y=1000 * value, line_dash="dot", annotation_text=label)
+    fig.update_xaxes(title_text="units and merge candidates offered")
+    fig.update_yaxes(title_text="solve time (ms)", type="log")
+    fig.update_layout(height=420, title="The MILP's solve time per event",
+                      legend={"orientation": "h", "y": -0.25})
+    return fig

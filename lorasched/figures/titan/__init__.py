@@ -1,7 +1,8 @@
-"""TITAN's section 5, page by page: Table 2, Fig. 4, Table 3 (with the MILP's solve time),
-Fig. 5 with Table 4. Table 3, Fig. 5 and Table 4 share one sweep (workload x density x
-policy, :func:`.common.declaration`), so ``lorasched reproduce --system titan`` computes
-each cell once."""
+"""TITAN's evaluation, page by page: Table 2, Fig. 4, Table 3 (with every other reading and
+the switch cost swept), Fig. 5, Table 4 and the MILP's solve time (sec. 3). Table 3, Fig.
+5, Table 4 and the solve time share one sweep (workload x density x policy,
+:func:`.common.declaration`), so ``lorasched reproduce --system titan`` computes each cell
+once."""
 
 from __future__ import annotations
 
@@ -12,14 +13,18 @@ from ..base import reproduce as _reproduce
 from .common import ALGORITHMS, NAMES, WORKLOADS, declaration, table
 from .fig04 import Fig04
 from .fig05 import Fig05
+from .solve import SolveTime
 from .table2 import Table2
 from .table3 import Table3
+from .table4 import Table4
 
-FIGURES: dict[str, Figure] = {f.key: f for f in (Table2(), Fig04(), Table3(), Fig05())}
+FIGURES: dict[str, Figure] = {f.key: f for f in (Table2(), Fig04(), Table3(), Fig05(),
+                                                  Table4(), SolveTime())}
 
 
 def figure(key: str) -> Figure:
-    """The TITAN page called ``key`` (``table2``, ``fig04``, ``table3``, ``fig05``)."""
+    """The TITAN page called ``key`` (``table2``, ``fig04``, ``table3``, ``fig05``,
+    ``table4``, ``solve``)."""
     try:
         return FIGURES[key]
     except KeyError:

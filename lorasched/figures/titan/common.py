@@ -76,6 +76,21 @@ def readings_declaration(size: str, reading: str, seeds: int | None = None) -> d
             "seeds": _SEEDS[size] if seeds is None else int(seeds)}
 
 
+#: the switch costs swept, as multiples of the measured ones (Fig. 3)
+SWITCH_SCALES = [0.0, 1.0, 2.0, 4.0]
+
+
+def switch_declaration(size: str, seeds: int | None = None) -> dict:
+    """TITAN with the pipelined and with the naive switch at density 1, the switch costs
+    scaled by :data:`SWITCH_SCALES`."""
+    return {"name": f"titan_switch_{size}", "system": "titan",
+            "description": "TITAN with pipelined and naive switches, costs scaled",
+            "base": base(size) | {"density": 1.0},
+            "axes": {"workload": list(WORKLOADS), "switch_scale": list(SWITCH_SCALES)},
+            "algorithms": ["titan", "titan_noswitch"],
+            "seeds": _SEEDS[size] if seeds is None else int(seeds)}
+
+
 class TitanFigure(Figure):
     """A TITAN page drawn from the shared sweep."""
 

@@ -1,36 +1,16 @@
-"""Fig. 5 (average JCT against workload density) and Table 4 (share of jobs at least 10 %
-faster or slower under TITAN than under SRTF)."""
+"""Fig. 5: average JCT against workload density."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
-import xarray as xr
 
-from ...titan.scenario import titan_scenario
 from ..base import paragraphs
-from .common import ALGORITHMS, NAMES, PAPER_TABLE4, WORKLOADS, TitanFigure, cell, fmt
+from .common import ALGORITHMS, NAMES, WORKLOADS, TitanFigure, cell, fmt
 
 
 class Fig05(TitanFigure):
-    key, number, title = "fig05", "Fig. 5 and Table 4", "Performance across workload density"
-
-    def table4(self, ds) -> pd.DataFrame:
-        rows = []
-        for wl in ds["workload"].values:
-            for d in ds["density"].values:
-                at = dict(workload=str(wl), density=float(d), algorithm="titan")
-                fast = cell(ds, "faster_than_srtf", **at)
-                slow = cell(ds, "slower_than_srtf", **at)
-                paper = PAPER_TABLE4.get(float(d), (np.nan, np.nan))
-                rows.append({"workload": WORKLOADS[str(wl)], "density": float(d),
-                             "% faster (ours)": f"{100 * fast[0]:.1f} ± {100 * fast[1]:.1f}",
-                             "% faster (paper)": paper[0],
-                             "% slower (ours)": f"{100 * slow[0]:.1f} ± {100 * slow[1]:.1f}",
-                             "% slower (paper)": paper[1]})
-        return pd.DataFrame(rows)
+    key, number, title = "fig05", "Fig. 5", "Average JCT across workload density"
 
     def jct_table(self, ds) -> pd.DataFrame:
         rows = []
@@ -62,46 +42,9 @@ class Fig05(TitanFigure):
                          "ours": f"{gap[0]:.2f} h at {dens[0]:g} -> {gap[-1]:.2f} h at "
                                  f"{dens[-1]:g}",
                          "verdict": "agrees" if gap[-1] > gap[0] else "disagrees"})
-            within = [100 * (1 - float(ds["faster_than_srtf"].sel(workload=wl, density=d,
-                                                                     algorithm="titan").mean())
-                              - float(ds["slower_than_srtf"].sel(workload=wl, density=d,
-                                                                 algorithm="titan").mean()))
-                      for d in dens]
-            rows.append({"claim": "more than half of the jobs within 10 % of their SRTF JCT",
-                         "variant": WORKLOADS[wl], "paper": "> 50 % at every density",
-                         "ours": f"{min(within):.1f}-{max(within):.1f} %",
-                         "verdict": "agrees" if min(within) > 50 else "disagrees"})
-            for d in dens:
-                at = dict(workload=wl, density=d, algorithm="titan")
-                fast = 100 * cell(ds, "faster_than_srtf", **at)[0]
-                slow = 100 * cell(ds, "slower_than_srtf", **at)[0]
-                p = PAPER_TABLE4.get(d)
-                rows.append({"claim": f"Table 4 at density {d:g}: more jobs >= 10 % faster "
-                                      f"than slower", "variant": WORKLOADS[wl],
-                             "paper": f"{p[0]} % / {p[1]} %" if p else "not run",
-                             "ours": f"{fast:.1f} % / {slow:.1f} %",
-                             "verdict": ("agrees" if fast > slow else "disagrees")
-                             if p else "not shown"})
         return rows
 
-    def alone(self, ds) -> xr.DataArray:
-        """Mean time a job takes alone on its requested GPUs (h), per workload, density and
-        seed, from the sweep's scenarios (what SRTF's JCT would be without queueing)."""
-        decl = json.loads(ds.attrs["sweep"])
-        out = xr.DataArray(np.nan, coords={d: ds[d].values for d in ("workload", "density",
-                                                                      "seed")},
-                           dims=("workload", "density", "seed"))
-        for wl in ds["workload"].values:
-            for d in ds["density"].values:
-                for seed in ds["seed"].values:
-                    sc = titan_scenario(workload=str(wl), density=float(d), seed=int(seed),
-                                        **decl["base"])
-                    out.loc[wl, d, seed] = float((sc["total_iterations"]
-                                                  * sc["requested_iter_s"]).mean()) / 3600
-        return out
-
     def findings(self, ds):
-        alone = self.alone(ds)
         out = []
         for wl in ds["workload"].values:
             wl = str(wl)
@@ -110,26 +53,14 @@ class Fig05(TitanFigure):
             s = {a: (float(m.sel(algorithm=a, density=d0)), float(m.sel(algorithm=a,
                                                                             density=d1)))
                  for a in ALGORITHMS}
-            fast = ds["faster_than_srtf"].sel(workload=wl, algorithm="titan").mean("seed")
-            slow = ds["slower_than_srtf"].sel(workload=wl, algorithm="titan").mean("seed")
-            queue = 100 * (1 - alone.sel(workload=wl)
-                           / ds["avg_jct_h"].sel(workload=wl, algorithm="srtf")).mean("seed")
-            gpus = {a: float(ds["mean_gpus"].sel(workload=wl, algorithm=a).mean())
-                    for a in ("titan", "srtf")}
+            best = [NAMES[a] for a in ALGORITHMS
+                    if all(float(m.sel(algorithm=a, density=d))
+                           <= float(m.sel(density=d).min()) for d in ds["density"].values)]
             out.append(
                 f"On the {WORKLOADS[wl]}, from density {d0:g} to {d1:g} the average JCT "
-                f"goes from {s['srtf'][0]:.2f} to {s['srtf'][1]:.2f} h under SRTF and from "
-                f"{s['titan'][0]:.2f} to {s['titan'][1]:.2f} h under TITAN. Under TITAN "
-                f"{100 * float(fast.min()):.0f}-{100 * float(fast.max()):.0f} % of the jobs "
-                f"finish at least 10 % sooner than under SRTF and "
-                f"{100 * float(slow.min()):.0f}-{100 * float(slow.max()):.0f} % at least 10 % "
-                "later, across densities: far more jobs change by more than 10 % than in "
-                "the paper, where most stayed within it. Queueing makes up "
-                f"{float(queue.min()):.0f}-{float(queue.max()):.0f} % of SRTF's average JCT "
-                "(against the average time alone on the requested GPUs), and TITAN runs a "
-                f"job on {gpus['titan']:.1f} GPUs on average (over densities and seeds) "
-                f"where SRTF runs it on the {gpus['srtf']:.1f} it requested: TITAN changes "
-                "both when and how wide a job runs. FMTrace's load and requests are not "
-                "known, so how many of its jobs stayed within 10 % cannot be matched by "
-                "construction.")
+                f"goes from {s['srtf'][0]:.2f} to {s['srtf'][1]:.2f} h under SRTF, from "
+                f"{s['tiresias'][0]:.2f} to {s['tiresias'][1]:.2f} h under Tiresias and "
+                f"from {s['titan'][0]:.2f} to {s['titan'][1]:.2f} h under TITAN. "
+                + (f"{best[0]} has the shortest average JCT at every density."
+                   if best else "No policy has the shortest average JCT at every density."))
         return paragraphs(*out)
