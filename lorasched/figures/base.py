@@ -154,6 +154,14 @@ class Figure:
         return Prose("")
 
 
+def pick(figures: dict, key: str) -> Figure:
+    """``figures[key]``; ``ValueError`` naming the keys if there is none."""
+    try:
+        return figures[key]
+    except (KeyError, TypeError):
+        raise ValueError(f"figure must be one of {sorted(figures)}, got {key!r}") from None
+
+
 def reproduce(figures, size: str = "full", store=None, *, seeds: int | None = None,
               workers: int | None = None, scheduler: str | None = None,
               serial: bool = False, progress: bool = True, name: str | None = None):
@@ -161,6 +169,8 @@ def reproduce(figures, size: str = "full", store=None, *, seeds: int | None = No
     shared by several figures run once); returns the
     :class:`~lorasched.experiments.SweepReport`."""
     check_size(size)
+    if isinstance(figures, dict):  # a catalogue: all its figures
+        figures = list(figures.values())
     store = default_store(size) if store is None else store
     sweeps = [s for f in figures for s in f.sweeps(size, seeds).values()]
     return run_sweeps(sweeps, store, scheduler=scheduler, workers=workers, serial=serial,

@@ -29,6 +29,16 @@ def policy_options(run: Callable) -> frozenset[str]:
     return frozenset(p for p in params if p not in POLICY_ARGUMENTS)
 
 
+def check_options(run: Callable, algorithm: str, options: dict) -> None:
+    """``TypeError`` naming the options ``run`` does not accept, and those it does."""
+    params = inspect.signature(run).parameters
+    unknown = sorted(set(options) - set(params))
+    if unknown:
+        allowed = sorted(p for p in params if p not in POLICY_ARGUMENTS)
+        raise TypeError(f"algorithm {algorithm!r} got unknown option(s) {unknown}; "
+                        f"it accepts {allowed}")
+
+
 def source_fingerprint(fn: Callable) -> str:
     """A hash of ``fn``'s source code, or ``""`` for lorasched's own functions (whose
     source the package fingerprint covers). A policy written in a notebook or a user's

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import inspect
 import time
 
 import numpy as np
 import xarray as xr
 
+from ..model.system import check_options
 from . import policies
 from .result import assemble
 from .scenario import to_arrays
@@ -24,12 +24,7 @@ def simulate(scenario: xr.Dataset, algorithm: str = "pdftsp", seed: int | None =
     naming it. The returned dataset is described in :mod:`lorasched.pdftsp.result`.
     """
     run = policies.get(algorithm)
-    params = inspect.signature(run).parameters
-    unknown = sorted(set(options) - set(params))
-    if unknown:
-        allowed = sorted(p for p in params if p not in ("arrays", "rng"))
-        raise TypeError(f"algorithm {algorithm!r} got unknown option(s) {unknown}; "
-                        f"it accepts {allowed}")
+    check_options(run, algorithm, options)
     arrays = to_arrays(scenario)
     rng = np.random.default_rng(seed)
     start = time.perf_counter()

@@ -50,13 +50,14 @@ def jct_bars(ds: xr.Dataset, names: dict, workloads: dict, density: float = 1.0,
     return fig
 
 
-def density_lines(ds: xr.Dataset, names: dict, workloads: dict,
-                  var: str = "avg_jct_h", title: str = "Fig. 5: average JCT against "
-                  "workload density", axis_title: str = "average JCT (h)") -> go.Figure:
-    """Fig. 5: ``var`` of each policy against density, one panel per workload."""
+def policy_lines(ds: xr.Dataset, axis: str, names: dict, workloads: dict, *,
+                 var: str = "avg_jct_h", title: str, axis_title: str,
+                 y_title: str = "average JCT (h)") -> go.Figure:
+    """``var`` of each policy against ``axis`` (mean, error bars one sd over seeds), one
+    panel per workload."""
     wls = [str(w) for w in ds["workload"].values]
     fig = make_subplots(rows=1, cols=len(wls), subplot_titles=[workloads[w] for w in wls])
-    x = ds["density"].values
+    x = ds[axis].values
     for c, wl in enumerate(wls, start=1):
         for alg in ds["algorithm"].values:
             name = names[str(alg)]
@@ -65,10 +66,16 @@ def density_lines(ds: xr.Dataset, names: dict, workloads: dict,
                             mode="lines+markers", name=name, legendgroup=name,
                             showlegend=c == 1, line={"color": COLOURS.get(name, "#999")},
                             row=1, col=c)
-        fig.update_xaxes(title_text="workload density", row=1, col=c)
-    fig.update_yaxes(title_text=axis_title, row=1, col=1)
+        fig.update_xaxes(title_text=axis_title, row=1, col=c)
+    fig.update_yaxes(title_text=y_title, row=1, col=1)
     fig.update_layout(height=430, title=title, legend={"orientation": "h", "y": -0.25})
     return fig
+
+
+def density_lines(ds: xr.Dataset, names: dict, workloads: dict) -> go.Figure:
+    """Fig. 5: average JCT of each policy against density, one panel per workload."""
+    return policy_lines(ds, "density", names, workloads, axis_title="workload density",
+                        title="Fig. 5: average JCT against workload density")
 
 
 def table4_bars(ds: xr.Dataset, workloads: dict, paper: dict) -> go.Figure:
@@ -157,22 +164,9 @@ def gantt(result: xr.Dataset, *, max_units: int = 60) -> go.Figure:
 def switch_lines(sw: xr.Dataset, names: dict, workloads: dict) -> go.Figure:
     """Average JCT of TITAN with the pipelined and the naive switch against the switch
     costs' scale (1 = the measured ones), one panel per workload."""
-    wls = [str(w) for w in sw["workload"].values]
-    fig = make_subplots(rows=1, cols=len(wls), subplot_titles=[workloads[w] for w in wls])
-    x = sw["switch_scale"].values
-    for c, wl in enumerate(wls, start=1):
-        for alg in sw["algorithm"].values:
-            name = names[str(alg)]
-            mean, sd = _stats(sw["avg_jct_h"].sel(workload=wl, algorithm=alg))
-            fig.add_scatter(x=x, y=mean, error_y={"type": "data", "array": sd},
-                            mode="lines+markers", name=name, legendgroup=name,
-                            showlegend=c == 1, line={"color": COLOURS.get(name, "#999")},
-                            row=1, col=c)
-        fig.update_xaxes(title_text="switch cost (x the measured ones)", row=1, col=c)
-    fig.update_yaxes(title_text="average JCT (h)", row=1, col=1)
-    fig.update_layout(height=420, title="The switch cost, swept",
-                      legend={"orientation": "h", "y": -0.25})
-    return fig
+    return policy_lines(sw, "switch_scale", names, workloads,
+                        axis_title="switch cost (x the measured ones)",
+                        title="The switch cost, swept")
 
 
 def solve_scatter(df: pd.DataFrame, paper: tuple[float, float]) -> go.Figure:

@@ -13,7 +13,7 @@ import time
 import numpy as np
 import xarray as xr
 
-from ..model.system import System
+from ..model.system import System, check_options
 from . import policies
 from .result import assemble, check_result
 from .scenario import titan_scenario, to_arrays
@@ -50,12 +50,7 @@ def simulate(scenario: xr.Dataset, algorithm: str = "titan", seed: int | None = 
     """Run policy ``algorithm`` on a TITAN scenario; the result Dataset of :mod:`.result`.
     ``seed`` seeds the Generator handed to the policy (the shipped ones draw none)."""
     run = SYSTEM.policy(policy_name(algorithm))
-    params = inspect.signature(run).parameters
-    unknown = sorted(set(options) - set(params))
-    if unknown:
-        allowed = sorted(p for p in params if p not in ("arrays", "rng"))
-        raise TypeError(f"algorithm {algorithm!r} got unknown option(s) {unknown}; "
-                        f"it accepts {allowed}")
+    check_options(run, algorithm, options)
     arrays = to_arrays(scenario)
     rng = np.random.default_rng(seed)
     clock = time.perf_counter()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..base import Figure
+from ..base import Figure, pick
 from ..base import reproduce as _reproduce
 from .calibration import Calibration
 from .fig04 import Fig04
@@ -23,17 +23,14 @@ FIGURES: dict[str, Figure] = {f.key: f for f in (
 
 def figure(key: str) -> Figure:
     """The :class:`Figure` called ``key`` (``"fig04"`` ... ``"fig13"``)."""
-    try:
-        return FIGURES[key]
-    except KeyError:
-        raise ValueError(f"figure must be one of {sorted(FIGURES)}, got {key!r}") from None
+    return pick(FIGURES, key)
 
 
 def reproduce(size: str = "full", store=None, *, seeds: int | None = None, figures=None,
               workers: int | None = None, scheduler: str | None = None,
               serial: bool = False, progress: bool = True):
     """Run the cells of every figure's sweeps (or of ``figures``) as one batch."""
-    chosen = [figure(k) for k in (figures or FIGURES)]
+    chosen = [pick(FIGURES, k) for k in figures] if figures else FIGURES
     return _reproduce(chosen, size, store, seeds=seeds, workers=workers,
                       scheduler=scheduler, serial=serial, progress=progress,
                       name=f"section 5 ({size})")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..base import Figure, Prose
+from ..base import Figure, Prose, pick
 from ..base import reproduce as _reproduce
 from .common import ALGORITHMS, NAMES, WORKLOADS, declaration, table
 from .fig04 import Fig04
@@ -25,17 +25,14 @@ FIGURES: dict[str, Figure] = {f.key: f for f in (Table2(), Fig04(), Table3(), Fi
 def figure(key: str) -> Figure:
     """The TITAN page called ``key`` (``table2``, ``fig04``, ``table3``, ``fig05``,
     ``table4``, ``solve``)."""
-    try:
-        return FIGURES[key]
-    except KeyError:
-        raise ValueError(f"figure must be one of {sorted(FIGURES)}, got {key!r}") from None
+    return pick(FIGURES, key)
 
 
 def reproduce(size: str = "full", store=None, *, seeds: int | None = None, figures=None,
               workers: int | None = None, scheduler: str | None = None,
               serial: bool = False, progress: bool = True):
     """Run the cells of TITAN's pages (or of ``figures``) as one batch."""
-    chosen = [figure(k) for k in (figures or FIGURES)]
+    chosen = [pick(FIGURES, k) for k in figures] if figures else FIGURES
     return _reproduce(chosen, size, store, seeds=seeds, workers=workers,
                       scheduler=scheduler, serial=serial, progress=progress,
                       name=f"TITAN section 5 ({size})")
