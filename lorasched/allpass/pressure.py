@@ -1,0 +1,151 @@
+"""Allpass's demand-bound-function pressure (Allpass 2025, sec. 3.2, eqs. 1-2).
+
+Demand, eq. (1): ``D(t, T) = sum_{j in J(T)} r_j(t)``, the remaining work ``r_j(t)`` (seconds
+of GPU work on one worker of rate 1) of the jobs ``J(T)`` "whose deadlines fall within the
+next scheduling window T". lorasched reads the window as the half-open interval
+``(t, t + T]``: a deadline exactly at ``t + T`` counts, one at ``t`` does not (it is not in
+the *next* window). Jobs already past their deadline (``d_j <= t``) therefore add nothing by
+default; the paper's schedulability sentence ("all jobs expected to finish by t + T", i.e.
+``d_j <= t + T``) would count them, which ``include_overdue=True`` gives (window
+``(-inf, t + T]``), an option.
+
+Pressure, eq. (2): ``p(t) = max_{T in 𝒯} D(t, T) / (C_t T)``, with ``C_t`` the aggregate
+service rate of the serverful tier (work-seconds per second: the active workers' rates
+summed, so ``C_t T`` is the work the tier delivers in the window).
+
+The window set 𝒯: Algorithm 1 takes the max "across all time units in the current sliding
+window" (sec. 3.3), and sec. 5.1 configures "a sliding window of T = 30 minutes" re-evaluated
+"every 1 minute". lorasched reads 30 minutes as the *largest* window and the time unit as the
+re-evaluation tick: 𝒯 = {1, 2, ..., 30} minutes (:func:`window_set`, the DBF's family of
+prefixes of the horizon). :func:`pressure` takes any set of positive window lengths.
+
+No capacity (``C_t = 0``, e.g. before the first serverful worker starts): a window with
+demand has ratio ``inf``, one without has ratio 0 (an empty window asks nothing of no
+capacity), so ``p = inf`` if any window holds demand, else 0.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+
+#: the largest window, seconds (sec. 5.1: "a sliding window of T = 30 minutes")
+WINDOW_S = 1800.0
+#: the re-evaluation tick and the step between windows, seconds (sec. 5.1: "every 1 minute")
+TICK_S = 60.0
+
+
+class Pressure(NamedTuple):
+    """Eq. (2) with its binding window: ``p`` and the (first, i.e. shortest) window ``T``
+    attaining the max, with that window's demand ``D(t, T)``."""
+
+    p: float
+    window: float
+    demand: float
+
+
+def window_set(horizon: float = WINDOW_S, step: float = TICK_S) -> np.ndarray:
+    """𝒯 = {step, 2 step, ..., horizon} (seconds; module docstring). ``horizon`` must be a
+    whole multiple of ``step`` (to a relative 1e-9)."""
+    horizon = _positive(horizon, "horizon")
+    step = _positive(step, "step")
+    n = horizon / step
+    if abs(n - round(n)) > 1e-9 * max(1.0, n):
+        raise ValueError(f"horizon must be a whole multiple of step, got horizon={horizon!r}, "
+                         f"step={step!r}")
+    return step * np.arange(1, int(round(n)) + 1, dtype=float)
+
+
+def demand(t, T, deadline, remaining, *, include_overdue: bool = False):
+    """Eq. (1): remaining work (seconds) of the jobs with deadline in ``(t, t + T]``
+    (``(-inf, t + T]`` with ``include_overdue``). ``T`` a positive scalar gives a float; a
+    1-D array of windows gives an array, one demand per window."""
+    t = _finite(t, "t")
+    windows = np.asarray(T, dtype=float)
+    scalar = windows.ndim == 0
+    windows = _windows(np.atleast_1d(windows), "T")
+    d, r = _jobs(deadline, remaining)
+    out = _demand(t, windows, d, r, include_overdue)
+    return float(out[0]) if scalar else out
+
+
+def pressure(t, windows, capacity, deadline, remaining, *,
+             include_overdue: bool = False) -> float:
+    """Eq. (2): ``max_{T in windows} D(t, T) / (capacity T)`` (``inf``/0 rule for zero
+    capacity, module docstring)."""
+    return pressure_detail(t, windows, capacity, deadline, remaining,
+                           include_overdue=include_overdue).p
+
+
+def pressure_detail(t, windows, capacity, deadline, remaining, *,
+                    include_overdue: bool = False) -> Pressure:
+    """Eq. (2) with the binding window and its demand (:class:`Pressure`), what Algorithm 2
+    needs next to ``p``."""
+    t = _finite(t, "t")
+    windows = _windows(np.atleast_1d(np.asarray(windows, dtype=float)), "windows")
+    capacity = _finite(capacity, "capacity")
+    if capacity < 0:
+        raise ValueError(f"capacity must be >= 0, got {capacity!r}")
+    d, r = _jobs(deadline, remaining)
+    D = _demand(t, windows, d, r, include_overdue)                       # eq. (1)
+    if capacity > 0:
+        ratio = D / (capacity * windows)                                 # eq. (2)
+    else:  # C_t = 0: inf where there is demand, 0 where there is none
+        ratio = np.where(D > 0, math.inf, 0.0)
+    k = int(np.argmax(ratio))                                            # max over 𝒯, eq. (2)
+    return Pressure(float(ratio[k]), float(windows[k]), float(D[k]))
+
+
+# -- internals ---------------------------------------------------------------------------
+
+def _demand(t: float, windows: np.ndarray, d: np.ndarray, r: np.ndarray,
+            include_overdue: bool) -> np.ndarray:
+    order = np.argsort(d, kind="stable")
+    d_sorted = d[order]
+    cum = np.concatenate(([0.0], np.cumsum(r[order])))
+    hi = np.searchsorted(d_sorted, t + windows, side="right")           # d_j <= t + T
+    if include_overdue:
+        return cum[hi]
+    lo = np.searchsorted(d_sorted, t, side="right")                     # d_j > t
+    # a sum over the window's jobs rather than a difference of prefix sums: exact, and
+    # never a negative rounding residue
+    return np.array([r[order[lo:h]].sum() if h > lo else 0.0 for h in hi])
+
+
+def _finite(x, name: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x):
+        raise ValueError(f"{name} must be a finite number, got {x!r}")
+    return float(x)
+
+
+def _positive(x, name: str) -> float:
+    x = _finite(x, name)
+    if x <= 0:
+        raise ValueError(f"{name} must be > 0, got {x!r}")
+    return x
+
+
+def _windows(w: np.ndarray, name: str) -> np.ndarray:
+    if w.ndim != 1 or w.size == 0:
+        raise ValueError(f"{name} must be a positive number or a non-empty 1-D array of them, "
+                         f"got shape {w.shape}")
+    if not np.all(np.isfinite(w)) or np.any(w <= 0):
+        raise ValueError(f"{name} must be finite and > 0, got {w!r}")
+    return w
+
+
+def _jobs(deadline, remaining) -> tuple[np.ndarray, np.ndarray]:
+    d = np.asarray(deadline, dtype=float)
+    r = np.asarray(remaining, dtype=float)
+    if d.ndim != 1:
+        raise ValueError(f"deadline must be a 1-D array, got shape {d.shape}")
+    if r.shape != d.shape:
+        raise ValueError(f"remaining must have deadline's shape {d.shape}, got {r.shape}")
+    if not np.all(np.isfinite(d)):
+        raise ValueError("deadline must be finite")
+    if not np.all(np.isfinite(r)) or np.any(r < 0):
+        raise ValueError("remaining must be finite and >= 0")
+    return d, r

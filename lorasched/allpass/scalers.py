@@ -1,0 +1,207 @@
+"""Allpass's two scalers (Allpass 2025, sec. 3.3, Algorithms 1 and 2), driven by the pressure
+``p`` of eq. (2) (:mod:`lorasched.allpass.pressure`).
+
+Serverless scaler, Algorithm 1 (the temporal actuator): the execution threshold ``F``
+(seconds a job may run on the serverless tier before it is checkpointed and demoted)
+moves each tick by::
+
+    3: if p > 1 then    ΔF <- min(R_up, G_up (p - 1))
+    5: else             ΔF <- -min(R_dn, G_dn (1 - p))
+    7: F <- F + ΔF; τ <- now
+
+with sec. 5.1's ``G_up = 10, R_up = 100, G_dn = 2, R_dn = 30`` and ``F0 = 300`` s. ``p = 1``
+falls in the ``else`` branch and moves nothing. The paper prints no bound on ``F``; a negative
+time budget means nothing, so lorasched clamps ``F`` to ``[F_min, F_max]`` with the defaults
+``F_min = 0`` and ``F_max = inf`` (the paper names no bounds). ``p = inf`` (no serverful
+capacity and some demand) moves ``F`` by the full ``R_up``.
+
+Serverful scaler, Algorithm 2 (the spatial actuator), printed as::
+
+    2:  C <- I μ; Δ(t) <- max 0, D(t, T) - C
+    4:  if p > 1 then   k↑ <- ⌈Δ(T) / (μ T)⌉; add k↑ workers
+    8:  if p < 1 then   k↓ <- ⌊Δ(t) / (μ T)⌋; remove k↓ workers
+
+(line 5's ``Δ(T)`` is read as line 2's ``Δ(t)``). Greedy choice (sec. 3.3): scale-out takes
+the cheapest offers, the conventional cloud filling in where the marketplace has too few;
+scale-in releases "the most expensive, idle workers". As printed, ``D`` (seconds of work in
+the window) and ``C = I μ`` (a rate) are subtracted, and the same non-negative shortfall
+drives both triggers. Two readings (``reading``):
+
+* ``"evident"`` (default): the shortfall in work over the window, ``D - C T``: add
+  ``⌈(D - C T) / (μ T)⌉`` workers when ``p > 1``, release ``⌊(C T - D) / (μ T)⌋`` when
+  ``p < 1``. This is what the prose says the algorithm does (restore ``D <= C T``, the
+  paper's schedulability condition, with the fewest workers, and "release excess GPUs" when
+  ``p < 1``); the default because the printed line cannot release anything in consistent
+  units (``p < 1`` means ``D < C T``, so ``max(0, D - C T) = 0``).
+* ``"literal"``: ``Δ = max(0, D - C)`` exactly as printed, with ``C`` the rate as given.
+  When ``D <= C`` nothing is released; when ``p < 1`` and yet ``D - C >= μ T`` the print
+  releases ``⌊(D - C) / (μ T)⌋`` workers, more the more demand there is (the unit mix); on
+  scale-out it adds about ``D / (μ T)`` workers, ignoring the ``C T`` the current ones serve.
+
+Both never add fewer than 0 and never release more workers than are idle. Counts are taken
+after rounding the quotient to 9 decimals, so that ``(36000 - 18000) / 1800`` computed as
+``10.000000000000002`` adds 10, not 11.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Algorithm 1's gains, rate limits (seconds per tick) and initial threshold, sec. 5.1
+G_UP, R_UP, G_DN, R_DN, F0 = 10.0, 100.0, 2.0, 30.0, 300.0
+#: the serverful scaler's readings of Algorithm 2 (module docstring)
+READINGS = ("evident", "literal")
+
+
+class ServerlessScaler:
+    """Algorithm 1 (module docstring): state ``F`` (seconds) and ``tau`` (time of the last
+    update, ``-inf`` before the first; the paper's line 7 records it and uses it nowhere)."""
+
+    STATE = ("F", "tau", "ticks")
+
+    def __init__(self, *, G_up: float = G_UP, R_up: float = R_UP, G_dn: float = G_DN,
+                 R_dn: float = R_DN, F0: float = F0, F_min: float = 0.0,
+                 F_max: float = math.inf):
+        self.G_up = _nonneg(G_up, "G_up")
+        self.R_up = _nonneg(R_up, "R_up")
+        self.G_dn = _nonneg(G_dn, "G_dn")
+        self.R_dn = _nonneg(R_dn, "R_dn")
+        self.F_min = _nonneg(F_min, "F_min")
+        if (isinstance(F_max, bool) or not isinstance(F_max, numbers.Real)
+                or math.isnan(F_max) or F_max < self.F_min):
+            raise ValueError(f"F_max must be a number >= F_min ({self.F_min}), got {F_max!r}")
+        self.F_max = float(F_max)
+        F0 = _nonneg(F0, "F0")
+        if not self.F_min <= F0 <= self.F_max:
+            raise ValueError(f"F0 must lie in [F_min, F_max] = [{self.F_min}, {self.F_max}], "
+                             f"got {F0!r}")
+        self.F = F0
+        self.tau = -math.inf
+        self.ticks = 0
+
+    def delta(self, p) -> float:
+        """ΔF for pressure ``p`` (lines 3-6), before clamping."""
+        p = _pressure(p)
+        if p > 1:                                              # line 3: overload
+            return min(self.R_up, self.G_up * (p - 1))         # line 4
+        return -min(self.R_dn, self.G_dn * (1 - p))            # lines 5-6: underload
+
+    def step(self, p, now: float | None = None) -> float:
+        """One tick: ``F <- clamp(F + ΔF)`` (line 7), ``tau <- now``; returns the new F."""
+        dF = self.delta(p)
+        self.F = min(self.F_max, max(self.F_min, self.F + dF))  # line 7, clamped
+        if now is not None:
+            self.tau = _finite(now, "now")
+        self.ticks += 1
+        return self.F
+
+    def snapshot(self) -> dict:
+        return {"F": self.F, "tau": self.tau, "ticks": self.ticks}
+
+    def restore(self, state: dict) -> None:
+        self.F, self.tau, self.ticks = state["F"], state["tau"], state["ticks"]
+
+
+@dataclass(frozen=True)
+class ServerfulDecision:
+    """What Algorithm 2 decided in one tick.
+
+    ``add``: workers to provision (k↑); ``add_offers``: indices into the offers of the
+    cheapest ``min(add, len(offers))`` of them, cheapest first; ``fallback``: the rest,
+    ``add - len(add_offers)``, for the conventional cloud. ``remove``: indices into the idle
+    workers to release (k↓ of them, capped at the idle count), most expensive first.
+    ``shortfall``: the Δ the counts were taken from (work-seconds under ``"evident"``, the
+    printed ``max(0, D - C)`` under ``"literal"``; negative under ``"evident"`` is a surplus).
+    """
+
+    add: int
+    add_offers: tuple[int, ...]
+    fallback: int
+    remove: tuple[int, ...]
+    shortfall: float
+
+
+class ServerfulScaler:
+    """Algorithm 2 (module docstring) for a worker rate ``mu`` (work-seconds per second;
+    uniform workers, sec. 5.1). Stateless: the worker count ``I`` lives in the cluster, and
+    the caller passes the capacity ``C = I mu``; ``snapshot``/``restore`` keep the online
+    loop's convention."""
+
+    STATE = ()
+
+    def __init__(self, mu: float = 1.0, *, reading: str = "evident"):
+        if reading not in READINGS:
+            raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
+        self.mu = _finite(mu, "mu")
+        if self.mu <= 0:
+            raise ValueError(f"mu must be > 0, got {mu!r}")
+        self.reading = reading
+
+    def decide(self, demand, capacity, window, p, offer_prices=(), idle_prices=()
+               ) -> ServerfulDecision:
+        """One tick: ``demand`` D(t, T) (work-seconds), ``capacity`` C (rate), ``window`` T
+        (seconds), pressure ``p`` (eq. 2), the prices of the offers that can be provisioned
+        and of the idle workers that can be released (any order)."""
+        D = _nonneg(demand, "demand")
+        C = _nonneg(capacity, "capacity")
+        T = _finite(window, "window")
+        if T <= 0:
+            raise ValueError(f"window must be > 0, got {window!r}")
+        p = _pressure(p)
+        offers = _prices(offer_prices, "offer_prices")
+        idle = _prices(idle_prices, "idle_prices")
+        per_worker = self.mu * T                                   # μT
+        if self.reading == "literal":
+            shortfall = max(0.0, D - C)                            # line 2, as printed
+            up = down = shortfall
+        else:
+            shortfall = D - C * T                                  # line 2, work units
+            up, down = max(0.0, shortfall), max(0.0, -shortfall)
+        add = math.ceil(round(up / per_worker, 9)) if p > 1 else 0       # lines 4-5
+        k_down = math.floor(round(down / per_worker, 9)) if p < 1 else 0  # lines 8-9
+        k_down = min(k_down, idle.size)
+        cheapest = np.argsort(offers, kind="stable")[:add]
+        dearest = np.argsort(-idle, kind="stable")[:k_down]
+        return ServerfulDecision(add=add, add_offers=tuple(int(i) for i in cheapest),
+                                 fallback=add - cheapest.size,
+                                 remove=tuple(int(i) for i in dearest), shortfall=shortfall)
+
+    def snapshot(self) -> dict:
+        return {}
+
+    def restore(self, state: dict) -> None:
+        pass
+
+
+# -- validation --------------------------------------------------------------------------
+
+def _finite(x, name: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x):
+        raise ValueError(f"{name} must be a finite number, got {x!r}")
+    return float(x)
+
+
+def _nonneg(x, name: str) -> float:
+    x = _finite(x, name)
+    if x < 0:
+        raise ValueError(f"{name} must be >= 0, got {x!r}")
+    return x
+
+
+def _pressure(p) -> float:
+    if isinstance(p, bool) or not isinstance(p, numbers.Real) or math.isnan(p) or p < 0:
+        raise ValueError(f"p must be a number >= 0 (inf allowed), got {p!r}")
+    return float(p)
+
+
+def _prices(x, name: str) -> np.ndarray:
+    a = np.asarray(x, dtype=float)
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array, got shape {a.shape}")
+    if not np.all(np.isfinite(a)) or np.any(a < 0):
+        raise ValueError(f"{name} must be finite and >= 0")
+    return a
