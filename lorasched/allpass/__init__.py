@@ -5,10 +5,14 @@ GPU clouds.
   time), billing, start-up draws and a model of the Vast.ai A100 offer book calibrated
   to the $0.74/GPU-h of Fig. 12.
 * :mod:`.pressure` — the demand bound D(t, T) and the pressure ratio p(t) (eqs. 1-2).
+* :mod:`.workload` — the evaluation's jobs (sec. 5.1): Helios Venus or a log-normal mixture
+  fitted to Seren's Table 1, durations / 5 and inter-arrival times / 15, Table 4's models,
+  soft deadlines 1-10x the duration; Table 1's statistics and Fig. 1's shares of a trace.
 * :mod:`.scalers` — the serverless scaler (Algorithm 1) and the serverful scaler
   (Algorithm 2, literal and evident readings).
 
-Under construction (issue 13): the scenario, the two-tier engine, the baselines, the
+Under construction (issue 13): the scenario (job sizing against the paper's costs), the
+two-tier engine, the baselines, the
 result and its checker, and the book part are still to come.
 """
 
@@ -31,6 +35,17 @@ from .clouds import (
 )
 from .pressure import Pressure, demand, pressure, pressure_detail, window_set
 from .scalers import ServerfulDecision, ServerfulScaler, ServerlessScaler
+from .workload import (
+    MIXTURE,
+    PER_EPOCH_S,
+    SEREN_TABLE1,
+    allpass_workload,
+    fig1_shares,
+    fit_mixture,
+    mixture_stats,
+    table1_stats,
+    trace_table1,
+)
 
 __all__ = [
     "OFFER_COLUMNS",
@@ -56,4 +71,13 @@ __all__ = [
     "pressure",
     "pressure_detail",
     "window_set",
+    "MIXTURE",
+    "PER_EPOCH_S",
+    "SEREN_TABLE1",
+    "allpass_workload",
+    "fig1_shares",
+    "fit_mixture",
+    "mixture_stats",
+    "table1_stats",
+    "trace_table1",
 ]
