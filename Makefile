@@ -21,10 +21,10 @@ BOOK_NOTEBOOKS := $(patsubst notebooks/%,book/notebooks/%,$(NOTEBOOKS))
 LIB_SOURCES := $(shell find lorasched -name '*.py' 2>/dev/null)
 
 # Full papermill parameters for the book: PARAMS_<name> if set, else `-p size full` for the
-# figure notebooks (fig*, titan_*), the summary and the calibration page, else the notebook's
+# figure notebooks (fig*, titan_*, allpass_*), the summary and the calibration page, else the notebook's
 # own defaults.
 PARAMS_day := -p nodes 100 -p load high -p seed 1 -p size full
-params = $(or $(PARAMS_$(1)),$(if $(filter fig% summary calibration titan_%,$(1)),-p size full))
+params = $(or $(PARAMS_$(1)),$(if $(filter fig% summary calibration titan_% allpass_%,$(1)),-p size full))
 
 # The cells of every figure, computed once in parallel before the notebooks run; a change
 # to the library's source makes the cells' keys change, so they are recomputed.

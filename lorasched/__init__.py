@@ -10,6 +10,8 @@ seeds, any system) in parallel on Dask, resumably. The systems live in sub-packa
   :func:`offline_opt` (problem (4) exactly) and :func:`offline_upper_bound` (its LP bound).
 * :mod:`lorasched.titan` — TITAN (SoCC'22): :func:`titan_scenario`, the throughput LUT,
   the MILP and task merger, the event-driven scheduler, SRTF and Tiresias.
+* :mod:`lorasched.allpass` — Allpass (2025): :func:`allpass_scenario`, the clouds and the
+  offer book, DBF pressure, the two scalers, the two-tier cluster and sec. 5's baselines.
 
 Layers, bottom to top (imports only go downward): ``model`` (traces, job tables, GPU
 profiles, the system contract), ``lp`` (HiGHS column generation), ``jobsim`` (event-driven
@@ -18,6 +20,7 @@ sweep engine), ``figures`` (one object per figure of each paper), ``present`` (p
 widgets, benchmarks), ``cli``.
 """
 
+from .allpass.scenario import allpass_scenario
 from .experiments import Sweep, run_sweep, run_sweeps
 from .pdftsp.auction import OnlineAuction, payment_paper
 from .pdftsp.bound import offline_upper_bound
@@ -48,6 +51,7 @@ __all__ = [
     "simulate",
     "synthetic_scenario",
     "titan_scenario",
+    "allpass_scenario",
     "to_arrays",
     "validate_scenario",
 ]

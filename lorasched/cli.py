@@ -10,8 +10,12 @@ import time
 from pathlib import Path
 
 from . import systems
+from .allpass import policies as allpass_policies
+from .allpass.scenario import PAPER_CAPACITY, capacity_value
+from .allpass.workload import PAPER_JOBS as ALLPASS_JOBS
 from .experiments import Store, Sweep, compare_stores, default_store, grid, run_sweep
 from .experiments import calibrate as calibration
+from .figures import allpass as allpass_figures
 from .figures import pdftsp as figures
 from .figures import titan as titan_figures
 from .figures.base import default_store as figures_store
@@ -46,6 +50,21 @@ def _positive_int(value: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1, got {n}")
     return n
+
+
+def _capacity(value: str):
+    """--capacity: a positive whole number of serverful workers, or none (unlimited)."""
+    try:
+        cap = capacity_value(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a positive whole number or none (unlimited), got {value!r}") from None
+    return "none" if cap < 0 else cap
+
+
+def _figure_modules() -> dict:
+    """system -> its figures module."""
+    return {"pdftsp": figures, "titan": titan_figures, "allpass": allpass_figures}
 
 
 def _constants(value: str) -> str:
@@ -92,18 +111,22 @@ def _parser() -> argparse.ArgumentParser:
         description="Online scheduling and auction pricing of LoRA fine-tuning jobs.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    sim = sub.add_parser("simulate", help="run one algorithm on a synthetic day (pdftsp) or "
-                         "a fine-tuning workload (titan)")
+    sim = sub.add_parser("simulate", help="run one algorithm on a synthetic day (pdftsp), "
+                         "a fine-tuning workload (titan) or jobs on three GPU clouds "
+                         "(allpass)")
     sim.add_argument("--system", default="pdftsp", choices=sorted(systems.SYSTEMS),
                      help="which paper's model (pdftsp)")
     _scenario_args(sim, systems_=True)
     sim.add_argument("--algorithm", default=None,
-                     help="a policy of the system (default its own: pdftsp or titan); "
-                     "pdftsp: " + ", ".join(sorted(algorithms.REGISTRY)) + "; titan: "
-                     + ", ".join(n.replace("_", "-") for n in systems.get("titan").policies))
+                     help="a policy of the system (default its own: pdftsp, titan or "
+                     "allpass); pdftsp: " + ", ".join(sorted(algorithms.REGISTRY)) + "; titan: "
+                     + ", ".join(n.replace("_", "-") for n in systems.get("titan").policies)
+                     + "; allpass: "
+                     + ", ".join(n.replace("_", "-") for n in allpass_policies.REGISTRY))
     titan = sim.add_argument_group("titan (--system titan)")
     titan.add_argument("--jobs", type=_positive_int, default=None,
-                       help="jobs at density 1 of the helios workload (320)")
+                       help="titan: jobs at density 1 of the helios workload (320); "
+                       f"allpass: jobs of the workload ({ALLPASS_JOBS})")
     titan.add_argument("--density", type=float, default=1.0,
                        help="workload density: 0.5, 1, 1.5, 2 (1)")
     titan.add_argument("--model", default="vit-large",
@@ -116,6 +139,16 @@ def _parser() -> argparse.ArgumentParser:
                        help="merge candidate sets (pairs)")
     titan.add_argument("--constraints", default=None, choices=["pairwise", "literal"],
                        help="reading of the merger's constraints (9)-(10) (pairwise)")
+    allpass = sim.add_argument_group("allpass (--system allpass)")
+    allpass.add_argument("--capacity", type=_capacity, default=None,
+                         help="cap on concurrent serverful workers, or none for unlimited "
+                         f"({PAPER_CAPACITY})")
+    allpass.add_argument("--sizing", default=None, choices=["cost", "trace"],
+                         help="job work scaled to the paper's cost (cost) or the trace "
+                         "duration / 5 (trace) (cost)")
+    allpass.add_argument("--offers", default=None, metavar="PATH",
+                         help="a marketplace price/availability series instead of the "
+                         "modelled offer book")
     sim.add_argument("--payment", default="critical", choices=["critical", "paper"],
                      help="critical (truthful threshold bid) or paper (eq. 14)")
     sim.add_argument("--solver", default="paper", choices=["paper", "exact"],
@@ -132,7 +165,8 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--trace", default=None,
                      help="pdftsp: arrivals from a real trace day: mlaas, philly, helios, "
                      "acme or a CSV path (scaled to --load); titan: helios for the "
-                     "Helios-derived workload (default: the authors' workload)")
+                     "Helios-derived workload (default: the authors' workload); allpass: "
+                     "helios (default) or mixture (fitted to Seren)")
     sim.add_argument("--task-sizes", default="paper", choices=["paper", "trace"],
                      help="task work from the paper's ranges or the trace jobs' GPU time")
     sim.add_argument("--out", default=None, help="write the result dataset (netCDF)")
@@ -187,10 +221,11 @@ def _parser() -> argparse.ArgumentParser:
     rep = sub.add_parser(
         "reproduce", help="run every figure of the papers' evaluations into one cell store",
         description="Run the cells of every figure sweep of lorasched.figures (pdFTSP: "
-        "Figs. 4-9, 12, 13 and the calibration page; TITAN: Table 3, Fig. 5, Table 4) as one "
+        "Figs. 4-9, 12, 13 and the calibration page; TITAN: Table 3, Fig. 5, Table 4; "
+        "Allpass: Figs. 1, 6-12, computed in memory) as one "
         "parallel, resumable batch per system into STORE; the figure notebooks then find "
         "their cells done. `make book` runs this with --size full.")
-    rep.add_argument("--system", default="all", choices=["all", "pdftsp", "titan"],
+    rep.add_argument("--system", default="all", choices=["all", *_figure_modules()],
                      help="whose figures (all)")
     rep.add_argument("--size", default="full", choices=["small", "full"],
                      help="full: the paper's setting (default); small: a quick look")
@@ -202,7 +237,8 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--figures", nargs="+", default=None, metavar="FIG",
                      help="only these figures of --system (pdftsp, the default with --figures: "
                      "fig04 ... fig13, calibration; fig12 is two sweeps, LP bound and OPT; "
-                     "titan: table3, fig05)")
+                     "titan: table3, fig05"
+                     + "; allpass: " + ", ".join(allpass_figures.FIGURES) + ")")
     _execution_args(rep)
 
     cmp_stores = sub.add_parser(
@@ -298,7 +334,8 @@ def export_sweeps(folder, size: str = "full") -> list[Path]:
     if not folder.is_dir():
         raise ValueError(f"export-sweeps: folder {folder} does not exist")
     paths = []
-    for fig in [*figures.FIGURES.values(), *titan_figures.FIGURES.values()]:
+    for fig in [fig for module in _figure_modules().values()
+                for fig in module.FIGURES.values()]:
         for sweep in fig.sweeps(size).values():
             path = folder / f"{sweep.name}.toml"
             if path in paths:  # TITAN's pages share one sweep
@@ -401,10 +438,10 @@ def _reproduce(args) -> int:
     if args.system != "all":
         chosen = [args.system]
     else:  # --figures alone names pdFTSP's figures, as before TITAN's pages existed
-        chosen = ["pdftsp"] if args.figures else ["pdftsp", "titan"]
+        chosen = ["pdftsp"] if args.figures else list(_figure_modules())
     status = 0
     for name in chosen:
-        module = {"pdftsp": figures, "titan": titan_figures}[name]
+        module = _figure_modules()[name]
         start = time.perf_counter()
         report = module.reproduce(args.size, store, seeds=args.seeds, figures=args.figures,
                                   workers=args.workers, scheduler=args.scheduler,
@@ -423,6 +460,71 @@ def _reproduce(args) -> int:
     return status
 
 
+def _reject_allpass_flags(args, system: str) -> None:
+    """A ``ValueError`` naming the first of Allpass's flags given to another system."""
+    for flag, value in (("--capacity", args.capacity), ("--sizing", args.sizing),
+                        ("--offers", args.offers)):
+        if value is not None:
+            raise ValueError(f"{flag} is Allpass's (--system allpass); --system {system} "
+                             f"has no such setting")
+
+
+def _simulate_allpass(args) -> int:
+    for flag, value in (("--load", args.load != "high"), ("--vendors", args.vendors != 5),
+                        ("--slots", args.slots != 144),
+                        ("--deadline-policy", args.deadline_policy != "slack"),
+                        ("--payment", args.payment != "critical"),
+                        ("--solver", args.solver != "paper"),
+                        ("--constants", args.constants != "lemma2"),
+                        ("--alpha", args.alpha is not None), ("--beta", args.beta is not None),
+                        ("--work-resolution", args.work_resolution != 8),
+                        ("--task-sizes", args.task_sizes != "paper"),
+                        ("--progress", args.progress)):
+        if value:
+            raise ValueError(f"{flag} is pdFTSP's; --system allpass has no such setting")
+    for flag, value in (("--density", args.density != 1.0), ("--model", args.model != "vit-large"),
+                        ("--gpus-per-node", args.gpus_per_node != 4),
+                        ("--preemptive", args.preemptive),
+                        ("--candidates", args.candidates is not None),
+                        ("--constraints", args.constraints is not None)):
+        if value:
+            raise ValueError(f"{flag} is TITAN's (--system titan); --system allpass has no "
+                             f"such setting")
+    for flag, value in (("--nodes", args.nodes), ("--gpu", args.gpu)):
+        if value is not None:
+            raise ValueError(f"{flag}: --system allpass rents A100 workers from its clouds; "
+                             f"cap the serverful ones with --capacity")
+    name = (args.algorithm or "allpass").replace("-", "_")
+    if name not in allpass_policies.REGISTRY:
+        raise ValueError(f"--algorithm {args.algorithm!r}: allpass's are "
+                         + ", ".join(n.replace("_", "-") for n in allpass_policies.REGISTRY))
+    source = args.trace or "helios"
+    if source not in ("helios", "mixture"):
+        raise ValueError(f"--trace: --system allpass draws its jobs from helios (default) or "
+                         f"mixture, got {args.trace!r}")
+    if args.offers is not None and not os.path.isfile(args.offers):
+        raise FileNotFoundError(f"--offers: no such file {args.offers}")
+    capacity = PAPER_CAPACITY if args.capacity is None else args.capacity
+    scenario = systems.get("allpass").build_scenario(
+        jobs=args.jobs or ALLPASS_JOBS, source=source, capacity=capacity,
+        sizing=args.sizing or "cost", offer_file=args.offers, seed=args.seed)
+    result = systems.simulate(scenario, algorithm=name, seed=args.seed)
+    systems.check_result(result)
+    if args.out:
+        result.to_netcdf(args.out)
+    m = systems.get("allpass").measure(scenario, result)
+    print(f"{name.replace('_', '-')}: {result.sizes['job']} jobs ({source}, "
+          f"{args.sizing or 'cost'} sizing, "
+          + ("unlimited capacity" if capacity == "none" else f"capacity {capacity}")
+          + f"), seed {args.seed}: average JCT "
+          f"{m['avg_jct_min']:.1f} min, median {m['median_jct_min']:.1f} min, "
+          f"{m['share_10min']:.0%} <= 10 min, cost ${m['cost_usd']:.2f} (Modal "
+          f"${m['cost_modal_usd']:.2f}, Vast.ai ${m['cost_vast_usd']:.2f}, Lambda "
+          f"${m['cost_lambda_usd']:.2f}), at most {m['max_workers']:.0f} serverful workers"
+          + (f" -> {args.out}" if args.out else ""))
+    return 0
+
+
 def _simulate_titan(args) -> int:
     for flag, value in (("--load", args.load != "high"), ("--vendors", args.vendors != 5),
                         ("--slots", args.slots != 144), ("--payment", args.payment != "critical"),
@@ -431,6 +533,7 @@ def _simulate_titan(args) -> int:
                         ("--task-sizes", args.task_sizes != "paper")):
         if value:
             raise ValueError(f"{flag} is pdFTSP's; --system titan has no such setting")
+    _reject_allpass_flags(args, "titan")
     if args.trace not in (None, "helios"):
         raise ValueError(f"--trace: --system titan has the authors' workload (no --trace) "
                          f"or helios, got {args.trace!r}")
@@ -469,11 +572,17 @@ def _simulate(args, parser) -> int:
             parser.exit(2, f"lorasched: error: --out: folder {folder} does not exist\n")
     if args.system == "titan":
         return _simulate_titan(args)
-    for flag, value in (("--jobs", args.jobs), ("--preemptive", args.preemptive or None),
+    if args.system == "allpass":
+        return _simulate_allpass(args)
+    if args.jobs is not None:
+        raise ValueError("--jobs is TITAN's and Allpass's (--system titan or allpass); pdftsp "
+                         "has no such setting")
+    for flag, value in (("--preemptive", args.preemptive or None),
                         ("--candidates", args.candidates), ("--constraints", args.constraints),
                         ("--density", None if args.density == 1.0 else args.density)):
         if value is not None:
             raise ValueError(f"{flag} is TITAN's (--system titan); pdftsp has no such setting")
+    _reject_allpass_flags(args, "pdftsp")
     args.nodes = args.nodes or 100
     args.gpu = args.gpu or "mix"
     if args.gpu == "V100":

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import xarray as xr
 
+from .allpass.system import SYSTEM as ALLPASS
 from .model.system import System
 from .pdftsp.system import SYSTEM as PDFTSP
 from .titan.system import SYSTEM as TITAN
 
 #: name -> System
-SYSTEMS: dict[str, System] = {s.name: s for s in (PDFTSP, TITAN)}
+SYSTEMS: dict[str, System] = {s.name: s for s in (PDFTSP, TITAN, ALLPASS)}
 #: the system of a sweep or scenario that names none (everything before systems existed)
 DEFAULT = PDFTSP.name
 

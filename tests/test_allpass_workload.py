@@ -23,7 +23,7 @@ VARS = ("name", "submit_s", "work_s", "model", "per_epoch_s", "epochs", "deadlin
 
 @pytest.mark.parametrize("source", ["helios", "mixture"])
 def test_shape_and_attrs(source):
-    ds = allpass_workload(jobs=50, source=source, seed=3)
+    ds = allpass_workload(jobs=50, source=source, seed=3, sizing="trace")
     assert ds.sizes["job"] == 50
     assert set(VARS) <= set(ds.data_vars)
     assert ds.attrs["source"] == source and ds.attrs["seed"] == 3
@@ -32,7 +32,27 @@ def test_shape_and_attrs(source):
     assert ds.attrs["gpu_hours"] == pytest.approx(float(ds.work_s.sum()) / 3600)
     assert ds.submit_s.values[0] == 0 and np.all(np.diff(ds.submit_s.values) >= 0)
     np.testing.assert_allclose(ds.work_s, ds.trace_duration_s / 5)
+    assert ds.attrs["sizing"] == "trace" and ds.attrs["work_scale"] == 1.0
     assert set(ds.model.values) <= set(PER_EPOCH_S)
+
+
+@pytest.mark.parametrize(("source", "mean_s"), [("helios", None), ("mixture", 1208.0)])
+def test_cost_sizing_scales_work_to_the_papers_bill(source, mean_s):
+    from lorasched.allpass.workload import PAPER_WORK_H
+    from lorasched.model.traces import read_trace
+    if mean_s is None:
+        d = read_trace("helios").duration_s.astype(float)
+        mean_s = float(d[d > 0].mean())
+    trace = allpass_workload(jobs=50, source=source, seed=3, sizing="trace")
+    cost = allpass_workload(jobs=50, source=source, seed=3)
+    scale = PAPER_WORK_H * 3600 / (200 * mean_s / 5)
+    assert cost.attrs["sizing"] == "cost"
+    assert cost.attrs["work_scale"] == pytest.approx(scale)
+    np.testing.assert_allclose(cost.work_s, trace.work_s * scale)
+    np.testing.assert_array_equal(cost.submit_s, trace.submit_s)
+    np.testing.assert_allclose(cost.deadline_s - cost.submit_s,
+                               (trace.deadline_s - trace.submit_s) * scale)
+    assert PAPER_WORK_H == pytest.approx(332.5, abs=0.1)
 
 
 @pytest.mark.parametrize("source", ["helios", "mixture"])
@@ -107,6 +127,7 @@ def test_trace_table1_helios():
     ({"jobs": 10**7}, "jobs"), ({"source": "seren"}, "source"), ({"seed": -1}, "seed"),
     ({"seed": 1.5}, "seed"), ({"duration_scale": 0}, "duration_scale"),
     ({"iat_scale": float("nan")}, "iat_scale"), ({"iat_scale": "x"}, "iat_scale"),
+    ({"sizing": "paper"}, "sizing"), ({"sizing": None}, "sizing"),
 ])
 def test_bad_arguments_named(kwargs, name):
     with pytest.raises(ValueError, match=name):

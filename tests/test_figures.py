@@ -20,6 +20,7 @@ from lorasched.figures.pdftsp import fig13 as fig13_module
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 FIGURE_PAGES = (sorted(NOTEBOOKS.glob("fig*.ipynb")) + sorted(NOTEBOOKS.glob("titan_*.ipynb"))
+                + sorted(NOTEBOOKS.glob("allpass_*.ipynb"))
                 + [NOTEBOOKS / "summary.ipynb", NOTEBOOKS / "calibration.ipynb"])
 SWEEP_FIGURES = ("fig04", "fig05", "fig06", "fig07", "fig08", "fig09", "fig12", "fig13")
 

@@ -11,9 +11,11 @@ GPU clouds.
 * :mod:`.scalers` — the serverless scaler (Algorithm 1) and the serverful scaler
   (Algorithm 2, literal and evident readings).
 
-Under construction (issue 13): the scenario (job sizing against the paper's costs), the
-two-tier engine, the baselines, the
-result and its checker, and the book part are still to come.
+* :mod:`.scenario` — the evaluation's scenario: jobs, offer book and serverful cap.
+* :mod:`.cluster` — the two-tier cluster as an event loop (serverless stints, demotion,
+  the serverful queue, leases), shared by Allpass and every baseline.
+* :mod:`.policies` — Allpass, Fixed-60s/600s, TL-P/TL-NP, SJF-P/SJF-NP, HPA, Modal.
+* :mod:`.result` — the result Dataset and its checker; :mod:`.system` — the System.
 """
 
 from .clouds import (

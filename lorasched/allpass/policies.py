@@ -1,0 +1,186 @@
+"""The Allpass system's policies: name -> ``run(arrays, rng, **options) -> Run``.
+
+=====================  ===================================================================
+``allpass``            Allpass (sec. 3): serverless first with the adaptive threshold F
+                       (Algorithm 1), EDF serverful queue, DBF-driven workers (Algorithm 2)
+``allpass_fixed60``    Allpass with F fixed at 60 s (appendix A.1, Fig. 11)
+``allpass_fixed600``   Allpass with F fixed at 600 s (Fig. 11)
+``tl_p``, ``tl_np``    Tiresias-L (Gu et al., NSDI'19): two-queue LAS on attained service,
+                       preemptive / not, serverful only, workers on demand under the cap
+``sjf_p``              SJF with proportional share (stride scheduling, tickets ~ 1/work,
+                       quantum ``quantum_s``), serverful only, on demand; an oracle
+``sjf_np``             non-preemptive shortest job first, serverful only; an oracle
+``hpa``                Kubernetes HPA at 70 % utilisation, FIFO, serverful only
+``modal``              every job on its own Modal worker, start to end
+=====================  ===================================================================
+
+The baselines get what sec. 5.1 gives them: Tiresias-L knows no job length (it orders by
+attained service); SJF knows every job's duration in advance ("an offline oracle ... perfect
+prior knowledge", the paper's own label); HPA sees GPU utilisation only. Every serverful
+baseline rents from the same market as Allpass (cheapest Vast.ai offer first, Lambda as
+fallback), pays the same checkpoint and restore on a preemption as Allpass pays on a
+demotion, and meets the scenario's cap. Hyphenated names (``tl-p``, ``allpass-fixed60``)
+are accepted by :func:`lorasched.allpass.system.simulate`.
+
+A policy of your own is a function ``run(arrays, rng, **options)`` returning a
+:class:`~lorasched.allpass.cluster.Run` (most simply an :class:`.cluster.AllpassCluster`
+run with your settings), registered with
+``lorasched.systems.get("allpass").register(name, run)``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from .cluster import (
+    CHECKPOINT_S,
+    HPA_TARGET,
+    HPA_WINDOW_S,
+    QUANTUM_S,
+    RESTORE_S,
+    TIRESIAS_THRESHOLD_S,
+    AllpassCluster,
+    Run,
+)
+from .scalers import F0, READINGS, ServerlessScaler
+from .scenario import AllpassArrays
+
+
+def _seconds(name: str, value, *, positive: bool = False) -> float:
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+            or not math.isfinite(value) or value < 0 or (positive and value == 0)):
+        raise ValueError(f"{name!r} must be a {'positive' if positive else 'non-negative'} "
+                         f"finite number, got {value!r}")
+    return float(value)
+
+
+def _overheads(checkpoint_s, restore_s) -> dict:
+    return {"checkpoint_s": _seconds("checkpoint_s", checkpoint_s),
+            "restore_s": _seconds("restore_s", restore_s)}
+
+
+def _run(arrays: AllpassArrays, rng: np.random.Generator, **settings) -> Run:
+    cluster = AllpassCluster(arrays.submit, arrays.work, arrays.deadline, arrays.offers,
+                             arrays.capacity, rng, **settings)
+    cluster.run()
+    return cluster.result()
+
+
+def allpass(arrays: AllpassArrays, rng: np.random.Generator, *, F0: float = F0,
+            G_up: float = 10.0, R_up: float = 100.0, G_dn: float = 2.0, R_dn: float = 30.0,
+            reading: str = "evident", overdue: bool = True,
+            checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
+    """Allpass (sec. 3). ``F0`` and the gains of Algorithm 1 (sec. 5.1's values);
+    ``reading`` of Algorithm 2 (``"evident"`` or ``"literal"``, :mod:`.scalers`);
+    ``overdue``: count jobs past their deadline in D (eq. 1; ``False`` is the literal
+    window ``(t, t + T]``, :mod:`.pressure`); checkpoint and restore seconds of a demotion
+    (default 42 + 42 = the paper's 1.4 min)."""
+    if reading not in READINGS:
+        raise ValueError(f"'reading' must be one of {READINGS}, got {reading!r}")
+    if not isinstance(overdue, bool | np.bool_):
+        raise ValueError(f"'overdue' must be True or False, got {overdue!r}")
+    scaler = ServerlessScaler(G_up=G_up, R_up=R_up, G_dn=G_dn, R_dn=R_dn,
+                              F0=_seconds("F0", F0))
+    return _run(arrays, rng, serverless="adaptive", F=F0, scaler=scaler, discipline="edf",
+                provision="dbf", reading=reading, overdue=bool(overdue),
+                **_overheads(checkpoint_s, restore_s))
+
+
+def allpass_fixed(arrays: AllpassArrays, rng: np.random.Generator, *, F: float = 60.0,
+                  reading: str = "evident", overdue: bool = True,
+                  checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
+    """Allpass with a fixed serverless threshold ``F`` (s); Algorithm 2 as in Allpass."""
+    if reading not in READINGS:
+        raise ValueError(f"'reading' must be one of {READINGS}, got {reading!r}")
+    return _run(arrays, rng, serverless="fixed", F=_seconds("F", F), discipline="edf",
+                provision="dbf", reading=reading, overdue=bool(overdue),
+                **_overheads(checkpoint_s, restore_s))
+
+
+def allpass_fixed60(arrays, rng, **options) -> Run:
+    """Fig. 11's Fixed-60s."""
+    return allpass_fixed(arrays, rng, F=60.0, **options)
+
+
+def allpass_fixed600(arrays, rng, **options) -> Run:
+    """Fig. 11's Fixed-600s."""
+    return allpass_fixed(arrays, rng, F=600.0, **options)
+
+
+def _serverful(arrays, rng, discipline, *, preemptive=False, share="none",
+               provision="on-demand", checkpoint_s=CHECKPOINT_S, restore_s=RESTORE_S,
+               **extra) -> Run:
+    return _run(arrays, rng, serverless="none", discipline=discipline,
+                preemptive=preemptive, share=share, provision=provision,
+                **_overheads(checkpoint_s, restore_s), **extra)
+
+
+def tl_p(arrays, rng, *, threshold_s: float = TIRESIAS_THRESHOLD_S,
+         checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
+    """Tiresias-L, preemptive: a job that reaches ``threshold_s`` of attained service drops
+    to the low queue; a high-queue job preempts a low-queue one. The threshold is not in
+    the Allpass paper: one hour, as for TITAN's Tiresias (an option)."""
+    return _serverful(arrays, rng, "tiresias", preemptive=True,
+                      tiresias_threshold_s=_seconds("threshold_s", threshold_s, positive=True),
+                      checkpoint_s=checkpoint_s, restore_s=restore_s)
+
+
+def tl_np(arrays, rng, *, threshold_s: float = TIRESIAS_THRESHOLD_S,
+          checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
+    """Tiresias-L without preemption: a placed job runs to its end (every queued job has
+    attained nothing, so the order is arrival order: head-of-line blocking, sec. 5.2)."""
+    return _serverful(arrays, rng, "tiresias", preemptive=False,
+                      tiresias_threshold_s=_seconds("threshold_s", threshold_s, positive=True),
+                      checkpoint_s=checkpoint_s, restore_s=restore_s)
+
+
+def sjf_p(arrays, rng, *, quantum_s: float = QUANTUM_S, checkpoint_s: float = CHECKPOINT_S,
+          restore_s: float = RESTORE_S) -> Run:
+    """SJF with proportional share (sec. 5.2 cites Waldspurger & Weihl): stride scheduling
+    with tickets proportional to 1 / work, re-decided every ``quantum_s`` (lorasched's
+    choice, 10 min; the paper names no quantum)."""
+    return _serverful(arrays, rng, "sjf", share="stride",
+                      quantum_s=_seconds("quantum_s", quantum_s, positive=True),
+                      checkpoint_s=checkpoint_s, restore_s=restore_s)
+
+
+def sjf_np(arrays, rng, *, checkpoint_s: float = CHECKPOINT_S,
+           restore_s: float = RESTORE_S) -> Run:
+    """Non-preemptive SJF on each job's true work (an oracle, as in the paper)."""
+    return _serverful(arrays, rng, "sjf", checkpoint_s=checkpoint_s, restore_s=restore_s)
+
+
+def hpa(arrays, rng, *, target: float = HPA_TARGET, window_s: float = HPA_WINDOW_S) -> Run:
+    """Kubernetes HPA on the serverful tier: ``desired = ceil(I u / target)`` every tick,
+    downscale stabilised over ``window_s`` (cluster docstring), FIFO queue."""
+    if (isinstance(target, bool) or not isinstance(target, numbers.Real)
+            or not 0 < target <= 1):
+        raise ValueError(f"'target' must be in (0, 1], got {target!r}")
+    return _serverful(arrays, rng, "fifo", provision="hpa", hpa_target=float(target),
+                      hpa_window_s=_seconds("window_s", window_s))
+
+
+def modal(arrays, rng) -> Run:
+    """Every job on a Modal worker of its own from submission to completion."""
+    return _run(arrays, rng, serverless="all", discipline="fifo", provision="on-demand")
+
+
+#: name -> run; the system's registry (:class:`lorasched.model.system.System`)
+REGISTRY = {
+    "allpass": allpass,
+    "allpass_fixed60": allpass_fixed60,
+    "allpass_fixed600": allpass_fixed600,
+    "tl_p": tl_p,
+    "tl_np": tl_np,
+    "sjf_p": sjf_p,
+    "sjf_np": sjf_np,
+    "hpa": hpa,
+    "modal": modal,
+}
+#: the paper's labels
+LABELS = {"allpass": "Allpass", "allpass_fixed60": "Fixed-60s",
+          "allpass_fixed600": "Fixed-600s", "tl_p": "TL-P", "tl_np": "TL-NP",
+          "sjf_p": "SJF-P", "sjf_np": "SJF-NP", "hpa": "HPA", "modal": "Modal"}

@@ -1,0 +1,165 @@
+"""Allpass's scenario (Allpass 2025, sec. 5.1): the evaluation's jobs, the Vast.ai offer book
+they meet and the serverful cap, as one ``xarray.Dataset`` with ``attrs["system"] ==
+"allpass"``, and its plain arrays.
+
+dim ``job`` (submit order)
+    the workload of :func:`.workload.allpass_workload`: ``name``, ``submit_s``, ``work_s``
+    (seconds of A100 work), ``model``, ``per_epoch_s``, ``epochs``, ``deadline_s``,
+    ``trace_duration_s``.
+dims ``minute`` x ``offer``
+    ``price_per_gpu_h``: the marketplace's A100 offers each minute (NaN: the slot offers
+    nothing), from :func:`.clouds.offer_book` (a model, calibrated to Fig. 12's $0.74) or a
+    user's series (:func:`.clouds.load_offer_book`). Past the book's last minute the last
+    minute's offers stand (a stated assumption; the default book spans ``book_hours``).
+
+attrs: ``system``, ``capacity`` (the cap on concurrent serverful workers; ``-1`` is
+unlimited, sec. 5.1's "unlimited capacity setup"), the workload's attrs and the book's
+``book_*`` attrs.
+
+Every policy of the scenario meets the same jobs and the same market; what a policy draws
+(start-up delays) comes from the run's own seeded Generator.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+import xarray as xr
+
+from .clouds import load_offer_book, offer_book
+from .workload import PAPER_JOBS, allpass_workload
+
+#: sec. 5.1: "the serverful tier is limited by 30 concurrent A100 instances"
+PAPER_CAPACITY = 30
+#: the stored value of an unlimited cap
+UNLIMITED = -1
+#: hours of market the default offer book covers
+BOOK_HOURS = 24
+#: the job variables a scenario must hold
+JOB_VARS = ("submit_s", "work_s", "deadline_s")
+
+
+class AllpassArrays(NamedTuple):
+    """The plain arrays of an Allpass scenario (what every policy reads)."""
+
+    submit: np.ndarray      # (J,) s, non-decreasing
+    work: np.ndarray        # (J,) s of A100 work
+    deadline: np.ndarray    # (J,) s, soft deadline
+    offers: np.ndarray      # (minutes, slots) $/GPU-h, NaN where a slot offers nothing
+    capacity: float         # cap on concurrent serverful workers (math.inf: unlimited)
+
+
+def capacity_value(capacity) -> int:
+    """The stored cap: a positive integer, or :data:`UNLIMITED` for ``None``, ``"none"``,
+    ``"unlimited"`` or ``-1``. ``ValueError`` naming ``capacity`` otherwise."""
+    if capacity is None or (isinstance(capacity, str)
+                            and capacity.lower() in ("none", "unlimited", "inf")):
+        return UNLIMITED
+    if isinstance(capacity, str) and capacity.strip().lstrip("-").isdigit():
+        capacity = int(capacity)
+    if (isinstance(capacity, bool) or not isinstance(capacity, numbers.Integral)
+            or (capacity < 1 and capacity != UNLIMITED)):
+        raise ValueError(f"capacity must be a positive integer or 'none' (unlimited), got "
+                         f"{capacity!r}")
+    return int(capacity)
+
+
+def allpass_scenario(jobs: int = PAPER_JOBS, source: str = "helios",
+                     capacity=PAPER_CAPACITY, sizing: str = "cost",
+                     book_hours: float = BOOK_HOURS, offer_file=None, trace_file=None,
+                     seed: int = 0) -> xr.Dataset:
+    """An Allpass scenario (module docstring).
+
+    Parameters
+    ----------
+    jobs, source, sizing, trace_file
+        The workload (:func:`.workload.allpass_workload`): 200 jobs from a Helios window
+        (``"helios"``) or the mixture fitted to Seren (``"mixture"``); ``sizing="cost"``
+        scales the work to the paper's implied 332 A100-h, ``"trace"`` keeps duration / 5.
+    capacity : int or "none"
+        Cap on concurrent serverful workers (sec. 5.1: 30; ``"none"`` unlimited).
+    book_hours : float
+        Hours of the synthetic offer book (ignored with ``offer_file``).
+    offer_file : path, optional
+        A price/availability series (:func:`.clouds.load_offer_book`) instead of the model.
+    seed : int
+        Seeds the workload and, with a second stream, the offer book.
+    """
+    cap = capacity_value(capacity)
+    if (isinstance(book_hours, bool) or not isinstance(book_hours, numbers.Real)
+            or not math.isfinite(book_hours) or book_hours <= 0):
+        raise ValueError(f"book_hours must be a positive number, got {book_hours!r}")
+    work = allpass_workload(jobs=jobs, source=source, seed=seed, sizing=sizing,
+                            trace_file=trace_file)
+    if offer_file is None:
+        # a stream of its own, so the market does not shift when the workload's draws do
+        rng = np.random.default_rng([int(seed), 1])
+        book = offer_book(int(math.ceil(book_hours * 60)), rng)
+    else:
+        book = load_offer_book(offer_file)
+    ds = work.copy()
+    ds["price_per_gpu_h"] = book["price_per_gpu_h"]
+    ds.attrs.update({f"book_{k}": v for k, v in book.attrs.items()})
+    ds.attrs.update(system="allpass", capacity=cap, book_hours=float(book.sizes["minute"]) / 60)
+    validate(ds)
+    return ds
+
+
+def validate(scenario: xr.Dataset) -> None:
+    """``ValueError`` naming the field and the job (or minute) that breaks the scenario's
+    contract."""
+    if not isinstance(scenario, xr.Dataset):
+        raise ValueError(f"an Allpass scenario must be an xarray.Dataset, got "
+                         f"{type(scenario).__name__}")
+    if scenario.attrs.get("system") != "allpass":
+        raise ValueError(f"scenario attribute 'system' must be 'allpass', got "
+                         f"{scenario.attrs.get('system')!r}")
+    for var in (*JOB_VARS, "price_per_gpu_h"):
+        if var not in scenario:
+            raise ValueError(f"scenario lacks the variable {var!r}")
+    names = scenario["name"].values if "name" in scenario else np.arange(scenario.sizes["job"])
+    if scenario.sizes.get("job", 0) < 1:
+        raise ValueError("scenario has no jobs")
+    for var in JOB_VARS:
+        x = scenario[var].values.astype(float)
+        bad = ~np.isfinite(x) | (x < 0)
+        if var == "work_s":
+            bad |= x <= 0
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"{var} of job {names[j]!r} must be a "
+                             f"{'positive' if var == 'work_s' else 'non-negative'} finite "
+                             f"number of seconds, got {x[j]!r}")
+    submit = scenario["submit_s"].values.astype(float)
+    back = np.flatnonzero(np.diff(submit) < 0)
+    if back.size:
+        j = int(back[0]) + 1
+        raise ValueError(f"submit_s must be non-decreasing; job {names[j]!r} is submitted "
+                         f"at {submit[j]!r} s, before the previous job")
+    late = np.flatnonzero(scenario["deadline_s"].values < submit)
+    if late.size:
+        j = int(late[0])
+        raise ValueError(f"deadline_s of job {names[j]!r} is before its submit_s")
+    prices = scenario["price_per_gpu_h"].values.astype(float)
+    if prices.ndim != 2:
+        raise ValueError("price_per_gpu_h must have dims ('minute', 'offer')")
+    bad = np.isfinite(prices) & (prices <= 0)
+    if bad.any():
+        m = int(np.argwhere(bad)[0][0])
+        raise ValueError(f"price_per_gpu_h at minute {m} holds a non-positive price")
+    capacity_value(scenario.attrs.get("capacity", UNLIMITED))
+
+
+def to_arrays(scenario: xr.Dataset) -> AllpassArrays:
+    """The plain arrays every policy reads (validated once)."""
+    validate(scenario)
+    cap = capacity_value(scenario.attrs.get("capacity", UNLIMITED))
+    return AllpassArrays(
+        submit=scenario["submit_s"].values.astype(float),
+        work=scenario["work_s"].values.astype(float),
+        deadline=scenario["deadline_s"].values.astype(float),
+        offers=scenario["price_per_gpu_h"].values.astype(float),
+        capacity=math.inf if cap == UNLIMITED else float(cap))

@@ -1,0 +1,71 @@
+"""Allpass's evaluation, page by page: Fig. 1 (the traces' job durations) and Figs. 6-12
+(sec. 5 and appendix A). Figs. 6-12 share one batch of runs (every policy, both setups,
+:func:`.common.runs`), so ``lorasched reproduce --system allpass`` computes each run once."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from ..base import Figure, Prose, check_size, pick
+from .common import ALGORITHMS, NAMES, SETUP_NAMES, SETUPS, _cache, runs, seed_list
+from .pages import FIGURES
+
+
+def figure(key: str) -> Figure:
+    """The Allpass page called ``key`` (``fig01``, ``fig06`` ... ``fig12``)."""
+    return pick(FIGURES, key)
+
+
+@dataclass
+class Report:
+    """What :func:`reproduce` did, in the shape of a sweep report."""
+
+    computed: int
+    skipped: int = 0
+    failed: list = field(default_factory=list)
+    interrupted: bool = False
+    seconds: float = 0.0
+
+
+def reproduce(size: str = "full", store=None, *, seeds: int | None = None, figures=None,
+              workers=None, scheduler=None, serial: bool = False, progress: bool = True):
+    """Run (and check) every run of Allpass's pages at ``size`` into ``store``'s batch
+    file (:func:`.common.runs`; ``workers``, ``scheduler`` and ``serial`` are accepted
+    for the common signature); ``figures`` only validates the keys given."""
+    check_size(size)
+    for key in figures or ():
+        pick(FIGURES, key)
+    start = time.perf_counter()
+    path = _cache(store, size, tuple(seed_list(size, seeds)))
+    cached = path is not None and path.is_file()
+    done = runs(size, seeds, progress=progress, store=store)
+    return Report(computed=0 if cached else len(done), skipped=len(done) if cached else 0,
+                  seconds=time.perf_counter() - start)
+
+
+def summary(size: str = "small", *, seeds: int | None = None, store=None):
+    """Every Allpass page's claims in one table (the Allpass rows of the reproduction
+    summary)."""
+    return pd.concat([fig.claims(fig.data(size, seeds=seeds, store=store))
+                      for fig in FIGURES.values()],
+                     ignore_index=True)
+
+
+def summary_findings(table) -> Prose:
+    """The Allpass part of the summary page's prose, from :func:`summary`'s table."""
+    count = table["verdict"].value_counts()
+    agree, disagree, unknown = (int(count.get(v, 0)) for v in ("agrees", "disagrees",
+                                                                "not shown"))
+    off = table[table["verdict"] == "disagrees"]
+    col = "setup" if "setup" in table else table.columns[2]
+    where = "; ".join(f"{r['figure']}: {r['claim']} ({r[col]})" for _, r in off.iterrows())
+    return Prose(f"Of {len(table)} Allpass checks, {agree} agree, {disagree} disagree and "
+                 f"{unknown} {'is' if unknown == 1 else 'are'} not shown."
+                 + (f" The disagreements: {where}." if where else ""))
+
+
+__all__ = ["ALGORITHMS", "FIGURES", "NAMES", "SETUPS", "SETUP_NAMES", "figure", "reproduce",
+           "runs", "seed_list", "summary", "summary_findings"]

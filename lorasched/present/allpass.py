@@ -1,0 +1,127 @@
+"""Plots of Allpass's pages (plotly): duration CDFs, JCT CDFs by policy, waiting and cost
+bars, timelines of one run (queue, workers, F, pressure) and the marketplace prices paid."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+#: one colour per policy, the same on every Allpass page
+COLOURS = {"Allpass": "#023047", "TL-NP": "#e9c46a", "TL-P": "#f4a261", "SJF-NP": "#8ecae6",
+           "SJF-P": "#219ebc", "HPA": "#e76f51", "Modal": "#2a9d8f", "Fixed-60s": "#adb5bd",
+           "Fixed-600s": "#6c757d"}
+PROVIDER_COLOURS = {"modal": "#2a9d8f", "vast": "#023047", "lambda": "#e9c46a"}
+
+
+def _cdf(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    x = np.sort(np.asarray(values, dtype=float))
+    return x, np.arange(1, x.size + 1) / x.size
+
+
+def duration_cdf(durations: dict) -> go.Figure:
+    """Fig. 1: the CDF of job durations (minutes, log axis) of each trace."""
+    fig = go.Figure()
+    for name, d in durations.items():
+        x, y = _cdf(np.maximum(d, 1.0) / 60)
+        step = max(1, x.size // 2000)                     # thin to ~2,000 points
+        fig.add_scatter(x=x[::step], y=y[::step], mode="lines", name=name)
+    fig.add_vline(x=10, line_dash="dot", annotation_text="10 min")
+    fig.update_layout(xaxis_type="log", xaxis_title="job duration (min)",
+                      yaxis_title="CDF", template="plotly_white", height=420)
+    return fig
+
+
+def jct_cdf(data, setup: str, algorithms: list[str], names: dict) -> go.Figure:
+    """JCT CDF (minutes, log axis) of each policy, all seeds pooled (Figs. 6, 7, 11)."""
+    fig = go.Figure()
+    for a in algorithms:
+        x, y = _cdf(data.jct_min(setup, a))
+        fig.add_scatter(x=x, y=y, mode="lines", name=names[a],
+                        line={"color": COLOURS.get(names[a])})
+    fig.add_vline(x=10, line_dash="dot", annotation_text="10 min")
+    fig.update_layout(xaxis_type="log", xaxis_title="job completion time (min)",
+                      yaxis_title="CDF", template="plotly_white", height=440)
+    return fig
+
+
+def wait_bars(data, rows: list[tuple[str, str]], names: dict) -> go.Figure:
+    """Fig. 8: average waiting time per job, split into queueing and checkpoint/restore
+    (and the rest: start-ups), mean over seeds."""
+    labels = [f"{names[a]} ({s})" for a, s in rows]
+    q = [data.m("queue_min", s, a)[0] for a, s in rows]
+    o = [data.m("overhead_min", s, a)[0] for a, s in rows]
+    w = [data.m("wait_min", s, a)[0] for a, s in rows]
+    rest = [max(0.0, x - y - z) for x, y, z in zip(w, q, o, strict=True)]
+    fig = go.Figure()
+    fig.add_bar(x=labels, y=q, name="serverful queue")
+    fig.add_bar(x=labels, y=o, name="checkpoint + restore")
+    fig.add_bar(x=labels, y=rest, name="start-up and other")
+    fig.update_layout(barmode="stack", yaxis_title="average wait per job (min)",
+                      template="plotly_white", height=420)
+    return fig
+
+
+def cost_bars(data, rows: list[tuple[str, str]], names: dict) -> go.Figure:
+    """Fig. 9: the bill of each policy by provider (mean over seeds)."""
+    labels = [f"{names[a]} ({s})" for a, s in rows]
+    fig = go.Figure()
+    for p, colour in PROVIDER_COLOURS.items():
+        fig.add_bar(x=labels, y=[data.m(f"cost_{p}_usd", s, a)[0] for a, s in rows],
+                    name=p, marker_color=colour)
+    fig.update_layout(barmode="stack", yaxis_title="cost (USD)", template="plotly_white",
+                      height=420)
+    return fig
+
+
+def timeline(runs: list[tuple[str, object]]) -> go.Figure:
+    """Fig. 10: per run, the serverful queue, serverful workers and jobs on the serverless
+    tier against time; for runs with a threshold, F and the pressure p in a last row."""
+    with_f = [(t, r) for t, r in runs if np.isfinite(r["F_s"].values).any()]
+    n = len(runs) + (1 if with_f else 0)
+    fig = make_subplots(rows=n, cols=1, shared_xaxes=True, vertical_spacing=0.05,
+                        subplot_titles=[t for t, _ in runs] + (["threshold F and pressure p"]
+                                                              if with_f else []),
+                        specs=[[{}]] * len(runs) + ([[{"secondary_y": True}]] if with_f
+                                                    else []))
+    for i, (_, r) in enumerate(runs, start=1):
+        t = r["tick_s"].values / 3600
+        for var, name, colour in (("queue", "queued jobs", "#e76f51"),
+                                  ("workers", "serverful workers", "#023047"),
+                                  ("serverless", "serverless jobs", "#2a9d8f")):
+            fig.add_scatter(x=t, y=r[var].values, mode="lines", name=name,
+                            line={"color": colour}, legendgroup=var, showlegend=i == 1,
+                            row=i, col=1)
+    if with_f:
+        _, r = with_f[-1]
+        t = r["tick_s"].values / 3600
+        fig.add_scatter(x=t, y=r["F_s"].values, mode="lines", name="F (s)",
+                        line={"color": "#6a4c93"}, row=n, col=1)
+        p = np.minimum(r["p"].values, 10.0)
+        fig.add_scatter(x=t, y=p, mode="lines", name="p (capped at 10)",
+                        line={"color": "#adb5bd", "width": 1}, row=n, col=1, secondary_y=True)
+    fig.update_xaxes(title_text="time (h)", row=n, col=1)
+    fig.update_layout(template="plotly_white", height=230 * n)
+    return fig
+
+
+def price_timeline(result, lambda_price: float, modal_price: float) -> go.Figure:
+    """Fig. 12: the price of each marketplace lease at its start, the running average
+    weighted by lease time, and Lambda's and Modal's prices."""
+    prov = result["lease_provider"].values.astype(str)
+    vast = prov == "vast"
+    start = result["lease_start_s"].values[vast] / 3600
+    price = result["lease_price_per_h"].values[vast]
+    length = (result["lease_end_s"] - result["lease_start_s"]).values[vast]
+    order = np.argsort(start, kind="stable")
+    run = np.cumsum((price * length)[order]) / np.maximum(np.cumsum(length[order]), 1e-9)
+    fig = go.Figure()
+    fig.add_scatter(x=start[order], y=price[order], mode="markers", name="lease price",
+                    marker={"size": 5, "color": "#023047"})
+    fig.add_scatter(x=start[order], y=run, mode="lines", name="running average",
+                    line={"color": "#e76f51"})
+    for name, value in (("Lambda", lambda_price), ("Modal", modal_price)):
+        fig.add_hline(y=value, line_dash="dot", annotation_text=name)
+    fig.update_layout(xaxis_title="lease start (h)", yaxis_title="$/GPU-h",
+                      template="plotly_white", height=400)
+    return fig
