@@ -374,10 +374,6 @@ def test_step_after_the_end_is_false(fixed_startup):
     assert c.step() is False and c.events == events
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: stride charges a quantum to a job still "
-                   "restoring, so with quantum_s <= checkpoint_s + restore_s two equal jobs "
-                   "on one worker preempt each other forever (cluster.py, step: "
-                   "pass_[ran] += work[ran] over every PLACED job)")
 def test_stride_with_a_short_quantum_still_makes_progress(fixed_startup):
     c = AllpassCluster(np.array([0.0, 0.0]), np.array([1000.0, 1000.0]), np.array([FAR, FAR]),
                        np.array([[0.5]]), 1.0, np.random.default_rng(0), serverless="none",

@@ -12,6 +12,7 @@ from lorasched.allpass.pressure import (
     TICK_S,
     WINDOW_S,
     demand,
+    necessary_demand,
     pressure,
     pressure_detail,
     window_set,
@@ -279,3 +280,46 @@ def test_serverful_rounding_and_snapshot():
 def test_serverful_bad_inputs_named(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def brute_necessary(t, T, deadline, remaining):
+    """Work job by job that must be done by t + T for each deadline to hold."""
+    total = 0.0
+    for d, r in zip(deadline, remaining, strict=True):
+        if d <= t + T:
+            total += r
+        else:
+            total += min(r, max(0.0, r - (d - (t + T))))
+    return total
+
+
+def test_necessary_demand_hand_worked():
+    # a 5 h job due in 6 h needs nothing in the next 30 min, 1 h 30 min in the next 2.5 h
+    t = 1000.0
+    assert necessary_demand(t, [1800.0], [t + 6 * 3600], [5 * 3600])[0] == 0.0
+    assert necessary_demand(t, [2.5 * 3600], [t + 6 * 3600], [5 * 3600])[0] == \
+        pytest.approx(1.5 * 3600)
+    # overdue and in-window jobs count whole
+    assert necessary_demand(t, [60.0], [t - 5, t + 30], [100.0, 200.0])[0] == 300.0
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_necessary_demand_matches_brute_force_and_bounds_eq1(seed):
+    rng = np.random.default_rng(seed)
+    t = float(rng.uniform(0, 1e4))
+    deadline = t + rng.uniform(-3600, 4 * 3600, 40)
+    remaining = rng.uniform(0, 7200, 40)
+    windows = window_set()
+    got = necessary_demand(t, windows, deadline, remaining)
+    want = [brute_necessary(t, T, deadline, remaining) for T in windows]
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
+    # never below eq. (1) with overdue jobs counted
+    eq1 = demand(t, windows, deadline, remaining, include_overdue=True)
+    assert np.all(got >= eq1 - 1e-9)
+    detail = pressure_detail(t, windows, 3.0, deadline, remaining, rule="laxity")
+    assert detail.p == pytest.approx(np.max(got / (3.0 * windows)))
+
+
+def test_pressure_rule_named():
+    with pytest.raises(ValueError, match="rule"):
+        pressure_detail(0.0, [60.0], 1.0, [10.0], [5.0], rule="slack")

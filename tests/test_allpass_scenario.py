@@ -18,6 +18,7 @@ from lorasched.allpass.scenario import (
     validate,
 )
 from lorasched.allpass.workload import allpass_workload
+from lorasched.systems import check_result, simulate
 
 
 # a job's name in a message: numpy 2 writes a name's repr as np.str_('...'), either is fine
@@ -115,6 +116,28 @@ def test_offer_file_replaces_the_model(tmp_path):
     np.testing.assert_array_equal(ds["price_per_gpu_h"].values,
                                   [[0.9, 0.6, np.nan], [0.7, np.nan, np.nan],
                                    [1.5, 0.4, 0.5]])
+
+
+def test_offer_file_minutes_count_from_the_first_submission(tmp_path):
+    """A file that starts at minute 5 offers nothing before it: the book is indexed by
+    minute label, not by row, so a job at t = 0 falls back to the conventional cloud."""
+    path = tmp_path / "late.csv"
+    path.write_text("minute,price_per_gpu_h\n5,0.4\n6,0.9\n")
+    ds = allpass_scenario(jobs=3, seed=0, offer_file=path)
+    np.testing.assert_array_equal(ds["minute"].values, np.arange(7))
+    assert np.isnan(ds["price_per_gpu_h"].values[:5]).all()
+    assert ds["price_per_gpu_h"].values[5, 0] == 0.4
+    result = simulate(ds, "tl_np", seed=0)
+    check_result(result)
+    first = int(np.argmin(result["lease_start_s"].values))
+    assert result["lease_start_s"].values[first] < 300
+    assert str(result["lease_provider"].values[first]) == "lambda"
+
+
+def test_validate_names_a_shifted_minute_coordinate(scenario):
+    bad = scenario.assign_coords(minute=scenario["minute"].values + 5)
+    with pytest.raises(ValueError, match="'minute' coordinate"):
+        validate(bad)
 
 
 def test_offer_file_round_trip_of_the_model(tmp_path):

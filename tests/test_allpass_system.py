@@ -259,9 +259,14 @@ def test_a_registered_policy_is_simulated(small):
     assert "mine_fixed" not in REGISTRY
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason="library bug: allpass_fixed60/600 "
-                   "take **options, so check_options sees only 'options' and rejects "
-                   "allpass_fixed's own reading/overdue/checkpoint_s/restore_s")
 def test_fixed_variants_accept_allpass_fixed_options(small):
     res = simulate(small, "allpass_fixed60", seed=0, checkpoint_s=10.0)
     assert options_of(res) == {"checkpoint_s": 10.0}
+
+
+def test_necessary_demand_option_is_labelled_and_checked(small):
+    res = simulate(small, "allpass", seed=0, demand="laxity")
+    systems.check_result(res)
+    assert options_of(res) == {"demand": "laxity"}
+    with pytest.raises(ValueError, match="'demand'"):
+        simulate(small, "allpass", seed=0, demand="slack")

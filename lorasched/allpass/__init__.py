@@ -16,6 +16,7 @@ GPU clouds.
   the serverful queue, leases), shared by Allpass and every baseline.
 * :mod:`.policies` — Allpass, Fixed-60s/600s, TL-P/TL-NP, SJF-P/SJF-NP, HPA, Modal.
 * :mod:`.result` — the result Dataset and its checker; :mod:`.system` — the System.
+* :mod:`.diagnose` — why a run queued its demoted jobs (the readings page's mechanism).
 """
 
 from .clouds import (

@@ -30,9 +30,11 @@ What a run is made of:
   re-ranks queued and placed jobs together at every event; a placed job that falls out of
   the first ``W`` (ready workers) is checkpointed on its worker (``checkpoint_s``) and
   re-queued. ``share="stride"`` is SJF-P's proportional share (Waldspurger & Weihl's stride
-  scheduling): every ``quantum_s`` the ``W`` jobs of least *pass* run, and each job that ran
-  advances its pass by its total work (tickets proportional to 1 / work, so shorter jobs get
-  more quanta); a job arrives with the least pass in the system.
+  scheduling): every ``quantum_s`` the ``W`` jobs of least *pass* run, and each job advances
+  its pass by its total work times the share of the quantum it spent working (stride
+  proportional to work, i.e. tickets proportional to 1 / work, so shorter jobs get more
+  quanta; a job that only restored or checkpointed in a quantum is not charged for it);
+  ties keep the placed jobs in place; a job arrives with the least pass in the system.
 * **Provisioning** (``provision``), decided every tick (``tick_s`` = 60 s, sec. 5.1) unless
   said otherwise:
 
@@ -138,6 +140,7 @@ class AllpassCluster:
     def __init__(self, submit, work, deadline, offers, capacity, rng, *,
                  serverless="adaptive", F=F0, discipline="edf", preemptive=False,
                  share="none", provision="dbf", reading="evident", overdue=True,
+                 demand="deadline",
                  checkpoint_s=CHECKPOINT_S, restore_s=RESTORE_S,
                  tiresias_threshold_s=TIRESIAS_THRESHOLD_S, quantum_s=QUANTUM_S,
                  hpa_target=HPA_TARGET, hpa_window_s=HPA_WINDOW_S, tick_s=TICK_S,
@@ -146,6 +149,7 @@ class AllpassCluster:
         self.offers, self.capacity, self.rng = offers, capacity, rng
         self.mode, self.discipline, self.preemptive = serverless, discipline, preemptive
         self.share, self.provision, self.overdue = share, provision, overdue
+        self.demand_rule = demand
         self.checkpoint_s, self.restore_s = float(checkpoint_s), float(restore_s)
         self.quantum_s, self.tick_s = float(quantum_s), float(tick_s)
         self.hpa_target, self.hpa_window_s = float(hpa_target), float(hpa_window_s)
@@ -168,6 +172,7 @@ class AllpassCluster:
         self.job_lease = np.full(n, -1, dtype=np.int64)
         self.queued_at = np.full(n, math.nan)
         self.pass_ = np.zeros(n)
+        self.attained_mark = np.zeros(n)         # work done at the last quantum (stride)
         self.finish = np.full(n, math.nan)
         self.serverless_s = np.zeros(n)
         self.demotions = np.zeros(n, dtype=np.int64)
@@ -361,7 +366,7 @@ class AllpassCluster:
     # -- ordering ---------------------------------------------------------------------
     def _keys(self, jobs: np.ndarray) -> np.ndarray:
         if self.share == "stride":
-            return self.pass_[jobs]
+            return self.pass_[jobs]           # ties: placed jobs first (see _ranked)
         if self.discipline == "edf":
             return self.deadline[jobs]
         if self.discipline == "sjf":
@@ -377,7 +382,8 @@ class AllpassCluster:
 
     def _ranked(self, jobs: np.ndarray) -> np.ndarray:
         keys = self._keys(jobs)
-        return jobs[np.lexsort((jobs, self.submit[jobs], keys))]
+        moved = (self.state[jobs] != PLACED) if self.share == "stride" else np.zeros(jobs.size)
+        return jobs[np.lexsort((jobs, self.submit[jobs], moved, keys))]
 
     def _ready_idle(self) -> list[int]:
         idle = self._idle_ready()
@@ -421,7 +427,8 @@ class AllpassCluster:
         live = self._live()
         capacity = float(len(self._open_serverful()))              # C_t = I mu, mu = 1
         pd = pressure_detail(self.t, self.windows, capacity, self.deadline[live],
-                             self._remaining_now(live), include_overdue=self.overdue)
+                             self._remaining_now(live), include_overdue=self.overdue,
+                             rule=self.demand_rule)
         if self.provision == "dbf":
             if self.serverless_scaler is not None:                # Algorithm 1
                 self.F = self.serverless_scaler.step(pd.p, self.t)
@@ -507,8 +514,11 @@ class AllpassCluster:
             self.next_tick += self.tick_s
         self._quantum_due = self.share == "stride" and self.next_quantum <= self.t + _EPS
         if self._quantum_due:
-            ran = np.flatnonzero(self.state == PLACED)
-            self.pass_[ran] += self.work[ran]                      # stride = work
+            live = np.flatnonzero((self.state != WAITING) & (self.state != DONE))
+            attained = self.work[live] - self._remaining_now(live)
+            served = np.maximum(0.0, attained - self.attained_mark[live])
+            self.pass_[live] += self.work[live] * served / self.quantum_s  # stride = work
+            self.attained_mark[live] = attained
             self.next_quantum += self.quantum_s
         self._dispatch()
         self._quantum_due = False

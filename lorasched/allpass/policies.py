@@ -45,6 +45,7 @@ from .cluster import (
     AllpassCluster,
     Run,
 )
+from .pressure import RULES
 from .scalers import F0, READINGS, ServerlessScaler
 from .scenario import AllpassArrays
 
@@ -71,13 +72,17 @@ def _run(arrays: AllpassArrays, rng: np.random.Generator, **settings) -> Run:
 
 def allpass(arrays: AllpassArrays, rng: np.random.Generator, *, F0: float = F0,
             G_up: float = 10.0, R_up: float = 100.0, G_dn: float = 2.0, R_dn: float = 30.0,
-            reading: str = "evident", overdue: bool = True,
+            reading: str = "evident", overdue: bool = True, demand: str = "deadline",
             checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
     """Allpass (sec. 3). ``F0`` and the gains of Algorithm 1 (sec. 5.1's values);
     ``reading`` of Algorithm 2 (``"evident"`` or ``"literal"``, :mod:`.scalers`);
     ``overdue``: count jobs past their deadline in D (eq. 1; ``False`` is the literal
-    window ``(t, t + T]``, :mod:`.pressure`); checkpoint and restore seconds of a demotion
-    (default 42 + 42 = the paper's 1.4 min)."""
+    window ``(t, t + T]``, :mod:`.pressure`); ``demand="laxity"``: the work each window
+    must deliver for the deadlines to be met instead of eq. (1) (lorasched's option, not
+    the paper's, :mod:`.pressure`); checkpoint and restore seconds of a demotion (default
+    42 + 42 = the paper's 1.4 min)."""
+    if demand not in RULES:
+        raise ValueError(f"'demand' must be one of {RULES}, got {demand!r}")
     if reading not in READINGS:
         raise ValueError(f"'reading' must be one of {READINGS}, got {reading!r}")
     if not isinstance(overdue, bool | np.bool_):
@@ -85,7 +90,7 @@ def allpass(arrays: AllpassArrays, rng: np.random.Generator, *, F0: float = F0,
     scaler = ServerlessScaler(G_up=G_up, R_up=R_up, G_dn=G_dn, R_dn=R_dn,
                               F0=_seconds("F0", F0))
     return _run(arrays, rng, serverless="adaptive", F=F0, scaler=scaler, discipline="edf",
-                provision="dbf", reading=reading, overdue=bool(overdue),
+                provision="dbf", reading=reading, overdue=bool(overdue), demand=demand,
                 **_overheads(checkpoint_s, restore_s))
 
 
@@ -100,14 +105,20 @@ def allpass_fixed(arrays: AllpassArrays, rng: np.random.Generator, *, F: float =
                 **_overheads(checkpoint_s, restore_s))
 
 
-def allpass_fixed60(arrays, rng, **options) -> Run:
-    """Fig. 11's Fixed-60s."""
-    return allpass_fixed(arrays, rng, F=60.0, **options)
+def allpass_fixed60(arrays: AllpassArrays, rng: np.random.Generator, *,
+                    reading: str = "evident", overdue: bool = True,
+                    checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
+    """Fig. 11's Fixed-60s (options as :func:`allpass_fixed`)."""
+    return allpass_fixed(arrays, rng, F=60.0, reading=reading, overdue=overdue,
+                         checkpoint_s=checkpoint_s, restore_s=restore_s)
 
 
-def allpass_fixed600(arrays, rng, **options) -> Run:
-    """Fig. 11's Fixed-600s."""
-    return allpass_fixed(arrays, rng, F=600.0, **options)
+def allpass_fixed600(arrays: AllpassArrays, rng: np.random.Generator, *,
+                     reading: str = "evident", overdue: bool = True,
+                     checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
+    """Fig. 11's Fixed-600s (options as :func:`allpass_fixed`)."""
+    return allpass_fixed(arrays, rng, F=600.0, reading=reading, overdue=overdue,
+                         checkpoint_s=checkpoint_s, restore_s=restore_s)
 
 
 def _serverful(arrays, rng, discipline, *, preemptive=False, share="none",

@@ -19,6 +19,15 @@ window" (sec. 3.3), and sec. 5.1 configures "a sliding window of T = 30 minutes"
 re-evaluation tick: 𝒯 = {1, 2, ..., 30} minutes (:func:`window_set`, the DBF's family of
 prefixes of the horizon). :func:`pressure` takes any set of positive window lengths.
 
+**Necessary demand** (``rule="laxity"``, lorasched's option, *not* the paper's): eq. (1)
+counts a job only once its deadline enters the window, so a job of five hours' work due in
+six hours adds nothing until its last thirty minutes, when it can no longer be met. The
+option counts instead the work a job must receive by ``t + T`` to meet its deadline at
+full speed: ``min(r_j, max(0, r_j - (d_j - t - T)))`` (all of ``r_j`` once ``d_j <= t + T``,
+overdue jobs included). It is offered to test, by intervention, the mechanism the book
+measures (the deadline-only demand leaves long demoted jobs unprovisioned), never as the
+default.
+
 No capacity (``C_t = 0``, e.g. before the first serverful worker starts): a window with
 demand has ratio ``inf``, one without has ratio 0 (an empty window asks nothing of no
 capacity), so ``p = inf`` if any window holds demand, else 0.
@@ -80,17 +89,37 @@ def pressure(t, windows, capacity, deadline, remaining, *,
                            include_overdue=include_overdue).p
 
 
+#: demand rules of :func:`pressure_detail` (module docstring)
+RULES = ("deadline", "laxity")
+
+
+def necessary_demand(t, windows, deadline, remaining) -> np.ndarray:
+    """Work (s) each window ``(t, t + T]`` must deliver for every job to meet its deadline
+    at full speed (``rule="laxity"``, module docstring); one value per window."""
+    t = _finite(t, "t")
+    windows = _windows(np.atleast_1d(np.asarray(windows, dtype=float)), "windows")
+    d, r = _jobs(deadline, remaining)
+    slack = d[None, :] - (t + windows[:, None])            # time left after the window
+    return np.minimum(r[None, :], np.maximum(0.0, r[None, :] - slack)).sum(axis=1)
+
+
 def pressure_detail(t, windows, capacity, deadline, remaining, *,
-                    include_overdue: bool = False) -> Pressure:
+                    include_overdue: bool = False, rule: str = "deadline") -> Pressure:
     """Eq. (2) with the binding window and its demand (:class:`Pressure`), what Algorithm 2
-    needs next to ``p``."""
+    needs next to ``p``. ``rule="laxity"`` replaces eq. (1) by :func:`necessary_demand`
+    (an option, module docstring)."""
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
     t = _finite(t, "t")
     windows = _windows(np.atleast_1d(np.asarray(windows, dtype=float)), "windows")
     capacity = _finite(capacity, "capacity")
     if capacity < 0:
         raise ValueError(f"capacity must be >= 0, got {capacity!r}")
     d, r = _jobs(deadline, remaining)
-    D = _demand(t, windows, d, r, include_overdue)                       # eq. (1)
+    if rule == "laxity":
+        D = necessary_demand(t, windows, d, r)
+    else:
+        D = _demand(t, windows, d, r, include_overdue)                   # eq. (1)
     if capacity > 0:
         ratio = D / (capacity * windows)                                 # eq. (2)
     else:  # C_t = 0: inf where there is demand, 0 where there is none

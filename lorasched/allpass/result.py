@@ -109,7 +109,7 @@ def check_result(result: xr.Dataset) -> None:
     start minute, and no offer is rented twice at once; every lease's cost and the totals
     recomputed from the billing rules.
     """
-    names = result["name"].values
+    names = result["name"].values.astype(str).tolist()
     submit = result["submit_s"].values
     finish = result["finish_s"].values
     work = result["work_s"].values
@@ -150,7 +150,7 @@ def check_result(result: xr.Dataset) -> None:
         overlap = same & (s0[order][1:] < s1[order][:-1] - TOL * np.maximum(1, s0[order][1:]))
         if overlap.any():
             k = int(order[1:][overlap][0])
-            label = names[key[k]] if who == "job" else key[k]
+            label = names[key[k]] if who == "job" else int(key[k])
             _fail(rule, f"{who} {label!r} has overlapping segments near t={s0[k]:.3f}")
 
     serverful = prov != "modal"

@@ -100,6 +100,9 @@ def allpass_scenario(jobs: int = PAPER_JOBS, source: str = "helios",
         book = offer_book(int(math.ceil(book_hours * 60)), rng)
     else:
         book = load_offer_book(offer_file)
+        # minutes count from the first submission: a file starting at minute 5 offers
+        # nothing in minutes 0-4 (the conventional cloud fills in)
+        book = book.reindex(minute=np.arange(int(book["minute"].max()) + 1))
     ds = work.copy()
     ds["price_per_gpu_h"] = book["price_per_gpu_h"]
     ds.attrs.update({f"book_{k}": v for k, v in book.attrs.items()})
@@ -120,7 +123,8 @@ def validate(scenario: xr.Dataset) -> None:
     for var in (*JOB_VARS, "price_per_gpu_h"):
         if var not in scenario:
             raise ValueError(f"scenario lacks the variable {var!r}")
-    names = scenario["name"].values if "name" in scenario else np.arange(scenario.sizes["job"])
+    names = (scenario["name"].values.astype(str).tolist() if "name" in scenario
+             else list(range(scenario.sizes["job"])))
     if scenario.sizes.get("job", 0) < 1:
         raise ValueError("scenario has no jobs")
     for var in JOB_VARS:
@@ -146,6 +150,10 @@ def validate(scenario: xr.Dataset) -> None:
     prices = scenario["price_per_gpu_h"].values.astype(float)
     if prices.ndim != 2:
         raise ValueError("price_per_gpu_h must have dims ('minute', 'offer')")
+    if "minute" in scenario.coords and not np.array_equal(
+            scenario["minute"].values, np.arange(prices.shape[0])):
+        raise ValueError("price_per_gpu_h: the 'minute' coordinate must be 0, 1, ..., "
+                         "minutes - 1 (minutes since the first submission)")
     bad = np.isfinite(prices) & (prices <= 0)
     if bad.any():
         m = int(np.argwhere(bad)[0][0])
