@@ -10,7 +10,7 @@ import xarray as xr
 import lorasched
 from lorasched import systems
 from lorasched.experiments import Sweep, grid, run_sweep
-from lorasched.model.system import policy_options, source_fingerprint
+from lorasched.model.system import policy_options, source_fingerprint, timed_run
 from lorasched.pdftsp.decisions import Decisions
 
 PDFTSP = systems.get("pdftsp")
@@ -131,3 +131,14 @@ def test_the_system_measures_what_it_declares(scenario):
     assert all(isinstance(v, float) and np.isfinite(v) for v in metrics.values())
     assert set(PDFTSP.timings) <= set(PDFTSP.metrics)
     assert isinstance(result, xr.Dataset)
+
+
+def test_timed_run_checks_options_and_seeds_the_generator():
+    def run(arrays, rng, *, scale=1.0):
+        return arrays * scale + rng.random()
+
+    a, seconds = timed_run(run, "mine", 2.0, 7, {"scale": 3.0})
+    b, _ = timed_run(run, "mine", 2.0, 7, {"scale": 3.0})
+    assert a == b == 6.0 + np.random.default_rng(7).random() and seconds >= 0
+    with pytest.raises(TypeError, match=r"'mine' got unknown option\(s\) \['speed'\]"):
+        timed_run(run, "mine", 2.0, 7, {"speed": 1})

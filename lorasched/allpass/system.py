@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import inspect
 import json
-import time
 
 import numpy as np
 import xarray as xr
 
-from ..model.system import System, check_options
+from ..model.system import System, timed_run
 from . import policies
 from .result import assemble, check_result
 from .scenario import allpass_scenario, to_arrays
@@ -54,13 +53,8 @@ def simulate(scenario: xr.Dataset, algorithm: str = "allpass", seed: int | None 
     """Run policy ``algorithm`` on an Allpass scenario; the result Dataset of
     :mod:`.result`. ``seed`` seeds the Generator that draws every start-up delay."""
     name = policy_name(algorithm)
-    run = SYSTEM.policy(name)
-    check_options(run, algorithm, options)
-    arrays = to_arrays(scenario)
-    rng = np.random.default_rng(seed)
-    clock = time.perf_counter()
-    out = run(arrays, rng, **options)
-    elapsed = time.perf_counter() - clock
+    out, elapsed = timed_run(SYSTEM.policy(name), algorithm, to_arrays(scenario), seed,
+                             options)
     F0 = {"allpass": options.get("F0", 300.0), "allpass_fixed60": 60.0,
           "allpass_fixed600": 600.0}.get(name, float("nan"))
     result = assemble(scenario, out, algorithm=name, seed=seed, options=options, F0=F0)

@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+import numpy as np
 
 #: a policy's positional arguments; every other parameter is an option
 POLICY_ARGUMENTS = ("arrays", "rng")
@@ -37,6 +40,17 @@ def check_options(run: Callable, algorithm: str, options: dict) -> None:
         allowed = sorted(p for p in params if p not in POLICY_ARGUMENTS)
         raise TypeError(f"algorithm {algorithm!r} got unknown option(s) {unknown}; "
                         f"it accepts {allowed}")
+
+
+def timed_run(run: Callable, algorithm: str, arrays, seed, options: dict):
+    """Check ``options`` against ``run`` (:func:`check_options`), then run it on ``arrays``
+    with ``numpy.random.default_rng(seed)``; returns its output and the wall seconds it
+    took (what every system's ``simulate`` does between building arrays and assembling)."""
+    check_options(run, algorithm, options)
+    rng = np.random.default_rng(seed)
+    clock = time.perf_counter()
+    out = run(arrays, rng, **options)
+    return out, time.perf_counter() - clock
 
 
 def source_fingerprint(fn: Callable) -> str:

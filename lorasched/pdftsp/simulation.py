@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import time
-
-import numpy as np
 import xarray as xr
 
-from ..model.system import check_options
+from ..model.system import timed_run
 from . import policies
 from .result import assemble
 from .scenario import to_arrays
@@ -23,13 +20,8 @@ def simulate(scenario: xr.Dataset, algorithm: str = "pdftsp", seed: int | None =
     ``solver``, ``work_resolution``, ``progress``); an unknown option is a ``TypeError``
     naming it. The returned dataset is described in :mod:`lorasched.pdftsp.result`.
     """
-    run = policies.get(algorithm)
-    check_options(run, algorithm, options)
-    arrays = to_arrays(scenario)
-    rng = np.random.default_rng(seed)
-    start = time.perf_counter()
-    decisions = run(arrays, rng, **options)
-    elapsed = time.perf_counter() - start
+    decisions, elapsed = timed_run(policies.get(algorithm), algorithm, to_arrays(scenario),
+                                   seed, options)
     result = assemble(scenario, decisions, algorithm=algorithm, seed=seed, options=options)
     result.attrs["wall_seconds"] = elapsed
     return result

@@ -8,12 +8,11 @@ and makespan (:mod:`.result`). TITAN has no bound on an offline optimum.
 from __future__ import annotations
 
 import inspect
-import time
 
 import numpy as np
 import xarray as xr
 
-from ..model.system import System, check_options
+from ..model.system import System, timed_run
 from . import policies
 from .result import assemble, check_result
 from .scenario import titan_scenario, to_arrays
@@ -49,13 +48,8 @@ def simulate(scenario: xr.Dataset, algorithm: str = "titan", seed: int | None = 
              **options) -> xr.Dataset:
     """Run policy ``algorithm`` on a TITAN scenario; the result Dataset of :mod:`.result`.
     ``seed`` seeds the Generator handed to the policy (the shipped ones draw none)."""
-    run = SYSTEM.policy(policy_name(algorithm))
-    check_options(run, algorithm, options)
-    arrays = to_arrays(scenario)
-    rng = np.random.default_rng(seed)
-    clock = time.perf_counter()
-    schedule = run(arrays, rng, **options)
-    elapsed = time.perf_counter() - clock
+    schedule, elapsed = timed_run(SYSTEM.policy(policy_name(algorithm)), algorithm,
+                                  to_arrays(scenario), seed, options)
     result = assemble(scenario, schedule, algorithm=policy_name(algorithm), seed=seed,
                       options=options)
     result.attrs["wall_seconds"] = elapsed
