@@ -4,7 +4,7 @@ the generic engines name no system.
 Layers, bottom to top (a module may import from its own layer's package or any lower
 layer; the system packages may not import each other):
 model < lp < jobsim < {pdftsp, titan, allpass} < systems < experiments < figures < present
-< cli and the package's public face (``lorasched/__init__.py``).
+< cli (with cli_simulate) and the package's public face (``lorasched/__init__.py``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import lorasched
 ROOT = Path(lorasched.__file__).resolve().parent
 SYSTEM_PACKAGES = ("pdftsp", "titan", "allpass")
 LAYERS = [("model",), ("lp",), ("jobsim",), SYSTEM_PACKAGES, ("systems",), ("experiments",),
-          ("figures",), ("present",), ("cli", "__main__", "__init__")]
+          ("figures",), ("present",), ("cli", "cli_simulate", "__main__", "__init__")]
 #: modules that must not name a system: the experiment engine, the LP engine and the
 #: plug-in contract (jobsim may cite the papers whose queue definitions it implements)
 GENERIC = ("experiments", "lp", "model/system.py")
