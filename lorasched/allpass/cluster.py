@@ -294,14 +294,14 @@ class AllpassCluster:
             self.remaining[j] -= done_work
             if self.remaining[j] <= _EPS * max(1.0, self.work[j]):
                 self._finish(j)
-            elif done_work <= 0:              # F fell to 0 before it ran: no checkpoint
+            elif done_work <= 0:          # F is 0 before it ran: nothing to checkpoint
                 self.leases[lease][3] = min(self.leases[lease][3], t)
                 self.leases[lease][4] = t
                 self.leases[lease][6] = -1
                 self.demotions[j] += 1
                 self._enqueue(j)
             else:                                                  # demote (step 3)
-                self.started[j] = done_work > 0 or self.started[j]
+                self.started[j] = True                         # it has a checkpoint
                 self.demotions[j] += 1
                 self.state[j] = DEMOTING
                 self.event[j] = t + self.checkpoint_s
