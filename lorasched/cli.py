@@ -23,7 +23,7 @@ from .model.profiles import SOURCES, profile_table
 from .pdftsp import policies as algorithms
 from .pdftsp.auction import ALPHA_GRID, BETA_GRID, CONSTANTS
 from .pdftsp.workload import DEADLINE_POLICIES, LOADS
-from .present import bench
+from .present import bench, bench_scale
 
 
 def _load(value: str):
@@ -274,6 +274,17 @@ def _parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--bound-time-limit", type=float, default=600.0,
                       help="seconds for the bound's column generation (600)")
 
+    sc = bsub.add_parser("scale", help="time and memory at every scale (issue-14 table)",
+                         description="Each row is measured in its own process (peak memory "
+                         "= its max RSS); prints the table, writes it as JSON.")
+    sc.add_argument("--rows", nargs="+", default=list(bench_scale.DEFAULT_ROWS),
+                    choices=bench_scale.ROWS, metavar="ROW",
+                    help=f"rows to measure, of {', '.join(bench_scale.ROWS)} (default: all "
+                         "but book, which runs make book in a fresh clone)")
+    sc.add_argument("--out", default="bench-scale.json", help="JSON file (bench-scale.json)")
+    sc.add_argument("--baseline", default=None,
+                    help="a previous JSON of this command: print the ratios to it")
+
     sub.add_parser("profiles", help="print the GPU/model profile table with sources")
     return parser
 
@@ -299,6 +310,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(path)
             return 0
         if args.command == "bench":
+            if args.bench == "scale":
+                bench_scale.scale(tuple(args.rows), out_path=args.out,
+                                  baseline_path=args.baseline)
+                return 0
             common = dict(nodes=args.nodes, slots=args.slots, vendors=args.vendors,
                           load=args.load, seed=args.seed)
             if args.bench == "decision":

@@ -151,3 +151,30 @@ def test_column_generation_stops_when_nothing_prices_out():
     cg = column_generation(MasterLP(2, (cap,)), price)
     assert cg.converged and cg.lp_value == pytest.approx(3.0)
     assert cg.bound == pytest.approx(3.0) and cg.master.n_columns == 2
+
+
+def test_master_lp_takes_highs_options_by_name_and_refuses_unknown_ones():
+    cap = np.array([1.0])
+    master = MasterLP(1, (cap,), {"simplex_scale_strategy": 0})
+    assert master.h.getOptionValue("simplex_scale_strategy")[-1] == 0
+    with pytest.raises(ValueError, match="'no_such_option'"):
+        MasterLP(1, (cap,), {"no_such_option": 1})
+
+
+def test_the_bound_runs_its_master_unscaled_and_titan_keeps_highs_defaults(monkeypatch):
+    """Only the offline bound sets BOUND_HIGHS_OPTIONS; Titan's per-slot master does not
+    (its results are unchanged)."""
+    seen = []
+    real = MasterLP.__init__
+
+    def spy(self, n_groups, capacities, options=None):
+        seen.append(options)
+        real(self, n_groups, capacities, options)
+
+    monkeypatch.setattr(MasterLP, "__init__", spy)
+    scenario = lorasched.synthetic_scenario(**SMALL[0])
+    bound.offline_upper_bound(scenario)
+    assert seen == [bound.BOUND_HIGHS_OPTIONS]
+    seen.clear()
+    lorasched.simulate(scenario, algorithm="titan", seed=1)
+    assert seen and all(o is None for o in seen)

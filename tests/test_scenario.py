@@ -460,3 +460,30 @@ def test_arrays_carry_the_declared_bounds(ds):
     del ds.attrs["value_density_max"]
     a = to_arrays(ds)
     assert a.value_density_max is None and a.value_density_min == 0.5
+
+
+def test_speed_and_memory_come_from_the_profile_of_each_batch_and_gpu_type(day):
+    """s_ik and r_i are the profiles' values for task i's micro-batch and node k's GPU type
+    (the generator indexes a per-type table: this is the per-cell definition)."""
+    from lorasched.model import profiles
+    ds = day["medium"]
+    slot_minutes = 10.0  # the fixture uses synthetic_scenario's default
+    types = ds["gpu_type"].values
+    batch = ds["micro_batch"].values
+    expect = np.array([[profiles.task_speed(profiles.GPUS[t], int(b), profiles.GPT2_XL,
+                                            slot_minutes) for t in types] for b in batch[:300]])
+    np.testing.assert_array_equal(ds["speed"].values[:300], expect)
+    assert ds["speed"].dtype == np.int64 and ds["memory"].dtype == np.float64
+    np.testing.assert_array_equal(
+        ds["memory"].values, [profiles.task_memory(int(b), profiles.GPT2_XL) for b in batch])
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint16])
+def test_integer_variables_are_checked_without_a_float_copy(ds, dtype):
+    """Integer arrays skip the float round trip but still name a negative entry."""
+    ds["speed"] = ds["speed"].astype(dtype)
+    validate_scenario(ds)
+    if np.issubdtype(dtype, np.signedinteger):
+        ds["speed"].values[1, 0] = -3
+        with pytest.raises(ValueError, match=r"'speed' at task 1, node 0: is negative"):
+            validate_scenario(ds)

@@ -51,13 +51,17 @@ class MasterLP:
     resource's capacity at the cell. Rows of new cells are numbered in the order the
     columns first use them.
 
+    ``options`` sets further HiGHS options by name (e.g. ``{"simplex_scale_strategy": 0}``,
+    which the offline bound uses); a refused option raises ``ValueError`` naming it.
+
     Columns are added in batches (:meth:`add_columns`, one ``addRows`` and one ``addCols``
     per batch): HiGHS keeps the basis of the last solve, so the next solve starts from it
     (new columns nonbasic at 0, new rows' slacks basic). The model, and hence every solve,
     is the same as when the columns are added one by one.
     """
 
-    def __init__(self, n_groups: int, capacities: Sequence[np.ndarray]):
+    def __init__(self, n_groups: int, capacities: Sequence[np.ndarray],
+                 options: dict | None = None):
         self.h = highspy.Highs()
         self.h.setOptionValue("output_flag", False)
         self.h.setOptionValue("threads", 1)
@@ -65,6 +69,9 @@ class MasterLP:
         # discard it (measured: 10x slower re-solves)
         self.h.setOptionValue("presolve", "off")
         self.h.setOptionValue("solver", "simplex")
+        for name, value in (options or {}).items():  # further HiGHS options, by name
+            if self.h.setOptionValue(name, value) != highspy.HighsStatus.kOk:
+                raise ValueError(f"HiGHS option {name!r} = {value!r} was refused")
         self.h.changeObjectiveSense(highspy.ObjSense.kMaximize)
         self.n_groups = n_groups
         self.capacities = tuple(capacities)

@@ -173,6 +173,11 @@ def validate_scenario(ds: xr.Dataset) -> None:
             raise ValueError(f"scenario variable '{name}' must be numeric, got {values.dtype}")
         if np.issubdtype(values.dtype, np.complexfloating):  # astype(float) drops the imag
             raise ValueError(f"scenario variable '{name}' must be real, got {values.dtype}")
+        if np.issubdtype(values.dtype, np.integer):  # finite and whole already: no float copy
+            _fail(name, values < 0, dims, "is negative")  # (s_ik at 10x scale is 1.8 GB)
+            if kind == "int" and not np.issubdtype(values.dtype, np.signedinteger):
+                _fail(name, values >= np.uint64(2**63), dims, "is too large for a 64-bit integer")
+            continue
         values = values.astype(float)
         _fail(name, ~np.isfinite(values), dims, "is NaN or infinite")
         _fail(name, values < 0, dims, "is negative")

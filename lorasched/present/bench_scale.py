@@ -1,0 +1,377 @@
+"""``lorasched bench scale``: time and memory of the library at every scale.
+
+Each measurement runs in a fresh Python process, so its peak memory is that process's
+maximum resident set size (``getrusage``), and its time is the wall time of the work alone
+(numba's cached kernels are loaded on a tiny scenario first, outside the timing). The rows
+are the issue-14 table:
+
+* ``bound``: :func:`~lorasched.pdftsp.bound.offline_upper_bound` on K = 100, high load, one
+  day (seed 1), with no wall-clock limit: seconds and the bound;
+* ``day10x``: one day at ten times the paper's arrivals (K = 2,000 nodes, 800 arrivals per
+  slot, about 115k tasks), pdFTSP: scenario + run seconds, peak memory;
+* ``decision``: pdFTSP's median time per task decision at K = 100, 200 (high load) and
+  2,000 (the 10x day);
+* ``titan``: Titan-per-slot's day at K = 100, high load, its default limits (10 column
+  generation rounds, 1,000 branch-and-bound nodes per slot): seconds, slots at a limit,
+  welfare;
+* ``series``: pdFTSP, EFT and NTM at K = 100 ... 2,000 with 0.4 K arrivals per slot, for the
+  book's plot of time and memory against K and tasks;
+* ``book`` (only when asked: it takes most of an hour): ``make book`` in a fresh clone.
+
+Nothing here asserts a speed: the figures are printed, written as JSON and compared with a
+previous JSON (``--baseline``) as ratios.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ..experiments.grid import code_fingerprint
+from ..pdftsp.bound import offline_upper_bound
+from ..pdftsp.simulation import simulate
+from ..pdftsp.workload import synthetic_scenario
+
+ROWS = ("bound", "day10x", "decision", "titan", "series", "book")
+DEFAULT_ROWS = ("bound", "day10x", "decision", "titan", "series")
+SERIES_NODES = (100, 200, 500, 1000, 2000)
+SERIES_ALGORITHMS = ("pdftsp", "eft", "ntm")
+#: what each row measures (``decision`` adds the 10x day's decisions as K = 2,000)
+SPECS = {
+    "bound": {"kind": "bound", "nodes": 100, "load": "high"},
+    "day10x": {"kind": "day", "nodes": 2000, "load": 800.0, "algorithm": "pdftsp"},
+    "decision": {"100": {"kind": "day", "nodes": 100, "load": "high", "algorithm": "pdftsp"},
+                 "200": {"kind": "day", "nodes": 200, "load": "high", "algorithm": "pdftsp"}},
+    "titan": {"kind": "day", "nodes": 100, "load": "high", "algorithm": "titan"},
+}
+SERIES_LOAD = 0.4  # arrivals per slot per node in the series
+#: the goals of issue 14 (seconds, GB, microseconds)
+GOALS = {"book_seconds": 45 * 60, "bound_seconds": 120, "day10x_seconds": 60,
+         "day10x_peak_gb": 2.0, "decision_median_us_2000": 100, "titan_seconds": 300}
+
+
+# --------------------------------------------------------------------------- one process
+
+
+def _peak_gb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9  # KiB on Linux
+
+
+def _warm() -> None:
+    """Load (or compile) numba's cached kernels and HiGHS on a tiny scenario."""
+    tiny = synthetic_scenario(nodes=2, slots=12, vendors=5, load=2.0, seed=0)
+    for algorithm in ("pdftsp", "eft", "ntm", "titan"):
+        simulate(tiny, algorithm=algorithm, seed=0)
+
+
+def _child(spec: dict) -> dict:
+    """One measurement (run in its own process): ``spec["kind"]`` is ``"day"`` or
+    ``"bound"``."""
+    _warm()
+    start = time.perf_counter()
+    scenario = synthetic_scenario(nodes=spec["nodes"], slots=spec.get("slots", 144), vendors=5,
+                                  load=spec["load"], seed=spec.get("seed", 1))
+    built = time.perf_counter()
+    out = {"tasks": int(scenario.sizes["task"]), "nodes": spec["nodes"],
+           "load": spec["load"], "scenario_seconds": built - start}
+    if spec["kind"] == "bound":
+        ub = offline_upper_bound(scenario, time_limit=np.inf)
+        out.update(seconds=ub.seconds, bound=ub.bound, converged=bool(ub.converged),
+                   iterations=ub.iterations, columns=ub.columns)
+    else:
+        result = simulate(scenario, algorithm=spec["algorithm"], seed=spec.get("seed", 1),
+                          **spec.get("options", {}))
+        done = time.perf_counter()
+        times = result["decision_time"].values
+        out.update(algorithm=spec["algorithm"], run_seconds=done - built,
+                   seconds=done - start, welfare=float(result.attrs["welfare"]),
+                   admitted=int(result.attrs["n_admitted"]),
+                   decision_median_us=float(np.nanmedian(times) * 1e6),
+                   decision_mean_us=float(np.nanmean(times) * 1e6))
+        if "titan_slots_hit_limit" in result.attrs:
+            out["slots_hit_limit"] = int(result.attrs["titan_slots_hit_limit"])
+    out["peak_gb"] = _peak_gb()
+    return out
+
+
+def _child_main(text: str) -> None:
+    print(json.dumps(_child(json.loads(text))))
+
+
+def measure(spec: dict) -> dict:
+    """Run one measurement in a fresh process; its JSON result."""
+    proc = subprocess.run(
+        [sys.executable, "-c", "import sys; from lorasched.present.bench_scale import "
+         "_child_main as m; m(sys.argv[1])", json.dumps(spec)],
+        capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"benchmark {spec} failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _book_seconds(repo: Path) -> dict:
+    """``make book`` in a fresh clone of ``repo`` (its committed state)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        clone = Path(tmp) / "clone"
+        subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True)
+        start = time.perf_counter()
+        proc = subprocess.run(["make", "book"], cwd=clone, capture_output=True, text=True,
+                              check=False)
+        seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise RuntimeError(f"make book failed:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+    return {"seconds": seconds}
+
+
+# --------------------------------------------------------------------------- the table
+
+
+def machine() -> dict:
+    """Where the figures were measured."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1e9
+    except (ValueError, OSError):
+        mem = float("nan")
+    return {"cpu": cpu, "cores": len(os.sched_getaffinity(0)), "memory_gb": round(mem, 1),
+            "python": platform.python_version(), "platform": platform.platform()}
+
+
+def run(rows=DEFAULT_ROWS, *, repo: str | os.PathLike = ".", series_nodes=SERIES_NODES,
+        specs: dict | None = None, progress=print) -> dict:
+    """Measure ``rows`` (names in :data:`ROWS`) as :data:`SPECS` (or ``specs``) say; returns
+    the JSON-ready figures."""
+    bad = [r for r in rows if r not in ROWS]
+    if bad:
+        raise ValueError(f"unknown benchmark row {bad[0]!r}; choose from {ROWS}")
+    specs = SPECS if specs is None else specs
+    out: dict = {"machine": machine(), "version": importlib.metadata.version("lorasched"),
+                 "code": code_fingerprint(), "date": time.strftime("%Y-%m-%d %H:%M"),
+                 "rows": {}}
+    got = out["rows"]
+
+    def step(spec):
+        progress(f"  measuring {spec} ...")
+        return measure(spec)
+
+    if "bound" in rows:
+        got["bound"] = step(specs["bound"])
+    ten = None
+    if "day10x" in rows or "decision" in rows:
+        ten = got["day10x"] = step(specs["day10x"])
+    if "decision" in rows:
+        got["decision"] = {k: step(spec) for k, spec in specs["decision"].items()}
+        got["decision"][str(specs["day10x"]["nodes"])] = ten
+    if "titan" in rows:
+        got["titan"] = step(specs["titan"])
+    if "series" in rows:
+        series = []
+        for k in series_nodes:
+            for algorithm in SERIES_ALGORITHMS:
+                spec = {"kind": "day", "nodes": int(k), "load": SERIES_LOAD * k,
+                        "algorithm": algorithm,
+                        **({"slots": specs["day10x"]["slots"]}
+                           if "slots" in specs["day10x"] else {})}
+                same = ten is not None and all(ten.get(f) == spec[f] for f in
+                                               ("nodes", "load", "algorithm"))
+                series.append(ten if same else step(spec))  # the 10x day is a point
+        got["series"] = series
+    if "book" in rows:
+        progress("  measuring make book in a fresh clone (most of an hour) ...")
+        got["book"] = _book_seconds(Path(repo))
+    return out
+
+
+def summary(figures: dict) -> list[tuple[str, float | None, str, float | None]]:
+    """(what, value, unit, goal) per line of the table."""
+    r = figures["rows"]
+    lines = []
+    if "book" in r:
+        lines.append(("make book, fresh clone", r["book"]["seconds"], "s",
+                      GOALS["book_seconds"]))
+    if "bound" in r:
+        b = r["bound"]
+        lines.append((f"offline_upper_bound, K={b['nodes']} {b['load']}", b["seconds"], "s",
+                      GOALS["bound_seconds"]))
+        lines.append(("  its bound", r["bound"]["bound"], "USD", None))
+    if "day10x" in r:
+        d = r["day10x"]
+        lines.append((f"10x day, pdFTSP ({d['tasks']} tasks)", d["seconds"], "s",
+                      GOALS["day10x_seconds"]))
+        lines.append(("  peak memory", d["peak_gb"], "GB", GOALS["day10x_peak_gb"]))
+    if "decision" in r:
+        for k in sorted(r["decision"], key=int):
+            goal = GOALS["decision_median_us_2000"] if k == "2000" else None
+            lines.append((f"pdFTSP decision median, K={k}",
+                          r["decision"][k]["decision_median_us"], "us", goal))
+    if "titan" in r:
+        t = r["titan"]
+        lines.append((f"Titan day, K={t['nodes']} {t['load']}, default limits", t["seconds"],
+                      "s", GOALS["titan_seconds"]))
+        lines.append(("  slots stopped at a limit", t.get("slots_hit_limit"), "of 144", None))
+        lines.append(("  welfare", t["welfare"], "USD", None))
+    return lines
+
+
+def _baseline_value(baseline: dict | None, what: str):
+    if not baseline:
+        return None
+    for name, value, _, _ in summary(baseline):
+        if name == what:
+            return value
+    return None
+
+
+def report(figures: dict, baseline: dict | None = None, out=None) -> None:
+    """Print the table (with the ratio to ``baseline`` where it has the same line)."""
+    out = out or sys.stdout
+    m = figures["machine"]
+    print(f"lorasched bench scale, {figures['date']}, code {figures['code']}, on "
+          f"{m['cpu']} ({m['cores']} cores, {m['memory_gb']} GB), Python {m['python']}",
+          file=out)
+    head = f"  {'what':<42} {'now':>12} {'unit':<7} {'goal':>8} {'met':>4}"
+    if baseline:
+        head += f" {'before':>12} {'now/before':>10}"
+    print(head, file=out)
+    for what, value, unit, goal in summary(figures):
+        met = "" if goal is None or value is None else ("yes" if value <= goal else "no")
+        line = (f"  {what:<42} {_fmt(value):>12} {unit:<7} "
+                f"{'' if goal is None else _fmt(goal):>8} {met:>4}")
+        before = _baseline_value(baseline, what)
+        if baseline:
+            ratio = (f"{value / before:.2f}" if before not in (None, 0) and value is not None
+                     else "")
+            line += f" {_fmt(before):>12} {ratio:>10}"
+        print(line, file=out)
+
+
+def _fmt(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, int) or float(value).is_integer() and abs(value) < 1e6:
+        return f"{value:.0f}" if abs(value) >= 100 else f"{value:g}"
+    return f"{value:,.1f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
+def scale(rows=DEFAULT_ROWS, *, out_path=None, baseline_path=None, repo=".",
+          out=None, **sizes) -> dict:
+    """Measure, print, and write the JSON (``out_path``); ``baseline_path``: a previous
+    JSON to compare with; ``sizes``: ``specs`` / ``series_nodes`` of :func:`run`."""
+    out = out or sys.stdout
+    baseline = None
+    if baseline_path is not None:
+        baseline = json.loads(Path(baseline_path).read_text())
+    figures = run(rows, repo=repo, progress=lambda s: print(s, file=out, flush=True),
+                  **sizes)
+    report(figures, baseline, out=out)
+    if out_path is not None:
+        Path(out_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(out_path).write_text(json.dumps(figures, indent=1) + "\n")
+        print(f"wrote {out_path}", file=out)
+    return figures
+
+
+# --------------------------------------------------------------------------- the book
+
+
+def load(path) -> dict:
+    """A JSON written by ``lorasched bench scale``."""
+    return json.loads(Path(path).read_text())
+
+
+def table(figures: dict, baseline: dict | None = None):
+    """The table as a ``pandas.DataFrame``: what, before, now, unit, goal, met."""
+    rows = []
+    for what, value, unit, goal in summary(figures):
+        before = _baseline_value(baseline, what)
+        rows.append({"what": what.strip(), "before": before, "now": value, "unit": unit,
+                     "goal": goal,
+                     "met": "" if goal is None or value is None else
+                     ("yes" if value <= goal else "no")})
+    return pd.DataFrame(rows)
+
+
+def series_figure(figures: dict, baseline: dict | None = None):
+    """Wall time and peak memory of a day against K (with the task count in the hover), per
+    algorithm: every measured point, and ``baseline``'s pdFTSP points dashed."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("wall time of one day (s)",
+                                                        "peak memory (GB)"))
+    colours = {"pdftsp": "#264653", "eft": "#e76f51", "ntm": "#2a9d8f"}
+    sources = [("now", figures)] + ([("before", baseline)] if baseline else [])
+    for label, data in sources:
+        points = data["rows"].get("series", [])
+        for algorithm in SERIES_ALGORITHMS:
+            if label == "before" and algorithm != "pdftsp":
+                continue
+            pts = sorted((p for p in points if p["algorithm"] == algorithm),
+                         key=lambda p: p["nodes"])
+            if not pts:
+                continue
+            x = [p["nodes"] for p in pts]
+            text = [f"{p['tasks']:,} tasks" for p in pts]
+            for col, key in ((1, "seconds"), (2, "peak_gb")):
+                fig.add_trace(go.Scatter(
+                    x=x, y=[p[key] for p in pts], text=text, mode="lines+markers",
+                    name=f"{algorithm} ({label})", legendgroup=f"{algorithm}{label}",
+                    showlegend=col == 1,
+                    line={"color": colours[algorithm],
+                          "dash": "dash" if label == "before" else "solid"},
+                    hovertemplate="K=%{x}, %{text}: %{y:.3g}<extra>%{fullData.name}"
+                                  "</extra>"), row=1, col=col)
+    for col in (1, 2):
+        fig.update_xaxes(type="log", title_text="compute nodes K (0.4 K arrivals per slot)",
+                         row=1, col=col)
+        fig.update_yaxes(type="log", row=1, col=col)
+    fig.update_layout(height=420, margin={"t": 40}, legend={"orientation": "h", "y": -0.25})
+    return fig
+
+
+def book_data(name: str = "bench_scale.json") -> Path:
+    """A benchmark JSON that the book shows: ``notebooks/data/<name>`` of this checkout
+    (``bench_scale.json``: now; ``bench_scale_before.json``: before issue 14's changes)."""
+    return Path(__file__).resolve().parents[2] / "notebooks" / "data" / name
+
+
+def describe(figures: dict) -> str:
+    """Where and when the figures were measured."""
+    m = figures["machine"]
+    return (f"measured {figures['date']} by `lorasched bench scale` (code "
+            f"{figures['code']}) on {m['cpu']}, {m['cores']} cores, {m['memory_gb']} GB, "
+            f"Python {m['python']}, {m['platform']}")
+
+
+def findings(figures: dict, baseline: dict | None = None) -> str:
+    """One sentence per row of the table, every number from ``figures`` (and
+    ``baseline``): what it is now, the goal, met or not, and the ratio to before."""
+    lines = []
+    for what, value, unit, goal in summary(figures):
+        if value is None or goal is None:
+            continue
+        before = _baseline_value(baseline, what)
+        change = (f", {before / value:.1f}x faster than before ({_fmt(before)} {unit})"
+                  if before and value and unit in ("s", "us") else
+                  f", before {_fmt(before)} {unit}" if before else "")
+        verdict = "goal met" if value <= goal else "goal NOT met"
+        lines.append(f"- **{what.strip()}**: {_fmt(value)} {unit} against a goal of "
+                     f"{_fmt(goal)} {unit}: {verdict}{change}.")
+    return "\n".join(lines)

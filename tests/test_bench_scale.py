@@ -1,0 +1,99 @@
+"""``lorasched bench scale``: the table, its JSON, its comparison and its plot (on tiny
+sizes: the real sizes are a benchmark, not a test)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lorasched.cli import main
+from lorasched.present import bench_scale
+
+TINY = {
+    "bound": {"kind": "bound", "nodes": 2, "load": 1.5, "slots": 12},
+    "day10x": {"kind": "day", "nodes": 3, "load": bench_scale.SERIES_LOAD * 3,
+               "algorithm": "pdftsp", "slots": 12},
+    "decision": {"1": {"kind": "day", "nodes": 1, "load": 0.5, "algorithm": "pdftsp",
+                       "slots": 12}},
+    "titan": {"kind": "day", "nodes": 2, "load": 1.5, "algorithm": "titan", "slots": 12},
+}
+
+
+@pytest.fixture()
+def in_process(monkeypatch):
+    """Measure in this process (the fresh process is tested once, below)."""
+    monkeypatch.setattr(bench_scale, "measure", bench_scale._child)
+
+
+def test_scale_prints_the_table_writes_json_and_compares(in_process, tmp_path, capsys):
+    path = tmp_path / "now.json"
+    figures = bench_scale.scale(bench_scale.DEFAULT_ROWS, out_path=path, specs=TINY,
+                                series_nodes=(2, 3))
+    saved = json.loads(path.read_text())
+    assert saved["rows"].keys() == {"bound", "day10x", "decision", "titan", "series"}
+    assert saved == json.loads(json.dumps(figures))
+    assert saved["rows"]["bound"]["bound"] > 0 and saved["rows"]["bound"]["converged"]
+    assert saved["rows"]["titan"]["slots_hit_limit"] >= 0
+    # the 10x day doubles as a decision row and, at 0.4 K arrivals, as a series point
+    assert sorted(saved["rows"]["decision"]) == ["1", "3"]
+    assert [(p["nodes"], p["algorithm"]) for p in saved["rows"]["series"]] == [
+        (k, a) for k in (2, 3) for a in bench_scale.SERIES_ALGORITHMS]
+    assert saved["rows"]["series"][3] == saved["rows"]["day10x"]
+    text = capsys.readouterr().out
+    for line in ("offline_upper_bound, K=2 1.5", "10x day, pdFTSP", "peak memory",
+                 "pdFTSP decision median, K=3", "Titan day, K=2 1.5", f"wrote {path}"):
+        assert line in text, line
+    assert figures["machine"]["cores"] >= 1 and figures["code"]
+
+    bench_scale.report(saved, baseline=saved)  # compared with itself: every ratio is 1
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if " s " in ln]
+    assert lines and all(ln.rstrip().endswith("1.00") for ln in lines)
+
+
+def test_measure_runs_each_row_in_a_fresh_process():
+    got = bench_scale.measure(TINY["day10x"])
+    assert got["algorithm"] == "pdftsp" and got["tasks"] > 0 and got["nodes"] == 3
+    assert 0.05 < got["peak_gb"] < 50 and got["seconds"] >= got["run_seconds"] > 0
+    with pytest.raises(RuntimeError, match="no_such_algorithm"):
+        bench_scale.measure({**TINY["day10x"], "algorithm": "no_such_algorithm"})
+
+
+def test_unknown_rows_are_named(capsys):
+    with pytest.raises(ValueError, match="'speed'"):
+        bench_scale.run(("bound", "speed"))
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "scale", "--rows", "speed"])
+    assert exc.value.code == 2 and "speed" in capsys.readouterr().err
+
+
+def _figures(bound_s, day_s, peak, dec_us, titan_s):
+    day = {"nodes": 2000, "load": 800.0, "algorithm": "pdftsp", "tasks": 100_000,
+           "seconds": day_s, "peak_gb": peak, "decision_median_us": dec_us}
+    return {"machine": {"cpu": "test", "cores": 2, "memory_gb": 8.0, "python": "3.11",
+                        "platform": "linux"}, "date": "2026-11-23 08:00", "code": "abc",
+            "rows": {"bound": {"seconds": bound_s, "bound": 14069.6, "nodes": 100,
+                               "load": "high"},
+                     "day10x": day,
+                     "decision": {"100": {"decision_median_us": 30.0}, "2000": day},
+                     "titan": {"seconds": titan_s, "slots_hit_limit": 140, "welfare": 5e3,
+                               "nodes": 100, "load": "high"},
+                     "series": [dict(day, algorithm=a) for a in ("pdftsp", "eft", "ntm")]}}
+
+
+def test_findings_table_and_plot_say_what_was_measured():
+    before = _figures(494.0, 128.0, 5.9, 438.0, 1896.0)
+    now = _figures(100.0, 70.0, 2.4, 440.0, 1896.0)
+    text = bench_scale.findings(now, before)
+    assert "**offline_upper_bound, K=100 high**: 100 s against a goal of 120 s: goal met, " \
+           "4.9x faster than before (494 s)" in text
+    assert "**peak memory**: 2.4 GB against a goal of 2 GB: goal NOT met, before 5.9 GB" in text
+    table = bench_scale.table(now, before)
+    assert list(table.columns) == ["what", "before", "now", "unit", "goal", "met"]
+    row = table.set_index("what").loc["Titan day, K=100 high, default limits"]
+    assert (row["before"], row["now"], row["met"]) == (1896.0, 1896.0, "no")
+    fig = bench_scale.series_figure(now, before)
+    names = {t.name for t in fig.data}
+    assert names == {"pdftsp (now)", "eft (now)", "ntm (now)", "pdftsp (before)"}
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis2.type == "log"
+    assert "2 cores" in bench_scale.describe(now)
