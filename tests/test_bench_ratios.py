@@ -23,7 +23,7 @@ from lorasched.pdftsp.schedule import brute_force_schedule, schedule
 from lorasched.present import bench
 
 #: measured on the 2-core CI machine: numba vs pure Python ~ 120x median on the day below;
-#: exact DP vs brute force ~ 5,000x on the instance below
+#: exact DP vs brute force ~ 4,000x on the instance below
 MIN_NUMBA_SPEEDUP = 15.0
 MIN_DP_OVER_BRUTE = 50.0
 

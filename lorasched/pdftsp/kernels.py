@@ -80,14 +80,25 @@ def candidates(speed_i, r_i, t0, t1, lam, phi, rate, compute_left, memory_left, 
     nT = max(t1 - t0 + 1, 0)
     ptr = np.zeros(nT + 1, dtype=np.int64)
     nodes = np.empty(max(nT * K, 1), dtype=np.int64)
+    # which cells fit, node by node: a node's slots are contiguous in the [K, T] arrays, so
+    # this pass reads them in memory order (slot by slot, at K = 2,000, it cost 25 % more)
+    fits = np.zeros((nT, K), dtype=np.bool_)
+    for k in range(K):
+        s = speed_i[k]
+        if s <= 0:
+            continue
+        for j in range(nT):
+            t = t0 + j
+            if s <= compute_left[k, t] and r_i <= memory_left[k, t] + MEMORY_TOLERANCE:
+                fits[j, k] = True
     count = 0
     for j in range(nT):
         t = t0 + j
         start = count
         for k in range(K):
-            s = speed_i[k]
-            if s <= 0 or s > compute_left[k, t] or r_i > memory_left[k, t] + MEMORY_TOLERANCE:
+            if not fits[j, k]:
                 continue
+            s = speed_i[k]
             if prune:
                 lk = lam[k, t]
                 pk = phi[k, t]

@@ -171,7 +171,8 @@ def run(rows=DEFAULT_ROWS, *, repo: str | os.PathLike = ".", series_nodes=SERIES
     got = out["rows"]
 
     def step(spec):
-        progress(f"  measuring {spec} ...")
+        progress(f"  measuring {spec.get('algorithm', 'the LP bound')}, K={spec['nodes']}, "
+                 f"load {spec['load']} ...")
         return measure(spec)
 
     if "bound" in rows:
