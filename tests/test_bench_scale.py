@@ -91,7 +91,10 @@ def test_findings_table_and_plot_say_what_was_measured():
     table = bench_scale.table(now, before)
     assert list(table.columns) == ["what", "before", "now", "unit", "goal", "met"]
     row = table.set_index("what").loc["Titan day, K=100 high, default limits"]
-    assert (row["before"], row["now"], row["met"]) == (1896.0, 1896.0, "no")
+    assert (row["before"], row["now"], row["goal"], row["met"]) == ("1896", "1896", "300", "no")
+    assert "about the same as before (1896 s)" in text
+    assert "pdFTSP decision median, K=2000**: 440 us against a goal of 100 us: goal NOT met, " \
+           "about the same as before" in text
     fig = bench_scale.series_figure(now, before)
     names = {t.name for t in fig.data}
     assert names == {"pdftsp (now)", "eft (now)", "ntm (now)", "pdftsp (before)"}

@@ -301,12 +301,13 @@ def load(path) -> dict:
 
 
 def table(figures: dict, baseline: dict | None = None):
-    """The table as a ``pandas.DataFrame``: what, before, now, unit, goal, met."""
+    """The table as a ``pandas.DataFrame`` of text (numbers as :func:`report` prints them):
+    what, before, now, unit, goal, met."""
     rows = []
     for what, value, unit, goal in summary(figures):
         before = _baseline_value(baseline, what)
-        rows.append({"what": what.strip(), "before": before, "now": value, "unit": unit,
-                     "goal": goal,
+        rows.append({"what": what.strip(), "before": _fmt(before), "now": _fmt(value),
+                     "unit": unit, "goal": _fmt(goal),
                      "met": "" if goal is None or value is None else
                      ("yes" if value <= goal else "no")})
     return pd.DataFrame(rows)
@@ -356,9 +357,10 @@ def book_data(name: str = "bench_scale.json") -> Path:
 def describe(figures: dict) -> str:
     """Where and when the figures were measured."""
     m = figures["machine"]
+    notes = "".join(f"\n  ({name}: {text})" for name, text in figures.get("notes", {}).items())
     return (f"measured {figures['date']} by `lorasched bench scale` (code "
             f"{figures['code']}) on {m['cpu']}, {m['cores']} cores, {m['memory_gb']} GB, "
-            f"Python {m['python']}, {m['platform']}")
+            f"Python {m['python']}, {m['platform']}{notes}")
 
 
 def findings(figures: dict, baseline: dict | None = None) -> str:
@@ -369,9 +371,12 @@ def findings(figures: dict, baseline: dict | None = None) -> str:
         if value is None or goal is None:
             continue
         before = _baseline_value(baseline, what)
-        change = (f", {before / value:.1f}x faster than before ({_fmt(before)} {unit})"
-                  if before and value and unit in ("s", "us") else
-                  f", before {_fmt(before)} {unit}" if before else "")
+        change = f", before {_fmt(before)} {unit}" if before else ""
+        if before and value and unit in ("s", "us"):
+            ratio = before / value
+            change = (f", {ratio:.1f}x faster than before" if ratio >= 1.05 else
+                      f", {1 / ratio:.1f}x slower than before" if ratio <= 1 / 1.05 else
+                      ", about the same as before") + f" ({_fmt(before)} {unit})"
         verdict = "goal met" if value <= goal else "goal NOT met"
         lines.append(f"- **{what.strip()}**: {_fmt(value)} {unit} against a goal of "
                      f"{_fmt(goal)} {unit}: {verdict}{change}.")
