@@ -154,9 +154,9 @@ def solve_lp(arrays: ScenarioArrays, tasks, compute_cap, memory_cap, *, fit_comp
 
 
 #: HiGHS options of the bound's master LP. Without scaling, the re-solves after each round of
-#: columns take 2.8x less time (K = 100, high load: 175 s against 494 s, measured by
-#: ``lorasched bench scale --rows bound``); the LP optimum does not depend on scaling, and
-#: the bound stays valid whatever the solver's path (module docstring).
+#: columns take 2.3-2.8x less time (K = 100, high load: 175-221 s against 494-517 s on a
+#: 2-core machine, ``lorasched bench scale --rows bound``); the LP optimum does not depend on
+#: scaling, and the bound stays valid whatever the solver's path (module docstring).
 BOUND_HIGHS_OPTIONS = {"simplex_scale_strategy": 0}
 
 
