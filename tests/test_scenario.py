@@ -473,7 +473,7 @@ def test_speed_and_memory_come_from_the_profile_of_each_batch_and_gpu_type(day):
     expect = np.array([[profiles.task_speed(profiles.GPUS[t], int(b), profiles.GPT2_XL,
                                             slot_minutes) for t in types] for b in batch[:300]])
     np.testing.assert_array_equal(ds["speed"].values[:300], expect)
-    assert ds["speed"].dtype == np.int64 and ds["memory"].dtype == np.float64
+    assert ds["speed"].dtype == np.int32 and ds["memory"].dtype == np.float64
     np.testing.assert_array_equal(
         ds["memory"].values, [profiles.task_memory(int(b), profiles.GPT2_XL) for b in batch])
 
@@ -487,3 +487,35 @@ def test_integer_variables_are_checked_without_a_float_copy(ds, dtype):
         ds["speed"].values[1, 0] = -3
         with pytest.raises(ValueError, match=r"'speed' at task 1, node 0: is negative"):
             validate_scenario(ds)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float64])
+def test_a_speed_beyond_int32_is_refused_naming_the_cell(ds, dtype):
+    """s_ik is kept as int32 (SPEED_DTYPE): a larger speed is an error naming its cell, for
+    integer and float inputs alike, rather than a silent wrap-around."""
+    ds["speed"] = ds["speed"].astype(dtype)
+    ds["speed"].values[2, 1] = 2**31
+    with pytest.raises(ValueError, match=r"'speed' at task 2, node 1: is too large \(at most "
+                                         r"2,147,483,647 samples per slot\)"):
+        validate_scenario(ds)
+    ds["speed"].values[2, 1] = 2**31 - 1
+    assert to_arrays(ds).speed[2, 1] == 2**31 - 1
+
+
+def test_speeds_are_int32_and_shared_with_the_generated_dataset(ds):
+    """The generator stores s_ik as int32 and to_arrays does not copy it (the task x node
+    matrix is the largest array of a scenario); other integer inputs are converted."""
+    arrays = to_arrays(ds)
+    assert ds["speed"].dtype == np.int32 and arrays.speed.dtype == np.int32
+    assert np.shares_memory(arrays.speed, ds["speed"].values)
+    ds["speed"] = ds["speed"].astype(np.int64)
+    converted = to_arrays(ds)
+    assert converted.speed.dtype == np.int32
+    np.testing.assert_array_equal(converted.speed, arrays.speed)
+
+
+def test_a_generator_speed_beyond_int32_is_an_error():
+    """Absurdly long slots make a speed that int32 cannot hold: an error, not a wrap."""
+    with pytest.raises(ValueError, match=r"samples per slot exceeds 2,147,483,647: use "
+                                         r"shorter slots"):
+        synthetic_scenario(nodes=2, slots=2, load=1.0, seed=0, slot_minutes=1e9)

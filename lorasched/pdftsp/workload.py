@@ -56,7 +56,7 @@ import xarray as xr
 
 from ..model import profiles
 from ..model import traces as _traces
-from .scenario import validate_scenario
+from .scenario import SPEED_DTYPE, SPEED_MAX, validate_scenario
 
 LOADS = {"light": 30.0, "medium": 50.0, "high": 80.0}
 DEADLINE_POLICIES = ("slack", "tight", "loose", "fixed", "end_of_day")
@@ -214,6 +214,10 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
     batches = np.array(model.micro_batches)
     kinds = sorted(set(types))
     table = np.array([[speed_table[(t, b)] for t in kinds] for b in batches], dtype=np.int64)
+    if table.max(initial=0) > SPEED_MAX:
+        raise ValueError(f"a task speed of {table.max():,} samples per slot exceeds "
+                         f"{SPEED_MAX:,}: use shorter slots (slot_minutes)")
+    table = table.astype(SPEED_DTYPE)  # s_ik is stored as SPEED_DTYPE: no copy in to_arrays
     memory_of = np.array([profiles.task_memory(b, model) for b in batches], dtype=float)
     position = {int(b): j for j, b in enumerate(batches)}
     row = np.fromiter((position[b] for b in batch.tolist()), dtype=np.int64, count=n)

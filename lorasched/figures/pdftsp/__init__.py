@@ -32,8 +32,10 @@ every figure (:func:`.common.calibration`; the calibration page shows the scan o
 Titan is the paper's: its own progress objective, no bids (``"Titan"``); Figs. 4 and 8 also
 show the welfare-maximising variant, an oracle that sees every bid
 (``"Titan (welfare oracle)"``). Titan solves one MILP per
-slot with 10 column-generation rounds and ``mip_max_nodes = 0`` (HiGHS stops at the root
-node and keeps the best solution its presolve and heuristics find, instead of branching):
+slot with 10 column-generation rounds and ``mip_max_nodes = 0``: HiGHS takes the last
+restricted LP's solution as a start, fixes the columns it sets to 0 or 1, solves a small MILP
+over the rest (up to its ``mip_max_start_nodes`` = 500 nodes) and stops after presolving the
+whole MILP, with neither a root LP nor branching (seen in HiGHS 1.15's log of the slots):
 with 1000 branch-and-bound nodes per slot one K = 100 high-load day takes about 30 minutes,
 and on that day the welfare was 5 % higher. The round limit costs Titan more than the node
 limit, most at large K (see the Fig. 4 page).

@@ -322,7 +322,9 @@ def _titan_budget(ds: xr.Dataset | None = None) -> tuple[int, int]:
 def _titan_limits(ds: xr.Dataset) -> str:
     """"each slot's MILP chooses only among ... and is solved ..." for ``ds``'s runs."""
     rounds, nodes = _titan_budget(ds)
-    solve = ("is solved at the root node, without branching (`mip_max_nodes = 0`)"
+    solve = ("is not branched on (`mip_max_nodes = 0`): HiGHS rounds the column-generation "
+             "LP's solution by fixing the columns it already sets to 0 or 1 and solving a "
+             "small MILP over the rest, and keeps that solution"
              if nodes == 0 else f"is solved with at most {nodes} branch-and-bound nodes")
     return (f"each slot's MILP chooses only among the schedules found in {rounds} rounds of "
             f"column generation and {solve}")
