@@ -5,6 +5,8 @@
 #                in build/sweeps/full), execute the notebooks with full parameters, then
 #                build book/_build/html
 #   make lint    ruff only
+#   make lock    recompile requirements.lock (uv) and environment.yml from pyproject.toml;
+#                `make lock UPGRADE=1` moves every pin to the newest version allowed
 #   make clean   remove the built book and the executed notebook copies
 
 PYTHON ?= python3
@@ -31,16 +33,33 @@ params = $(or $(PARAMS_$(1)),$(if $(filter fig% summary calibration titan_% allp
 SWEEPS_STAMP := build/sweeps/full.stamp
 
 .DELETE_ON_ERROR:
-.PHONY: venv .venv test lint book reproduce clean distclean
+.PHONY: venv .venv test lint lock book reproduce clean distclean
 
 venv .venv: $(STAMP)
 
-# (Re)install whenever pyproject.toml changes; create the venv only if it is missing.
-$(STAMP): pyproject.toml
+# (Re)install whenever pyproject.toml or the lock changes; create the venv only if it is
+# missing. Every package at the lock's exact version (pip checks the lock's hashes), then
+# lorasched itself, which the lock leaves out.
+$(STAMP): pyproject.toml requirements.lock
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
-	$(BIN)/python -m pip install -e '.[dev,book]'
+	$(BIN)/python -m pip install -r requirements.lock
+	$(BIN)/python -m pip install --no-deps -e .
 	@touch $@
+
+# requirements.lock: the exact version and hashes of every package that pyproject.toml's
+# ranges (core, dev and book extras) resolve to for CPython 3.11 on Linux x86_64, compiled
+# by uv. Pins that still satisfy pyproject.toml are kept unless UPGRADE is set. Then
+# environment.yml is written from it (.ci/lock_env.py).
+LOCK_FLAGS := --extra dev --extra book --python-version 3.11 --python-platform linux \
+  --generate-hashes --custom-compile-command 'make lock'
+
+lock:
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install uv
+	$(BIN)/uv pip compile --quiet pyproject.toml $(LOCK_FLAGS) $(if $(UPGRADE),--upgrade) \
+	  -o requirements.lock
+	$(BIN)/python .ci/lock_env.py requirements.lock environment.yml
 
 lint: $(STAMP)
 	$(BIN)/ruff check lorasched tests
@@ -59,10 +78,6 @@ $(SWEEPS_STAMP): $(STAMP) $(LIB_SOURCES)
 
 book: $(STAMP) $(SWEEPS_STAMP) $(BOOK_NOTEBOOKS) book/_static/plotly.min.js
 	$(BIN)/jupyter-book build book -W -n --keep-going
-	rm -rf book/_build/html/_static/mathjax
-	$(BIN)/python -c "import pathlib, shutil, jupyter_server_mathjax as m; \
-	  shutil.copytree(pathlib.Path(m.__file__).parent / 'static', \
-	                  'book/_build/html/_static/mathjax')"
 
 book/notebooks/%.ipynb: notebooks/%.ipynb $(STAMP) $(LIB_SOURCES) $(SWEEPS_STAMP)
 	@mkdir -p $(@D)

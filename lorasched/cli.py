@@ -23,7 +23,7 @@ from .model.profiles import SOURCES, profile_table
 from .pdftsp import policies as algorithms
 from .pdftsp.auction import ALPHA_GRID, BETA_GRID, CONSTANTS
 from .pdftsp.workload import DEADLINE_POLICIES, LOADS
-from .present import bench, bench_scale
+from .present import app, bench, bench_scale
 
 
 def _load(value: str):
@@ -286,6 +286,22 @@ def _parser() -> argparse.ArgumentParser:
                     help="a previous JSON of this command: print the ratios to it")
 
     sub.add_parser("profiles", help="print the GPU/model profile table with sources")
+
+    ex = sub.add_parser(
+        "explore", help="serve the live explorer as a web app (Voila) on localhost",
+        description="Serve the explorer (pdFTSP's auction, TITAN's and Allpass's runs) as a "
+        "web app with live widgets, on http://127.0.0.1:PORT/, until Ctrl-C.")
+    ex.add_argument("--port", type=int, default=app.DEFAULT_PORT,
+                    help=f"port on 127.0.0.1 ({app.DEFAULT_PORT}; 0: a free one)")
+    ex.add_argument("--system", choices=list(app.VIEWS), default="pdftsp",
+                    help="the view shown first (pdftsp)")
+    ex.add_argument("--nodes", type=_positive_int, default=6,
+                    help="pdFTSP's first scenario: GPU nodes K (6)")
+    ex.add_argument("--load", type=float, default=4.0, help="... mean arrivals per slot (4)")
+    ex.add_argument("--slots", type=_positive_int, default=48, help="... slots (48)")
+    ex.add_argument("--seed", type=int, default=1, help="... workload seed (1)")
+    ex.add_argument("--notebook", default=None,
+                    help="serve this notebook instead of the app (it should display widgets)")
     return parser
 
 
@@ -327,6 +343,10 @@ def main(argv: list[str] | None = None) -> int:
                 bench.compare(bound=not args.no_bound, bound_time_limit=args.bound_time_limit,
                               **common)
             return 0
+        if args.command == "explore":
+            return app.serve(args.notebook, port=args.port, system=args.system,
+                             nodes=args.nodes, load=args.load, slots=args.slots,
+                             seed=args.seed)
         if args.command == "profiles":
             for row in profile_table():
                 print(f"{row['quantity']:<45} {row['gpu']:<10} {row['value']!s:>12}  "

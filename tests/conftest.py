@@ -2,10 +2,42 @@
 
 from __future__ import annotations
 
+import os
+
+import pytest
+from _browser import CHROMIUM_ARGS, find_chromium
+
 
 def pytest_configure(config):
     config.addinivalue_line(
         "markers",
-        "browser: builds the book with small parameters and opens pages in headless Chromium "
+        "browser: opens pages in headless Chromium (the built book, the live explorer) "
         "(select with `-m browser`, leave out with `-m 'not browser'`)",
     )
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """Debian's headless-capable Chromium (installed with apt-get if missing and root)."""
+    exe = find_chromium()
+    if exe is None and os.environ.get("LORASCHED_REQUIRE_BROWSER"):
+        pytest.fail("chromium not found, and LORASCHED_REQUIRE_BROWSER is set (.ci/run)")
+    if exe is None:
+        pytest.skip("chromium not found: install Debian's chromium (`sudo apt-get install "
+                    "chromium`) to run the browser tests")
+    return exe
+
+
+@pytest.fixture(scope="session")
+def browser(chromium):
+    """Headless Chromium driven by Playwright (one per pytest process), with no network
+    (``tests/_browser.py``)."""
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="playwright (from the dev extra) needed")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, headless=True,
+                                             args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()

@@ -125,3 +125,41 @@ def price_timeline(result, lambda_price: float, modal_price: float) -> go.Figure
     fig.update_layout(xaxis_title="lease start (h)", yaxis_title="$/GPU-h",
                       template="plotly_white", height=400)
     return fig
+
+
+def job_timeline(result, *, max_jobs: int = 60) -> go.Figure:
+    """One run's jobs against time (hours): a grey bar from submission to finish, and
+    over it what the job did on each worker, coloured by provider (``run`` segments) or
+    red (checkpoint and restore); the first ``max_jobs`` jobs by submission."""
+    submit = result["submit_s"].values / 3600
+    finish = result["finish_s"].values / 3600
+    names = result["name"].values.astype(str)
+    jobs = np.argsort(submit, kind="stable")[:max_jobs]
+    row = np.full(submit.size, -1)
+    row[jobs] = np.arange(jobs.size)
+    fig = go.Figure()
+    fig.add_bar(base=submit[jobs], x=finish[jobs] - submit[jobs], y=row[jobs], orientation="h",
+                name="submitted to finished", marker={"color": "#e9ecef"},
+                hovertext=names[jobs], hoverinfo="text")
+    sj = result["seg_job"].values
+    keep = row[sj] >= 0
+    s0, s1 = result["seg_start_s"].values / 3600, result["seg_end_s"].values / 3600
+    kind = result["seg_kind"].values.astype(str)
+    provider = result["lease_provider"].values.astype(str)[result["seg_lease"].values]
+    groups = [(f"runs on {p}", (kind == "run") & (provider == p), c)
+              for p, c in PROVIDER_COLOURS.items()]
+    groups.append(("checkpoint or restore", kind != "run", "#d62828"))
+    for label, m, colour in groups:
+        m = m & keep
+        if m.any():
+            fig.add_bar(base=s0[m], x=s1[m] - s0[m], y=row[sj[m]], orientation="h",
+                        name=label, marker={"color": colour}, width=0.6,
+                        hovertext=[f"{names[j]}: {k}" for j, k in zip(sj[m], kind[m],
+                                                                       strict=True)],
+                        hoverinfo="text")
+    fig.update_yaxes(title_text="job (by submission)", autorange="reversed")
+    fig.update_xaxes(title_text="time (h)")
+    fig.update_layout(barmode="overlay", template="plotly_white", height=460,
+                      legend={"orientation": "h", "y": -0.2},
+                      title=f"{result.attrs['algorithm']}: the first {jobs.size} jobs")
+    return fig

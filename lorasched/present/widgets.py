@@ -10,9 +10,11 @@ The figures are those of :mod:`lorasched.present.plots`
 (:func:`~lorasched.present.plots.dual_price_heatmap`,
 :func:`~lorasched.present.plots.utility_vs_bid`); :func:`dual_price_figure` and
 :func:`utility_figure` feed them from a replay (plain :class:`plotly.graph_objects.Figure`,
-to display with :func:`lorasched.present.plots.show`). The live widget is :func:`explorer`;
-it needs a running kernel, so a statically built page shows the static figures instead
-(see ``notebooks/explorer.ipynb``).
+to display with :func:`lorasched.present.plots.show`). The live widget is :func:`explorer`,
+whose figures are plotly ``FigureWidget`` s (anywidget) updated in place; it needs a running
+kernel, so a statically built page shows the static figures instead (see
+``notebooks/explorer.ipynb``), and ``lorasched explore`` serves it as a web app
+(:mod:`lorasched.present.app`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import xarray as xr
 
 from ..pdftsp.mechanism import AuctionReplay, WhatIf
 from ..pdftsp.workload import synthetic_scenario
-from .plots import dual_price_heatmap, show, utility_vs_bid
+from .plots import dual_price_heatmap, utility_vs_bid
 
 __all__ = [
     "AuctionReplay",
@@ -34,6 +36,7 @@ __all__ = [
     "dual_price_figure",
     "explorer",
     "interactive_frontend",
+    "replace_figure",
     "utility_curve",
     "utility_figure",
 ]
@@ -97,15 +100,21 @@ def interactive_frontend() -> bool:
     return bool(getattr(kernel, "_allow_stdin", False))
 
 
-def _figure_widget(fig: go.Figure):
-    """``(figure to update, widget showing it)``: a plotly ``FigureWidget`` (updated in
-    place) when anywidget is installed, else the figure redrawn in an ``Output``."""
-    try:
-        live = go.FigureWidget(fig)
-    except ImportError:  # plotly >= 6 needs anywidget for FigureWidget
-        out = widgets.Output()
-        return fig, out
-    return live, live
+def replace_figure(target: go.FigureWidget, new: go.Figure) -> None:
+    """Show ``new`` in the live figure ``target``, in place: traces are updated where
+    their number and types agree (the browser then restyles them), else replaced."""
+    same = (len(target.data) == len(new.data)
+            and all(a.type == b.type for a, b in zip(target.data, new.data, strict=True)))
+    if not same:
+        target.data = ()
+        target.add_traces(list(new.data))
+    with target.batch_update():
+        if same:
+            for old, fresh in zip(target.data, new.data, strict=True):
+                props = fresh.to_plotly_json()
+                props.pop("type", None)
+                old.update(props, overwrite=True)
+        target.layout = new.layout
 
 
 class Explorer(widgets.VBox):
@@ -134,12 +143,18 @@ class Explorer(widgets.VBox):
         self.bid = widgets.FloatSlider(description="bid b'", min=0.0, max=1.0,
                                        continuous_update=False, readout_format=".4g")
         self.panel = widgets.HTML()
-        self._figs: dict[str, tuple] = {}
+        for name in ("nodes", "load", "seed", "step", "task", "bid", "panel"):
+            getattr(self, name).add_class(f"lorasched-{name}")  # for the browser test
+        self._figs: dict[str, go.FigureWidget] = {}
         self._replay(scenario if scenario is not None else self._scenario())
-        for name in ("lam", "phi", "utility"):
-            self._figs[name] = _figure_widget(self._make(name))
         self._set_ranges(step, task)
-        self._draw_all()
+        for name in ("lam", "phi", "utility"):
+            # a plotly FigureWidget (an anywidget), updated in place by the observers. It
+            # is built from the first state: changes made before the browser shows it are
+            # not sent (plotly sends them as messages, which a view not yet made misses).
+            self._figs[name] = go.FigureWidget(self._make(name))
+            self._figs[name].add_class(f"lorasched-{name}")
+        self._draw_panel()
         for control in (self.nodes, self.load, self.seed):
             control.observe(self._on_scenario, names="value")
         self.step.observe(self._on_step, names="value")
@@ -150,11 +165,11 @@ class Explorer(widgets.VBox):
             widgets.HBox([self.nodes, self.load, self.seed]),
             widgets.HTML("<b>Dual prices after the first arrivals</b> (eqs. 7-8)"),
             self.step,
-            widgets.HBox([self._figs["lam"][1], self._figs["phi"][1]]),
+            widgets.HBox([self._figs["lam"], self._figs["phi"]]),
             widgets.HTML("<b>One task at another bid</b> (against the prices just before "
                          "it arrives; nothing is committed)"),
             widgets.HBox([self.task, self.bid]),
-            widgets.HBox([self.panel, self._figs["utility"][1]]),
+            widgets.HBox([self.panel, self._figs["utility"]]),
         ])
 
     # -- state
@@ -189,36 +204,20 @@ class Explorer(widgets.VBox):
         return dual_price_figure(self.replay, self.step.value, which, self.task.value)
 
     @property
-    def lam_fig(self):
-        return self._figs["lam"][0]
+    def lam_fig(self) -> go.FigureWidget:
+        return self._figs["lam"]
 
     @property
-    def phi_fig(self):
-        return self._figs["phi"][0]
+    def phi_fig(self) -> go.FigureWidget:
+        return self._figs["phi"]
 
     @property
-    def utility_fig(self):
-        return self._figs["utility"][0]
+    def utility_fig(self) -> go.FigureWidget:
+        return self._figs["utility"]
 
     def _copy(self, name: str) -> None:
         """Copy a freshly built figure into the displayed one, in place."""
-        target, view = self._figs[name]
-        new = self._make(name)
-        with target.batch_update():
-            for old, fresh in zip(target.data, new.data, strict=True):
-                props = fresh.to_plotly_json()
-                props.pop("type", None)
-                old.update(props, overwrite=True)
-            target.layout = new.layout
-        self._redraw(target, view)
-
-    @staticmethod
-    def _redraw(target, view) -> None:
-        if view is target:  # a FigureWidget syncs itself
-            return
-        view.clear_output(wait=True)
-        with view:
-            show(target)
+        replace_figure(self._figs[name], self._make(name))
 
     def _draw_all(self) -> None:
         for name in ("lam", "phi", "utility"):
@@ -246,11 +245,9 @@ class Explorer(widgets.VBox):
         self._draw_panel()
 
     def _on_bid(self, change) -> None:
-        target, view = self._figs["utility"]
         w = self.replay.what_if(self.task.value, self.bid.value)
-        marker = next(t for t in target.data if t.name == "chosen bid")
+        marker = next(t for t in self.utility_fig.data if t.name == "chosen bid")
         marker.x, marker.y = [w.bid], [w.utility]
-        self._redraw(target, view)
         self._draw_panel()
 
     def __repr__(self) -> str:

@@ -1,0 +1,137 @@
+"""Headless Chromium driven by Playwright, for the browser tests (test_book, test_app).
+
+Debian's Chromium (``/usr/bin/chromium``; installed with apt-get when missing and root) is
+launched by Playwright with ``executable_path``: no browser is downloaded. It runs with no
+network: every host name resolves to nothing and every proxy fails, so a page must load
+from local files or the loopback interface; :class:`PageLog` records every request that
+would have left the machine, every console error, uncaught exception and failed load.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from playwright.sync_api import Error as PlaywrightError  # noqa: F401 - for the tests
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts"
+WINDOW = (1280, 1000)  # the viewport; full-page screenshots are this wide
+#: schemes a page may load from; anything else (http:, https:, ws:, ...) left the machine,
+#: unless it is the loopback address of a server the test started
+LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--hide-scrollbars",
+    "--allow-file-access-from-files",
+    # no background traffic of Chromium's own (updates, metrics, safe browsing, ...)
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--disable-sync",
+    "--disable-domain-reliability",
+    "--disable-client-side-phishing-detection",
+    "--metrics-recording-only",
+    "--no-pings",
+    # and no network beyond the loopback address (where a test's own server listens):
+    # every host name resolves to nothing, and every other address goes to a dead proxy
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+    "--proxy-server=http://127.0.0.1:9",
+]
+
+
+def find_chromium() -> str | None:
+    """Debian's Chromium; installed with apt-get if missing and this is root."""
+    exe = shutil.which("chromium")
+    if exe is None and hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        install = ["apt-get", "install", "-y", "--no-install-recommends", "chromium"]
+        if subprocess.run(install, env=env, capture_output=True).returncode != 0:
+            subprocess.run(["apt-get", "update"], env=env, capture_output=True)
+            subprocess.run(install, env=env, capture_output=True)
+        exe = shutil.which("chromium")
+    return exe
+
+
+@dataclass
+class PageLog:
+    """What went wrong on a page: console errors, exceptions, failed and remote loads."""
+
+    allowed: tuple[str, ...] = LOCAL_SCHEMES
+    problems: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    pending: set = field(default_factory=set)  # requests not yet finished or failed
+
+    def attach(self, page) -> PageLog:
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.problems.append(f"uncaught exception: {error}"))
+        page.on("requestfailed", self._failed)
+        page.on("request", self._request)
+        page.on("requestfinished", lambda request: self.pending.discard(request))
+        return self
+
+    def settle(self, page, quiet: float = 0.5, timeout: float = 30.0) -> None:
+        """Wait until no request has been pending for ``quiet`` seconds (Playwright's
+        "networkidle" never comes for file: pages)."""
+        deadline = time.monotonic() + timeout
+        calm_since = None
+        while time.monotonic() < deadline:
+            page.wait_for_timeout(100)
+            if self.pending:
+                calm_since = None
+            elif calm_since is None:
+                calm_since = time.monotonic()
+            elif time.monotonic() - calm_since >= quiet:
+                return
+        self.problems.append(f"requests still pending after {timeout:g} s: "
+                             f"{[r.url for r in self.pending][:5]}")
+
+    def _console(self, message) -> None:
+        if message.type in ("error", "assert"):
+            where = message.location.get("url", "")
+            self.problems.append(f"console.{message.type}: {message.text} {where}".strip())
+
+    def _failed(self, request) -> None:
+        self.pending.discard(request)
+        failure = request.failure or ""
+        if "ERR_ABORTED" in failure:  # a navigation or fetch the page itself cancelled
+            return
+        self.problems.append(f"failed to load {request.url}: {failure}")
+
+    def _request(self, request) -> None:
+        self.pending.add(request)
+        self.requests.append(request.url)
+        if not request.url.startswith(self.allowed):
+            self.problems.append(f"request left the machine: {request.url}")
+
+
+def new_page(browser, allowed: tuple[str, ...] = LOCAL_SCHEMES):
+    """A fresh page (its own context) and the :class:`PageLog` attached to it."""
+    context = browser.new_context(viewport={"width": WINDOW[0], "height": WINDOW[1]})
+    page = context.new_page()
+    return page, PageLog(allowed=allowed).attach(page)
+
+
+def screenshot(page, path: Path) -> str:
+    """A full-page screenshot at ``path``; its path relative to the repository."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path), full_page=True)
+    return str(path.relative_to(ROOT))
+
+
+#: a plotly figure's data as plain JSON (typed arrays, also nested, become lists)
+PLOT_DATA_JS = """el => {
+  const plain = v => (ArrayBuffer.isView(v) || Array.isArray(v)) ? Array.from(v, plain) : v;
+  return el.data.map(t => Object.fromEntries(
+    Object.entries(t).filter(([k]) => ['x', 'y', 'z', 'base', 'name', 'type'].includes(k))
+      .map(([k, v]) => [k, plain(v)])));
+}"""
