@@ -114,9 +114,10 @@ class PageLog:
             self.problems.append(f"request left the machine: {request.url}")
 
 
-def new_page(browser, allowed: tuple[str, ...] = LOCAL_SCHEMES):
-    """A fresh page (its own context) and the :class:`PageLog` attached to it."""
-    context = browser.new_context(viewport={"width": WINDOW[0], "height": WINDOW[1]})
+def new_page(browser, allowed: tuple[str, ...] = LOCAL_SCHEMES, height: int = WINDOW[1]):
+    """A fresh page (its own context, a viewport ``height`` pixels tall) and the
+    :class:`PageLog` attached to it."""
+    context = browser.new_context(viewport={"width": WINDOW[0], "height": height})
     page = context.new_page()
     return page, PageLog(allowed=allowed).attach(page)
 

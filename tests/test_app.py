@@ -203,8 +203,9 @@ def serve_app():
 
 
 def _open(browser, url: str):
+    # Voila's page scrolls inside itself: a tall viewport, so that screenshots show it all
     page, log = new_page(browser, allowed=("data:", "blob:", "about:", url, url.replace(
-        "http:", "ws:")))
+        "http:", "ws:")), height=1800)
     page.goto(url)
     page.wait_for_selector(".lorasched-lam.js-plotly-plot", timeout=180_000)
     return page, log
@@ -249,9 +250,11 @@ def _heatmap(page) -> list[dict]:
     return page.locator(".lorasched-lam.js-plotly-plot").evaluate(PLOT_DATA_JS)
 
 
-def check_live_explorer(page, replay: AuctionReplay, shots: str) -> None:
+def check_live_explorer(page, replay: AuctionReplay, shots: str,
+                        bid_timeout: float = 30.0) -> None:
     """Move the arrival and bid sliders of the pdFTSP view and check the page against
-    ``replay``; screenshots before and after the bid change under ``shots``."""
+    ``replay``; screenshots before and after the bid change under ``shots``. The panel
+    must show a bid's outcome within ``bid_timeout`` seconds."""
     task = int(page.locator(".lorasched-task input").input_value())
     step = int(_readout(page, ".lorasched-step"))
     expected = _plain(dual_price_figure(replay, step, "lambda", task))
@@ -272,7 +275,7 @@ def check_live_explorer(page, replay: AuctionReplay, shots: str) -> None:
     for end, bid in (("left", 0.0), ("right", 2.0 * value)):
         _drag_to_end(page, ".lorasched-bid", end)
         _wait_for(page, f"the payment panel at bid {bid:g}", lambda: _panel(page),
-                  replay.what_if(task, bid).describe(), timeout=30.0)
+                  replay.what_if(task, bid).describe(), timeout=bid_timeout)
         if end == "left":
             screenshot(page, SHOTS / f"{shots}-after-bid.png")
 
@@ -331,6 +334,6 @@ def test_live_check_catches_a_broken_callback(browser, serve_app, first_replay, 
     page, _ = _open(browser, serve_app("--notebook", str(path)))
     try:
         with pytest.raises(AssertionError, match="the payment panel at bid 0"):
-            check_live_explorer(page, first_replay, "broken")
+            check_live_explorer(page, first_replay, "broken", bid_timeout=10.0)
     finally:
         page.context.close()

@@ -146,7 +146,9 @@ def _build_book(dest: Path) -> Path:
     import papermill
     import plotly
 
-    # 1. the sources, without the build outputs of `make book`
+    # 1. the sources, without the build outputs of `make book`, and the lock beside them
+    #    (the front page compares the installed versions with it: book/_ext/versions.py)
+    shutil.copyfile(ROOT / "requirements.lock", dest.parent / "requirements.lock")
     shutil.copytree(
         BOOK,
         dest,
@@ -292,6 +294,10 @@ def test_book_pages_render_offline(request, browser):
         if page in figure_pages and not any("_static/plotly.min.js" in s for s in scripts):
             problems.append(f"{page}: no <script> for _static/plotly.min.js")
     assert (site / "_static" / "mathjax" / "tex-chtml.js").is_file(), "MathJax 3 not copied"
+    # the front page states the versions it was built with, compared with the lock
+    intro = (site / "intro.html").read_text()
+    assert "lorasched-versions" in intro and "numba" in intro, "no versions on the front page"
+    assert "requirements.lock was not found" not in intro
 
     shots = []
     for name in pages:

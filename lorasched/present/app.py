@@ -93,7 +93,7 @@ class _RunView(widgets.VBox):
 class TitanView(_RunView):
     """TITAN (SoCC'22) on a small cluster: ``jobs`` jobs of ``workload`` (TITAN's authors'
     FM-1 or Helios) on ``nodes`` x 4 GPUs, run by ``policy``; the timeline of the jobs
-    (merged units, pipeline switches in red) and the average JCT."""
+    (merged units; switches in red) and the average JCT."""
 
     controls = ("policy", "workload", "jobs", "seed")
 
@@ -119,7 +119,7 @@ class TitanView(_RunView):
         self.summary.value = html.escape(
             f"{a['n_jobs']} jobs ({a['n_merged_jobs']} merged into {a['n_units']} units): "
             f"average JCT {a['avg_jct_h']:.3f} h, makespan {a['makespan_h']:.3f} h, "
-            f"{a['switch_h']:.3f} h of pipeline switches")
+            f"{a['switch_h']:.3f} GPU-h spent switching (start-ups, pipeline switches)")
 
 
 class AllpassView(_RunView):
