@@ -246,8 +246,8 @@ def _panel(page) -> str:
     return page.locator(".lorasched-panel pre").inner_text()
 
 
-def _heatmap(page) -> list[dict]:
-    return page.locator(".lorasched-lam.js-plotly-plot").evaluate(PLOT_DATA_JS)
+def _heatmap(page, which: str = "lam") -> list[dict]:
+    return page.locator(f".lorasched-{which}.js-plotly-plot").evaluate(PLOT_DATA_JS)
 
 
 def check_live_explorer(page, replay: AuctionReplay, shots: str,
@@ -263,10 +263,11 @@ def check_live_explorer(page, replay: AuctionReplay, shots: str,
     _drag_to_end(page, ".lorasched-step", "right")
     _wait_for(page, "the arrival slider", lambda: _readout(page, ".lorasched-step"),
               str(replay.n_tasks))
-    expected = _plain(dual_price_figure(replay, replay.n_tasks, "lambda", task))
-    assert not _same_data(_plain(dual_price_figure(replay, step, "lambda", task)), expected)
-    _wait_for(page, "the lambda heatmap after every arrival", lambda: _heatmap(page),
-              expected, _same_data)
+    for which, name in (("lam", "lambda"), ("phi", "phi")):
+        expected = _plain(dual_price_figure(replay, replay.n_tasks, name, task))
+        assert not _same_data(_plain(dual_price_figure(replay, step, name, task)), expected)
+        _wait_for(page, f"the {name} heatmap after every arrival",
+                  lambda which=which: _heatmap(page, which), expected, _same_data)
     # the bid slider: the task's own bid (admitted), then 0 (rejected), then 2 v
     value = float(replay.arrays.bid[task])
     _wait_for(page, "the payment panel at the true bid", lambda: _panel(page),
