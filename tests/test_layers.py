@@ -1,5 +1,6 @@
 """The architecture, enforced: imports only go downward, none hides inside a function, and
-the generic engines name no system.
+the generic engines name no system. The import graph is the library's own
+(:mod:`lorasched.experiments.codegraph`, which the cell keys follow too).
 
 Layers, bottom to top (a module may import from its own layer's package or any lower
 layer; the system packages may not import each other):
@@ -9,7 +10,6 @@ model < lp < jobsim < {pdftsp, titan, allpass} < systems < experiments < figures
 
 from __future__ import annotations
 
-import ast
 import re
 import textwrap
 from pathlib import Path
@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import lorasched
+from lorasched.experiments import codegraph
 
 ROOT = Path(lorasched.__file__).resolve().parent
 SYSTEM_PACKAGES = ("pdftsp", "titan", "allpass")
@@ -42,64 +43,32 @@ def _rank(top: str) -> int:
     raise AssertionError(f"lorasched/{top} is in no layer: add it to LAYERS in this test")
 
 
-def _module_parts(path: Path, root: Path) -> tuple[str, ...]:
-    rel = path.relative_to(root).with_suffix("")
-    parts = rel.parts
-    return parts[:-1] if parts[-1] == "__init__" else parts
-
-
-def _resolve(node: ast.ImportFrom | ast.Import, here: tuple[str, ...], is_pkg: bool,
-             package: str) -> list[tuple[str, ...]]:
-    """The package-relative targets of an import (empty if it is not of the package)."""
-    if isinstance(node, ast.Import):
-        return [tuple(a.name.split(".")[1:]) for a in node.names
-                if a.name == package or a.name.startswith(package + ".")]
-    if node.level == 0:
-        if node.module != package and not (node.module or "").startswith(package + "."):
-            return []
-        base = tuple(node.module.split(".")[1:])
-    else:
-        anchor = here if is_pkg else here[:-1]
-        base = anchor[: len(anchor) - (node.level - 1)] if node.level > 1 else anchor
-        base = (*base, *(node.module.split(".") if node.module else ()))
-    if node.module is None or not base:  # "from . import a, b": each name may be a module
-        return [(*base, a.name) for a in node.names]
-    return [base]
-
-
 def violations(root: Path, package: str = "lorasched") -> list[str]:
     """Every upward import, sibling-system import and function-level import of the
     package under ``root``, as readable lines."""
     found = []
     for path in sorted(root.rglob("*.py")):
-        here = _module_parts(path, root)
-        is_pkg = path.name == "__init__.py"
+        here = codegraph.module_parts(path, root)
         rank = _rank(_top(here) if here else "__init__")
-        tree = ast.parse(path.read_text(), filename=str(path))
-        nested = {id(n) for f in ast.walk(tree)
-                  if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
-                  for n in ast.walk(f) if isinstance(n, ast.Import | ast.ImportFrom)}
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Import | ast.ImportFrom):
-                continue
+        reported = set()  # "from ..x import m" reaches x and x.m: one finding per statement
+        for node, target, nested in codegraph.imports(path, root, package):
             where = f"{path.relative_to(root)}:{node.lineno}"
-            for target in _resolve(node, here, is_pkg, package):
-                while target and not ((root.joinpath(*target)).is_dir()
-                                      or root.joinpath(*target).with_suffix(".py").is_file()):
-                    target = target[:-1]  # "from .. import name": a name, not a module
-                if id(node) in nested:
-                    found.append(f"{where}: imports {'.'.join(target) or package} inside "
-                                 "a function")
-                    continue
-                if here and target[:1] == here[:1]:
-                    continue  # within its own sub-package
-                top = _top(target)
-                target_rank = _rank(top)
-                if target_rank > rank:
-                    found.append(f"{where}: imports {'.'.join(target) or package} from a "
-                                 "higher layer")
-                elif target_rank == rank and top != _top(here) and rank == 3:
-                    found.append(f"{where}: system {_top(here)} imports system {top}")
+            if (id(node), _top(target)) in reported:
+                continue
+            reported.add((id(node), _top(target)))
+            if nested:
+                found.append(f"{where}: imports {'.'.join(target) or package} inside "
+                             "a function")
+                continue
+            if here and target[:1] == here[:1]:
+                continue  # within its own sub-package
+            top = _top(target)
+            target_rank = _rank(top)
+            if target_rank > rank:
+                found.append(f"{where}: imports {'.'.join(target) or package} from a "
+                             "higher layer")
+            elif target_rank == rank and top != _top(here) and rank == 3:
+                found.append(f"{where}: system {_top(here)} imports system {top}")
     return found
 
 

@@ -261,7 +261,7 @@ def test_cells_computed_by_other_code_are_not_reused(tmp_path, monkeypatch):
     first = run_sweep(decl, tmp_path / "c.nc", serial=True, progress=False)
     assert first.computed == 2
     assert run_sweep(decl, tmp_path / "c.nc", serial=True, progress=False).skipped == 2
-    monkeypatch.setattr(grid, "code_fingerprint", lambda: "edited-code")
+    monkeypatch.setattr(grid, "code_fingerprint", lambda *system: "edited-code")
     again = run_sweep(decl, tmp_path / "c.nc", serial=True, progress=False)
     assert again.computed == 2 and again.skipped == 0
     assert again.dataset.attrs["code_fingerprint"] == "edited-code"

@@ -93,7 +93,7 @@ def assemble_results(sweep: Sweep, cells: list[Cell], finished: dict,
     ds.attrs["failed_cells"] = json.dumps([{"cell": d, "error": e}
                                            for d, e in (failed or {}).values()])
     ds.attrs["lorasched_version"] = package_version()
-    ds.attrs["code_fingerprint"] = grid.code_fingerprint()
+    ds.attrs["code_fingerprint"] = grid.code_fingerprint(sweep.system)
     return ds
 
 

@@ -2,15 +2,15 @@
 
 A *cell* is one unit of work: one policy on one scenario with one seed, or (``algorithm
 is None``) a bound on one scenario. Its key hashes its parameters (system included), the
-package's source (:func:`code_fingerprint`) and, for a policy defined outside the
-package, that policy's source: a cell computed by other code is never reused. Cells that
-would run the same thing (an option axis that a policy ignores) are one cell that fills
-several positions of the dataset.
+code its system can reach (:func:`code_fingerprint`: that system's sub-package and the
+shared layers it imports, not the other systems' nor the presentation layers) and, for a
+policy defined outside the package, that policy's source: a cell computed by other code
+is never reused. Cells that would run the same thing (an option axis that a policy
+ignores) are one cell that fills several positions of the dataset.
 """
 
 from __future__ import annotations
 
-import ast
 import functools
 import hashlib
 import json
@@ -22,41 +22,46 @@ import numpy as np
 
 from .. import systems
 from ..model.system import policy_options, source_fingerprint
+from . import codegraph
 from .declaration import Sweep, json_default
 
-#: folders and modules that do not change a cell's numbers: editing them keeps finished
-#: cells valid (figure objects, plots, widgets, benchmarks, the command line)
-PRESENTATION = ("figures", "present", "cli.py", "__main__.py")
+#: the cell runner (:func:`.executor.run_cell`): part of every system's fingerprint, its own
+#: code only (it imports the system registry, hence every system)
+RUNNER = ("experiments", "executor")
 
 
-def _code(source: str) -> str:
-    """The code of a module without its comments, docstrings and layout (its syntax tree
-    with docstrings removed): what can change a number."""
-    tree = ast.parse(source)
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if (isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef
-                       | ast.AsyncFunctionDef) and body and isinstance(body[0], ast.Expr)
-                and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)):
-            node.body = body[1:]  # only dumped, never compiled: may be empty
-    return ast.dump(tree, include_attributes=False)
+def system_modules(name: str) -> tuple[str, ...]:
+    """The package's modules that define what system ``name`` hands the cell runner (its
+    scenario builder, policies, simulate, checker, measure, cost hint and bounds), as
+    dotted package-relative names; a policy defined outside the package is left out (its
+    own source enters the cell key, :func:`cell_key`)."""
+    system = systems.get(name)
+    used = [system.build_scenario, system.simulate, system.check_result, system.measure,
+            system.cost, *system.policies.values(), *(b.compute for b in system.bounds.values())]
+    prefix = codegraph.PACKAGE + "."
+    return tuple(sorted({fn.__module__[len(prefix):] for fn in used if fn is not None
+                         and (getattr(fn, "__module__", None) or "").startswith(prefix)}))
+
+
+def reached_by(name: str, root: Path = codegraph.PACKAGE_ROOT) -> list[Path]:
+    """The source files whose code can change a cell of system ``name``: every module
+    reachable from :func:`system_modules` by imports (:func:`.codegraph.reachable`), and
+    the cell runner; presentation layers excepted."""
+    paths = {*codegraph.reachable(system_modules(name), root),
+             codegraph.source_file(root, RUNNER)}
+    return sorted(p for p in paths if not codegraph.is_presentation(p, root))
 
 
 @functools.cache
-def code_fingerprint() -> str:
-    """A hash of the package's code, presentation excepted: part of every cell key.
+def code_fingerprint(system: str | None = None, root: Path = codegraph.PACKAGE_ROOT) -> str:
+    """A hash of the code that computes system ``system``'s cells (:func:`reached_by`):
+    part of each of its cells' keys, so editing one system's package recomputes none of
+    another's cells. Without ``system``: the whole package, presentation excepted.
 
     Comments, docstrings and layout are left out, so correcting the documentation keeps
     finished cells valid; any change to the code itself recomputes them."""
-    root = Path(__file__).resolve().parents[1]
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        rel = path.relative_to(root)
-        if rel.parts[0] not in PRESENTATION:
-            digest.update(str(rel).encode())
-            digest.update(_code(path.read_text()).encode())
-    return digest.hexdigest()[:16]
+    paths = root.rglob("*.py") if system is None else reached_by(system, root)
+    return codegraph.fingerprint(paths, root)
 
 
 def cell_key(params: dict) -> str:
@@ -66,7 +71,8 @@ def cell_key(params: dict) -> str:
     if params.get("algorithm") is not None:
         run = systems.get(params["system"]).policy(params["algorithm"])
         extra = source_fingerprint(run)
-    return hashlib.sha256((code_fingerprint() + extra + text).encode()).hexdigest()[:20]
+    code = code_fingerprint(params.get("system", systems.DEFAULT))
+    return hashlib.sha256((code + extra + text).encode()).hexdigest()[:20]
 
 
 @dataclass(frozen=True)

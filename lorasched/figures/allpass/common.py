@@ -95,7 +95,7 @@ def _cache(store, size: str, seeds: tuple[int, ...]) -> Path | None:
     if store is False:
         return None
     folder = Path(default_store(size) if store is None else store) / "allpass"
-    return folder / f"{code_fingerprint()}-{'_'.join(map(str, seeds))}.pkl"
+    return folder / f"{code_fingerprint('allpass')}-{'_'.join(map(str, seeds))}.pkl"
 
 
 @functools.lru_cache(maxsize=4)

@@ -1,0 +1,117 @@
+"""The import graph and the per-system code fingerprints behind cell keys (issue 24,
+decision 2): one system's change recomputes only its own cells, a shared layer's change
+recomputes all of them, and presentation never enters a key. Proved on a copy of the
+package, edited as a developer would."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+
+import pytest
+
+from lorasched.experiments import codegraph, grid
+
+SYSTEMS = ("pdftsp", "titan", "allpass")
+
+
+def _fingerprints(root) -> dict[str, str]:
+    # code_fingerprint is cached per (system, root): each edit below gets a fresh root
+    return {s: grid.code_fingerprint(s, root) for s in SYSTEMS}
+
+
+@pytest.fixture
+def copy(tmp_path):
+    """A copy of the package's source and its fingerprints, and a function that edits a
+    module of a fresh copy and returns that copy's fingerprints."""
+    made = []
+
+    def fresh():
+        root = tmp_path / f"copy{len(made)}" / "lorasched"
+        shutil.copytree(codegraph.PACKAGE_ROOT, root,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        made.append(root)
+        return root
+
+    def edited(module: str) -> dict[str, str]:
+        root = fresh()
+        with (root / module).open("a") as fh:
+            fh.write("\n\ndef _appended_by_the_test():\n    return 1\n")
+        return _fingerprints(root)
+
+    return _fingerprints(fresh()), edited
+
+
+def test_the_copy_has_the_package_fingerprints(copy):
+    before, _ = copy
+    assert before == {s: grid.code_fingerprint(s) for s in SYSTEMS}
+    assert len(set(before.values())) == 3
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_a_change_in_one_system_recomputes_only_its_cells(copy, system):
+    before, edited = copy
+    module = {"pdftsp": "pdftsp/kernels.py", "titan": "titan/milp.py",
+              "allpass": "allpass/scalers.py"}[system]
+    after = edited(module)
+    assert after[system] != before[system]
+    assert {s: after[s] for s in SYSTEMS if s != system} == {
+        s: before[s] for s in SYSTEMS if s != system}
+
+
+@pytest.mark.parametrize("module", ["model/system.py", "experiments/executor.py"])
+def test_a_change_in_a_shared_layer_recomputes_every_system(copy, module):
+    before, edited = copy
+    after = edited(module)
+    assert all(after[s] != before[s] for s in SYSTEMS)
+
+
+def test_lp_is_shared_by_the_systems_that_solve_lps(copy):
+    before, edited = copy
+    after = edited("lp/master.py")
+    assert after["pdftsp"] != before["pdftsp"] and after["titan"] != before["titan"]
+    assert after["allpass"] == before["allpass"]  # allpass solves no LP
+
+
+@pytest.mark.parametrize("module", ["figures/base.py", "present/plots.py", "cli.py",
+                                    "cli_simulate.py", "figures/pdftsp/fig04.py"])
+def test_presentation_never_enters_a_key(copy, module):
+    before, edited = copy
+    assert edited(module) == before
+
+
+def test_documentation_and_comments_do_not_change_a_key(tmp_path):
+    base = 'def f(x):\n    """Doc."""\n    return x + 1  # one\n'
+    same = 'def f(x):\n    """Other words."""\n\n    return x + 1  # another comment\n'
+    other = 'def f(x):\n    """Doc."""\n    return x + 2\n'
+    assert codegraph.code_text(base) == codegraph.code_text(same) != codegraph.code_text(other)
+    assert codegraph.code_text('"""Only a docstring."""\n') == codegraph.code_text("")
+
+
+def _package(tmp_path, files: dict[str, str]):
+    root = tmp_path / "pkg" / "lorasched"
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root
+
+
+def test_reachable_follows_each_form_of_import(tmp_path):
+    root = _package(tmp_path, {
+        "__init__.py": "from .a import main\n",
+        "a/__init__.py": "",
+        "a/main.py": "from . import helper\nfrom ..b import tools\nfrom ..c.deep import f\n"
+                     "import lorasched.d\n",
+        "a/helper.py": "import numpy\n",
+        "a/unused.py": "from ..e import x\n",
+        "b/__init__.py": "", "b/tools.py": "", "b/other.py": "",
+        "c/__init__.py": "from .x import y\n", "c/x.py": "", "c/deep.py": "def f(): pass\n",
+        "d.py": "", "e.py": "",
+    })
+    found = {str(p.relative_to(root)) for p in codegraph.reachable(["a.main"], root)}
+    assert found == {"a/main.py", "a/helper.py", "b/__init__.py", "b/tools.py",
+                     "c/deep.py", "d.py"}
+    # a package imported by name is reached through its __init__, which is followed
+    assert {str(p.relative_to(root)) for p in codegraph.reachable(["c"], root)} == {
+        "c/__init__.py", "c/x.py"}
