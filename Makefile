@@ -2,8 +2,8 @@
 #
 #   make test    ruff + pytest (2 workers) + notebooks under nbval (serial)
 #   make book    run every figure's cells (lorasched reproduce --size full, resumable, cached
-#                in build/sweeps/full), execute the notebooks with full parameters, then
-#                build book/_build/html
+#                in build/sweeps/full), execute the notebooks with full parameters (NB_JOBS=2
+#                at a time), then build book/_build/html
 #   make lint    ruff only
 #   make lock    recompile requirements.lock (uv) and environment.yml from pyproject.toml;
 #                `make lock UPGRADE=1` moves every pin to the newest version allowed
@@ -33,7 +33,7 @@ params = $(or $(PARAMS_$(1)),$(if $(filter fig% summary calibration titan_% allp
 SWEEPS_STAMP := build/sweeps/full.stamp
 
 .DELETE_ON_ERROR:
-.PHONY: venv .venv test lint lock book reproduce clean distclean
+.PHONY: venv .venv test lint lock book notebooks reproduce clean distclean
 
 venv .venv: $(STAMP)
 
@@ -76,8 +76,14 @@ $(SWEEPS_STAMP): $(STAMP) $(LIB_SOURCES)
 	$(BIN)/lorasched reproduce --size full
 	@touch $@
 
-book: $(STAMP) $(SWEEPS_STAMP) $(BOOK_NOTEBOOKS) book/_static/plotly.min.js
+# The notebooks are executed NB_JOBS at a time (each is one kernel, mostly one core).
+NB_JOBS ?= 2
+
+book: $(STAMP) $(SWEEPS_STAMP) book/_static/plotly.min.js
+	$(MAKE) --no-print-directory -j$(NB_JOBS) notebooks
 	$(BIN)/jupyter-book build book -W -n --keep-going
+
+notebooks: $(BOOK_NOTEBOOKS)
 
 book/notebooks/%.ipynb: notebooks/%.ipynb $(STAMP) $(LIB_SOURCES) $(SWEEPS_STAMP)
 	@mkdir -p $(@D)

@@ -22,6 +22,7 @@ from .figures.base import default_store as figures_store
 from .model.profiles import SOURCES, profile_table
 from .pdftsp import policies as algorithms
 from .pdftsp.auction import ALPHA_GRID, BETA_GRID, CONSTANTS
+from .pdftsp.baselines.titan import MIP_SETTINGS as titan_mip_settings
 from .pdftsp.workload import DEADLINE_POLICIES, LOADS
 from .present import app, bench, bench_scale
 
@@ -285,6 +286,17 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument("--baseline", default=None,
                     help="a previous JSON of this command: print the ratios to it")
 
+    tb = bsub.add_parser("titan", help="Titan's K = 100 high-load day under each MILP setting",
+                         description="Titan-per-slot's day (K = 100, high load) under each "
+                         "per-slot MILP setting and seed, each in its own process: seconds, "
+                         "admitted, welfare, slots at a limit, certified per-slot gap.")
+    tb.add_argument("--settings", nargs="+", default=["root", "rounding", "nodes1000"],
+                    choices=list(titan_mip_settings), help="MILP settings (all three)")
+    tb.add_argument("--seeds", nargs="+", type=_positive_int, default=[1, 2, 3],
+                    help="seeds (1 2 3)")
+    tb.add_argument("--algorithm", default="titan", choices=["titan", "titan_oracle"])
+    tb.add_argument("--out", default=None, help="write the table as JSON here")
+
     sub.add_parser("profiles", help="print the GPU/model profile table with sources")
 
     ex = sub.add_parser(
@@ -326,6 +338,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(path)
             return 0
         if args.command == "bench":
+            if args.bench == "titan":
+                bench_scale.titan_settings(args.settings, args.seeds,
+                                           algorithm=args.algorithm, out_path=args.out)
+                return 0
             if args.bench == "scale":
                 bench_scale.scale(tuple(args.rows), out_path=args.out,
                                   baseline_path=args.baseline)

@@ -100,3 +100,44 @@ def test_findings_table_and_plot_say_what_was_measured():
     assert names == {"pdftsp (now)", "eft (now)", "ntm (now)", "pdftsp (before)"}
     assert fig.layout.xaxis.type == "log" and fig.layout.yaxis2.type == "log"
     assert "2 cores" in bench_scale.describe(now)
+
+
+# --------------------------------------------------------------------------- bench titan
+TINY_TITAN = {"kind": "day", "nodes": 3, "load": 4.0, "slots": 12, "algorithm": "titan"}
+
+
+def test_titan_settings_measures_each_setting_and_seed(in_process, tmp_path):
+    path = tmp_path / "titan.json"
+    table = bench_scale.titan_settings(("root", "rounding"), (1, 2), day=TINY_TITAN,
+                                       out_path=path, progress=lambda *a: None)
+    saved = json.loads(path.read_text())
+    assert saved["command"] == "lorasched bench titan"
+    assert [(r["setting"], r["seed"]) for r in saved["rows"]] == [
+        ("root", 1), ("root", 2), ("rounding", 1), ("rounding", 2)]
+    assert all(r["mip"] == r["setting"] for r in saved["rows"])
+    assert all(-1e-9 <= r["gap_mean"] <= r["gap_max"] + 1e-9 <= 1 for r in saved["rows"])
+    assert len(table) == 4
+    shown = bench_scale.titan_table(saved)
+    assert list(shown.index) == ["root node only (default)", "LP rounding (the figures')"]
+    assert "measured" in bench_scale.describe(saved) and "bench titan" in bench_scale.describe(
+        saved)
+
+
+def _row(setting, seed, seconds, welfare, admitted):
+    return {"setting": setting, "seed": seed, "run_seconds": seconds, "welfare": welfare,
+            "admitted": admitted, "slots_hit_limit": 3, "gap_mean": 0.1, "gap_max": 0.2}
+
+
+def test_titan_findings_take_every_number_from_the_data():
+    data = {"rows": [_row("root", 1, 200.0, 100.0, 50), _row("root", 2, 250.0, 200.0, 60),
+                     _row("nodes1000", 1, 2000.0, 105.0, 52)]}
+    text = bench_scale.titan_findings(data)
+    assert "200-250 s on seeds 1, 2" in text and "goal of 300 s is met" in text
+    # only the seed both ran is compared: +5 % welfare, +2 tasks, 10 times the time
+    assert "on seed 1: welfare +5.0 % to +5.0 %" in text and "+2 to +2 admitted" in text
+    assert "10-10 times its time" in text
+    data["rows"][1]["run_seconds"] = 301.0
+    assert "goal of 300 s is not met" in bench_scale.titan_findings(data)
+    summ = bench_scale.titan_summary(data)
+    assert summ.loc["root", "seconds"] == pytest.approx(250.5)
+    assert summ.loc["root", "seeds"] == "1 2"

@@ -40,7 +40,7 @@ def test_full_size_is_the_papers_setting():
     for key in SWEEP_FIGURES:
         for s in fig(key).sweeps("full").values():
             assert s.seeds == (1, 2, 3)
-            assert s.options["titan"] == {"mip_max_nodes": 0}
+            assert s.options["titan"] == {"mip": "rounding"}
             paper = {"pdftsp", "titan"} if key == "fig13" else {"pdftsp", "titan", "eft", "ntm"}
             oracle = {"titan_oracle"} if key in ("fig04", "fig08") else set()
             assert set(s.algorithms) == paper | oracle

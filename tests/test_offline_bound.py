@@ -92,6 +92,52 @@ def test_titan_records_each_slot_and_respects_capacity():
     np.testing.assert_allclose(result["payment"].values[admitted], price[admitted])
 
 
+@pytest.mark.parametrize("mip", ["root", "rounding", "nodes1000"])
+def test_each_titan_milp_setting_gives_a_feasible_reproducible_day(mip):
+    scenario = lorasched.synthetic_scenario(nodes=4, slots=24, load=8.0, vendors=2, seed=5)
+    result = lorasched.simulate(scenario, algorithm="titan", seed=1, mip=mip)
+    lorasched.check_result(result)
+    assert result.attrs["titan_mip"] == mip
+    nodes = {"root": 1, "rounding": 0, "nodes1000": 1000}[mip]
+    assert result.attrs["titan_mip_max_nodes"] == nodes
+    busy = np.unique(scenario["arrival"].values)
+    # every setting stays under the slot's LP bound; only branching proves a slot optimal
+    assert (result["titan_objective"].values[busy]
+            <= result["titan_lp_bound"].values[busy] + 1e-6).all()
+    again = lorasched.simulate(scenario, algorithm="titan", seed=1, mip=mip)
+    np.testing.assert_array_equal(again["admitted"].values, result["admitted"].values)
+
+
+def test_titan_milp_settings_differ_on_the_same_slot_problem():
+    """The first busy slot's MILP is the same problem under every setting (same columns,
+    full capacity): here more effort admits strictly more of its tasks, all under the
+    slot's LP bound."""
+    scenario = lorasched.synthetic_scenario(nodes=6, slots=36, load=14.0, vendors=2, seed=2)
+    first = int(np.unique(scenario["arrival"].values)[0])
+    got = {}
+    for mip in ("rounding", "root", "nodes1000"):
+        result = lorasched.simulate(scenario, algorithm="titan", seed=1, mip=mip)
+        got[mip] = float(result["titan_objective"].values[first])
+        bound_ = float(result["titan_lp_bound"].values[first])
+    assert got["rounding"] < got["root"] < got["nodes1000"] <= bound_ + 1e-6
+
+
+def test_titan_names_an_unknown_milp_setting():
+    scenario = lorasched.synthetic_scenario(nodes=2, slots=6, load=2.0, seed=1)
+    with pytest.raises(ValueError, match="mip must be one of"):
+        lorasched.simulate(scenario, algorithm="titan", seed=1, mip="exact")
+
+
+def test_the_master_refuses_an_unknown_highs_option_for_the_milp():
+    master = MasterLP(1, (np.array([1.0]),))
+    master.add_columns([Column(0, 1.0, (np.array([0]),), (1.0,), None)])
+    master.solve_lp()
+    with pytest.raises(ValueError, match="no_such_option"):
+        master.solve_integer(10.0, 1e-4, 10, {"no_such_option": 1})
+    chosen, value, *_ = master.solve_integer(10.0, 1e-4, 10, {"mip_allow_restart": False})
+    assert chosen.tolist() == [0] and value == pytest.approx(1.0)
+
+
 def test_titan_oracle_maximises_welfare_within_a_slot():
     """Two tasks arrive together and only one fits: the welfare oracle keeps the more
     valuable."""

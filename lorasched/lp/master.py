@@ -179,12 +179,15 @@ class MasterLP:
                 d[cells] = np.maximum(dual[rows + r], 0.0)
         return self.h.getInfo().objective_function_value, mu, duals
 
-    def solve_integer(self, time_limit: float, mip_rel_gap: float, max_nodes: int = 2**31 - 1):
+    def solve_integer(self, time_limit: float, mip_rel_gap: float, max_nodes: int = 2**31 - 1,
+                      options: dict | None = None):
         """Make every column binary and solve the MILP over the columns generated.
 
         ``max_nodes`` (branch-and-bound nodes) limits the work deterministically;
-        ``time_limit`` (seconds) makes the outcome depend on the machine's speed. Returns
-        (selected column indices, objective, HiGHS dual bound, HiGHS MIP gap, hit_limit).
+        ``time_limit`` (seconds) makes the outcome depend on the machine's speed;
+        ``options`` sets further HiGHS options for this solve, by name (a refused one
+        raises ``ValueError`` naming it). Returns (selected column indices, objective,
+        HiGHS dual bound, HiGHS MIP gap, hit_limit).
         """
         n = self.n_columns
         if n == 0:
@@ -196,6 +199,9 @@ class MasterLP:
         self.h.setOptionValue("mip_rel_gap", float(mip_rel_gap))
         self.h.setOptionValue("mip_max_nodes", int(max_nodes))
         self.h.setOptionValue("presolve", "on")
+        for name, value in (options or {}).items():
+            if self.h.setOptionValue(name, value) != highspy.HighsStatus.kOk:
+                raise ValueError(f"HiGHS option {name!r} = {value!r} was refused")
         self.h.run()
         status = self.h.getModelStatus()
         hit = status != highspy.HighsModelStatus.kOptimal

@@ -12,11 +12,14 @@ are the issue-14 table:
 * ``decision``: pdFTSP's median time per task decision at K = 100, 200 (high load) and
   2,000 (the 10x day);
 * ``titan``: Titan-per-slot's day at K = 100, high load, its default limits (10 column
-  generation rounds, 1,000 branch-and-bound nodes per slot): seconds, slots at a limit,
-  welfare;
+  generation rounds, the MILP at the root node, ``mip="root"``; 1,000 branch-and-bound
+  nodes before issue 24): seconds, slots at a limit, welfare;
 * ``series``: pdFTSP, EFT and NTM at K = 100 ... 2,000 with 0.4 K arrivals per slot, for the
   book's plot of time and memory against K and tasks;
 * ``book`` (only when asked: it takes most of an hour): ``make book`` in a fresh clone.
+
+:func:`titan_settings` (``lorasched bench titan``) runs Titan's day under each named MILP
+setting and seed.
 
 Nothing here asserts a speed: the figures are printed, written as JSON and compared with a
 previous JSON (``--baseline``) as ratios.
@@ -103,6 +106,15 @@ def _child(spec: dict) -> dict:
                    decision_mean_us=float(np.nanmean(times) * 1e6))
         if "titan_slots_hit_limit" in result.attrs:
             out["slots_hit_limit"] = int(result.attrs["titan_slots_hit_limit"])
+            gap = result["titan_gap"].values  # certified per-slot gap (LP bound vs MILP)
+            mip_gap = result["titan_mip_gap"].values  # HiGHS's, over the generated columns
+            seconds = result["titan_seconds"].values
+            out.update(gap_max=float(np.nanmax(gap)), gap_mean=float(np.nanmean(gap)),
+                       mip_gap_finite_max=float(np.nanmax(np.where(np.isfinite(mip_gap),
+                                                                   mip_gap, np.nan)))
+                       if np.isfinite(mip_gap).any() else float("inf"),
+                       slot_seconds_max=float(np.nanmax(seconds)),
+                       mip=str(result.attrs.get("titan_mip", "")))
     out["peak_gb"] = _peak_gb()
     return out
 
@@ -134,6 +146,110 @@ def _book_seconds(repo: Path) -> dict:
     if proc.returncode != 0:
         raise RuntimeError(f"make book failed:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
     return {"seconds": seconds}
+
+
+# --------------------------------------------------------------------------- Titan's MILP
+
+
+#: the day of the Titan comparison (issue 24): K = 100, high load, 144 slots
+TITAN_DAY = {"kind": "day", "nodes": 100, "load": "high", "algorithm": "titan"}
+
+
+def titan_settings(settings=("root", "rounding", "nodes1000"), seeds=(1, 2, 3), *,
+                   algorithm: str = "titan", day: dict | None = None, out_path=None,
+                   progress=print) -> pd.DataFrame:
+    """Titan-per-slot's day (:data:`TITAN_DAY`) under each per-slot MILP setting
+    (:data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`) and seed, each in its own
+    process: seconds, admitted tasks, welfare, slots at a limit and the certified per-slot
+    gap. ``day`` replaces :data:`TITAN_DAY` (tests use a tiny one). Prints the table;
+    writes it as JSON to ``out_path`` if given."""
+    day = TITAN_DAY if day is None else day
+    rows = []
+    for setting in settings:
+        for seed in seeds:
+            progress(f"  measuring {algorithm} with mip={setting!r}, seed {seed} ...")
+            got = measure({**day, "algorithm": algorithm, "seed": int(seed),
+                           "options": {"mip": setting}})
+            rows.append({"setting": setting, "seed": int(seed), **got})
+    table = pd.DataFrame(rows)
+    cols = ["setting", "seed", "run_seconds", "admitted", "welfare", "slots_hit_limit",
+            "gap_mean", "gap_max", "peak_gb"]
+    progress(table[[c for c in cols if c in table]].to_string(index=False))
+    if out_path is not None:
+        Path(out_path).write_text(json.dumps(
+            {"machine": machine(), "code": code_fingerprint("pdftsp"),
+             "command": "lorasched bench titan",
+             "date": time.strftime("%Y-%m-%d %H:%M"), "rows": rows}, indent=1))
+    return table
+
+
+#: what each setting is, for the book's table
+SETTING_NAMES = {"root": "root node only (default)", "rounding": "LP rounding (the figures')",
+                 "nodes1000": "1000 nodes (default before)"}
+
+
+def titan_summary(data: dict) -> pd.DataFrame:
+    """Per MILP setting of a :func:`titan_settings` JSON: the seeds, and the mean over
+    them of the day's seconds, admitted tasks, welfare, slots at a limit and certified
+    per-slot gap (mean and worst slot)."""
+    rows = pd.DataFrame(data["rows"])
+    out = rows.groupby("setting", sort=False).agg(
+        seeds=("seed", lambda s: " ".join(str(v) for v in sorted(s))),
+        seconds=("run_seconds", "mean"), seconds_max=("run_seconds", "max"),
+        admitted=("admitted", "mean"), welfare=("welfare", "mean"),
+        slots_hit_limit=("slots_hit_limit", "mean"), gap_mean=("gap_mean", "mean"),
+        gap_max=("gap_max", "max"))
+    return out
+
+
+def titan_table(data: dict) -> pd.DataFrame:
+    """:func:`titan_summary` as text, one row per setting, for the book."""
+    summ = titan_summary(data)
+    return pd.DataFrame({
+        "setting": [SETTING_NAMES.get(k, k) for k in summ.index],
+        "seeds": summ["seeds"],
+        "day, s (mean / max)": [f"{a:,.0f} / {b:,.0f}" for a, b in
+                                zip(summ["seconds"], summ["seconds_max"], strict=True)],
+        "admitted": [f"{v:,.0f}" for v in summ["admitted"]],
+        "welfare, USD": [f"{v:,.1f}" for v in summ["welfare"]],
+        "slots at a limit": [f"{v:.0f}" for v in summ["slots_hit_limit"]],
+        "certified gap, mean / worst slot": [f"{a:.1%} / {b:.1%}" for a, b in
+                                             zip(summ["gap_mean"], summ["gap_max"],
+                                                 strict=True)],
+    }).set_index("setting")
+
+
+def titan_findings(data: dict) -> str:
+    """The comparison in words, every number from ``data``: the default's time against
+    the goal (300 s a day), and each other setting's welfare and time against the
+    default's on the seeds both ran."""
+    rows = pd.DataFrame(data["rows"])
+    default = rows[rows["setting"] == "root"].set_index("seed")
+    if default.empty:
+        return "The default setting (`root`) was not measured."
+    goal = GOALS["titan_seconds"]
+    worst = default["run_seconds"].max()
+    parts = [f"With the default (`mip=\"root\"`), Titan's K = 100 high-load day takes "
+             f"{default['run_seconds'].min():,.0f}-{worst:,.0f} s on seeds "
+             f"{', '.join(map(str, default.index))}: the goal of {goal} s is "
+             + ("met." if worst <= goal else "not met.")]
+    for setting in rows["setting"].unique():
+        if setting == "root":
+            continue
+        other = rows[rows["setting"] == setting].set_index("seed")
+        seeds = sorted(set(other.index) & set(default.index))
+        if not seeds:
+            continue
+        dw = (other.loc[seeds, "welfare"] / default.loc[seeds, "welfare"] - 1) * 100
+        da = other.loc[seeds, "admitted"] - default.loc[seeds, "admitted"]
+        ratio = other.loc[seeds, "run_seconds"] / default.loc[seeds, "run_seconds"]
+        parts.append(
+            f"`{setting}` ({SETTING_NAMES.get(setting, setting)}), on seed"
+            f"{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}: welfare "
+            f"{dw.min():+.1f} % to {dw.max():+.1f} % and {da.min():+,.0f} to "
+            f"{da.max():+,.0f} admitted tasks against the default, in "
+            f"{ratio.min():.2g}-{ratio.max():.2g} times its time.")
+    return " ".join(parts)
 
 
 # --------------------------------------------------------------------------- the table
@@ -358,7 +474,8 @@ def describe(figures: dict) -> str:
     """Where and when the figures were measured."""
     m = figures["machine"]
     notes = "".join(f"\n  ({name}: {text})" for name, text in figures.get("notes", {}).items())
-    return (f"measured {figures['date']} by `lorasched bench scale` (code "
+    command = figures.get("command", "lorasched bench scale")
+    return (f"measured {figures['date']} by `{command}` (code "
             f"{figures['code']}) on {m['cpu']}, {m['cores']} cores, {m['memory_gb']} GB, "
             f"Python {m['python']}, {m['platform']}{notes}")
 

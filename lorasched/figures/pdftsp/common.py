@@ -23,7 +23,10 @@ from ..base import Figure, check_size, default_store, gain, verdict
 #: the paper's algorithms; Figs. 4 and 8 add Titan's welfare oracle (:data:`ORACLE_FIGURES`)
 ALGORITHMS = ("pdftsp", "titan", "eft", "ntm")
 ORACLE_FIGURES = ("fig04", "fig08")
-TITAN_OPTIONS = {"mip_max_nodes": 0}
+#: Titan's per-slot MILP in the figures: ``"rounding"`` (no root LP, no branching), as before
+#: issue 24; the library's default is ``"root"`` (:data:`lorasched.pdftsp.baselines.titan.
+#: MIP_SETTINGS`), which costs 2-3x the time per day (see the speed page)
+TITAN_OPTIONS = {"mip": "rounding"}
 NAMES = {"pdftsp": "pdFTSP", "titan": "Titan", "titan_oracle": "Titan (welfare oracle)",
          "eft": "EFT", "ntm": "NTM"}
 LEMMA2 = "pdFTSP (Lemma 2)"
@@ -313,10 +316,13 @@ def _titan_budget(ds: xr.Dataset | None = None) -> tuple[int, int]:
     branch-and-bound nodes): its defaults, overridden by the sweep's options (without
     ``ds``: by the figures' :data:`TITAN_OPTIONS`)."""
     params = inspect.signature(_titan.run).parameters
-    budget = {k: params[k].default for k in ("max_cg_iterations", "mip_max_nodes")}
+    budget = {k: params[k].default for k in ("max_cg_iterations", "mip", "mip_max_nodes")}
     options = {} if ds is None else _declaration(ds).get("options", {})
     budget.update(options.get("titan", TITAN_OPTIONS))
-    return int(budget["max_cg_iterations"]), int(budget["mip_max_nodes"])
+    nodes = budget["mip_max_nodes"]
+    if nodes is None:
+        nodes = _titan.MIP_SETTINGS[budget["mip"]][0]
+    return int(budget["max_cg_iterations"]), int(nodes)
 
 
 def _titan_limits(ds: xr.Dataset) -> str:
@@ -325,7 +331,9 @@ def _titan_limits(ds: xr.Dataset) -> str:
     solve = ("is not branched on (`mip_max_nodes = 0`): HiGHS rounds the column-generation "
              "LP's solution by fixing the columns it already sets to 0 or 1 and solving a "
              "small MILP over the rest, and keeps that solution"
-             if nodes == 0 else f"is solved with at most {nodes} branch-and-bound nodes")
+             if nodes == 0 else "is solved at the root node only (root LP, cuts and HiGHS's cheap "
+             "heuristics, no branching)" if nodes == 1
+             else f"is solved with at most {nodes} branch-and-bound nodes")
     return (f"each slot's MILP chooses only among the schedules found in {rounds} rounds of "
             f"column generation and {solve}")
 

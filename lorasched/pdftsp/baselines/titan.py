@@ -83,6 +83,27 @@ from .vendors import random_vendor
 
 OBJECTIVES = ("progress", "welfare")
 
+#: How each slot's MILP over the generated columns is solved: named budgets, every limit a
+#: count (issue 24). Nothing in the pdFTSP paper says its Titan proved each slot optimal, and
+#: the TITAN authors' code caps every solve (Gurobi, 30 s a round), so lorasched stops early:
+#:
+#: * ``"root"`` (default): HiGHS processes the root node only (``mip_max_nodes = 1``: root
+#:   LP, cuts, the cheap heuristics), with no restart and without the RINS and RENS
+#:   sub-MIPs, which took most of the root's time on these set-packing models;
+#: * ``"nodes1000"``: up to 1000 branch-and-bound nodes with HiGHS's defaults (the default
+#:   before issue 24; a K = 100 high-load day takes about 35 minutes on 2 cores);
+#: * ``"rounding"``: ``mip_max_nodes = 0``: HiGHS completes the last restricted LP's
+#:   solution as a start (fixing the columns it sets to 0 or 1, a sub-MIP over the rest)
+#:   and stops after presolve, with no root LP (the book's setting before issue 24).
+#:
+#: The book's Titan chapter measures the three on seeds 1-3 at K = 100, high load.
+MIP_SETTINGS = {
+    "root": (1, {"mip_allow_restart": False, "mip_heuristic_run_rins": False,
+                 "mip_heuristic_run_rens": False}),
+    "nodes1000": (1000, {}),
+    "rounding": (0, {}),
+}
+
 
 def progress_view(arrays: ScenarioArrays) -> ScenarioArrays:
     """``arrays`` as the faithful Titan sees them: every bid replaced by 1 (the progress of a
@@ -95,20 +116,27 @@ def progress_view(arrays: ScenarioArrays) -> ScenarioArrays:
 
 def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "progress",
         price_per_sample: float | None = None, max_cg_iterations: int = 10,
-        mip_max_nodes: int = 1000, mip_rel_gap: float = 1e-4,
+        mip: str = "root", mip_max_nodes: int | None = None, mip_rel_gap: float = 1e-4,
         time_limit: float | None = None, work_resolution: int = 8,
         progress: bool = False) -> Decisions:
     """Titan as an online per-slot MILP (see the module docstring); ``objective`` is
     ``"progress"`` (titan-socc22 eq. 1, default) or ``"welfare"`` (the oracle).
 
     Each slot's work is limited deterministically, so the same seed gives the same result
-    on any machine: at most ``max_cg_iterations`` rounds of column generation and
-    ``mip_max_nodes`` branch-and-bound nodes. ``time_limit`` (seconds per slot; default
-    none) adds a wall-clock limit -- column generation stops when it is used up and the
-    MILP gets what is left (at least a tenth) -- at the price of machine-dependent results.
+    on any machine: at most ``max_cg_iterations`` rounds of column generation, then the
+    MILP over the columns solved as ``mip`` says (:data:`MIP_SETTINGS`: ``"root"``,
+    ``"nodes1000"`` or ``"rounding"``); ``mip_max_nodes``, if given, replaces the setting's
+    node limit. ``time_limit`` (seconds per slot; default none) adds a wall-clock limit --
+    column generation stops when it is used up and the MILP gets what is left (at least a
+    tenth) -- at the price of machine-dependent results.
     """
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    if mip not in MIP_SETTINGS:
+        raise ValueError(f"mip must be one of {tuple(MIP_SETTINGS)}, got {mip!r}")
+    setting_nodes, mip_options = MIP_SETTINGS[mip]
+    if mip_max_nodes is None:
+        mip_max_nodes = setting_nodes
     if time_limit is None:
         time_limit = np.inf
     seen = progress_view(arrays) if objective == "progress" else arrays
@@ -139,7 +167,7 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
                                       time_limit=time_limit)
         left = max(time_limit - (time.perf_counter() - start), 0.1 * time_limit)
         chosen, value, _, mip_gap, hit = cg.master.solve_integer(left, mip_rel_gap,
-                                                                 mip_max_nodes)
+                                                                 mip_max_nodes, mip_options)
         hit = hit or not cg.converged
         out.reason[batch[feasible]] = "not_selected"
         out.reason[batch[~feasible]] = "no_feasible_schedule"
@@ -168,7 +196,8 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
     cells.store(out)
     out.per_slot = stats
     out.attrs = {"time_limit": float(time_limit), "mip_rel_gap": float(mip_rel_gap),
-                 "max_cg_iterations": int(max_cg_iterations), "mip_max_nodes": int(mip_max_nodes),
+                 "max_cg_iterations": int(max_cg_iterations), "mip": mip,
+                 "mip_max_nodes": int(mip_max_nodes),
                  "slots_hit_limit": int(stats["hit_limit"].sum()),
                  "max_gap": float(np.nanmax(stats["gap"])) if np.isfinite(
                      stats["gap"]).any() else 0.0,
@@ -179,12 +208,12 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
 
 def run_oracle(arrays: ScenarioArrays, rng: np.random.Generator, *,
                price_per_sample: float | None = None, max_cg_iterations: int = 10,
-               mip_max_nodes: int = 1000, mip_rel_gap: float = 1e-4,
+               mip: str = "root", mip_max_nodes: int | None = None, mip_rel_gap: float = 1e-4,
                time_limit: float | None = None, work_resolution: int = 8,
                progress: bool = False) -> Decisions:
     """Titan with the welfare objective, an oracle that sees every bid (the policy
     ``titan_oracle``): :func:`run` with ``objective="welfare"``."""
     return run(arrays, rng, objective="welfare", price_per_sample=price_per_sample,
-               max_cg_iterations=max_cg_iterations, mip_max_nodes=mip_max_nodes,
+               max_cg_iterations=max_cg_iterations, mip=mip, mip_max_nodes=mip_max_nodes,
                mip_rel_gap=mip_rel_gap, time_limit=time_limit,
                work_resolution=work_resolution, progress=progress)
