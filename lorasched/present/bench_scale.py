@@ -61,8 +61,9 @@ SPECS = {
     "titan": {"kind": "day", "nodes": 100, "load": "high", "algorithm": "titan"},
 }
 SERIES_LOAD = 0.4  # arrivals per slot per node in the series
-#: the goals of issue 14 (seconds, GB, microseconds)
-GOALS = {"book_seconds": 45 * 60, "bound_seconds": 120, "day10x_seconds": 60,
+#: the goals of issue 14 (seconds, GB, microseconds), make book's as issue 24 lowered it
+#: (from 45 to 30 minutes)
+GOALS = {"book_seconds": 30 * 60, "bound_seconds": 120, "day10x_seconds": 60,
          "day10x_peak_gb": 2.0, "decision_median_us_2000": 100, "titan_seconds": 300}
 
 

@@ -91,12 +91,14 @@ OBJECTIVES = ("progress", "welfare")
 #:   LP, cuts, the cheap heuristics), with no restart and without the RINS and RENS
 #:   sub-MIPs, which took most of the root's time on these set-packing models;
 #: * ``"nodes1000"``: up to 1000 branch-and-bound nodes with HiGHS's defaults (the default
-#:   before issue 24; a K = 100 high-load day takes about 35 minutes on 2 cores);
+#:   before issue 24; a K = 100 high-load day takes about 20 minutes on 2 cores, the
+#:   default about 4);
 #: * ``"rounding"``: ``mip_max_nodes = 0``: HiGHS completes the last restricted LP's
 #:   solution as a start (fixing the columns it sets to 0 or 1, a sub-MIP over the rest)
 #:   and stops after presolve, with no root LP (the book's setting before issue 24).
 #:
-#: The book's Titan chapter measures the three on seeds 1-3 at K = 100, high load.
+#: The book's speed page (``lorasched bench titan``) measures the three on seeds 1-3 at
+#: K = 100, high load.
 MIP_SETTINGS = {
     "root": (1, {"mip_allow_restart": False, "mip_heuristic_run_rins": False,
                  "mip_heuristic_run_rens": False}),
@@ -126,7 +128,8 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
     on any machine: at most ``max_cg_iterations`` rounds of column generation, then the
     MILP over the columns solved as ``mip`` says (:data:`MIP_SETTINGS`: ``"root"``,
     ``"nodes1000"`` or ``"rounding"``); ``mip_max_nodes``, if given, replaces the setting's
-    node limit. ``time_limit`` (seconds per slot; default none) adds a wall-clock limit --
+    node limit and keeps its other HiGHS options (``mip="rounding"`` is what
+    ``mip_max_nodes=0`` meant before issue 24). ``time_limit`` (seconds per slot; default none) adds a wall-clock limit --
     column generation stops when it is used up and the MILP gets what is left (at least a
     tenth) -- at the price of machine-dependent results.
     """
