@@ -129,9 +129,9 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
     MILP over the columns solved as ``mip`` says (:data:`MIP_SETTINGS`: ``"root"``,
     ``"nodes1000"`` or ``"rounding"``); ``mip_max_nodes``, if given, replaces the setting's
     node limit and keeps its other HiGHS options (``mip="rounding"`` is what
-    ``mip_max_nodes=0`` meant before issue 24). ``time_limit`` (seconds per slot; default none) adds a wall-clock limit --
-    column generation stops when it is used up and the MILP gets what is left (at least a
-    tenth) -- at the price of machine-dependent results.
+    ``mip_max_nodes=0`` meant before issue 24). ``time_limit`` (seconds per slot; default
+    none) adds a wall-clock limit -- column generation stops when it is used up and the
+    MILP gets what is left (at least a tenth) -- at the price of machine-dependent results.
     """
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
