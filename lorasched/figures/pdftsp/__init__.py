@@ -33,7 +33,7 @@ Titan is the paper's: its own progress objective, no bids (``"Titan"``); Figs. 4
 show the welfare-maximising variant, an oracle that sees every bid
 (``"Titan (welfare oracle)"``). Titan solves one MILP per
 slot with 10 column-generation rounds and ``mip = "rounding"`` (``mip_max_nodes = 0``; the
-library's default is ``"root"``, which costs 2-3 times as much a day): HiGHS takes the last
+library's default is ``"root"``, which costs about three times as much a day): HiGHS takes the last
 restricted LP's solution as a start, fixes the columns it sets to 0 or 1, solves a small MILP
 over the rest (up to its ``mip_max_start_nodes`` = 500 nodes) and stops after presolving the
 whole MILP, with neither a root LP nor branching (seen in HiGHS 1.15's log of the slots):

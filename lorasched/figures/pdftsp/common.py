@@ -25,7 +25,7 @@ ALGORITHMS = ("pdftsp", "titan", "eft", "ntm")
 ORACLE_FIGURES = ("fig04", "fig08")
 #: Titan's per-slot MILP in the figures: ``"rounding"`` (no root LP, no branching), as before
 #: issue 24; the library's default is ``"root"`` (:data:`lorasched.pdftsp.baselines.titan.
-#: MIP_SETTINGS`), which costs 2-3x the time per day (see the speed page)
+#: MIP_SETTINGS`), which costs about 3x the time per day (see the speed page)
 TITAN_OPTIONS = {"mip": "rounding"}
 NAMES = {"pdftsp": "pdFTSP", "titan": "Titan", "titan_oracle": "Titan (welfare oracle)",
          "eft": "EFT", "ntm": "NTM"}
