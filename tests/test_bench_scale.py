@@ -141,3 +141,67 @@ def test_titan_findings_take_every_number_from_the_data():
     summ = bench_scale.titan_summary(data)
     assert summ.loc["root", "seconds"] == pytest.approx(250.5)
     assert summ.loc["root", "seeds"] == "1 2"
+
+
+def test_book_row_reads_each_system_and_the_rebuilds(monkeypatch, tmp_path):
+    """The book row times the venv and make book apart, reads each system's line of
+    `lorasched reproduce` from make's output, and makes the book twice more after appending
+    a function to Allpass's package and to a presentation module; the table shows it all."""
+    calls = []
+    printed = iter([
+        "pdftsp (full): 700 cells computed, 0 already done, 0 failed in 1500 s -> x\n"
+        "titan (full): 192 cells computed, 0 already done, 0 failed in 140 s -> x\n"
+        "allpass (full): 60 cells computed, 0 already done, 0 failed in 30 s -> x\n",
+        "pdftsp (full): 0 cells computed, 700 already done, 0 failed in 2 s -> x\n"
+        "titan (full): 0 cells computed, 192 already done, 0 failed in 1 s -> x\n"
+        "allpass (full): 60 cells computed, 0 already done, 0 failed in 31 s -> x\n",
+        "pdftsp (full): 0 cells computed, 700 already done, 0 failed in 2 s -> x\n"])
+
+    class Done:
+        returncode = 0
+        stderr = ""
+
+        def __init__(self, stdout=""):
+            self.stdout = stdout
+
+    def fake_run(cmd, cwd=None, **kw):
+        calls.append((cmd, cwd))
+        if cmd[:2] == ["git", "clone"]:
+            for module in bench_scale.REBUILDS.values():
+                path = tmp_path / "clone" / module
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text("x = 1\n")
+            return Done()
+        return Done(next(printed) if cmd == ["make", "book"] else "")
+
+    monkeypatch.setattr(bench_scale.subprocess, "run", fake_run)
+    monkeypatch.setattr(bench_scale.tempfile, "TemporaryDirectory",
+                        lambda: _Here(tmp_path))
+    got = bench_scale._book_seconds(tmp_path)
+    assert [c[0] for c in calls] == [["git", "clone", "-q", str(tmp_path),
+                                      str(tmp_path / "clone")], ["make", ".venv"],
+                                     ["make", "book"], ["make", "book"], ["make", "book"]]
+    assert got["systems"]["titan"] == {"computed": 192, "done": 0, "failed": 0,
+                                       "seconds": 140.0}
+    assert got["rebuilds"]["allpass"]["systems"]["pdftsp"]["computed"] == 0
+    assert got["rebuilds"]["allpass"]["systems"]["allpass"]["computed"] == 60
+    for module in bench_scale.REBUILDS.values():
+        assert "def _bench_rebuild_" in (tmp_path / "clone" / module).read_text()
+    lines = {what.strip(): value for what, value, _, _ in
+             bench_scale.summary({"rows": {"book": got}})}
+    assert lines["titan's cells (192 computed)"] == 140.0
+    assert lines["make book again after a change to allpass"] >= 0
+    assert "make book again after a change to presentation" in lines
+
+
+class _Here:
+    """A TemporaryDirectory that is a given folder (kept)."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __enter__(self):
+        return str(self.path)
+
+    def __exit__(self, *exc):
+        return False

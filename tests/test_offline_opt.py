@@ -10,6 +10,8 @@ optima; the model checker.
 
 from __future__ import annotations
 
+import json
+
 import highspy
 import numpy as np
 import pytest
@@ -389,3 +391,25 @@ def test_too_big_raises():
 def test_bad_options(kwargs):
     with pytest.raises(ValueError):
         oo.offline_opt(random_synthetic_scenario(0), **kwargs)
+
+
+def test_node_limit():
+    """``mip_max_nodes`` stops the search by a count: the incumbent, labelled as stopped,
+    with HiGHS's bound above it, the same on every run; no time limit is needed."""
+    ds = _moderate()
+    runs = [oo.offline_opt(ds, time_limit=None, mip_max_nodes=1) for _ in range(2)]
+    result = runs[0]
+    check_result(result)
+    if result.attrs["opt_status"] != "Optimal":  # the root did not prove optimality
+        assert result.attrs["opt_status"] == "Solution limit reached"
+        assert result.attrs["opt_hit_time_limit"] == 1
+    assert result.attrs["opt_bound"] >= result.attrs["opt_objective"]
+    for key in ("opt_objective", "opt_bound", "opt_status"):
+        assert runs[1].attrs[key] == result.attrs[key]
+    assert json.loads(result.attrs["options"])["mip_max_nodes"] == 1
+
+
+@pytest.mark.parametrize("nodes", [0, -3, 2.5, True])
+def test_bad_node_limit(nodes):
+    with pytest.raises(ValueError, match="mip_max_nodes"):
+        oo.offline_opt(random_synthetic_scenario(0), mip_max_nodes=nodes)

@@ -82,6 +82,7 @@ even on an empty cluster).
 
 from __future__ import annotations
 
+import numbers
 import time
 from dataclasses import dataclass, field
 
@@ -409,11 +410,14 @@ def _warm_start(arrays: ScenarioArrays, model: OfflineModel) -> np.ndarray:
 
 
 def _solve(model: OfflineModel, time_limit: float, mip_rel_gap: float,
-           start: np.ndarray | None = None):
+           start: np.ndarray | None = None, max_nodes: int | None = None):
     """Run HiGHS; return (column values or None, objective, bound, status string, hit)."""
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    h.setOptionValue("time_limit", float(time_limit))
+    if np.isfinite(time_limit):
+        h.setOptionValue("time_limit", float(time_limit))
+    if max_nodes is not None:
+        h.setOptionValue("mip_max_nodes", int(max_nodes))
     h.setOptionValue("mip_rel_gap", float(mip_rel_gap))
     h.setOptionValue("threads", 1)
     h.setOptionValue("random_seed", 0)
@@ -449,7 +453,8 @@ def _solve(model: OfflineModel, time_limit: float, mip_rel_gap: float,
     if status == highspy.HighsStatus.kError:
         raise RuntimeError(f"HiGHS failed on the offline MILP (model status {name!r})")
     info = h.getInfo()
-    hit = model_status == highspy.HighsModelStatus.kTimeLimit
+    hit = model_status in (highspy.HighsModelStatus.kTimeLimit,
+                           highspy.HighsModelStatus.kSolutionLimit)
     bound = float(info.mip_dual_bound)
     if info.primal_solution_status != 2:  # kSolutionStatusFeasible
         return None, float("nan"), bound, name, hit
@@ -457,7 +462,8 @@ def _solve(model: OfflineModel, time_limit: float, mip_rel_gap: float,
     return values, float(info.objective_function_value), bound, name, hit
 
 
-def offline_opt(scenario: xr.Dataset, *, time_limit: float = 60.0, mip_rel_gap: float = 1e-6,
+def offline_opt(scenario: xr.Dataset, *, time_limit: float | None = 60.0,
+                mip_rel_gap: float = 1e-6, mip_max_nodes: int | None = None,
                 max_x_variables: int = MAX_X_VARIABLES, warm_start: bool = True) -> xr.Dataset:
     """The offline (hindsight) optimum of problem (4) as a result Dataset.
 
@@ -473,14 +479,18 @@ def offline_opt(scenario: xr.Dataset, *, time_limit: float = 60.0, mip_rel_gap: 
     * ``opt_gap``: ``(opt_bound - opt_objective) / max(|opt_objective|, 1e-9)``, >= 0;
     * ``opt_status``: HiGHS's model status (``"Optimal"``, ``"Time limit reached"``, ...;
       ``"Empty"`` when no task has any schedule and nothing was solved);
-    * ``opt_hit_time_limit``: 1 if ``time_limit`` stopped the search -- then the schedule
-      is the best one found and ``opt_objective <= optimum <= opt_bound``, *not* the
-      optimum;
+    * ``opt_hit_time_limit``: 1 if ``time_limit`` or ``mip_max_nodes`` stopped the
+      search -- then the schedule is the best one found and
+      ``opt_objective <= optimum <= opt_bound``, *not* the optimum;
     * ``opt_seconds`` (model build, warm start and solve, wall), ``opt_build_seconds``,
       ``opt_variables``, ``opt_constraints``, ``opt_nonzeros``.
 
-    ``time_limit`` bounds HiGHS's search only (building the model and the warm start come
-    on top; both take well under a second at the sizes an exact solve can handle).
+    ``time_limit`` (seconds; ``None``: none) bounds HiGHS's search only (building the model
+    and the warm start come on top; both take well under a second at the sizes an exact
+    solve can handle); it makes an unfinished search depend on the machine's speed.
+    ``mip_max_nodes`` (default: no limit) stops the search after that many
+    branch-and-bound nodes instead: a count, so the answer is the same on every machine
+    (the book's Fig. 12 uses it, issue 24).
     ``warm_start`` hands HiGHS a feasible start, the best of a few greedy schedules
     (earliest finish, tasks by value density, bid, arrival or deadline): it never changes
     the optimum, but a search stopped by the time limit then returns at least that.
@@ -490,10 +500,15 @@ def offline_opt(scenario: xr.Dataset, *, time_limit: float = 60.0, mip_rel_gap: 
     solution (possible only with ``warm_start=False``) or its rounded solution violates
     the model.
     """
+    if time_limit is None:
+        time_limit = np.inf
     if not time_limit > 0:
         raise ValueError(f"time_limit must be > 0 seconds, got {time_limit}")
     if not mip_rel_gap >= 0:
         raise ValueError(f"mip_rel_gap must be >= 0, got {mip_rel_gap}")
+    if mip_max_nodes is not None and (isinstance(mip_max_nodes, bool) or not isinstance(
+            mip_max_nodes, numbers.Integral) or mip_max_nodes < 1):
+        raise ValueError(f"mip_max_nodes must be a positive integer, got {mip_max_nodes!r}")
     arrays = to_arrays(scenario)
     t0 = time.perf_counter()
     model = build_model(arrays, max_x_variables=max_x_variables)
@@ -502,7 +517,8 @@ def offline_opt(scenario: xr.Dataset, *, time_limit: float = 60.0, mip_rel_gap: 
         values, objective, bound, status, hit = np.empty(0), 0.0, 0.0, "Empty", False
     else:
         start = _warm_start(arrays, model) if warm_start else None
-        values, objective, bound, status, hit = _solve(model, time_limit, mip_rel_gap, start)
+        values, objective, bound, status, hit = _solve(model, time_limit, mip_rel_gap, start,
+                                                       mip_max_nodes)
     seconds = time.perf_counter() - t0
     if values is None:
         raise RuntimeError(
@@ -528,6 +544,7 @@ def offline_opt(scenario: xr.Dataset, *, time_limit: float = 60.0, mip_rel_gap: 
                                       "no_feasible_schedule"))
     out.decision_time[:] = seconds / n_tasks if n_tasks else 0.0
     options = {"time_limit": float(time_limit), "mip_rel_gap": float(mip_rel_gap),
+               "mip_max_nodes": -1 if mip_max_nodes is None else int(mip_max_nodes),
                "max_x_variables": int(max_x_variables), "threads": 1,
                "solver": f"highs {highspy.Highs().version()}"}
     result = assemble(scenario, out, algorithm="offline_opt", seed=None, options=options)
