@@ -56,6 +56,26 @@ def _plain(fig) -> list[dict]:
             for t in fig.data]
 
 
+def _difference(seen, expected) -> str:
+    """Where two plot-data lists differ (for a failure's message): per trace and key, the
+    largest absolute difference of numeric arrays, or that the values differ."""
+    if not (isinstance(seen, list) and isinstance(expected, list)):
+        return ""
+    out = []
+    for n, (a, b) in enumerate(zip(seen, expected, strict=False)):
+        for k in sorted(set(a) | set(b)):
+            if a.get(k) == b.get(k):
+                continue
+            try:
+                x = np.asarray(a.get(k), dtype=float)
+                y = np.asarray(b.get(k), dtype=float)
+                out.append(f"trace {n} {k}: shapes {x.shape}/{y.shape}, max |diff| "
+                           f"{np.nanmax(np.abs(x - y)) if x.shape == y.shape else 'n/a'}")
+            except (TypeError, ValueError):
+                out.append(f"trace {n} {k}: {str(a.get(k))[:80]!r} vs {str(b.get(k))[:80]!r}")
+    return "; differences: " + "; ".join(out[:6]) if out else ""
+
+
 def _same_data(seen: list[dict], expected: list[dict]) -> bool:
     if len(seen) != len(expected):
         return False
@@ -232,7 +252,8 @@ def _wait_for(page, what: str, read, expected, same=lambda a, b: a == b,
     while not same(seen, expected):
         if time.monotonic() > deadline:
             raise AssertionError(f"{what}: the page shows {str(seen)[:400]!r}, "
-                                 f"AuctionReplay gives {str(expected)[:400]!r}")
+                                 f"AuctionReplay gives {str(expected)[:400]!r}"
+                                 f"{_difference(seen, expected)}")
         page.wait_for_timeout(250)
         seen = read()
     return seen

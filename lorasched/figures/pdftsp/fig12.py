@@ -24,9 +24,9 @@ from .common import (
 
 #: branch-and-bound nodes of the exact OPT's search on the tiny instances (issue 24): the
 #: search stopped by a count, so the bound is the same on every machine. Before, a 120 s
-#: wall-clock limit stopped it (1,080 CPU-s for the 9 instances, and machine-dependent); at
-#: 200 nodes the high-load instance of seed 1 takes ~29 s and its dual bound is 0.2 % above
-#: the one 120 s gave (71.52 against 71.37).
+#: wall-clock limit stopped it (993 CPU-s for the 9 instances on 2 cores, and
+#: machine-dependent); at 200 nodes they take 173 CPU-s and their bounds are 0.1-3 % looser
+#: (measured at issue 24; no verdict of the figure changed).
 OPT_MAX_NODES = 200
 
 
