@@ -3,6 +3,7 @@ sizes: the real sizes are a benchmark, not a test)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
@@ -176,7 +177,7 @@ def test_book_row_reads_each_system_and_the_rebuilds(monkeypatch, tmp_path):
 
     monkeypatch.setattr(bench_scale.subprocess, "run", fake_run)
     monkeypatch.setattr(bench_scale.tempfile, "TemporaryDirectory",
-                        lambda: _Here(tmp_path))
+                        lambda: contextlib.nullcontext(str(tmp_path)))
     got = bench_scale._book_seconds(tmp_path)
     assert [c[0] for c in calls] == [["git", "clone", "-q", str(tmp_path),
                                       str(tmp_path / "clone")], ["make", ".venv"],
@@ -193,15 +194,3 @@ def test_book_row_reads_each_system_and_the_rebuilds(monkeypatch, tmp_path):
     assert lines["make book again after a change to allpass"] >= 0
     assert "make book again after a change to presentation" in lines
 
-
-class _Here:
-    """A TemporaryDirectory that is a given folder (kept)."""
-
-    def __init__(self, path):
-        self.path = path
-
-    def __enter__(self):
-        return str(self.path)
-
-    def __exit__(self, *exc):
-        return False
