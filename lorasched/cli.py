@@ -285,17 +285,22 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument("--out", default="bench-scale.json", help="JSON file (bench-scale.json)")
     sc.add_argument("--baseline", default=None,
                     help="a previous JSON of this command: print the ratios to it")
+    sc.add_argument("--keep-store", default=None, metavar="DIR",
+                    help="book row: copy the fresh clone's store of cells to DIR")
 
     tb = bsub.add_parser("titan", help="Titan's K = 100 high-load day under each MILP setting",
                          description="Titan-per-slot's day (K = 100, high load) under each "
                          "per-slot MILP setting and seed, each in its own process: seconds, "
                          "admitted, welfare, slots at a limit, certified per-slot gap.")
-    tb.add_argument("--settings", nargs="+", default=["root", "rounding", "nodes1000"],
-                    choices=list(titan_mip_settings), help="MILP settings (all three)")
+    tb.add_argument("--settings", nargs="+", default=list(titan_mip_settings),
+                    choices=list(titan_mip_settings),
+                    help=f"MILP settings (all: {' '.join(titan_mip_settings)})")
     tb.add_argument("--seeds", nargs="+", type=_positive_int, default=[1, 2, 3],
                     help="seeds (1 2 3)")
     tb.add_argument("--algorithm", default="titan", choices=["titan", "titan_oracle"])
     tb.add_argument("--out", default=None, help="write the table as JSON here")
+    tb.add_argument("--merge", action="store_true",
+                    help="keep --out's rows of the settings not measured now")
 
     sub.add_parser("profiles", help="print the GPU/model profile table with sources")
 
@@ -340,11 +345,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "bench":
             if args.bench == "titan":
                 bench_scale.titan_settings(args.settings, args.seeds,
-                                           algorithm=args.algorithm, out_path=args.out)
+                                           algorithm=args.algorithm, out_path=args.out,
+                                           merge=args.merge)
                 return 0
             if args.bench == "scale":
                 bench_scale.scale(tuple(args.rows), out_path=args.out,
-                                  baseline_path=args.baseline)
+                                  baseline_path=args.baseline, keep_store=args.keep_store)
                 return 0
             common = dict(nodes=args.nodes, slots=args.slots, vendors=args.vendors,
                           load=args.load, seed=args.seed)

@@ -119,9 +119,22 @@ def test_titan_settings_measures_each_setting_and_seed(in_process, tmp_path):
     assert all(-1e-9 <= r["gap_mean"] <= r["gap_max"] + 1e-9 <= 1 for r in saved["rows"])
     assert len(table) == 4
     shown = bench_scale.titan_table(saved)
-    assert list(shown.index) == ["root node only (default)", "LP rounding (the figures')"]
+    assert list(shown.index) == ["root node only (default)",
+                                 "HiGHS's LP completion (the figures' before)"]
     assert "measured" in bench_scale.describe(saved) and "bench titan" in bench_scale.describe(
         saved)
+    # measuring one setting again with merge keeps the other's rows and says whence
+    bench_scale.titan_settings(("rens",), (1,), day=TINY_TITAN, out_path=path, merge=True,
+                               progress=lambda *a: None)
+    merged = json.loads(path.read_text())
+    assert [(r["setting"], r["seed"]) for r in merged["rows"]] == [
+        ("rens", 1), ("root", 1), ("root", 2), ("rounding", 1), ("rounding", 2)]
+    assert sorted(merged["notes"]) == ["root", "rounding"]
+    assert saved["date"] in merged["notes"]["root"]
+    # without merge the file holds what was measured now
+    bench_scale.titan_settings(("rens",), (1,), day=TINY_TITAN, out_path=path,
+                               progress=lambda *a: None)
+    assert [r["setting"] for r in json.loads(path.read_text())["rows"]] == ["rens"]
 
 
 def _row(setting, seed, seconds, welfare, admitted):

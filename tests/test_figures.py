@@ -40,7 +40,7 @@ def test_full_size_is_the_papers_setting():
     for key in SWEEP_FIGURES:
         for s in fig(key).sweeps("full").values():
             assert s.seeds == (1, 2, 3)
-            assert s.options["titan"] == {"mip": "rounding"}
+            assert s.options["titan"] == {"mip": "rens"}
             paper = {"pdftsp", "titan"} if key == "fig13" else {"pdftsp", "titan", "eft", "ntm"}
             oracle = {"titan_oracle"} if key in ("fig04", "fig08") else set()
             assert set(s.algorithms) == paper | oracle
@@ -372,7 +372,8 @@ def test_summary_and_its_findings(monkeypatch):
     assert "5 of 6 agree with the calibrated constants (not in Fig. 4)" in text
     assert "1 of 6 agree with the Lemma-2 constants (not in Fig. 4 and Fig. 8)" in text
     assert "Eq. (14)" not in text  # no Fig. 10 row, no sentence about it
-    assert "(10 column-generation rounds, no branching; see Fig. 4)" in text
+    assert ("(10 column-generation rounds, the LP's fractional columns alone solved as a "
+            "MILP; see Fig. 4)") in text
 
 
 # --------------------------------------------------------------------------- pages

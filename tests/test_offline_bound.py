@@ -92,13 +92,13 @@ def test_titan_records_each_slot_and_respects_capacity():
     np.testing.assert_allclose(result["payment"].values[admitted], price[admitted])
 
 
-@pytest.mark.parametrize("mip", ["root", "rounding", "nodes1000"])
+@pytest.mark.parametrize("mip", ["root", "rens", "rounding", "nodes1000"])
 def test_each_titan_milp_setting_gives_a_feasible_reproducible_day(mip):
     scenario = lorasched.synthetic_scenario(nodes=4, slots=24, load=8.0, vendors=2, seed=5)
     result = lorasched.simulate(scenario, algorithm="titan", seed=1, mip=mip)
     lorasched.check_result(result)
     assert result.attrs["titan_mip"] == mip
-    nodes = {"root": 1, "rounding": 0, "nodes1000": 1000}[mip]
+    nodes = {"root": 1, "rens": 10_000, "rounding": 0, "nodes1000": 1000}[mip]
     assert result.attrs["titan_mip_max_nodes"] == nodes
     busy = np.unique(scenario["arrival"].values)
     # every setting stays under the slot's LP bound; only branching proves a slot optimal
@@ -180,6 +180,32 @@ def test_master_lp_on_a_small_packing_problem():
     chosen, objective, *_ = master.solve_integer(10.0, 0.0)
     assert sorted(master.col_label[c] for c in chosen) == ["a", "c"]
     assert objective == pytest.approx(4.0)
+
+
+def test_rens_keeps_the_lps_whole_columns_and_packs_its_fractional_ones_in_what_is_left():
+    """The LP takes D whole (cells 3 and 4), E not at all, and A, B, C -- an odd cycle on
+    cells 0-2 -- at 1/2 each. RENS keeps D, drops E, and solves over A, B, C with what D
+    leaves of cell 4 (1/2), which A (needing 1 there) no longer fits: B or C, value 2."""
+    cap = np.array([1.0, 1.0, 1.0, 1.0, 1.5])
+    master = MasterLP(5, (cap,))
+    cells = [np.array(c) for c in ([0, 1, 4], [1, 2], [0, 2], [3, 4], [3])]
+    labels = "ABCDE"
+    values = [1.0, 1.0, 1.0, 1.0, 0.5]
+    master.add_columns([Column(g, v, (c,), (np.ones(c.size),), name)
+                        for g, (v, c, name) in enumerate(zip(values, cells, labels,
+                                                             strict=True))])
+    lp_value, *_ = master.solve_lp()
+    assert lp_value == pytest.approx(2.5)
+    x = np.asarray(master.h.getSolution().col_value)
+    np.testing.assert_allclose(x, [0.5, 0.5, 0.5, 1.0, 0.0], atol=1e-9)
+    chosen, value, bound_, gap, hit = master.solve_fixed(10.0, 0.0)
+    picked = {master.col_label[c] for c in chosen}
+    assert "D" in picked and not picked & {"A", "E"} and len(picked) == 2
+    assert value == pytest.approx(2.0) and np.isnan(bound_) and not hit
+    # the master itself is untouched: still the LP, same value
+    assert master.solve_lp()[0] == pytest.approx(2.5)
+    with pytest.raises(ValueError, match="no_such_option"):
+        master.solve_fixed(10.0, 0.0, 10, {"no_such_option": 1})
 
 
 def test_column_generation_stops_when_nothing_prices_out():

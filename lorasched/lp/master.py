@@ -213,6 +213,77 @@ class MasterLP:
         return (chosen, float(info.objective_function_value), float(info.mip_dual_bound),
                 float(info.mip_gap), hit)
 
+    def solve_fixed(self, time_limit: float, mip_rel_gap: float, max_nodes: int = 2**31 - 1,
+                    options: dict | None = None, tol: float = 1e-6):
+        """RENS (Berthold 2014, "RENS: the optimal rounding"): keep the columns the last LP
+        solution sets to 1, drop those it sets to 0, and solve a MILP over the fractional
+        ones alone -- their convexity and resource rows, each with what the columns set to
+        1 leave of its right-hand side -- with HiGHS (``time_limit``, ``max_nodes``,
+        ``mip_rel_gap`` and ``options`` as in :meth:`solve_integer`). A column counts as
+        set to 1 (0) when its value is within ``tol`` of it. The model of this master is left
+        as it is (still an LP). Returns what :meth:`solve_integer` returns; the dual bound is
+        NaN (the sub-MILP bounds only its neighbourhood) and the gap is the sub-MILP's."""
+        n = self.n_columns
+        if n == 0:
+            return np.empty(0, dtype=np.int64), 0.0, np.nan, 0.0, False
+        x = np.asarray(self.h.getSolution().col_value)
+        if x.size != n:  # columns added since the last LP solve
+            self.solve_lp()
+            x = np.asarray(self.h.getSolution().col_value)
+        lp = self.h.getLp()
+        start = np.asarray(lp.a_matrix_.start_)
+        index = np.asarray(lp.a_matrix_.index_)
+        value = np.asarray(lp.a_matrix_.value_)
+        cost = np.asarray(lp.col_cost_)
+        one = x >= 1.0 - tol
+        frac = (x > tol) & ~one
+        per_col = np.diff(start)
+        col_of = np.repeat(np.arange(n), per_col)
+        in_one = one[col_of]
+        left = np.asarray(lp.row_upper_, dtype=float).copy()
+        np.subtract.at(left, index[in_one], value[in_one])
+        chosen = np.flatnonzero(one)
+        gap, hit = 0.0, False
+        if frac.any():
+            cols = np.flatnonzero(frac)
+            in_frac = frac[col_of]
+            rows, sub_index = np.unique(index[in_frac], return_inverse=True)
+            sub_start = np.zeros(cols.size + 1, dtype=np.int32)
+            np.cumsum(per_col[cols], out=sub_start[1:])
+            sub = highspy.HighsLp()
+            sub.num_col_, sub.num_row_ = int(cols.size), int(rows.size)
+            sub.sense_ = highspy.ObjSense.kMaximize
+            sub.col_cost_ = cost[cols]
+            sub.col_lower_ = np.zeros(cols.size)
+            sub.col_upper_ = np.ones(cols.size)
+            sub.row_lower_ = np.full(rows.size, -INF)
+            # within the LP's feasibility tolerance a row may be a hair over: none is left
+            sub.row_upper_ = np.maximum(left[rows], 0.0)
+            sub.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+            sub.a_matrix_.num_col_, sub.a_matrix_.num_row_ = sub.num_col_, sub.num_row_
+            sub.a_matrix_.start_ = sub_start
+            sub.a_matrix_.index_ = sub_index.astype(np.int32)
+            sub.a_matrix_.value_ = value[in_frac]
+            sub.integrality_ = [highspy.HighsVarType.kInteger] * int(cols.size)
+            h = highspy.Highs()
+            h.setOptionValue("output_flag", False)
+            h.setOptionValue("threads", 1)
+            h.setOptionValue("time_limit", float(time_limit))
+            h.setOptionValue("mip_rel_gap", float(mip_rel_gap))
+            h.setOptionValue("mip_max_nodes", int(max_nodes))
+            for name, val in (options or {}).items():
+                if h.setOptionValue(name, val) != highspy.HighsStatus.kOk:
+                    raise ValueError(f"HiGHS option {name!r} = {val!r} was refused")
+            h.passModel(sub)
+            h.run()
+            hit = h.getModelStatus() != highspy.HighsModelStatus.kOptimal
+            info = h.getInfo()
+            if info.primal_solution_status != 0:  # an incumbent (empty is always one)
+                picked = cols[np.asarray(h.getSolution().col_value) > 0.5]
+                chosen = np.sort(np.concatenate([chosen, picked]))
+                gap = float(info.mip_gap)
+        return chosen, float(cost[chosen].sum()), np.nan, gap, hit
+
 
 @dataclass
 class ColumnGeneration:

@@ -35,6 +35,7 @@ import os
 import platform
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -164,12 +165,13 @@ def _make_book(clone: Path) -> dict:
     return {"seconds": seconds, "systems": systems, "other_seconds": seconds - cells}
 
 
-def _book_seconds(repo: Path) -> dict:
+def _book_seconds(repo: Path, keep_store=None) -> dict:
     """``make book`` in a fresh clone of ``repo`` (its committed state): the venv's
     install (``make .venv``) and the rest timed apart, each system's cells as ``lorasched
     reproduce`` reports them, the notebooks and the build (``other_seconds``); then the
     book made again after appending a function to a module of Allpass's package and,
-    after that, to a presentation module (:data:`REBUILDS`)."""
+    after that, to a presentation module (:data:`REBUILDS`). ``keep_store``: copy the
+    first make's store of cells (``build/sweeps/full``) there, to read after."""
     with tempfile.TemporaryDirectory() as tmp:
         clone = Path(tmp) / "clone"
         subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True)
@@ -177,6 +179,8 @@ def _book_seconds(repo: Path) -> dict:
         subprocess.run(["make", ".venv"], cwd=clone, capture_output=True, check=True)
         venv = time.perf_counter() - start
         first = _make_book(clone)
+        if keep_store is not None:
+            shutil.copytree(clone / "build" / "sweeps" / "full", keep_store)
         out = {"seconds": venv + first["seconds"], "venv_seconds": venv, **first,
                "rebuilds": {}}
         for name, module in REBUILDS.items():
@@ -193,15 +197,26 @@ def _book_seconds(repo: Path) -> dict:
 TITAN_DAY = {"kind": "day", "nodes": 100, "load": "high", "algorithm": "titan"}
 
 
-def titan_settings(settings=("root", "rounding", "nodes1000"), seeds=(1, 2, 3), *,
+def titan_settings(settings=("root", "rens", "rounding", "nodes1000"), seeds=(1, 2, 3), *,
                    algorithm: str = "titan", day: dict | None = None, out_path=None,
-                   progress=print) -> pd.DataFrame:
+                   merge: bool = False, progress=print) -> pd.DataFrame:
     """Titan-per-slot's day (:data:`TITAN_DAY`) under each per-slot MILP setting
     (:data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`) and seed, each in its own
     process: seconds, admitted tasks, welfare, slots at a limit and the certified per-slot
     gap. ``day`` replaces :data:`TITAN_DAY` (tests use a tiny one). Prints the table;
-    writes it as JSON to ``out_path`` if given."""
+    writes it as JSON to ``out_path`` if given. With ``merge``, the rows of ``out_path``'s
+    settings that are not measured now are kept, and its ``notes`` say where and when
+    they were measured."""
     day = TITAN_DAY if day is None else day
+    kept, notes = [], {}
+    if merge and out_path is not None and Path(out_path).is_file():
+        old = json.loads(Path(out_path).read_text())
+        kept = [r for r in old["rows"] if r["setting"] not in settings]
+        for setting in dict.fromkeys(r["setting"] for r in kept):
+            before = old.get("notes", {}).get(setting)
+            notes[setting] = (f"kept from the run of {old['date']} on {old['machine']['cpu']} "
+                              f"(code {old['code']}), not measured again"
+                              + (f"; then: {before}" if before else ""))
     rows = []
     for setting in settings:
         for seed in seeds:
@@ -217,12 +232,15 @@ def titan_settings(settings=("root", "rounding", "nodes1000"), seeds=(1, 2, 3), 
         Path(out_path).write_text(json.dumps(
             {"machine": machine(), "code": code_fingerprint("pdftsp"),
              "command": "lorasched bench titan",
-             "date": time.strftime("%Y-%m-%d %H:%M"), "rows": rows}, indent=1))
+             "date": time.strftime("%Y-%m-%d %H:%M"), "rows": rows + kept,
+             **({"notes": notes} if notes else {})}, indent=1))
     return table
 
 
 #: what each setting is, for the book's table
-SETTING_NAMES = {"root": "root node only (default)", "rounding": "LP rounding (the figures')",
+SETTING_NAMES = {"root": "root node only (default)",
+                 "rens": "MILP over the LP's fractional columns (the figures')",
+                 "rounding": "HiGHS's LP completion (the figures' before)",
                  "nodes1000": "1000 nodes (default before)"}
 
 
@@ -312,9 +330,9 @@ def machine() -> dict:
 
 
 def run(rows=DEFAULT_ROWS, *, repo: str | os.PathLike = ".", series_nodes=SERIES_NODES,
-        specs: dict | None = None, progress=print) -> dict:
+        specs: dict | None = None, keep_store=None, progress=print) -> dict:
     """Measure ``rows`` (names in :data:`ROWS`) as :data:`SPECS` (or ``specs``) say; returns
-    the JSON-ready figures."""
+    the JSON-ready figures. ``keep_store``: where the book row keeps its store of cells."""
     bad = [r for r in rows if r not in ROWS]
     if bad:
         raise ValueError(f"unknown benchmark row {bad[0]!r}; choose from {ROWS}")
@@ -353,7 +371,7 @@ def run(rows=DEFAULT_ROWS, *, repo: str | os.PathLike = ".", series_nodes=SERIES
         got["series"] = series
     if "book" in rows:
         progress("  measuring make book in a fresh clone (most of an hour) ...")
-        got["book"] = _book_seconds(Path(repo))
+        got["book"] = _book_seconds(Path(repo), keep_store)
     return out
 
 
@@ -442,15 +460,16 @@ def _fmt(value) -> str:
 
 
 def scale(rows=DEFAULT_ROWS, *, out_path=None, baseline_path=None, repo=".",
-          out=None, **sizes) -> dict:
+          out=None, keep_store=None, **sizes) -> dict:
     """Measure, print, and write the JSON (``out_path``); ``baseline_path``: a previous
-    JSON to compare with; ``sizes``: ``specs`` / ``series_nodes`` of :func:`run`."""
+    JSON to compare with; ``keep_store``: as in :func:`run`; ``sizes``: ``specs`` /
+    ``series_nodes`` of :func:`run`."""
     out = out or sys.stdout
     baseline = None
     if baseline_path is not None:
         baseline = json.loads(Path(baseline_path).read_text())
-    figures = run(rows, repo=repo, progress=lambda s: print(s, file=out, flush=True),
-                  **sizes)
+    figures = run(rows, repo=repo, keep_store=keep_store,
+                  progress=lambda s: print(s, file=out, flush=True), **sizes)
     report(figures, baseline, out=out)
     if out_path is not None:
         Path(out_path).parent.mkdir(parents=True, exist_ok=True)

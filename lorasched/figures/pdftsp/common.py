@@ -23,10 +23,11 @@ from ..base import Figure, check_size, default_store, gain, verdict
 #: the paper's algorithms; Figs. 4 and 8 add Titan's welfare oracle (:data:`ORACLE_FIGURES`)
 ALGORITHMS = ("pdftsp", "titan", "eft", "ntm")
 ORACLE_FIGURES = ("fig04", "fig08")
-#: Titan's per-slot MILP in the figures: ``"rounding"`` (no root LP, no branching), as before
-#: issue 24; the library's default is ``"root"`` (:data:`lorasched.pdftsp.baselines.titan.
-#: MIP_SETTINGS`), which costs about 3x the time per day (see the speed page)
-TITAN_OPTIONS = {"mip": "rounding"}
+#: Titan's per-slot MILP in the figures: ``"rens"`` (the LP's 0/1 columns kept, a MILP over
+#: its fractional ones; ``"rounding"`` before issue 24's last step); the library's default is
+#: ``"root"`` (:data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`), which costs several
+#: times the time per day (see the speed page)
+TITAN_OPTIONS = {"mip": "rens"}
 NAMES = {"pdftsp": "pdFTSP", "titan": "Titan", "titan_oracle": "Titan (welfare oracle)",
          "eft": "EFT", "ntm": "NTM"}
 LEMMA2 = "pdFTSP (Lemma 2)"
@@ -311,31 +312,48 @@ def _declaration(ds: xr.Dataset) -> dict:
     return json.loads(ds.attrs["sweep"]) if "sweep" in ds.attrs else {}
 
 
-def _titan_budget(ds: xr.Dataset | None = None) -> tuple[int, int]:
-    """Titan's per-slot budget in the runs behind ``ds`` (column-generation rounds,
-    branch-and-bound nodes): its defaults, overridden by the sweep's options (without
-    ``ds``: by the figures' :data:`TITAN_OPTIONS`)."""
+def _titan_budget(ds: xr.Dataset | None = None) -> tuple[int, str, int]:
+    """Titan's per-slot budget in the runs behind ``ds``: column-generation rounds, the
+    MILP setting's name (:data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`) and its
+    branch-and-bound node limit -- its defaults, overridden by the sweep's options
+    (without ``ds``: by the figures' :data:`TITAN_OPTIONS`)."""
     params = inspect.signature(_titan.run).parameters
     budget = {k: params[k].default for k in ("max_cg_iterations", "mip", "mip_max_nodes")}
     options = {} if ds is None else _declaration(ds).get("options", {})
     budget.update(options.get("titan", TITAN_OPTIONS))
     nodes = budget["mip_max_nodes"]
     if nodes is None:
-        nodes = _titan.MIP_SETTINGS[budget["mip"]][0]
-    return int(budget["max_cg_iterations"]), int(nodes)
+        nodes = _titan.MIP_SETTINGS[budget["mip"]][1]
+    return int(budget["max_cg_iterations"]), str(budget["mip"]), int(nodes)
+
+
+def _titan_solve(mip: str, nodes: int) -> str:
+    """How a per-slot MILP is solved under setting ``mip`` with ``nodes`` nodes, in words."""
+    if _titan.MIP_SETTINGS[mip][0] == "rens":
+        return ("is solved by fixing the columns the column-generation LP sets to 0 or 1 and "
+                f"solving the MILP over its fractional ones alone (RENS, at most {nodes} "
+                "branch-and-bound nodes), with no branching over the others")
+    if nodes == 0:
+        return ("is not branched on (`mip_max_nodes = 0`): HiGHS rounds the column-generation "
+                "LP's solution by fixing the columns it already sets to 0 or 1 and solving a "
+                "small MILP over the rest, and keeps that solution")
+    if nodes == 1:
+        return ("is solved at the root node only (root LP, cuts and HiGHS's cheap "
+                "heuristics, no branching)")
+    return f"is solved with at most {nodes} branch-and-bound nodes"
+
+
+def _titan_branches(ds: xr.Dataset | None = None) -> bool:
+    """Whether Titan's per-slot MILP branches over all its columns in ``ds``'s runs."""
+    _, mip, nodes = _titan_budget(ds)
+    return _titan.MIP_SETTINGS[mip][0] != "rens" and nodes > 0
 
 
 def _titan_limits(ds: xr.Dataset) -> str:
     """"each slot's MILP chooses only among ... and is solved ..." for ``ds``'s runs."""
-    rounds, nodes = _titan_budget(ds)
-    solve = ("is not branched on (`mip_max_nodes = 0`): HiGHS rounds the column-generation "
-             "LP's solution by fixing the columns it already sets to 0 or 1 and solving a "
-             "small MILP over the rest, and keeps that solution"
-             if nodes == 0 else "is solved at the root node only (root LP, cuts and HiGHS's cheap "
-             "heuristics, no branching)" if nodes == 1
-             else f"is solved with at most {nodes} branch-and-bound nodes")
+    rounds, mip, nodes = _titan_budget(ds)
     return (f"each slot's MILP chooses only among the schedules found in {rounds} rounds of "
-            f"column generation and {solve}")
+            f"column generation and {_titan_solve(mip, nodes)}")
 
 
 # --------------------------------------------------------------------------- figures

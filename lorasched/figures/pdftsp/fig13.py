@@ -13,7 +13,7 @@ from .common import (
     _and,
     _load_name,
     _mean,
-    _titan_budget,
+    _titan_branches,
     _titan_limits,
     by_method,
     fit_trend,
@@ -100,7 +100,7 @@ class Fig13(SweepFigure):
                     + ("holds" if len(agree) == 1 else "hold"))
                  + " with Titan's budget as in the figures: "
                  + _titan_limits(ds).replace("each slot's MILP", "Titan's per-slot MILP") + ".")
-        if _titan_budget(ds)[1] == 0:
+        if not _titan_branches(ds):
             text += (" With branching, Titan's time per task is larger still (see deviation (i) "
                      "in the chapter on the algorithm).")
         return paragraphs(text)

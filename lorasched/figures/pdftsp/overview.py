@@ -12,6 +12,7 @@ from .common import (
     ORACLE,
     VARIANTS,
     _and,
+    _titan_branches,
     _titan_budget,
 )
 
@@ -104,10 +105,11 @@ def summary_findings(table: pd.DataFrame) -> Prose:
         oracle = (f"Beside the paper's Titan, {figs} run Titan maximising welfare with every "
                   "bid in view, an oracle the paper did not run (its rows are not counted "
                   f"above): pdFTSP is above it {_and(above)} of those comparisons.")
-    rounds, nodes = _titan_budget()
+    rounds, mip, nodes = _titan_budget()
     titan = (f"Titan is the paper's: its own progress objective (titan-socc22 eq. 1), no bids, "
              f"a random vendor; it is budget-limited here ({rounds} column-generation rounds, "
-             + ("no branching" if nodes == 0 else f"at most {nodes} branch-and-bound nodes")
+             + ("the LP's fractional columns alone solved as a MILP" if not _titan_branches()
+                else f"at most {nodes} branch-and-bound nodes")
              + "; see Fig. 4). The chapter on the algorithm lists every place where lorasched "
              "deviates from the paper, and why.")
     return paragraphs(f"{first} {compare}", others, f"{magnitudes} {payment}", oracle, titan)
