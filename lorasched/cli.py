@@ -302,6 +302,20 @@ def _parser() -> argparse.ArgumentParser:
     tb.add_argument("--merge", action="store_true",
                     help="keep --out's rows of the settings not measured now")
 
+    vd = bsub.add_parser("verdicts", help="the pdFTSP summary's verdicts under Titan's settings",
+                         description="Every pdFTSP figure's cells (full size, resumable) with "
+                         "Titan-per-slot's per-slot MILP under each setting, each setting in "
+                         "its own store; then the summary's claims under each. Most of an "
+                         "hour per setting whose store is empty.")
+    vd.add_argument("--settings", nargs="+", default=["rens", "rounding"],
+                    choices=list(titan_mip_settings),
+                    help="MILP settings, the figures' first (rens rounding)")
+    vd.add_argument("--store", nargs=2, action="append", default=[],
+                    metavar=("SETTING", "DIR"),
+                    help="a setting's store (default: build/sweeps/full for the figures' "
+                         "setting, build/sweeps/full-titan-SETTING for another)")
+    vd.add_argument("--out", default=None, help="write the rows as JSON here")
+
     sub.add_parser("profiles", help="print the GPU/model profile table with sources")
 
     ex = sub.add_parser(
@@ -347,6 +361,12 @@ def main(argv: list[str] | None = None) -> int:
                 bench_scale.titan_settings(args.settings, args.seeds,
                                            algorithm=args.algorithm, out_path=args.out,
                                            merge=args.merge)
+                return 0
+            if args.bench == "verdicts":
+                data = figures.titan_setting_verdicts(
+                    tuple(args.settings), stores=dict(args.store), out_path=args.out)
+                print(figures.setting_verdicts_table(data).to_string(index=False))
+                print(figures.setting_verdicts_findings(data))
                 return 0
             if args.bench == "scale":
                 bench_scale.scale(tuple(args.rows), out_path=args.out,

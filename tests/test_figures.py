@@ -426,3 +426,41 @@ def test_cli_reproduce(tmp_path, capsys):
     main(["reproduce", "--size", "small", "--figures", "fig06", "--store", str(tmp_path),
           "--serial", "--no-progress"])
     assert "0 cells computed" in capsys.readouterr().out
+
+
+def test_titan_setting_changes_the_figures_titan_cells_only_within_the_block():
+    before = figures.figure("fig05").declaration("small", None)["options"]
+    with figures.titan_setting("rounding"):
+        inside = figures.figure("fig05").declaration("small", None)["options"]
+    assert before == {"titan": {"mip": "rens"}}
+    assert inside == {"titan": {"mip": "rounding"}}
+    assert figures.figure("fig05").declaration("small", None)["options"] == before
+    with pytest.raises(ValueError, match="mip must be one of"), figures.titan_setting("exact"):
+        pass
+
+
+def _verdict_rows(ours, verdicts):
+    claims = ["Fig. 5: pdFTSP over Titan", "Fig. 5: pdFTSP over EFT", "Fig. 8: pdFTSP over Titan"]
+    return [{"figure": c.split(":")[0], "claim": c, "variant": "calibrated", "paper": "+1 %",
+             "ours": o, "verdict": v} for c, o, v in zip(claims, ours, verdicts, strict=True)]
+
+
+def test_setting_verdicts_name_each_moved_verdict_and_count_changed_titan_numbers():
+    data = {"settings": ["rens", "rounding"],
+            "rows": {"rens": _verdict_rows(["+3.0 %", "+1.0 %", "-0.5 %"],
+                                           ["agrees", "agrees", "disagrees"]),
+                     "rounding": _verdict_rows(["+2.0 %", "+1.0 %", "+0.4 %"],
+                                               ["agrees", "agrees", "agrees"])}}
+    table = figures.setting_verdicts_table(data)
+    assert table["moved"].tolist() == [False, False, True]
+    assert table["ours (rounding)"].tolist() == ["+2.0 %", "+1.0 %", "+0.4 %"]
+    text = figures.setting_verdicts_findings(data)
+    assert "Of the summary's 3 rows, 2 compare pdFTSP with Titan" in text
+    assert ("1 verdict moved: Fig. 8, Fig. 8: pdFTSP over Titan (calibrated): disagrees "
+            "under `rens`, agrees under `rounding`.") in text
+    assert "Of those 2 rows, 2 have another number under `rounding`" in text
+    data["rows"]["rounding"] = data["rows"]["rens"]
+    assert "no verdict moved" in figures.setting_verdicts_findings(data)
+    data["rows"]["rounding"] = data["rows"]["rens"][:2]
+    with pytest.raises(ValueError, match="different claims"):
+        figures.setting_verdicts_table(data)

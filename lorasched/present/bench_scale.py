@@ -304,7 +304,9 @@ def titan_findings(data: dict) -> str:
             f"{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}: welfare "
             f"{dw.min():+.1f} % to {dw.max():+.1f} % and {da.min():+,.0f} to "
             f"{da.max():+,.0f} admitted tasks against the default, in "
-            f"{ratio.min():.2g}-{ratio.max():.2g} times its time.")
+            f"{ratio.min():.2g}-{ratio.max():.2g} times its time"
+            + (" (its rows come from another run, see the header: the time ratio compares "
+               "two runs)." if setting in data.get("notes", {}) else "."))
     return " ".join(parts)
 
 

@@ -32,13 +32,16 @@ every figure (:func:`.common.calibration`; the calibration page shows the scan o
 Titan is the paper's: its own progress objective, no bids (``"Titan"``); Figs. 4 and 8 also
 show the welfare-maximising variant, an oracle that sees every bid
 (``"Titan (welfare oracle)"``). Titan solves one MILP per
-slot with 10 column-generation rounds and ``mip = "rounding"`` (``mip_max_nodes = 0``; the
-library's default is ``"root"``, which costs about three times as much a day): HiGHS takes the last
-restricted LP's solution as a start, fixes the columns it sets to 0 or 1, solves a small MILP
-over the rest (up to its ``mip_max_start_nodes`` = 500 nodes) and stops after presolving the
-whole MILP, with neither a root LP nor branching (seen in HiGHS 1.15's log of the slots):
-with 1000 branch-and-bound nodes per slot one K = 100 high-load day takes about 30 minutes,
-and on that day the welfare was 5 % higher. The round limit costs Titan more than the node
+slot with 10 column-generation rounds and ``mip = "rens"`` (the library's default is
+``"root"``, which costs several times as much a day): the columns the last restricted LP sets
+to 1 are kept, those it sets to 0 dropped, and the MILP over its fractional columns alone is
+solved (RENS, :meth:`lorasched.lp.MasterLP.solve_fixed`), with no branching over the rest.
+Before the last step of issue 24 the figures used ``mip = "rounding"`` (``mip_max_nodes =
+0``), in which HiGHS does the same completion inside its presolve of the whole MILP (seen in
+HiGHS 1.15's log of the slots; up to its ``mip_max_start_nodes`` = 500 nodes) and then
+stops: the summary page shows which verdicts the change moved. With 1000 branch-and-bound
+nodes per slot one K = 100 high-load day takes about 20 minutes for a few percent more
+welfare (the speed page gives the numbers). The round limit costs Titan more than the node
 limit, most at large K (see the Fig. 4 page).
 """
 
@@ -58,11 +61,19 @@ from .common import (
     by_method,
     calibration,
     pdftsp_constants,
+    titan_setting,
     welfare_table,
 )
-from .overview import summary, summary_findings
+from .overview import (
+    setting_verdicts_findings,
+    setting_verdicts_table,
+    summary,
+    summary_findings,
+    titan_setting_verdicts,
+)
 
 __all__ = ["ALGORITHMS", "BASELINES", "CALIBRATED", "FIGURES", "LEMMA2", "NAMES", "ORACLE",
            "TITAN_OPTIONS", "VARIANTS", "SweepFigure", "base", "by_method", "calibration",
-           "figure", "pdftsp_constants", "reproduce", "styled", "summary", "summary_findings",
-           "welfare_table"]
+           "figure", "pdftsp_constants", "reproduce", "setting_verdicts_findings",
+           "setting_verdicts_table", "styled", "summary", "summary_findings", "titan_setting",
+           "titan_setting_verdicts", "welfare_table"]

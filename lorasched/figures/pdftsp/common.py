@@ -4,6 +4,7 @@ oracle, tables by method, claim rows, the prose helpers, and :class:`SweepFigure
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import textwrap
@@ -28,6 +29,24 @@ ORACLE_FIGURES = ("fig04", "fig08")
 #: ``"root"`` (:data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`), which costs several
 #: times the time per day (see the speed page)
 TITAN_OPTIONS = {"mip": "rens"}
+
+
+@contextlib.contextmanager
+def titan_setting(mip: str):
+    """Within the block, the figures' sweeps run Titan (and its oracle) with the per-slot
+    MILP setting ``mip`` instead of :data:`TITAN_OPTIONS`' (as a named option of their
+    cells, so the two settings' cells never mix in a store)."""
+    global TITAN_OPTIONS
+    if mip not in _titan.MIP_SETTINGS:
+        raise ValueError(f"mip must be one of {tuple(_titan.MIP_SETTINGS)}, got {mip!r}")
+    saved = TITAN_OPTIONS
+    TITAN_OPTIONS = {**saved, "mip": mip}
+    try:
+        yield
+    finally:
+        TITAN_OPTIONS = saved
+
+
 NAMES = {"pdftsp": "pdFTSP", "titan": "Titan", "titan_oracle": "Titan (welfare oracle)",
          "eft": "EFT", "ntm": "NTM"}
 LEMMA2 = "pdFTSP (Lemma 2)"
@@ -331,7 +350,7 @@ def _titan_solve(mip: str, nodes: int) -> str:
     """How a per-slot MILP is solved under setting ``mip`` with ``nodes`` nodes, in words."""
     if _titan.MIP_SETTINGS[mip][0] == "rens":
         return ("is solved by fixing the columns the column-generation LP sets to 0 or 1 and "
-                f"solving the MILP over its fractional ones alone (RENS, at most {nodes} "
+                f"solving the MILP over its fractional ones alone (RENS, at most {nodes:,} "
                 "branch-and-bound nodes), with no branching over the others")
     if nodes == 0:
         return ("is not branched on (`mip_max_nodes = 0`): HiGHS rounds the column-generation "

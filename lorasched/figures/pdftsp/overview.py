@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import time
+from pathlib import Path
+
 import pandas as pd
 
-from ..base import Prose, paragraphs
-from .catalog import FIGURES
+from ...experiments.grid import code_fingerprint
+from ..base import Prose, check_size, default_store, paragraphs
+from . import common
+from .catalog import FIGURES, reproduce
 from .common import (
     CALIBRATED,
     LEMMA2,
@@ -113,3 +119,89 @@ def summary_findings(table: pd.DataFrame) -> Prose:
              + "; see Fig. 4). The chapter on the algorithm lists every place where lorasched "
              "deviates from the paper, and why.")
     return paragraphs(f"{first} {compare}", others, f"{magnitudes} {payment}", oracle, titan)
+
+
+# ----------------------------------------------------------- Titan's setting and the verdicts
+
+
+def _setting_store(size: str, mip: str) -> Path:
+    """Where the summary under Titan's setting ``mip`` keeps its cells: the book's store
+    for the figures' own setting, a sibling ``<size>-titan-<mip>`` for any other."""
+    store = default_store(size)
+    if mip == common.TITAN_OPTIONS["mip"]:
+        return store
+    return store.with_name(f"{store.name}-titan-{mip}")
+
+
+def titan_setting_verdicts(settings=("rens", "rounding"), *, size: str = "full",
+                           stores: dict | None = None, seeds: int | None = None,
+                           out_path=None, progress: bool = True) -> dict:
+    """The summary's table with Titan-per-slot's per-slot MILP under each of ``settings``
+    (:data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`; the first is the figures'):
+    each setting's cells are computed (resumable) into its own store (``stores``: setting
+    -> folder, else :func:`_setting_store`), then every figure's claims read. Returns, and
+    writes as JSON to ``out_path``, ``{"settings", "size", "code", "date", "rows":
+    {setting: the summary's rows}}`` (:func:`setting_verdicts_table` compares them).
+    The cells other than Titan's are the same under every setting (their keys do not
+    depend on it), so a store copied from another setting's computes only Titan's."""
+    check_size(size)
+    stores = dict(stores or {})
+    rows = {}
+    for mip in settings:
+        store = Path(stores.get(mip, _setting_store(size, mip)))
+        with common.titan_setting(mip):
+            reproduce(size, store, seeds=seeds, progress=progress)
+            rows[mip] = summary(size, seeds=seeds, store=store).to_dict("records")
+    out = {"settings": list(settings), "size": size, "code": code_fingerprint("pdftsp"),
+           "command": "lorasched bench verdicts", "date": time.strftime("%Y-%m-%d %H:%M"),
+           "rows": rows}
+    if out_path is not None:
+        Path(out_path).write_text(json.dumps(out, indent=1) + "\n")
+    return out
+
+
+def setting_verdicts_table(data: dict) -> pd.DataFrame:
+    """The claims of :func:`titan_setting_verdicts`' first setting beside its others:
+    per claim (figure, claim, pdFTSP variant), "ours" and the verdict under each setting,
+    and whether any verdict differs (``moved``)."""
+    first, *others = data["settings"]
+    table = pd.DataFrame(data["rows"][first])
+    key = list(table.columns[:3])  # figure, claim, the pdFTSP variant (named per figure)
+    table = table[key + ["ours", "verdict"]]
+    table = table.rename(columns={"ours": f"ours ({first})", "verdict": f"verdict ({first})"})
+    for mip in others:
+        other = pd.DataFrame(data["rows"][mip])[key + ["ours", "verdict"]]
+        if len(other) != len(table):
+            raise ValueError(f"the summaries under {first!r} and {mip!r} have different "
+                             f"claims ({len(table)} and {len(other)} rows)")
+        table[f"ours ({mip})"] = other["ours"].values
+        table[f"verdict ({mip})"] = other["verdict"].values
+    verdicts = table[[f"verdict ({m})" for m in data["settings"]]]
+    table["moved"] = verdicts.nunique(axis=1) > 1
+    return table
+
+
+def setting_verdicts_findings(data: dict) -> str:
+    """Which verdicts moved between Titan's settings, in words, every number from
+    ``data``."""
+    table = setting_verdicts_table(data)
+    first, *others = data["settings"]
+    titan = table["claim"].str.contains("Titan")
+    moved = table[table["moved"]]
+    names = " and ".join(f"`{m}`" for m in data["settings"])
+    text = (f"Of the summary's {len(table)} rows, {int(titan.sum())} compare pdFTSP with "
+            f"Titan or its oracle; between Titan's settings {names} ")
+    if moved.empty:
+        text += "no verdict moved."
+    else:
+        variant = table.columns[2]
+        items = [f"{r['figure']}, {r['claim']} ({r[variant]}): "
+                 + ", ".join(f"{r[f'verdict ({m})']} under `{m}`" for m in data["settings"])
+                 for _, r in moved.iterrows()]
+        text += (f"{len(moved)} verdict{'s' if len(moved) > 1 else ''} moved: "
+                 + "; ".join(items) + ".")
+    for mip in others:
+        changed = table[titan & (table[f"ours ({first})"] != table[f"ours ({mip})"])]
+        text += (f" Of those {int(titan.sum())} rows, {len(changed)} have another number "
+                 f"under `{mip}` than under `{first}` (the table gives each).")
+    return text
