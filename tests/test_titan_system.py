@@ -243,10 +243,22 @@ def test_tiresias_demotion_preempts_by_hand():
     job = res["part_job"].values
     np.testing.assert_allclose(np.sort(prog[job == 0]), [0.1, 0.9])
     np.testing.assert_allclose(np.sort(prog[job == 1]), [0.1, 0.9])
-    # with the default threshold (one GPU-hour) nobody is demoted: FIFO, no preemption
+    # with the default threshold nobody is demoted: FIFO, no preemption
     plain = lorasched.simulate(sc, "tiresias", switch="none")
     np.testing.assert_allclose(plain["finish_s"].values, [100, 150])
     assert _runs(plain, 0) == [(0, 100)] and _runs(plain, 1) == [(100, 150)]
+
+
+def test_tiresias_default_threshold_is_the_authors_four_gpu_hours():
+    # 1 GPU; a (0 s, two hours of work), b (10 s, 50 s). Under four GPU-hours a is never
+    # demoted (FIFO: 7200, 7250); under lorasched's former one GPU-hour it is demoted at
+    # 3600 s and b runs first (a 7250, b 3650).
+    sc = _scenario([(0, 1, 7200, "a@x", 1e6), (10, 1, 50, "b@x", 1e6)], 1, {"1": 1.0})
+    assert policies.TIRESIAS_THRESHOLD_GPU_S == 4 * 3600.0
+    default = lorasched.simulate(sc, "tiresias", switch="none")
+    np.testing.assert_allclose(default["finish_s"].values, [7200, 7250])
+    hour = lorasched.simulate(sc, "tiresias", switch="none", threshold_gpu_s=3600.0)
+    np.testing.assert_allclose(hour["finish_s"].values, [7250, 3650])
 
 
 def test_tiresias_preemption_pays_the_switch_again():
