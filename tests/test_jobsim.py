@@ -565,3 +565,46 @@ def test_overhead_log_invariants(disc, preemptive, case, data):
         assert len(spans[j]) == r.preemptions[j] + 1
     switch = sum(min(e - b, overhead[j]) for j in spans for b, e in spans[j])
     assert r.switch_seconds == pytest.approx(switch, rel=1e-12, abs=1e-9)
+
+
+# ----------------------------------------------------------------------------------------
+# periodic scheduling (tick_s)
+# ----------------------------------------------------------------------------------------
+
+
+def test_a_tick_makes_arrivals_wait_and_leaves_gpus_idle_until_it():
+    """One GPU, ticks of 10 s: A (arrives 1, work 4) starts at 10 and finishes at 14
+    exactly; B (arrives 2, work 3) gets the GPU only at the next tick, 20, and ends at 23."""
+    r = simulate([1, 2], [1, 1], [4, 3], 1, "fifo", preemptive=False, tick_s=10)
+    assert r.start.tolist() == [10, 20] and r.finish.tolist() == [14, 23]
+    assert r.jct.tolist() == [13, 21]
+    event = simulate([1, 2], [1, 1], [4, 3], 1, "fifo", preemptive=False)
+    assert event.start.tolist() == [1, 5] and event.finish.tolist() == [5, 8]
+    # the log stays in time order, finishes at their own times
+    assert np.all(np.diff(r.log_time) >= 0) and 14 in r.log_time.tolist()
+
+
+def test_tick_zero_is_event_driven_bit_for_bit():
+    rng = np.random.default_rng(3)
+    arrival, work = rng.uniform(0, 50, 30), rng.uniform(1, 20, 30)
+    gpus = rng.integers(1, 4, 30)
+    for rule, pre in (("srtf", False), (Tiresias(threshold=20.0), True)):
+        a = simulate(arrival, gpus, work, 4, rule, preemptive=pre)
+        b = simulate(arrival, gpus, work, 4, rule, preemptive=pre, tick_s=0.0)
+        assert np.array_equal(a.finish, b.finish) and np.array_equal(a.log_time, b.log_time)
+
+
+def test_preemptive_reviews_wait_for_the_tick():
+    """Tiresias with a 2 GPU-s threshold on one GPU: A (work 5) is demoted at 2 s, but
+    with ticks of 3 s the swap to B (arrived at 1, waiting for the tick) happens at 3."""
+    r = simulate([0, 1], [1, 1], [5, 5], 1, Tiresias(threshold=2.0), tick_s=3)
+    kinds = list(zip(r.log_time.tolist(), r.log_job.tolist(), r.log_kind.tolist(),
+                     strict=True))
+    assert kinds[:3] == [(0.0, 0, RUN), (3.0, 0, PREEMPT), (3.0, 1, RUN)]
+    assert all(t % 3 == 0 for t, _, k in kinds if k != FINISH)
+
+
+@pytest.mark.parametrize("bad", [-1.0, math.inf, math.nan, "60", True])
+def test_a_bad_tick_is_refused_by_name(bad):
+    with pytest.raises(ValueError, match="'tick_s'"):
+        simulate([0], [1], [1], 1, tick_s=bad)

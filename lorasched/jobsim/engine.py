@@ -8,7 +8,9 @@ switch (loading its parameters): started or resumed at ``t`` with ``r`` seconds 
 left, it finishes at ``t + overhead[j] + r`` unless preempted. The engine
 decides only at *epochs*: an arrival, a completion, or a review the discipline asks for
 (:meth:`~lorasched.jobsim.queues.Discipline.review_in`); all events at one instant form one
-epoch, completions first, then arrivals, then one decision:
+epoch, completions first, then arrivals, then one decision (with ``tick_s > 0`` an epoch
+is the first multiple of ``tick_s`` at or after its event, a periodic scheduler:
+:class:`JobEngine`):
 
 1. Order the candidates by the discipline's key, ties by arrival, then job index. With
    ``preemptive=True`` the candidates are every job in the system (running or waiting) and
@@ -173,6 +175,12 @@ def _check_jobs(arrival, gpus, work, total_gpus, deadline, overhead):
 class JobEngine:
     """The state of one simulation, advanced epoch by epoch (module docstring).
 
+    ``tick_s`` (default 0: event-driven) makes the engine decide only at multiples of
+    ``tick_s`` seconds, as a periodic scheduler does (the TITAN authors' simulator runs its
+    SRTF and Tiresias every 300 s): an arrival waits for the next tick, a job finishes at
+    its own time (its JCT is exact) but its GPUs are given out only at the next tick, and a
+    review the discipline asks for is taken at the first tick not before it.
+
     State (all in :meth:`snapshot`): ``now`` (s), ``cursor`` (jobs arrived, in arrival
     order), ``active`` (indices of the jobs in the system), ``running`` (mask), ``end``
     (projected finish of each running job, switch included), ``remaining`` (work left of
@@ -187,7 +195,8 @@ class JobEngine:
 
     def __init__(self, arrival, gpus, work, total_gpus: int, discipline="fifo", *,
                  deadline=None, preemptive: bool = True, backfill: bool = True,
-                 overhead=None):
+                 overhead=None, tick_s: float = 0.0):
+        self.tick_s = _tick("tick_s", tick_s)
         self.discipline: Discipline = queues.discipline(discipline)
         for name, flag in (("preemptive", preemptive), ("backfill", backfill)):
             if not isinstance(flag, bool | np.bool_):
@@ -244,7 +253,7 @@ class JobEngine:
         t = self._sorted_arrival[self.cursor] if self.cursor < self.arrival.size else math.inf
         if self.running.any():
             t = min(t, float(np.min(self.end[self.running])))
-        return float(min(t, self.review_at))
+        return on_tick(float(min(t, self.review_at)), self.tick_s)
 
     def step(self) -> bool:
         """Process the next epoch; ``False`` (and nothing done) when all jobs have finished."""
@@ -273,12 +282,14 @@ class JobEngine:
         done = run[self.end[run] <= t]
         if done.size == 0:
             return
-        self.finish[done] = t
+        done = done[np.argsort(self.end[done], kind="stable")]
+        when = self.end[done]  # == t when event-driven; before the tick when ticking
+        self.finish[done] = when
         self.remaining[done] = 0.0
         self.running[done] = False
         self.end[done] = np.nan
         self.resumed[done] = np.nan
-        self.log.extend((t, int(j), FINISH) for j in done)
+        self.log.extend((float(w), int(j), FINISH) for w, j in zip(when, done, strict=True))
         self.active = self.active[np.isnan(self.finish[self.active])]
 
     def _work_left(self, jobs: np.ndarray) -> np.ndarray:
@@ -349,6 +360,23 @@ class JobEngine:
             log_kind=log[:, 2].astype(np.int8), epochs=self.epochs)
 
 
+def _tick(name: str, value) -> float:
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+            or not math.isfinite(value) or value < 0):
+        raise ValueError(f"{name!r} must be a non-negative finite number of seconds (0: "
+                         f"event-driven), got {value!r}")
+    return float(value)
+
+
+def on_tick(t: float, tick_s: float) -> float:
+    """The first multiple of ``tick_s`` not before ``t`` (``t`` itself when ``tick_s`` is
+    0, event-driven; ``inf`` stays ``inf``)."""
+    if tick_s <= 0 or not math.isfinite(t):
+        return t
+    k = math.ceil(t / tick_s)
+    return max(k * tick_s, 0.0) if k * tick_s >= t else (k + 1) * tick_s
+
+
 def _admit(gpus: np.ndarray, free: int, backfill: bool) -> np.ndarray:
     """Greedy admission of jobs in the given order: a mask of those that get their GPUs."""
     if not backfill:  # the longest prefix that fits
@@ -365,17 +393,19 @@ def _admit(gpus: np.ndarray, free: int, backfill: bool) -> np.ndarray:
 
 def simulate(arrival, gpus, work, total_gpus: int, discipline="fifo", *, deadline=None,
              preemptive: bool = True, backfill: bool = True,
-             overhead=None) -> JobSimResult:
+             overhead=None, tick_s: float = 0.0) -> JobSimResult:
     """Run jobs on ``total_gpus`` GPUs under a queue discipline to the end (module doc).
 
     ``discipline``: a name of :data:`~lorasched.jobsim.queues.DISCIPLINES` or a
     :class:`~lorasched.jobsim.queues.Discipline` (e.g. ``LAS(quantum_s=60)``);
     ``deadline`` (s) is needed by EDF only. ``overhead`` (s, one per job, ``>= 0``; default
     none): the context switch a job pays on its GPUs, doing no work, each time it starts or
-    resumes (a preemption loses it; see :attr:`JobSimResult.switch_seconds`). Bad input
-    raises ``ValueError`` naming the argument and the job.
+    resumes (a preemption loses it; see :attr:`JobSimResult.switch_seconds`). ``tick_s``
+    (s, default 0: event-driven): decide only at its multiples (:class:`JobEngine`). Bad
+    input raises ``ValueError`` naming the argument and the job.
     """
     engine = JobEngine(arrival, gpus, work, total_gpus, discipline, deadline=deadline,
-                       preemptive=preemptive, backfill=backfill, overhead=overhead)
+                       preemptive=preemptive, backfill=backfill, overhead=overhead,
+                       tick_s=tick_s)
     engine.run()
     return engine.result()
