@@ -134,10 +134,20 @@ def _parser() -> argparse.ArgumentParser:
     titan.add_argument("--preemptive", action="store_true",
                        help="TITAN re-allocates running jobs at each event (the authors' "
                        "later code); default non-preemptive, as the paper")
-    titan.add_argument("--candidates", default=None, choices=["pairs", "all_pairs", "application"],
+    titan.add_argument("--candidates", default=None, choices=["pairs", "all_pairs", "application",
+                                                         "cross_dataset"],
                        help="merge candidate sets (pairs)")
     titan.add_argument("--constraints", default=None, choices=["pairwise", "literal"],
                        help="reading of the merger's constraints (9)-(10) (pairwise)")
+    titan.add_argument("--setup", default=None, choices=["paper", "authors_code"],
+                       help="paper (16 x 4 GPUs, event-driven; default) or authors_code (the "
+                       "TITAN authors' simulator: 8 x 4 GPUs, ticks of 120/300 s, measured "
+                       "restarts plus a checkpoint, jobs up to 32 GPUs, TITAN preemptive)")
+    titan.add_argument("--ckpt-s", type=float, default=None,
+                       help="authors_code: checkpoint seconds added to every start (30)")
+    titan.add_argument("--objective", default=None, choices=["paper", "authors_fair"],
+                       help="TITAN's MILP objective: eq. (1) (paper) or the authors' code's "
+                       "FAIR (authors_fair, with --algorithm titan-nomerge)")
     allpass = sim.add_argument_group("allpass (--system allpass)")
     allpass.add_argument("--capacity", type=_capacity, default=None,
                          help="cap on concurrent serverful workers, or none for unlimited "
@@ -148,6 +158,10 @@ def _parser() -> argparse.ArgumentParser:
     allpass.add_argument("--offers", default=None, metavar="PATH",
                          help="a marketplace price/availability series instead of the "
                          "modelled offer book")
+    allpass.add_argument("--units", default=None, choices=["paper", "slip"],
+                         help="units of D against C_t T in the pressure: paper (consistent, "
+                         "default) or slip (p 60 times larger, D's seconds against a "
+                         "capacity in minutes: a hypothesis about the authors' code)")
     sim.add_argument("--payment", default="critical", choices=["critical", "paper"],
                      help="critical (truthful threshold bid) or paper (eq. 14)")
     sim.add_argument("--solver", default="paper", choices=["paper", "exact"],

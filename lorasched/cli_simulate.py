@@ -37,7 +37,7 @@ def _file_options(path) -> dict:
 def _reject_allpass_flags(args, system: str) -> None:
     """A ``ValueError`` naming the first of Allpass's flags given to another system."""
     for flag, value in (("--capacity", args.capacity), ("--sizing", args.sizing),
-                        ("--offers", args.offers)):
+                        ("--offers", args.offers), ("--units", args.units)):
         if value is not None:
             raise ValueError(f"{flag} is Allpass's (--system allpass); --system {system} "
                              f"has no such setting")
@@ -60,7 +60,10 @@ def _simulate_allpass(args) -> int:
                         ("--gpus-per-node", args.gpus_per_node != 4),
                         ("--preemptive", args.preemptive),
                         ("--candidates", args.candidates is not None),
-                        ("--constraints", args.constraints is not None)):
+                        ("--constraints", args.constraints is not None),
+                        ("--setup", args.setup is not None),
+                        ("--ckpt-s", args.ckpt_s is not None),
+                        ("--objective", args.objective is not None)):
         if value:
             raise ValueError(f"{flag} is TITAN's (--system titan); --system allpass has no "
                              f"such setting")
@@ -82,12 +85,20 @@ def _simulate_allpass(args) -> int:
     scenario = systems.get("allpass").build_scenario(
         jobs=args.jobs or ALLPASS_JOBS, source=source, capacity=capacity,
         sizing=args.sizing or "cost", offer_file=args.offers, seed=args.seed)
-    result = systems.simulate(scenario, algorithm=name, seed=args.seed)
+    options = {}
+    if args.units is not None:
+        if "units" not in policy_options(allpass_policies.REGISTRY[name]):
+            raise ValueError(f"--units is a reading of Allpass's pressure; --algorithm "
+                             f"{name.replace('_', '-')} computes none")
+        options["units"] = args.units
+    result = systems.simulate(scenario, algorithm=name, seed=args.seed, **options)
     systems.check_result(result)
     if args.out:
         result.to_netcdf(args.out)
     m = systems.get("allpass").measure(scenario, result)
-    print(f"{name.replace('_', '-')}: {result.sizes['job']} jobs ({source}, "
+    print(f"{name.replace('_', '-')}"
+          + (f" (units {args.units})" if args.units else "")
+          + f": {result.sizes['job']} jobs ({source}, "
           f"{args.sizing or 'cost'} sizing, "
           + ("unlimited capacity" if capacity == "none" else f"capacity {capacity}")
           + f"), seed {args.seed}: average JCT "
@@ -114,11 +125,12 @@ def _simulate_titan(args) -> int:
     workload = "helios" if args.trace == "helios" else "authors"
     scenario = titan_scenario(workload=workload, density=args.density, jobs=args.jobs,
                               model=args.model, gpu=args.gpu or "V100",
-                              nodes=args.nodes or 16, gpus_per_node=args.gpus_per_node,
-                              seed=args.seed)
+                              nodes=args.nodes, gpus_per_node=args.gpus_per_node,
+                              seed=args.seed, setup=args.setup or "paper",
+                              ckpt_s=args.ckpt_s)
     algorithm = args.algorithm or "titan"
     options = {}
-    for name in ("preemptive", "candidates", "constraints"):
+    for name in ("preemptive", "candidates", "constraints", "objective"):
         value = getattr(args, name)
         if value not in (None, False):
             options[name] = value
@@ -128,6 +140,7 @@ def _simulate_titan(args) -> int:
     print(f"{algorithm}: {a['n_jobs']} jobs ({workload} workload, density {args.density:g}, "
           f"{a['model']} on {a['gpus']} {a['gpu']} GPUs), seed {args.seed}: average JCT "
           f"{a['avg_jct_h']:.3f} h, makespan {a['makespan_h']:.2f} h, "
+          f"setup {a.get('setup', 'paper')}, "
           f"{a['n_merged_jobs']} jobs merged, {a['switch_h']:.2f} GPU-h switching, "
           f"{result.sizes['decision']} MILP solves"
           + (f" (mean {result['solve_s'].values.mean() * 1e3:.1f} ms, max "
@@ -154,6 +167,8 @@ def simulate(args, parser) -> int:
                          "has no such setting")
     for flag, value in (("--preemptive", args.preemptive or None),
                         ("--candidates", args.candidates), ("--constraints", args.constraints),
+                        ("--setup", args.setup), ("--ckpt-s", args.ckpt_s),
+                        ("--objective", args.objective),
                         ("--density", None if args.density == 1.0 else args.density)):
         if value is not None:
             raise ValueError(f"{flag} is TITAN's (--system titan); pdftsp has no such setting")

@@ -146,7 +146,7 @@ def test_bad_inputs_name_the_field():
     with pytest.raises(ValueError, match="system must be one of"):
         app.explore_app("slurm")
     with pytest.raises(ValueError, match="policy must be one of"):
-        app.TitanView(policy="fifo")
+        app.TitanView(policy="lottery")
     with pytest.raises(ValueError, match="port must be between"):
         app.serve(port=70000)
     with pytest.raises(ValueError, match="notebook: no such file"):
@@ -278,8 +278,12 @@ def check_live_explorer(page, replay: AuctionReplay, shots: str,
     must show a bid's outcome within ``bid_timeout`` seconds."""
     task = int(page.locator(".lorasched-task input").input_value())
     step = int(_readout(page, ".lorasched-step"))
-    expected = _plain(dual_price_figure(replay, step, "lambda", task))
-    _wait_for(page, "the first heatmap", lambda: _heatmap(page), expected, _same_data)
+    # both heatmaps drawn before the slider moves: an update that reaches a plot still
+    # in its first (asynchronous) draw can be overwritten by that draw
+    for which, name in (("lam", "lambda"), ("phi", "phi")):
+        expected = _plain(dual_price_figure(replay, step, name, task))
+        _wait_for(page, f"the first {name} heatmap",
+                  lambda which=which: _heatmap(page, which), expected, _same_data)
     # the arrival slider, to its end: every arrival replayed
     _drag_to_end(page, ".lorasched-step", "right")
     _wait_for(page, "the arrival slider", lambda: _readout(page, ".lorasched-step"),

@@ -276,3 +276,20 @@ def test_from_frames_takes_a_users_own_measurements():
 def test_the_default_folder_is_the_repositorys_traces():
     """load_lut without folder reads the files under the repository's traces/."""
     assert LUT == Path(__file__).resolve().parents[1] / "traces" / "titansched" / "lut"
+
+
+def test_with_scalability_adds_full_nodes_from_the_scalability_table():
+    from lorasched.titan.lut import with_scalability
+    lut = load_lut("V100", "vit")
+    wide = with_scalability(lut, 8)
+    assert wide["gpus"].values.max() == 32 and "44444444" in wide["placement"].values
+    table = pd.read_csv(lut_dir() / "V100" / "vit_scalability.csv")
+    row = table[(table.num_nodes == 8) & (table.num_replicas == 32) & (table.local_bsz == 16)]
+    assert float(wide["step_time"].sel(placement="44444444", local_bsz=16)) == \
+        pytest.approx(float(row["step_time"].iloc[0]))
+    # 5 nodes: no row; the midpoint of 4 nodes (placements table) and 6 (scalability)
+    mid = (wide["step_time"].sel(placement="4444") + wide["step_time"].sel(placement="444444"))
+    np.testing.assert_allclose(wide["step_time"].sel(placement="44444").values,
+                               (mid / 2).values)
+    assert step_time(wide, 32, 256) > 0 and step_time(lut, 16, 256) == step_time(wide, 16, 256)
+    assert with_scalability(lut, 4) is lut  # nothing to add up to 16 GPUs

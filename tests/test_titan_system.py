@@ -596,3 +596,152 @@ def test_literal_reading_forbids_two_members_alone(candidates):
         assert lit.attrs["n_merged_jobs"] == 2
         np.testing.assert_allclose(np.sort(lit["finish_s"].values), [100, 200, 200])
     assert lit.attrs["avg_jct_h"] > pair.attrs["avg_jct_h"]
+
+
+# --------------------------------------------------------------------------- the authors' setup
+
+
+@pytest.fixture(scope="module")
+def authors_vit():
+    return titan_scenario(model="vit", setup="authors_code", jobs=60, seed=2)
+
+
+def test_authors_code_setup_is_their_cluster_allocations_and_restart(authors_vit):
+    sc, a = authors_vit, to_arrays(authors_vit)
+    assert sc.attrs["gpus"] == 32 and sc.attrs["nodes"] == 8 and a.setup == "authors_code"
+    assert a.allocations.tolist() == [1, 2, 3, 4, 8, 12, 16, 20, 24, 28, 32]
+    # ViT's measured switch (vit_context_switch.csv, food101) plus the 30 s checkpoint
+    assert sc.attrs["context_switch_s"] == pytest.approx(4.16124963760376)
+    assert a.restart_s == pytest.approx(4.16124963760376 + 30.0)
+    # a job is capped at min(32, batch // smallest local batch 4): batch 48 -> 12 GPUs
+    row = list(sc["batch"].values).index(48)
+    offered = a.allocations[np.isfinite(a.iter_s[row])]
+    assert offered.max() == 12 and 3 in offered.tolist()
+    big = list(sc["batch"].values).index(192)
+    assert np.isfinite(a.iter_s[big, -1])  # 32 GPUs, timed from the scalability table
+    paper = to_arrays(titan_scenario(model="vit", jobs=60, seed=2))
+    assert paper.setup == "paper" and paper.gpus == 64 and 3 not in paper.allocations
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"setup": "authors"}, "setup must be one of"),
+    ({"ckpt_s": 10.0}, "ckpt_s applies to setup='authors_code' only"),
+    ({"setup": "authors_code", "ckpt_s": -1.0}, "ckpt_s must be a non-negative"),
+])
+def test_bad_setups_are_named(kwargs, words):
+    with pytest.raises(ValueError, match=words):
+        titan_scenario(model="vit", jobs=10, **kwargs)
+
+
+@pytest.mark.parametrize("algorithm", ["titan", "titan_nomerge", "srtf", "tiresias"])
+def test_authors_code_runs_every_policy_on_its_ticks(authors_vit, algorithm):
+    r = lorasched.simulate(authors_vit, algorithm)
+    check_result(r)
+    tick = 300.0 if algorithm in ("srtf", "tiresias") else 120.0
+    starts = r["seg_start_s"].values
+    # every stay begins on a tick; every start pays the measured restart (no pipeline)
+    first = starts[r["seg_kind"].values == SWITCH]
+    assert first.size and np.allclose(first % tick, 0)
+    length = (r["seg_end_s"] - r["seg_start_s"]).values[r["seg_kind"].values == SWITCH]
+    assert length.max() == pytest.approx(authors_vit.attrs["restart_s"])
+    # a job finishes at its own time, not on a tick
+    assert not np.allclose(r["finish_s"].values % tick, 0)
+    # the explicit option wins over the setup's default
+    event = lorasched.simulate(authors_vit, algorithm, tick_s=0.0)
+    assert event.attrs["avg_jct_h"] < r.attrs["avg_jct_h"]
+
+
+def test_authors_titan_preempts_on_ticks_and_weighs_restarts(authors_vit):
+    weighed = lorasched.simulate(authors_vit, "titan_nomerge")
+    plain = lorasched.simulate(authors_vit, "titan_nomerge", restart_cost=False)
+    non = lorasched.simulate(authors_vit, "titan_nomerge", preemptive=False)
+    starts = {k: measure(authors_vit, r)["starts_per_job"]
+              for k, r in (("weighed", weighed), ("plain", plain), ("non", non))}
+    assert starts["non"] == 1.0
+    assert 1.0 < starts["weighed"] < starts["plain"]
+
+
+def test_with_restarts_discounts_only_moves():
+    """Two units of 100 s of work left on 1 or 2 GPUs (2 GPUs twice as fast), a 50 s
+    switch: the running unit (on 1 GPU) keeps its rate there; elsewhere every rate is
+    scaled by D / (D + 50)."""
+    sc = _scenario([(0, 1, 100, "a@x", 1000.0), (0, 1, 100, "a@y", 1000.0)], 2,
+                   {"1": 1.0, "2": 0.5})
+    arrays = to_arrays(sc)
+    cluster = TitanCluster(arrays, np.array([50.0, 50.0]), merge=False, preemptive=True)
+    cluster.step()  # both start at 0 on 1 GPU each
+    units = list(cluster.running)
+    T = cluster._progress(np.array([100.0, 100.0]), arrays.batch[:2], arrays.allocations)
+    W = cluster._with_restarts(T, units, np.array([100.0, 100.0]), arrays.batch[:2],
+                               arrays.allocations)
+    assert W[:, 0] == pytest.approx(T[:, 0])  # their own allocation: no restart
+    assert W[:, 1] == pytest.approx(T[:, 1] * 50 / (50 + 50))  # D = 100 x 0.5 s
+
+
+def test_authors_fair_objective_matches_brute_force():
+    """The authors' FAIR objective as lorasched's maximisation picks the allocation that
+    minimises sum max(R(a), tick) / max(R(fair), tick), 10^4 per job left out."""
+    from itertools import product
+
+    from lorasched.titan.milp import solve_allocation
+    sc = _scenario([(0, 1, it, "a@x", 1000.0) for it in (40, 300, 900)], 4,
+                   {"1": 1.0, "2": 0.6, "4": 0.4})
+    arrays = to_arrays(sc)
+    cluster = TitanCluster(arrays, np.zeros(3), merge=False, preemptive=True, tick_s=60.0,
+                           objective="authors_fair")
+    work = arrays.iterations.astype(float)
+    allocs = arrays.allocations
+    T = cluster._authors_fair(work, arrays.batch, allocs, 4)
+    sol = solve_allocation(T, 4, tuple(allocs.tolist()))
+    best, best_cost = None, math.inf
+    for choice in product([0, *allocs.tolist()], repeat=3):
+        if sum(choice) > 4:
+            continue
+        cost = sum(1e4 if g == 0 else 1e4 - T[i, list(allocs).index(g)]
+                   for i, g in enumerate(choice))
+        if cost < best_cost - 1e-9:
+            best, best_cost = choice, cost
+    chosen = sum(1e4 if g == 0 else 1e4 - T[i, list(allocs).index(g)]
+                 for i, g in enumerate(sol.gpus))
+    assert chosen == pytest.approx(best_cost) and best is not None
+    assert sol.gpus[2] >= sol.gpus[0]  # the long job never gets less than the short one
+    with pytest.raises(ValueError, match="without the task merger"):
+        TitanCluster(arrays, np.zeros(3), merge=True, objective="authors_fair")
+
+
+def test_keep_shortest_offers_the_milp_only_m_jobs():
+    sc = _scenario([(0, 1, it, "a@x", 1000.0) for it in (500, 10, 300, 20)], 2,
+                   {"1": 1.0, "2": 0.6})
+    cluster = TitanCluster(to_arrays(sc), np.zeros(2), merge=False, preemptive=True,
+                           keep="shortest")
+    cluster.step()
+    assert cluster.record.decisions[0][1] == 2  # the MILP saw the two shortest only
+    running = sorted(cluster.record.units[u][0] for u in cluster.running)
+    assert set(running) <= {1, 3} and 0 in cluster.waiting_jobs and 2 in cluster.waiting_jobs
+    schedule = cluster.run()
+    assert sorted(j for m in schedule.unit_members for j in m) == [0, 1, 2, 3]
+
+
+def test_authors_merge_reading_pairs_different_datasets_at_the_first_length():
+    assert merged_iterations([100, 400], [1.0, 1.0], "first") == 100.0
+    sc = _scenario([(0, 1, 100, "m@x", 1000.0), (0, 1, 120, "m@x", 1000.0),
+                    (0, 1, 400, "m@y", 1000.0), (0, 1, 105, "m@z", 1000.0)], 2,
+                   {"1": 1.0, "2": 0.6})
+    cluster = TitanCluster(to_arrays(sc), np.zeros(2), candidates="cross_dataset",
+                           merge_length="first")
+    pairs = cluster._cross_dataset([0, 1, 2, 3])
+    # never two jobs of one dataset; (0, 3): reweight (100 + 105 + 100) / 200 > 1.1 kept,
+    # (2, 3): (400 + 105 + 105) / 800 < 1.1 dropped
+    assert all(cluster.a.app[p] != cluster.a.app[q] for p, q in pairs)
+    assert (0, 3) in pairs and (2, 3) not in pairs and (0, 1) not in pairs
+
+
+def test_cli_runs_the_authors_setup(capsys):
+    from lorasched.cli import main
+    code = main(["simulate", "--system", "titan", "--setup", "authors_code", "--model", "vit",
+                 "--nodes", "8", "--jobs", "40", "--algorithm", "tiresias"])
+    out = capsys.readouterr().out
+    assert code == 0 and "setup authors_code" in out and "32 V100 GPUs" in out
+    with pytest.raises(SystemExit) as stop:
+        main(["simulate", "--setup", "authors_code"])
+    assert stop.value.code == 2 and "--setup is TITAN's" in capsys.readouterr().err

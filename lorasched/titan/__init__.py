@@ -11,10 +11,12 @@
   derived from their accuracy curves and dataset sizes, and the merge candidates (jobs
   sharing an application).
 * :mod:`.helios` — a workload drawn from Helios Venus, GPU time converted to dataset scale.
-* :mod:`.scenario` — :func:`titan_scenario`: cluster + jobs + LUT step times, validated.
+* :mod:`.scenario` — :func:`titan_scenario`: cluster + jobs + LUT step times, validated;
+  two setups, the paper's and the one the authors' code runs (``setup="authors_code"``).
 * :mod:`.switch` — context-switch cost per allocation, naive and pipelined (Fig. 3).
-* :mod:`.cluster` — TITAN's event-driven scheduler (MILP at submissions and completions).
-* :mod:`.policies` — ``titan``, ``titan_nomerge``, ``titan_noswitch``, ``srtf``, ``tiresias``.
+* :mod:`.cluster` — TITAN's scheduler (MILP at submissions and completions, or on a tick).
+* :mod:`.policies` — ``titan``, ``titan_nomerge``, ``titan_noswitch``, ``srtf``, ``tiresias``,
+  ``fifo`` (a reference).
 * :mod:`.schedule`, :mod:`.result` — run segments, the result Dataset and its checker.
 * :mod:`.system` — the :class:`~lorasched.model.system.System` the experiment engine sees.
 """
@@ -37,6 +39,7 @@ from .lut import (
     paper_batches,
     step_time,
     throughput,
+    with_scalability,
 )
 from .milp import (
     CONSTRAINTS,
@@ -48,7 +51,15 @@ from .milp import (
 )
 from .policies import REGISTRY as POLICIES
 from .result import assemble, check_result
-from .scenario import WORKLOADS, TitanArrays, build, titan_scenario, to_arrays, validate
+from .scenario import (
+    SETUPS,
+    WORKLOADS,
+    TitanArrays,
+    build,
+    titan_scenario,
+    to_arrays,
+    validate,
+)
 from .schedule import Recorder, Schedule
 from .switch import NAIVE_S, PIPELINED_S, SWITCH_SOURCE, switch_seconds, switch_table
 from .system import SYSTEM
@@ -66,7 +77,7 @@ from .workload import (
 
 __all__ = [
     "LOG_LAW", "NAIVE_S", "PIPELINED_S", "POLICIES", "SWITCH_SOURCE", "SYSTEM",
-    "WORKLOADS", "Recorder", "Schedule", "TitanArrays", "TitanCluster", "assemble",
+    "SETUPS", "WORKLOADS", "Recorder", "Schedule", "TitanArrays", "TitanCluster", "assemble",
     "build", "check_result", "helios_workload", "merged_iterations", "run_titan",
     "switch_seconds", "switch_table", "titan_scenario", "to_arrays", "validate",
     "CONSTRAINTS",
@@ -90,6 +101,7 @@ __all__ = [
     "paper_batches",
     "step_time",
     "throughput",
+    "with_scalability",
     "MAX_EPOCHS",
     "MERGE_KEY",
     "SCALE_COLUMNS",

@@ -38,6 +38,33 @@ batch of its longest member and ends when all targets are met, after
 
 The switch (sec. 4.3): each start on ``a`` GPUs spends ``switch_s[a]`` seconds loading
 parameters before any progress.
+
+Options beside the paper's reading (issue 25; each labelled, none the default):
+
+* ``restart_cost`` (preemptive only, default ``True``): the MILP weighs what a restart
+  costs. A unit's progress rate on allocation ``a`` becomes the rate over what is left of
+  it, switch included: ``T[u, a] * D / (D + s)`` with ``D = left * iterations * iter_s[a]``
+  the seconds of work left on ``a`` and ``s`` the switch it pays there (0 for a running
+  unit on its own allocation). ``False`` is the plain eq. (1) rate, which makes a
+  re-solve restart units for any gain however small (4.2 restarts per job on FM-1-vit).
+* ``tick_s`` (default 0: event-driven, the paper's "in the events of job completion and
+  job submission"): decide only at multiples of ``tick_s`` seconds, as the authors'
+  simulator does (every 120 s for TITAN): arrivals wait for the next tick, a unit finishes
+  at its own time but its GPUs are given out at the next tick; when preemptive, every tick
+  with work in the system re-solves (the authors' loop), not only those after an event.
+* ``keep="shortest"``: offer the MILP only the ``M`` candidates with the least work left
+  on one GPU (the authors' code; a running unit cut off is stopped), instead of all.
+* ``objective="authors_fair"``: the objective of the authors' code (``METHOD = "FAIR"``,
+  ``power = -1``) instead of eq. (1): every candidate takes exactly one allocation or none,
+  at cost ``max(R(a), tick) / max(R(f), tick)`` for ``R(a)`` its seconds of work left on
+  ``a`` GPUs and ``f`` its fair share ``max(1, floor(M / n))`` of the ``n`` candidates
+  (capped at its largest allocation; ``R`` interpolated linearly between allocations),
+  none at cost 10^4; the sum is minimised. Restarts are not weighed (as in that code).
+  Modelled without the task merger, as the authors' main experiment runs it.
+* ``candidates="cross_dataset"``, ``merge_length="first"``: the authors' code's merge
+  candidates (pairs of never-started jobs of *different* datasets) and merged length (the
+  first-submitted member's iterations alone, however long the other), readings of their
+  ``titan_mtask.py``; the paper merges jobs that share an application.
 """
 
 from __future__ import annotations
@@ -48,7 +75,8 @@ from itertools import combinations
 
 import numpy as np
 
-from .milp import CONSTRAINTS, solve_allocation, solve_with_merging
+from ..jobsim.engine import on_tick
+from .milp import CONSTRAINTS, each_at_its_best, solve_allocation, solve_with_merging
 from .scenario import TitanArrays
 from .schedule import Recorder, Schedule
 
@@ -56,8 +84,14 @@ from .schedule import Recorder, Schedule
 #: iterations = P0 + P1 * ln(S) (fit.py on three points; used for merged jobs' length)
 LOG_LAW = (-6761.0, 2327.0)
 #: how a merged job's length is computed, see merged_iterations
-MERGE_LENGTHS = ("log", "sum")
-CANDIDATES = ("pairs", "all_pairs", "application")
+MERGE_LENGTHS = ("log", "sum", "first")
+CANDIDATES = ("pairs", "all_pairs", "application", "cross_dataset")
+#: the MILP's objective: eq. (1) or the authors' code's FAIR (module docstring)
+OBJECTIVES = ("paper", "authors_fair")
+#: which candidates the MILP sees: all, or the M with least work left (the authors' code)
+KEEP = ("all", "shortest")
+#: the authors' code's cost of leaving a candidate without GPUs (weight 1e-4, power -1)
+NO_ALLOCATION_COST = 1e4
 
 
 def merged_iterations(iterations, scale, rule: str = "log") -> float:
@@ -69,12 +103,16 @@ def merged_iterations(iterations, scale, rule: str = "log") -> float:
     75,000 samples (imagenet-split-1) then take about 8 % longer merged than the longer
     one alone. ``"sum"``:
     the merged job does all the members' iterations (no saving; merging then helps only by
-    packing). The paper gives no formula; its Table 2 only shows merged durations.
+    packing). ``"first"``: the first member's iterations alone, whatever the others' (the
+    authors' code, ``MtaskFoundationModelJob``, at f71cf44). The paper gives no formula; its
+    Table 2 only shows merged durations.
     """
     it = np.asarray(iterations, dtype=float)
     sc = np.asarray(scale, dtype=float)
     if rule == "sum":
         return float(it.sum())
+    if rule == "first":  # the authors' code: the first member's length alone
+        return float(it[0])
     if rule != "log":
         raise ValueError(f"merge_length must be one of {MERGE_LENGTHS}, got {rule!r}")
     longest = int(np.argmax(it))
@@ -95,7 +133,22 @@ class TitanCluster:
 
     def __init__(self, arrays: TitanArrays, switch_s: np.ndarray, *, merge: bool = True,
                  preemptive: bool = False, constraints: str = "pairwise",
-                 candidates: str = "pairs", merge_length: str = "log"):
+                 candidates: str = "pairs", merge_length: str = "log",
+                 restart_cost: bool = True, tick_s: float = 0.0, keep: str = "all",
+                 objective: str = "paper"):
+        for name, value, allowed in (("objective", objective, OBJECTIVES),
+                                     ("keep", keep, KEEP)):
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+        if objective == "authors_fair" and merge:
+            raise ValueError("objective='authors_fair' is modelled without the task merger "
+                             "(the authors' main experiment runs it so): use merge=False")
+        if (isinstance(tick_s, bool) or not isinstance(tick_s, int | float)
+                or not math.isfinite(tick_s) or tick_s < 0):
+            raise ValueError(f"tick_s must be a non-negative number of seconds (0: "
+                             f"event-driven), got {tick_s!r}")
+        self.restart_cost, self.tick_s = bool(restart_cost), float(tick_s)
+        self.keep, self.objective = keep, objective
         if candidates not in CANDIDATES:
             raise ValueError(f"candidates must be one of {CANDIDATES}, got {candidates!r}")
         if constraints not in CONSTRAINTS:
@@ -149,7 +202,10 @@ class TitanCluster:
         t = float(self._arrival[self.cursor]) if self.cursor < self._arrival.size else math.inf
         for u in self.running:
             t = min(t, self.units[u][6])
-        return t
+        if self.tick_s > 0 and self.preemptive and (self.running or self.pending):
+            # the authors' loop: a preemptive TITAN re-solves at every tick
+            t = min(t, float(np.nextafter(self.now, math.inf)))
+        return on_tick(t, self.tick_s)
 
     def step(self) -> bool:
         t = self.next_epoch()
@@ -159,8 +215,9 @@ class TitanCluster:
                                    "(no allocation is offered to them)")
             return False
         self.now = t
-        for u in [u for u in self.running if self.units[u][6] <= t]:
-            self._stop(u, t, finished=True)
+        done = sorted((self.units[u][6], u) for u in self.running if self.units[u][6] <= t)
+        for end, u in done:  # at its own end (before the tick when ticking)
+            self._stop(u, end, finished=True)
         hi = int(np.searchsorted(self._arrival, t, side="right"))
         self.waiting_jobs.extend(int(j) for j in self._order[self.cursor:hi])
         self.cursor = hi
@@ -213,6 +270,8 @@ class TitanCluster:
         return 3600.0 / (self.a.iter_s[batch][:, cols] * iters[:, None])  # eq. (1), per hour
 
     def _groups(self, jobs: list[int]) -> list[tuple[int, ...]]:
+        if self.candidates == "cross_dataset":
+            return self._cross_dataset(jobs)
         by_app: dict[int, list[int]] = {}
         for pos, j in enumerate(jobs):
             by_app.setdefault(int(self.a.app[j]), []).append(pos)
@@ -231,6 +290,84 @@ class TitanCluster:
                               for pair in zip(ranked, ranked[1:], strict=False))
         return groups
 
+    def _shortest(self, units: list[int], jobs: list[int], M: int):
+        """The authors' code's cut: only the ``M`` candidates with the least work left on
+        one GPU (ties by position) reach the MILP; a running unit cut off is stopped."""
+        one = int(np.searchsorted(self.a.allocations, 1))
+        work = [self.units[u][1] * self.units[u][0] * self._iter_s(self.units[u][2], 1)
+                for u in units]
+        work += [float(self.a.iterations[j] * self.a.iter_s[self.a.batch[j], one])
+                 for j in jobs]
+        work = np.nan_to_num(np.array(work, dtype=float), nan=math.inf)
+        if work.size <= M:
+            return units, jobs
+        keep = set(np.argsort(work, kind="stable")[:M].tolist())
+        for pos, u in enumerate(units):
+            if pos not in keep and u in self.running:
+                self._stop(u, self.now, finished=False)
+        return ([u for pos, u in enumerate(units) if pos in keep],
+                [j for pos, j in enumerate(jobs) if len(units) + pos in keep])
+
+    def _remaining_s(self, work: np.ndarray, batch: np.ndarray, gpus) -> np.ndarray:
+        """Seconds of ``work`` iterations left at each candidate's batch on ``gpus`` (one
+        count per candidate), step times interpolated linearly between offered
+        allocations (nan where none is offered)."""
+        out = np.full(work.size, np.nan)
+        for i, (w, b, g) in enumerate(zip(work, batch, gpus, strict=True)):
+            row = self.a.iter_s[b]
+            ok = np.isfinite(row)
+            if ok.any():
+                out[i] = w * float(np.interp(g, self.a.allocations[ok], row[ok]))
+        return out
+
+    def _authors_fair(self, work: np.ndarray, batch: np.ndarray, allocs: np.ndarray,
+                      M: int) -> np.ndarray:
+        """The authors' FAIR objective as a maximisation (module docstring):
+        ``10^4 - max(R(a), tick) / max(R(fair), tick)``; nan where not offered."""
+        n = work.size
+        fair = max(1, M // max(n, 1))
+        cols = np.searchsorted(self.a.allocations, allocs)
+        step = self.a.iter_s[batch][:, cols]                    # (n, A)
+        largest = np.array([allocs[np.isfinite(r)].max() if np.isfinite(r).any() else 1
+                            for r in step])
+        fair_s = self._remaining_s(work, batch, np.minimum(fair, largest))
+        tick = self.tick_s
+        cost = np.maximum(work[:, None] * step, tick) / np.maximum(fair_s, tick)[:, None]
+        value = NO_ALLOCATION_COST - cost
+        return np.where(value > 0, value, np.nan)  # costlier than none: never chosen
+
+    def _with_restarts(self, T: np.ndarray, units: list[int], work: np.ndarray,
+                       batch: np.ndarray, allocs: np.ndarray) -> np.ndarray:
+        """eq. (1)'s rate times ``D / (D + s)`` (module docstring, ``restart_cost``)."""
+        cols = np.searchsorted(self.a.allocations, allocs)
+        D = work[:, None] * self.a.iter_s[batch][:, cols]       # seconds of work left
+        s = np.broadcast_to(self.switch_s[cols], D.shape).copy()
+        for pos, u in enumerate(units):
+            if u in self.running:
+                s[pos, allocs == self.units[u][3]] = 0.0  # stays: no restart
+        return T * D / (D + s)
+
+    def _cross_dataset(self, jobs: list[int]) -> list[tuple[int, ...]]:
+        """The authors' code's merge candidates (``mtask_builder``): pairs ``(A, B)`` of
+        never-started jobs of different datasets, in arrival order, kept when the merged
+        job's ``reweight = (L_A + L_B + min(L_A, L_B)) / (2 L_A)`` is at least 1.1 and,
+        once its list holds ten entries (one per allocation, the empty one included, per
+        pair kept), at least ``log10(entries) + 0.1`` (lengths ``L`` in iterations here;
+        that code compares samples)."""
+        it = self.a.iterations
+        per_pair = self.a.allocations.size + 1
+        kept: list[tuple[int, ...]] = []
+        for p, q in combinations(range(len(jobs)), 2):
+            if self.a.app[jobs[p]] == self.a.app[jobs[q]]:
+                continue
+            la, lb = float(it[jobs[p]]), float(it[jobs[q]])
+            reweight = (la + lb + min(la, lb)) / (2.0 * la)
+            entries = len(kept) * per_pair
+            if reweight < 1.1 or (entries >= 10 and reweight < math.log10(entries) + 0.1):
+                continue
+            kept.append((p, q))
+        return kept
+
     def _decide(self) -> None:
         M = self.a.gpus
         if self.preemptive:
@@ -242,13 +379,24 @@ class TitanCluster:
         jobs = list(self.waiting_jobs)
         if free <= 0 or not (units or jobs):
             return
+        if self.keep == "shortest":
+            units, jobs = self._shortest(units, jobs, M)
         allocs = self.a.allocations[self.a.allocations <= free]
         a = self.a
         # candidates: existing units first (preemptive), then never-started jobs
         u_iters = np.array([self.units[u][0] for u in units], dtype=float)
         u_batch = np.array([self.units[u][2] for u in units], dtype=np.int64)
+        u_left = np.array([self.units[u][1] for u in units], dtype=float)
         j_iters = a.iterations[jobs].astype(float)
-        T = self._progress(np.r_[u_iters, j_iters], np.r_[u_batch, a.batch[jobs]], allocs)
+        iters = np.r_[u_iters, j_iters]
+        batch = np.r_[u_batch, a.batch[jobs]]
+        left = np.r_[u_left, np.ones(len(jobs))]
+        if self.objective == "authors_fair":
+            T = self._authors_fair(iters * left, batch, allocs, M)
+        else:
+            T = self._progress(iters, batch, allocs)
+            if self.preemptive and self.restart_cost:
+                T = self._with_restarts(T, units, iters * left, batch, allocs)
         groups = self._groups(jobs) if self.merge else []
         offset = len(units)
         clock = time.perf_counter()
@@ -265,7 +413,8 @@ class TitanCluster:
                                      free, tuple(allocs.tolist()), self.constraints)
             group_gpus = sol.group_gpus
         else:
-            sol = solve_allocation(T, free, tuple(allocs.tolist()))
+            sol = (each_at_its_best(T, free, allocs) if self.tick_s > 0 else None) \
+                or solve_allocation(T, free, tuple(allocs.tolist()))
             group_gpus = ()
         self.record.decision(self.now, len(units) + len(jobs) + len(groups),
                              time.perf_counter() - clock)
@@ -294,7 +443,7 @@ class TitanCluster:
                 uid = self._new_unit([j], float(a.iterations[j]), int(a.batch[j]))
                 self._start(uid, g, t)
                 started.add(j)
-        self.waiting_jobs = [j for j in jobs if j not in started]
+        self.waiting_jobs = [j for j in self.waiting_jobs if j not in started]
 
 
 def run_titan(arrays: TitanArrays, switch_s: np.ndarray, **options) -> Schedule:

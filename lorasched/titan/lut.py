@@ -28,9 +28,12 @@ through ``load_lut(folder=...)`` or :func:`from_frames`):
   ``app,time_cost``: seconds to stop and restart a job of that model once, per application
   (dataset) measured.
 
-The shipped folder also holds ``<model>_scalability.csv`` (6-16 nodes, up to 64 GPUs, no
-per-node placement) and V100 ``*_sharing.csv`` (two jobs on shared GPUs); they are not read
-here, so the LUT covers the 1-16 GPU placements of the placements tables.
+The shipped folder also holds ``<model>_scalability.csv`` (columns ``num_nodes,
+num_replicas,local_bsz,step_time,sync_time``: 6-16 nodes, up to 64 GPUs, no per-node
+placement) and V100 ``*_sharing.csv`` (two jobs on shared GPUs). By default the LUT covers
+the 1-16 GPU placements of the placements tables; :func:`with_scalability` adds full nodes
+of four GPUs beyond them from the scalability table (the authors' simulator reads it for
+allocations its placements table lacks, up to its 32-GPU jobs).
 
 Every reader and function validates its inputs first and raises ``ValueError`` (or
 ``TypeError``) naming the file or table, the row and the column (or the argument) at fault.
@@ -182,6 +185,79 @@ def from_frames(placements: pd.DataFrame, memory: pd.DataFrame | None = None,
     return _build(*tables, gpu=gpu, model=model, source=source,
                   names=("placements table", "memory table", "context_switch table"),
                   row="row", offset=0)
+
+
+def with_scalability(lut: xr.Dataset, nodes: int, folder=None,
+                     gpus_per_node: int = 4) -> xr.Dataset:
+    """``lut`` with placements of ``n`` full nodes (``"4" * n``) for ``n`` up to ``nodes``
+    that it lacks, from ``<folder>/<gpu>/<model>_scalability.csv``.
+
+    A row ``(num_nodes = n, num_replicas = 4 n)`` is used as measured; a node count without
+    one (5 and 7) takes the mean of its two neighbours ``n - 1`` and ``n + 1`` at each
+    local batch, the point halfway between them. The authors' simulator interpolates the
+    same table linearly over (nodes, replicas, local batch) with scipy's Delaunay-based
+    ``LinearNDInterpolator``; its weights at those points depend on the triangulation, so
+    lorasched's midpoint is a reading of it. Only ``gpus_per_node=4`` has such rows."""
+    _check_lut(lut)
+    nodes = _positive_int("nodes", nodes)
+    gpu, model = lut.attrs.get("gpu", ""), lut.attrs.get("model", "")
+    path = _folder(folder) / gpu / f"{model}_scalability.csv"
+    table = read_csv(path, {}, required=True)
+    require_columns(table, str(path), ("num_nodes", "num_replicas", "local_bsz", "step_time",
+                                       "sync_time"))
+    local = lut["local_bsz"].values
+    have = {str(p): (lut["step_time"].sel(placement=p).values,
+                     lut["sync_time"].sel(placement=p).values)
+            for p in lut["placement"].values}
+
+    def measured(n: int):
+        name = str(gpus_per_node) * n
+        if name in have:
+            return have[name]
+        rows = table[(table["num_nodes"] == n) & (table["num_replicas"] == gpus_per_node * n)]
+        if rows.empty:
+            return None
+        step = np.full(local.size, np.nan)
+        sync = np.full(local.size, np.nan)
+        for b, t, y in zip(rows["local_bsz"], rows["step_time"], rows["sync_time"],
+                           strict=True):
+            hit = np.flatnonzero(local == int(b))
+            if hit.size:
+                step[hit[0]], sync[hit[0]] = float(t), float(y)
+        return step, sync
+
+    extra = {}
+    for n in range(2, nodes + 1):
+        name = str(gpus_per_node) * n
+        if name in have:
+            continue
+        got = measured(n)
+        if got is None:
+            lo, hi = measured(n - 1), measured(n + 1)
+            if lo is None or hi is None:
+                continue
+            got = ((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2)
+        if np.isfinite(got[0]).any():
+            extra[name] = got
+            have[name] = got
+    if not extra:
+        return lut
+    names = list(extra)
+    add = xr.Dataset(
+        {"step_time": (("placement", "local_bsz"), np.array([extra[p][0] for p in names])),
+         "sync_time": (("placement", "local_bsz"), np.array([extra[p][1] for p in names]))},
+        coords={"placement": ("placement", np.array(names, dtype=object)),
+                "local_bsz": local,
+                "gpus": ("placement", np.array([sum(map(int, p)) for p in names])),
+                "nodes": ("placement", np.array([len(p) for p in names]))})
+    out = xr.concat([lut[["step_time", "sync_time"]], add], dim="placement",
+                    coords="minimal", compat="override", join="override")
+    out = lut.drop_dims("placement").merge(out)
+    for var in ("step_time", "sync_time"):
+        out[var].attrs = lut[var].attrs
+    out.attrs = {**lut.attrs, "source": lut.attrs.get("source", "") + f"; full nodes up to "
+                 f"{nodes} from {model}_scalability.csv ({', '.join(names)})"}
+    return out
 
 
 def paper_batches() -> list[int]:

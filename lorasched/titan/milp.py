@@ -155,6 +155,27 @@ def solve_allocation(T, gpus_available: int, allocations: Sequence[int] | None =
     return Allocation(tuple(gpus), objective, status, seconds, gap)
 
 
+def each_at_its_best(T, gpus_available: int, allocations: Sequence[int]) -> Allocation | None:
+    """The optimum of eqs. (1)-(4) without a solver when it is trivial: if every job can
+    have the allocation of its largest ``T`` (the smallest such allocation on ties) within
+    ``gpus_available``, that assignment reaches the upper bound ``sum_i max_a T[i, a]``
+    and is optimal; else ``None``. (With ``T >= 0``, as :func:`solve_allocation` asks.)"""
+    T = np.asarray(T, dtype=float)
+    if T.size == 0:
+        return None
+    allocs = np.asarray(allocations, dtype=np.int64)
+    filled = np.where(np.isfinite(T), T, -np.inf)
+    best = np.argmax(filled, axis=1)  # the first maximum: the smallest allocation
+    value = filled[np.arange(T.shape[0]), best]
+    if np.any(~np.isfinite(value)) or np.any(value <= 0):
+        return None
+    gpus = allocs[best]
+    if int(gpus.sum()) > gpus_available:
+        return None
+    return Allocation(tuple(int(g) for g in gpus), float(value.sum()), "Optimal (bound)",
+                      0.0, 0.0)
+
+
 def solve_with_merging(T, merged_T, groups: Sequence[Sequence[int]], gpus_available: int,
                        allocations: Sequence[int] | None = None,
                        constraints: str = "pairwise", *, mip_rel_gap: float = 0.0,

@@ -8,6 +8,9 @@
                    (sec. 1: "a non-preemptive Shortest Remaining Time First"), naive switch
 ``tiresias``       Tiresias (NSDI'19) discretised 2D-LAS, two queues, preemptive, on the
                    requested GPUs, naive switch at every (re)start
+``fifo``           non-preemptive first come, first served on the requested GPUs, naive
+                   switch (not in the paper: a reference that isolates the baselines'
+                   order, e.g. Tiresias' arrival order within a queue against SRTF's)
 =================  ======================================================================
 
 The baselines get what the paper gave them: the GPUs each job requested (the trace's
@@ -20,6 +23,17 @@ GPU-seconds (4 GPU-hours), the value the TITAN authors' simulator hard-codes for
 (``queue_limit = [3600 * 4, 1000 * 3600]``, attained service in GPU-seconds; gaow0007/TitanSched
 ``main.py``, commit f71cf44); lorasched used one GPU-hour, its own choice, before issue 25
 (``threshold_gpu_s=3600.0`` gives it back).
+
+Each policy reads its defaults from the scenario's setup (:data:`SETUP_DEFAULTS`; an
+option given explicitly wins). Under ``setup="authors_code"`` (the TITAN authors' simulator,
+gaow0007/TitanSched f71cf44): TITAN re-solves every 120 s and preemptively
+(``fast_batch_run.sh``: ``--scheduling_time_interval 120``; ``titan.py`` restarts every
+job whose allocation changes), offers the MILP the ``M`` jobs with the least work left
+(``titan.py``), and every start of every policy pays the scenario's ``restart_s`` (the
+model's measured switch plus the checkpoint; that code switches without TITAN's pipeline,
+``reallocate`` sets ``pipeline = False``); SRTF and Tiresias decide every 300 s. TITAN keeps
+eq. (1) as its objective and weighs restarts (``restart_cost``); ``objective=
+"authors_fair"`` with ``merge=False`` is the objective of the authors' code.
 
 A policy of your own is a function ``run(arrays, rng, **options)`` returning a
 :class:`~lorasched.titan.schedule.Schedule`, registered with
@@ -41,62 +55,115 @@ from .switch import switch_seconds
 #: TITAN authors' simulator (gaow0007/TitanSched ``main.py``: ``queue_limit = [3600 * 4, ...]``)
 TIRESIAS_THRESHOLD_GPU_S = 4 * 3600.0
 
+#: per setup, the defaults of TITAN's options and of the baselines' (module docstring)
+SETUP_DEFAULTS = {
+    "paper": {
+        "titan": {"switch": "pipelined", "preemptive": False, "tick_s": 0.0, "keep": "all"},
+        "baselines": {"switch": "naive", "tick_s": 0.0},
+    },
+    "authors_code": {
+        "titan": {"switch": "measured", "preemptive": True, "tick_s": 120.0,
+                  "keep": "shortest"},
+        "baselines": {"switch": "measured", "tick_s": 300.0},
+    },
+}
+
+
+def _defaults(arrays: TitanArrays, who: str, **given):
+    """The options ``given``, with each ``None`` replaced by the setup's default."""
+    table = SETUP_DEFAULTS[arrays.setup][who]
+    return {k: table[k] if v is None else v for k, v in given.items()}
+
+
+def _switch(arrays: TitanArrays, gpus, switch, scale: float) -> np.ndarray:
+    """Seconds per start: a :mod:`.switch` table, or ``"measured"`` (the scenario's
+    ``restart_s`` at every width, setup ``"authors_code"``)."""
+    if isinstance(switch, str) and switch == "measured":
+        if not np.isfinite(arrays.restart_s):
+            raise ValueError("switch='measured' needs a scenario built with "
+                             "setup='authors_code' (its 'restart_s')")
+        switch = {1: float(arrays.restart_s)}
+    return switch_seconds(gpus, switch, scale)
+
 
 def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
-          switch="pipelined", switch_scale: float = 1.0, preemptive: bool = False,
+          switch=None, switch_scale: float = 1.0, preemptive: bool | None = None,
           constraints: str = "pairwise", candidates: str = "pairs",
-          merge_length: str = "log") -> Schedule:
+          merge_length: str = "log", restart_cost: bool = True,
+          tick_s: float | None = None, keep: str | None = None,
+          objective: str = "paper") -> Schedule:
     """TITAN (:mod:`.cluster`): ``merge`` (task merger, eqs. 5-11), ``switch`` (a table
-    of :mod:`.switch`: ``"pipelined"``, ``"naive"``, ``"none"`` or ``{gpus: s}``) times
-    ``switch_scale``, ``preemptive`` (re-allocate running jobs: the authors' later code),
-    ``constraints`` (reading of (9)-(10)), ``candidates`` and ``merge_length`` (how merge
-    candidates are formed and how long a merged job runs). Draws no random numbers."""
-    for name, flag in (("merge", merge), ("preemptive", preemptive)):
+    of :mod:`.switch`: ``"pipelined"``, ``"naive"``, ``"none"``, ``{gpus: s}`` or
+    ``"measured"``) times ``switch_scale``, ``preemptive`` (re-allocate running jobs: the
+    authors' later code), ``constraints`` (reading of (9)-(10)), ``candidates`` and
+    ``merge_length`` (how merge candidates are formed and how long a merged job runs),
+    ``restart_cost``, ``tick_s``, ``keep`` and ``objective`` (:mod:`.cluster`). ``None``
+    takes the setup's default (:data:`SETUP_DEFAULTS`). Draws no random numbers."""
+    o = _defaults(arrays, "titan", switch=switch, preemptive=preemptive, tick_s=tick_s,
+                  keep=keep)
+    for name, flag in (("merge", merge), ("preemptive", o["preemptive"]),
+                       ("restart_cost", restart_cost)):
         if not isinstance(flag, bool | np.bool_):
             raise ValueError(f"{name!r} must be True or False, got {flag!r}")
-    cost = switch_seconds(arrays.allocations, switch, switch_scale)
-    return run_titan(arrays, cost, merge=bool(merge), preemptive=bool(preemptive),
+    cost = _switch(arrays, arrays.allocations, o["switch"], switch_scale)
+    return run_titan(arrays, cost, merge=bool(merge), preemptive=bool(o["preemptive"]),
                      constraints=constraints, candidates=candidates,
-                     merge_length=merge_length)
+                     merge_length=merge_length, restart_cost=bool(restart_cost),
+                     tick_s=o["tick_s"], keep=o["keep"], objective=objective)
 
 
-def titan_nomerge(arrays: TitanArrays, rng: np.random.Generator, *, switch="pipelined",
-                  switch_scale: float = 1.0, preemptive: bool = False) -> Schedule:
+def titan_nomerge(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
+                  switch_scale: float = 1.0, preemptive: bool | None = None,
+                  restart_cost: bool = True, tick_s: float | None = None,
+                  keep: str | None = None, objective: str = "paper") -> Schedule:
     """TITAN without the task merger (Table 3's "w/o task merger")."""
     return titan(arrays, rng, merge=False, switch=switch, switch_scale=switch_scale,
-                 preemptive=preemptive)
+                 preemptive=preemptive, restart_cost=restart_cost, tick_s=tick_s,
+                 keep=keep, objective=objective)
 
 
 def titan_noswitch(arrays: TitanArrays, rng: np.random.Generator, *, switch_scale: float = 1.0,
-                   preemptive: bool = False, constraints: str = "pairwise",
-                   candidates: str = "pairs", merge_length: str = "log") -> Schedule:
+                   preemptive: bool | None = None, constraints: str = "pairwise",
+                   candidates: str = "pairs", merge_length: str = "log",
+                   restart_cost: bool = True, tick_s: float | None = None,
+                   keep: str | None = None) -> Schedule:
     """TITAN with the naive context switch (Table 3's "w/o pipeline switch")."""
     return titan(arrays, rng, merge=True, switch="naive", switch_scale=switch_scale,
                  preemptive=preemptive, constraints=constraints, candidates=candidates,
-                 merge_length=merge_length)
+                 merge_length=merge_length, restart_cost=restart_cost, tick_s=tick_s,
+                 keep=keep)
 
 
-def srtf(arrays: TitanArrays, rng: np.random.Generator, *, switch="naive",
-         switch_scale: float = 1.0) -> Schedule:
+def srtf(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
+         switch_scale: float = 1.0, tick_s: float | None = None) -> Schedule:
     """Non-preemptive SRTF on the requested GPUs (module docstring)."""
-    return _jobsim(arrays, "srtf", False, switch, switch_scale)
+    return _jobsim(arrays, "srtf", False, switch, switch_scale, tick_s)
 
 
-def tiresias(arrays: TitanArrays, rng: np.random.Generator, *, switch="naive",
+def tiresias(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
              switch_scale: float = 1.0,
-             threshold_gpu_s: float = TIRESIAS_THRESHOLD_GPU_S) -> Schedule:
+             threshold_gpu_s: float = TIRESIAS_THRESHOLD_GPU_S,
+             tick_s: float | None = None) -> Schedule:
     """Tiresias' two-queue discretised 2D-LAS, preemptive, on the requested GPUs."""
     return _jobsim(arrays, Tiresias(threshold=threshold_gpu_s, service="gpu_time"), True,
-                   switch, switch_scale)
+                   switch, switch_scale, tick_s)
+
+
+def fifo(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
+         switch_scale: float = 1.0, tick_s: float | None = None) -> Schedule:
+    """Non-preemptive FIFO on the requested GPUs (module docstring: a reference)."""
+    return _jobsim(arrays, "fifo", False, switch, switch_scale, tick_s)
 
 
 def _jobsim(arrays: TitanArrays, discipline, preemptive: bool, switch,
-            switch_scale: float) -> Schedule:
+            switch_scale: float, tick_s) -> Schedule:
+    o = _defaults(arrays, "baselines", switch=switch, tick_s=tick_s)
     gpus = arrays.requested_gpus
     work = arrays.iterations * arrays.requested_iter_s
-    overhead = switch_seconds(gpus, switch, switch_scale)
+    overhead = _switch(arrays, gpus, o["switch"], switch_scale)
     res = jobsim_simulate(arrays.submit, gpus, work, arrays.gpus, discipline,
-                          preemptive=preemptive, backfill=True, overhead=overhead)
+                          preemptive=preemptive, backfill=True, overhead=overhead,
+                          tick_s=o["tick_s"])
     return segments_from_log(res.log_time, res.log_job, res.log_kind, gpus, work, overhead)
 
 
@@ -132,4 +199,5 @@ REGISTRY = {
     "titan_noswitch": titan_noswitch,
     "srtf": srtf,
     "tiresias": tiresias,
+    "fifo": fifo,
 }

@@ -106,7 +106,8 @@ def _fail(what: str) -> None:
 def check_result(result: xr.Dataset) -> None:
     """Re-derive and check a TITAN result; ``ValueError`` naming the broken constraint.
 
-    Checked: GPUs in use <= M at every instant (eq. 4/11); every allocation in A (eq. 2),
+    Checked: GPUs in use <= M at every instant (eq. 4/11); every allocation in the
+    scenario's set A (eq. 2),
     or, for the baselines (``widths="requested"``), the job's requested GPUs and no merged
     units; nothing before submission; each job's progress sums to 1; a job is in at most
     one running thing at a time (no member runs alone while its merged job runs, eqs.
@@ -129,7 +130,9 @@ def check_result(result: xr.Dataset) -> None:
         _fail("'unit_size' does not match the member lists")
     if seg_unit.size and (seg_unit.min() < 0 or seg_unit.max() >= n_units):
         _fail("a segment names a unit that does not exist")
-    legal = set(allocation_set(M))
+    # the scenario's allocations (the paper's A, or the authors' code's with 3 GPUs)
+    legal = (set(result["allocation"].values.tolist()) if "allocation" in result.coords
+             else set(allocation_set(M)))
     widths = result.attrs.get("widths")
     if widths not in WIDTHS:
         _fail(f"attr 'widths' must be one of {WIDTHS}, got {widths!r}")

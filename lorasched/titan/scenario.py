@@ -19,7 +19,26 @@ dims ``batch`` x ``allocation``
     on 16 GPUs is 3 samples per GPU; the LUT does not extrapolate).
 
 attrs: ``system``, ``gpus`` (M), ``nodes``, ``gpus_per_node``, ``gpu``, ``model``,
-``workload``, ``density``, ``seed``, ``source`` (the workload's), ``lut_source``.
+``workload``, ``density``, ``seed``, ``source`` (the workload's), ``lut_source``,
+``setup`` and ``restart_s``.
+
+Two setups (``setup``):
+
+``"paper"`` (default)
+    The paper's: 16 nodes x 4 V100, allocations A = {1, 2, 4m} from the placements tables
+    (up to 16 GPUs), the policies' switch costs of :mod:`.switch` (ViT-L's Fig. 3 numbers
+    for every model), event-driven scheduling.
+``"authors_code"``
+    What the TITAN authors' simulator runs (gaow0007/TitanSched, f71cf44:
+    ``run/exp_cluster/fast_batch_run.sh``, ``alg/scheduler/titan_utils.py``,
+    ``client/job/foundation_model.py``): 8 nodes x 4 GPUs; allocations {1, 2, 3, 4m} up to
+    M, a job capped at ``min(32, target_batch_size // smallest local batch)`` GPUs, those
+    beyond 16 GPUs timed from the scalability table (:func:`.lut.with_scalability`); every
+    start and restart costs ``restart_s`` = the model's measured context switch (the
+    largest of ``<model>_context_switch.csv``) plus a checkpoint ``ckpt_s`` (``add_ckpt``,
+    30 s by default there, swept 0-90 s). The policies read the setup for their defaults
+    (:mod:`.policies`: ticks of 120 s for TITAN and 300 s for SRTF and Tiresias,
+    TITAN preemptive on its tick).
 
 The pool is M interchangeable GPUs, as in the paper's MILP (constraint 4 counts GPUs, not
 nodes); each allocation runs on the LUT's most compact placement
@@ -36,12 +55,18 @@ import numpy as np
 import xarray as xr
 
 from .helios import helios_workload
-from .lut import load_lut, step_time
+from .lut import load_lut, step_time, with_scalability
 from .milp import allocation_set
 from .workload import load_workload
 
 #: the workloads :func:`titan_scenario` builds
 WORKLOADS = ("authors", "helios")
+#: the setups (module docstring)
+SETUPS = ("paper", "authors_code")
+#: the authors' code: nodes of its cluster and the largest job (run/exp_cluster, f71cf44)
+AUTHORS_NODES, AUTHORS_MAX_JOB_GPUS = 8, 32
+#: the authors' code's checkpoint cost added to every start and restart (``add_ckpt``)
+AUTHORS_CKPT_S = 30.0
 
 
 class TitanArrays(NamedTuple):
@@ -57,11 +82,14 @@ class TitanArrays(NamedTuple):
     allocations: np.ndarray       # (A,) int64, the set A up to M
     iter_s: np.ndarray            # (B, A) s per iteration; nan = not offered
     gpus: int                     # M
+    setup: str = "paper"          # the setup the policies read their defaults from
+    restart_s: float = math.nan   # authors_code: seconds of every start and restart
 
 
 def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | None = None,
-                   model: str = "vit-large", gpu: str = "V100", nodes: int = 16,
-                   gpus_per_node: int = 4, seed: int = 0) -> xr.Dataset:
+                   model: str = "vit-large", gpu: str = "V100", nodes: int | None = None,
+                   gpus_per_node: int = 4, seed: int = 0, setup: str = "paper",
+                   ckpt_s: float | None = None) -> xr.Dataset:
     """A TITAN scenario (module docstring).
 
     Parameters
@@ -83,10 +111,25 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
         The LUT (``vit-large`` on ``V100`` by default: the paper's ViT-Large/16 and its
         cluster's V100 GPUs).
     nodes, gpus_per_node : int
-        The cluster (paper: 16 x 4 = 64 GPUs).
+        The cluster (default: the setup's; paper 16 x 4 = 64 GPUs, authors' code 8 x 4).
     seed : int
         Seeds the draw of the helios jobs and of the density-0.5 half.
+    setup : ``"paper"`` or ``"authors_code"``
+        Module docstring.
+    ckpt_s : float, optional
+        ``"authors_code"`` only: the checkpoint seconds added to every start (default 30).
     """
+    if setup not in SETUPS:
+        raise ValueError(f"setup must be one of {SETUPS}, got {setup!r}")
+    if ckpt_s is not None and setup != "authors_code":
+        raise ValueError("ckpt_s applies to setup='authors_code' only")
+    if ckpt_s is None:
+        ckpt_s = AUTHORS_CKPT_S
+    if (isinstance(ckpt_s, bool) or not isinstance(ckpt_s, numbers.Real)
+            or not math.isfinite(ckpt_s) or ckpt_s < 0):
+        raise ValueError(f"ckpt_s must be a non-negative number of seconds, got {ckpt_s!r}")
+    if nodes is None:
+        nodes = AUTHORS_NODES if setup == "authors_code" else 16
     for name, value in (("nodes", nodes), ("gpus_per_node", gpus_per_node)):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
@@ -103,9 +146,29 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
                              model=model, gpu=gpu, seed=int(seed), lut=lut)
     else:
         ds = _authors(density, model, int(seed), jobs)
-    return build(ds, lut, nodes * gpus_per_node, nodes=int(nodes),
-                 gpus_per_node=int(gpus_per_node), workload=workload, density=float(density),
-                 seed=int(seed))
+    if setup == "paper":
+        return build(ds, lut, nodes * gpus_per_node, nodes=int(nodes),
+                     gpus_per_node=int(gpus_per_node), workload=workload,
+                     density=float(density), seed=int(seed))
+    if "context_switch_s" not in lut:
+        raise ValueError(f"setup='authors_code' needs the measured context switch of "
+                         f"{model!r} on {gpu} ({model}_context_switch.csv)")
+    switch = float(lut["context_switch_s"].max())
+    M = nodes * gpus_per_node
+    if gpus_per_node == 4:
+        lut = with_scalability(lut, min(nodes, -(-AUTHORS_MAX_JOB_GPUS // 4)))
+    allocs = authors_allocation_set(M)
+    return build(ds, lut, M, allocations=allocs, job_cap=AUTHORS_MAX_JOB_GPUS,
+                 nodes=int(nodes), gpus_per_node=int(gpus_per_node), workload=workload,
+                 density=float(density), seed=int(seed), setup=setup,
+                 context_switch_s=switch, ckpt_s=float(ckpt_s),
+                 restart_s=switch + float(ckpt_s))
+
+
+def authors_allocation_set(max_gpus: int) -> tuple[int, ...]:
+    """The authors' code's allocations ``{1, 2, 3} u {4m}`` up to ``max_gpus``
+    (``titan_utils.create_candidate_allocations``; 0, no allocation, aside)."""
+    return tuple(a for a in (1, 2, 3) if a <= max_gpus) + tuple(range(4, max_gpus + 1, 4))
 
 
 def _authors(density: float, model: str, seed: int, jobs: int | None) -> xr.Dataset:
@@ -131,11 +194,15 @@ def _authors(density: float, model: str, seed: int, jobs: int | None) -> xr.Data
     return ds
 
 
-def build(ds: xr.Dataset, lut: xr.Dataset, gpus: int, **attrs) -> xr.Dataset:
+def build(ds: xr.Dataset, lut: xr.Dataset, gpus: int, *, allocations=None,
+          job_cap: int | None = None, **attrs) -> xr.Dataset:
     """A scenario from a job table ``ds`` (the variables of :func:`.workload.load_workload`:
     ``name``, ``application``, ``submit_s``, ``requested_gpus``, ``target_batch_size``,
     ``total_iterations``, ``samples_per_epoch``) and a LUT, on ``gpus`` GPUs; use it for
-    your own jobs and measurements. ``attrs`` are added to the scenario's."""
+    your own jobs and measurements. ``allocations`` (default the paper's set up to
+    ``gpus``) and ``job_cap`` (the authors' rule: no allocation above ``min(job_cap,
+    batch // smallest measured local batch)``) shape ``iter_s``; ``attrs`` are added to
+    the scenario's."""
     for var in ("name", "application", "submit_s", "requested_gpus", "target_batch_size",
                 "total_iterations", "samples_per_epoch"):
         if var not in ds:
@@ -150,11 +217,14 @@ def build(ds: xr.Dataset, lut: xr.Dataset, gpus: int, **attrs) -> xr.Dataset:
     batch = ds["target_batch_size"].values.astype(np.int64)
     batches, batch_id = np.unique(batch, return_inverse=True)
     measured = set(lut["gpus"].values.tolist())
-    allocs = np.array(allocation_set(gpus), dtype=np.int64)
+    allocs = np.array(allocation_set(gpus) if allocations is None else allocations,
+                      dtype=np.int64)
+    smallest = int(lut["local_bsz"].values.min())
     iter_s = np.full((batches.size, allocs.size), np.nan)
     for b, bs in enumerate(batches.tolist()):
+        cap = math.inf if job_cap is None else min(job_cap, bs // smallest)
         for c, a in enumerate(allocs.tolist()):
-            if a in measured:
+            if a in measured and a <= cap:
                 try:
                     iter_s[b, c] = step_time(lut, a, bs)
                 except ValueError:  # local batch outside the measured range: not offered
@@ -203,6 +273,15 @@ def validate(scenario: xr.Dataset) -> None:
     for var in need:
         if var not in scenario:
             raise ValueError(f"scenario has no {var!r}")
+    setup = scenario.attrs.get("setup", "paper")
+    if setup not in SETUPS:
+        raise ValueError(f"scenario attribute 'setup' must be one of {SETUPS}, got "
+                         f"{setup!r}")
+    restart = scenario.attrs.get("restart_s", math.nan)
+    if setup == "authors_code" and not (isinstance(restart, numbers.Real)
+                                        and math.isfinite(restart) and restart >= 0):
+        raise ValueError(f"scenario attribute 'restart_s' must be a non-negative number "
+                         f"of seconds for setup 'authors_code', got {restart!r}")
     M = scenario.attrs.get("gpus")
     if isinstance(M, bool) or not isinstance(M, numbers.Integral | np.integer) or M < 1:
         raise ValueError(f"scenario attribute 'gpus' must be a positive integer, got {M!r}")
@@ -251,4 +330,6 @@ def to_arrays(scenario: xr.Dataset) -> TitanArrays:
         allocations=scenario["allocation"].values.astype(np.int64),
         iter_s=scenario["iter_s"].values.astype(float),
         gpus=int(scenario.attrs["gpus"]),
+        setup=str(scenario.attrs.get("setup", "paper")),
+        restart_s=float(scenario.attrs.get("restart_s", math.nan)),
     )

@@ -29,6 +29,7 @@ METRICS = {
     "slower_than_srtf": "share of jobs whose JCT is >= 10 % longer than under SRTF on the "
                         "same scenario (Table 4)",
     "mean_gpus": "GPUs a job runs on, averaged over its run time, then over jobs",
+    "starts_per_job": "starts and restarts per job (a merged job's count for each member)",
     "utilisation": "share of the cluster's GPU time (M x makespan) in runs and switches",
     "decisions": "scheduling events at which a solver ran",
     "candidates_mean": "mean units and merge candidates offered to the MILP per event",
@@ -84,6 +85,22 @@ def mean_gpus(result: xr.Dataset) -> float:
     return float(np.mean(np.bincount(job, weights=length * gpus, minlength=n) / seconds))
 
 
+def starts_per_job(result: xr.Dataset) -> float:
+    """Stays on GPUs per job: a stay begins with a switch segment, or with a run segment
+    that does not follow its unit's switch (free switches); a merged unit's stay counts
+    once for each member."""
+    unit = result["seg_unit"].values
+    start, end = result["seg_start_s"].values, result["seg_end_s"].values
+    kind = result["seg_kind"].values
+    order = np.lexsort((start, unit))
+    u, s0, s1, k = unit[order], start[order], end[order], kind[order]
+    follows = np.r_[False, (u[1:] == u[:-1]) & (k[:-1] == 1) & (s0[1:] == s1[:-1])]
+    begins = (k == 1) | ((k == 0) & ~follows)
+    size = result["unit_size"].values
+    n = result.sizes["job"]
+    return float(size[u[begins]].sum() / n) if n else 0.0
+
+
 def utilisation(result: xr.Dataset) -> float:
     """GPU-seconds of all segments (runs and switches) over M x makespan."""
     busy = float(((result["seg_end_s"] - result["seg_start_s"]) * result["seg_gpus"]).sum())
@@ -100,6 +117,7 @@ def measure(scenario: xr.Dataset, result: xr.Dataset) -> dict[str, float]:
     return {
         "faster_than_srtf": faster, "slower_than_srtf": slower,
         "mean_gpus": mean_gpus(result), "utilisation": utilisation(result),
+        "starts_per_job": starts_per_job(result),
         "candidates_mean": float(cand.mean()) if cand.size else 0.0,
         "avg_jct_h": float(a["avg_jct_h"]), "makespan_h": float(a["makespan_h"]),
         "switch_h": float(a["switch_h"]), "n_jobs": float(a["n_jobs"]),
