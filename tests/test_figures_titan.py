@@ -3,6 +3,8 @@ claims tables, the prose, the summary rows, and the plots."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -139,3 +141,23 @@ def test_solve_page_lists_every_solve(sweep_data):
     assert len(plots.solve_scatter(df, (0.005, 0.16)).data) == 2
     claims = fig.claims(ds)
     assert len(claims) == 2 and claims["paper"].str.contains("0.005 s / 0.16 s").all()
+
+
+def test_authors_page_ladder_runs_from_their_setup_to_the_papers(tmp_path):
+    fig = figures.figure("authors")
+    data = fig.data("small", seeds=1, store=tmp_path)
+    grid = fig.grid(data)
+    assert len(grid) == 12 and set(grid["workload"]) >= {"FM-1-vit", "FM-2-roberta-large"}
+    ladder = fig.ladder(data)
+    first = grid.set_index("workload").loc["FM-1-vit-large"]
+    assert ladder["TITAN"].iloc[0] == first["TITAN"] and ladder["SRTF"].iloc[0] == first["SRTF"]
+    paper = data["paper"].sel(workload="authors", density=1.0, algorithm="titan")
+    assert ladder["TITAN"].iloc[-1] == round(float(paper["avg_jct_h"].mean()), 3)
+    # each step changes the setting it names: ticks off first, then the checkpoint
+    assert json.loads(data["step1"].attrs["sweep"])["options"]["srtf"] == {"tick_s": 0.0}
+    assert json.loads(data["step2"].attrs["sweep"])["base"]["ckpt_s"] == 0.0
+    ck = fig.ckpt_table(data)
+    assert (ck["SRTF"].diff().dropna() > 0).all()  # every start pays the checkpoint
+    claims = fig.claims(data)
+    assert len(claims) == 36 and set(claims["verdict"]) <= {"agrees", "disagrees"}
+    assert "From the authors' setup to the paper's" in fig.findings(data)

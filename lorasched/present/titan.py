@@ -183,3 +183,28 @@ def solve_scatter(df: pd.DataFrame, paper: tuple[float, float]) -> go.Figure:
     fig.update_layout(height=420, title="The MILP's solve time per event",
                       legend={"orientation": "h", "y": -0.25})
     return fig
+
+
+def workload_bars(table: pd.DataFrame, policies: list[str], *, value: str = "average JCT (h)",
+                  title: str = "") -> go.Figure:
+    """One bar per policy (columns ``policies`` of ``table``) for each workload (its
+    ``workload`` column): e.g. the authors' setup's average JCT on all twelve workloads."""
+    fig = go.Figure()
+    for p in policies:
+        fig.add_bar(x=table["workload"], y=table[p], name=p)
+    fig.update_layout(barmode="group", height=440, title=title,
+                      legend={"orientation": "h", "y": -0.3})
+    fig.update_yaxes(title_text=value)
+    return fig
+
+
+def table_lines(table: pd.DataFrame, x: str, policies: list[str], *, value: str,
+                title: str = "") -> go.Figure:
+    """``table[p]`` against ``table[x]`` for each policy column ``p``."""
+    fig = go.Figure()
+    for p in policies:
+        fig.add_scatter(x=table[x], y=table[p], mode="lines+markers", name=p)
+    fig.update_layout(height=400, title=title, legend={"orientation": "h", "y": -0.3})
+    fig.update_xaxes(title_text=x)
+    fig.update_yaxes(title_text=value)
+    return fig

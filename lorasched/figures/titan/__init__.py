@@ -1,5 +1,6 @@
 """TITAN's evaluation, page by page: Table 2, Fig. 4, Table 3 (with every other reading and
-the switch cost swept), Fig. 5, Table 4 and the MILP's solve time (sec. 3). Table 3, Fig.
+the switch cost swept), Fig. 5, Table 4, the MILP's solve time (sec. 3), and the same
+policies in the setup the authors' code runs (:mod:`.authors`). Table 3, Fig.
 5, Table 4 and the solve time share one sweep (workload x density x policy,
 :func:`.common.declaration`), so ``lorasched reproduce --system titan`` computes each cell
 once."""
@@ -10,6 +11,7 @@ import pandas as pd
 
 from ..base import Figure, Prose, pick
 from ..base import reproduce as _reproduce
+from .authors import AuthorsSetup
 from .common import ALGORITHMS, NAMES, WORKLOADS, declaration, table
 from .fig04 import Fig04
 from .fig05 import Fig05
@@ -19,12 +21,12 @@ from .table3 import Table3
 from .table4 import Table4
 
 FIGURES: dict[str, Figure] = {f.key: f for f in (Table2(), Fig04(), Table3(), Fig05(),
-                                                  Table4(), SolveTime())}
+                                                  Table4(), SolveTime(), AuthorsSetup())}
 
 
 def figure(key: str) -> Figure:
     """The TITAN page called ``key`` (``table2``, ``fig04``, ``table3``, ``fig05``,
-    ``table4``, ``solve``)."""
+    ``table4``, ``solve``, ``authors``)."""
     return pick(FIGURES, key)
 
 
@@ -44,9 +46,11 @@ __all__ = ["ALGORITHMS", "FIGURES", "NAMES", "WORKLOADS", "declaration", "figure
 
 def summary(size: str = "small", *, seeds: int | None = None, store=None):
     """Every TITAN page's claims in one table (the TITAN rows of the reproduction
-    summary)."""
+    summary): the paper's setup; the authors' setup page keeps its claims to itself."""
     tables = []
     for fig in FIGURES.values():
+        if fig.key == "authors":
+            continue
         if fig.key in ("table2", "fig04"):
             data = fig.data(size)
         else:
