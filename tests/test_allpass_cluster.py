@@ -381,3 +381,58 @@ def test_stride_with_a_short_quantum_still_makes_progress(fixed_startup):
                        quantum_s=60.0)
     # 2000 s of work at >= 18 s of progress per 60 s quantum ends well within 20000 events
     assert c.run(max_events=20_000)
+
+
+# -- units="slip" and the queue-all oracle ------------------------------------------------
+
+
+@pytest.mark.parametrize("units, workers", [("paper", 1), ("slip", 26)])
+def test_units_slip_sizes_the_tier_sixty_times_the_demand(fixed_startup, units, workers):
+    # one job of 1000 s due at 2000 s on Modal (F = 300 fixed): its deadline enters the
+    # 30-min window at the tick of 240 s, with 1000 - 238 = 762 s left and no worker open
+    # (p = inf, binding window 1800 s): Algorithm 2 adds ceil(762 / 1800) = 1 worker, or
+    # under the slip ceil(60 * 762 / 1800) = 26
+    r, _ = run([0.0], [1000.0], [2000.0], np.full((1, 40), 0.5), capacity=-1,
+               serverless="fixed", F=300.0, provision="dbf", units=units, F0=300.0)
+    at = list(r.tick_t)
+    assert r.tick_workers[at.index(180.0)] == 0
+    assert r.tick_p[at.index(240.0)] == math.inf
+    assert r.tick_workers[at.index(240.0)] == workers
+    # at 300 s: 702 s left, binding window 1740 s (the first holding the deadline)
+    k = at.index(300.0)
+    factor = 60.0 if units == "slip" else 1.0
+    assert r.tick_window[k] == 1740.0
+    assert r.tick_p[k] == pytest.approx(factor * 702.0 / (workers * 1740.0))
+    assert r.tick_demand[k] == pytest.approx(factor * 702.0)
+
+
+def test_units_default_is_the_papers():
+    c = AllpassCluster(np.array([0.0]), np.array([10.0]), np.array([FAR]), np.array(NO_OFFER),
+                       math.inf, np.random.default_rng(0))
+    assert c.units == "paper"
+
+
+@pytest.mark.parametrize("capacity", [-1, 2])
+def test_queue_all_oracle_rents_for_every_queued_job_at_once(fixed_startup, capacity):
+    from lorasched.allpass.policies import queue_all_oracle
+    from lorasched.allpass.scenario import AllpassArrays
+
+    # three 1000 s jobs submitted at 0, 1, 2 s; Modal ready 2 s later, F = 300 s, checkpoint
+    # 42 s: queued at 344, 345, 346 s; no offer, so Lambda (250 s start-up)
+    arrays = AllpassArrays(np.array([0.0, 1.0, 2.0]), np.full(3, 1000.0),
+                           np.array([FAR] * 3), np.array(NO_OFFER),
+                           math.inf if capacity == -1 else float(capacity))
+    r = queue_all_oracle(arrays, np.random.default_rng(0))
+    serverful = r.lease_provider != "modal"
+    starts = np.sort(r.lease_start[serverful])
+    if capacity == -1:
+        # every queued job gets a worker the instant it is queued: it waits the start-up
+        np.testing.assert_array_equal(starts, [344.0, 345.0, 346.0])
+        np.testing.assert_array_equal(r.queue_s, 250.0)
+    else:
+        # the cap: two workers at once; the third job waits for the first to finish
+        # (ready 594, restore 42 s, 700 s of work left: free at 1336 s)
+        np.testing.assert_array_equal(starts, [344.0, 345.0])
+        assert open_at_once(r.lease_start[serverful], r.lease_end[serverful]) == 2
+        np.testing.assert_array_equal(r.queue_s, [250.0, 250.0, 1336.0 - 346.0])
+    np.testing.assert_array_equal(r.tick_F, 300.0)                 # F fixed: no feedback

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from lorasched.allpass.pressure import (
+    SLIP,
     TICK_S,
+    UNITS,
     WINDOW_S,
     demand,
     necessary_demand,
@@ -17,7 +19,7 @@ from lorasched.allpass.pressure import (
     pressure_detail,
     window_set,
 )
-from lorasched.allpass.scalers import ServerfulScaler, ServerlessScaler
+from lorasched.allpass.scalers import G_DN, R_DN, ServerfulScaler, ServerlessScaler
 
 # -- pressure ----------------------------------------------------------------------------
 
@@ -323,3 +325,76 @@ def test_necessary_demand_matches_brute_force_and_bounds_eq1(seed):
 def test_pressure_rule_named():
     with pytest.raises(ValueError, match="rule"):
         pressure_detail(0.0, [60.0], 1.0, [10.0], [5.0], rule="slack")
+
+
+# -- units="slip" (a hypothesis about the authors' code, not the default) ------------------
+
+
+def test_units_default_is_the_papers_and_slip_is_sixty_times_d():
+    assert UNITS == ("paper", "slip") and SLIP == 60.0
+    deadline, remaining = [600.0, 1800.0], [3600.0, 7200.0]
+    windows = [600.0, 1200.0, 1800.0]
+    paper = pressure_detail(0.0, windows, 3.0, deadline, remaining)
+    assert pressure_detail(0.0, windows, 3.0, deadline, remaining, units="paper") == paper
+    slip = pressure_detail(0.0, windows, 3.0, deadline, remaining, units="slip")
+    # the same binding window; D and p 60 times larger (D's seconds against C T in minutes)
+    assert slip.window == paper.window == 600.0
+    assert slip.demand == 60.0 * paper.demand == 60.0 * 3600.0
+    assert slip.p == 60.0 * paper.p == pytest.approx(120.0)
+    assert pressure(0.0, windows, 3.0, deadline, remaining, units="slip") == slip.p
+    # the same as the window counted in minutes against D in seconds
+    minutes = np.asarray(windows) / 60.0
+    assert slip.p == pytest.approx(max(brute_demand(0.0, T, deadline, remaining) / (3.0 * m)
+                                       for T, m in zip(windows, minutes, strict=True)))
+    # no demand stays no pressure; no capacity stays inf
+    assert pressure(0.0, windows, 3.0, [1e6], [10.0], units="slip") == 0.0
+    assert pressure(0.0, windows, 0.0, deadline, remaining, units="slip") == math.inf
+
+
+def test_slip_applies_to_the_laxity_rule_too():
+    t, windows = 0.0, window_set()
+    deadline, remaining = [t + 3 * 3600], [2 * 3600.0]
+    lax = pressure_detail(t, windows, 1.0, deadline, remaining, rule="laxity")
+    lax_slip = pressure_detail(t, windows, 1.0, deadline, remaining, rule="laxity",
+                               units="slip")
+    assert lax_slip.p == pytest.approx(60.0 * lax.p) and lax_slip.window == lax.window
+
+
+def test_slip_makes_algorithm2_add_as_for_a_window_in_minutes():
+    # what Algorithm 2 receives under the slip: (60 D - C T) / (mu T) workers
+    d = pressure_detail(0.0, [1800.0], 2.0, [1800.0], [1800.0], units="slip")
+    assert d.p == pytest.approx(30.0)
+    dec = ServerfulScaler().decide(d.demand, 2.0, d.window, d.p)
+    assert dec.add == math.ceil((60 * 1800.0 - 2.0 * 1800.0) / 1800.0) == 58
+    paper = pressure_detail(0.0, [1800.0], 2.0, [1800.0], [1800.0])
+    assert ServerfulScaler().decide(paper.demand, 2.0, paper.window, paper.p).add == 0
+
+
+def test_units_named():
+    with pytest.raises(ValueError, match="units must be one of"):
+        pressure_detail(0.0, [60.0], 1.0, [10.0], [5.0], units="minutes")
+    with pytest.raises(ValueError, match="units must be one of"):
+        pressure(0.0, [60.0], 1.0, [10.0], [5.0], units="")
+
+
+# -- what sec. 5.1's constants do ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("p", [0.0, 0.25, 0.5, 0.999, 1.0])
+def test_r_dn_never_binds_with_the_papers_gains(p):
+    # p >= 0, so G_dn (1 - p) <= G_dn = 2 < R_dn = 30: F falls at most 2 s a tick
+    assert G_DN == 2.0 and R_DN == 30.0
+    paper = ServerlessScaler()
+    assert paper.delta(p) == -G_DN * (1 - p) >= -G_DN
+    for R_dn in (2.0, 1e9):              # any R_dn >= G_dn moves F the same way
+        assert ServerlessScaler(R_dn=R_dn).delta(p) == paper.delta(p)
+    assert ServerlessScaler(R_dn=1.0).delta(0.0) == -1.0      # below G_dn it would bind
+
+
+def test_tau_is_recorded_but_moves_nothing():
+    a, b = ServerlessScaler(), ServerlessScaler()
+    for k, p in enumerate([3.0, 0.2, 1.5, 0.0]):
+        a.step(p, now=60.0 * k)
+        b.step(p, now=1e6 + 7.0 * k)
+        assert a.F == b.F
+    assert a.tau == 180.0 and b.tau != a.tau

@@ -46,7 +46,9 @@ def metrics(scenarios, results):
 
 def test_registry_and_labels():
     assert set(REGISTRY) == {"allpass", "allpass_fixed60", "allpass_fixed600", "tl_p",
-                             "tl_np", "sjf_p", "sjf_np", "hpa", "modal"}
+                             "tl_np", "sjf_p", "sjf_np", "hpa", "modal", "queue_all_oracle"}
+    assert "oracle" in LABELS["queue_all_oracle"]
+    assert "oracle" in REGISTRY["queue_all_oracle"].__doc__
     assert set(LABELS) == set(REGISTRY)
     assert SYSTEM.policies is REGISTRY
     assert next(iter(SYSTEM.policies)) == "allpass"        # the system's own algorithm
@@ -119,8 +121,15 @@ def test_the_policies_are_what_they_say(results, metrics, cap):
     np.testing.assert_array_equal(results["allpass_fixed60", cap]["F_s"].values, 60.0)
     np.testing.assert_array_equal(results["allpass_fixed600", cap]["F_s"].values, 600.0)
     assert m["allpass_fixed60"]["demoted_share"] >= m["allpass_fixed600"]["demoted_share"]
+    # the queue-all oracle: Allpass's serverless front at F0, then every queued job rented a
+    # worker (up to the cap): its jobs queue no longer than Allpass's
+    oracle = results["queue_all_oracle", cap]
+    np.testing.assert_array_equal(oracle["F_s"].values, 300.0)
+    assert oracle.attrs["F0"] == 300.0
+    assert m["queue_all_oracle"]["cost_modal_usd"] > 0
+    assert m["queue_all_oracle"]["queue_min"] <= m["allpass"]["queue_min"]
     # no preemption without a preemptive policy
-    for name in ("tl_np", "sjf_np", "hpa", "modal"):
+    for name in ("tl_np", "sjf_np", "hpa", "modal", "queue_all_oracle"):
         assert (results[name, cap]["preemptions"].values == 0).all(), name
 
 
@@ -170,6 +179,8 @@ def test_unknown_algorithm_is_a_value_error(small):
 @pytest.mark.parametrize(("name", "options", "field"), [
     ("allpass", {"reading": "loose"}, "reading"), ("allpass", {"F0": -1.0}, "F0"),
     ("allpass", {"overdue": "yes"}, "overdue"), ("allpass", {"checkpoint_s": -1}, "checkpoint_s"),
+    ("allpass", {"units": "minutes"}, "units"), ("allpass_fixed60", {"units": "s"}, "units"),
+    ("queue_all_oracle", {"F": -1.0}, "'F'"),
     ("tl_p", {"threshold_s": 0.0}, "threshold_s"), ("sjf_p", {"quantum_s": 0}, "quantum_s"),
     ("hpa", {"target": 1.5}, "target"), ("hpa", {"window_s": math.nan}, "window_s"),
     ("sjf_np", {"restore_s": math.inf}, "restore_s"),
@@ -193,8 +204,15 @@ def test_options_are_recorded_and_used(small):
 
 def test_policy_options_are_its_keyword_parameters():
     # what a sweep may pass, read from the signatures
-    assert {"F0", "G_up", "R_up", "G_dn", "R_dn", "reading", "overdue", "checkpoint_s",
-            "restore_s"} <= set(inspect.signature(REGISTRY["allpass"]).parameters)
+    assert {"F0", "G_up", "R_up", "G_dn", "R_dn", "reading", "overdue", "units",
+            "checkpoint_s", "restore_s"} <= set(inspect.signature(REGISTRY["allpass"]).parameters)
+    assert inspect.signature(REGISTRY["allpass"]).parameters["units"].default == "paper"
+    # the policy counts overdue jobs by default (pressure.py's functions leave them out
+    # unless told: their docstring says both)
+    assert inspect.signature(REGISTRY["allpass"]).parameters["overdue"].default is True
+    assert "units" in inspect.signature(REGISTRY["allpass_fixed600"]).parameters
+    assert {"F", "checkpoint_s", "restore_s"} == set(
+        inspect.signature(REGISTRY["queue_all_oracle"]).parameters) - {"arrays", "rng"}
     assert "threshold_s" in inspect.signature(REGISTRY["tl_p"]).parameters
     assert "quantum_s" in inspect.signature(REGISTRY["sjf_p"]).parameters
 
@@ -270,3 +288,29 @@ def test_necessary_demand_option_is_labelled_and_checked(small):
     assert options_of(res) == {"demand": "laxity"}
     with pytest.raises(ValueError, match="'demand'"):
         simulate(small, "allpass", seed=0, demand="slack")
+
+
+def test_units_slip_is_an_option_that_changes_the_run(scenarios):
+    paper = simulate(scenarios[30], "allpass", seed=3)
+    default = simulate(scenarios[30], "allpass", seed=3, units="paper")
+    slip = simulate(scenarios[30], "allpass", seed=3, units="slip")
+    allpass_system.check_result(slip)
+    assert options_of(slip) == {"units": "slip"}
+    np.testing.assert_array_equal(default["finish_s"].values, paper["finish_s"].values)
+    assert not np.array_equal(slip["finish_s"].values, paper["finish_s"].values)
+    # (the factor itself is pinned tick by tick in test_allpass_cluster and
+    # test_allpass_scalers); on this scenario the larger pressure raises F further
+    assert np.nanmax(slip["F_s"].values) >= np.nanmax(paper["F_s"].values)
+
+
+@pytest.mark.parametrize("R_dn", [2.0, 1e9])
+def test_r_dn_at_or_above_g_dn_never_changes_a_run(scenarios, results, R_dn):
+    # p >= 0, so line 6's G_dn (1 - p) <= G_dn = 2 < R_dn: R_dn never binds
+    res = simulate(scenarios[30], "allpass", seed=3, R_dn=R_dn)
+    np.testing.assert_array_equal(res["F_s"].values, results["allpass", 30]["F_s"].values)
+    np.testing.assert_array_equal(res["finish_s"].values,
+                                  results["allpass", 30]["finish_s"].values)
+    assert res.attrs["cost_usd"] == results["allpass", 30].attrs["cost_usd"]
+    # below G_dn it binds and changes F
+    low = simulate(scenarios[30], "allpass", seed=3, R_dn=0.5)
+    assert not np.array_equal(low["F_s"].values, results["allpass", 30]["F_s"].values)

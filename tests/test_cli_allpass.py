@@ -6,6 +6,7 @@ import pytest
 import xarray as xr
 
 from lorasched import systems
+from lorasched.allpass.system import options_of
 from lorasched.cli import main
 
 SMALL = ["simulate", "--system", "allpass", "--jobs", "20", "--seed", "1"]
@@ -45,6 +46,22 @@ def test_capacity_none_is_unlimited(tmp_path, capsys):
     systems.check_result(result)
 
 
+@pytest.mark.parametrize("units", ["paper", "slip"])
+def test_units_reach_the_policy(units, tmp_path, capsys):
+    out = tmp_path / "run.nc"
+    text = _simulate([*SMALL, "--units", units, "--out", str(out)], capsys)
+    assert text.startswith(f"allpass (units {units}): 20 jobs")
+    with xr.open_dataset(out) as ds:
+        result = ds.load()
+    assert options_of(result) == {"units": units}
+    systems.check_result(result)
+
+
+def test_the_oracle_runs_from_the_command_line(capsys):
+    text = _simulate([*SMALL, "--algorithm", "queue-all-oracle", "--capacity", "none"], capsys)
+    assert text.startswith("queue-all-oracle: 20 jobs") and "unlimited capacity" in text
+
+
 @pytest.mark.parametrize("algorithm, stored", [("allpass-fixed60", "allpass_fixed60"),
                                                ("tl-np", "tl_np"), ("sjf_p", "sjf_p")])
 def test_hyphenated_algorithms(algorithm, stored, tmp_path, capsys):
@@ -74,6 +91,10 @@ def test_hyphenated_algorithms(algorithm, stored, tmp_path, capsys):
     (["simulate", "--capacity", "3"], "--capacity"),
     (["simulate", "--offers", "book.csv"], "--offers"),
     (["simulate", "--jobs", "20"], "--jobs"),
+    ([*SMALL, "--units", "minutes"], "--units"),
+    ([*SMALL, "--algorithm", "tl-p", "--units", "slip"], "--units"),
+    (["simulate", "--units", "slip"], "--units"),
+    (["simulate", "--system", "titan", "--units", "paper"], "--units"),
 ])
 def test_bad_allpass_options_exit_2_naming_the_flag(argv, message, capsys):
     with pytest.raises(SystemExit) as exc:
@@ -89,7 +110,8 @@ def test_algorithm_help_lists_allpass_policies_hyphenated(capsys, monkeypatch):
     text = " ".join(capsys.readouterr().out.split())
     assert "allpass (--system allpass)" in text
     assert "allpass: allpass, allpass-fixed60, allpass-fixed600, tl-p, tl-np, sjf-p, " \
-           "sjf-np, hpa, modal" in text
+           "sjf-np, hpa, modal, queue-all-oracle" in text
+    assert "--units {paper,slip}" in text
 
 
 def test_reproduce_allpass(tmp_path, capsys):
@@ -104,6 +126,6 @@ def test_reproduce_allpass(tmp_path, capsys):
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert out.startswith("allpass (small):") and "0 failed" in out
-    assert "22 cells computed" in out    # 9 policies x 2 setups + 4 readings, 1 seed
+    assert "26 cells computed" in out    # 9 policies x 2 setups + 4 readings + 2 x 2, 1 seed
     assert main(argv) == 0                           # the batch file is reused
-    assert "0 cells computed, 22 already done" in capsys.readouterr().out
+    assert "0 cells computed, 26 already done" in capsys.readouterr().out

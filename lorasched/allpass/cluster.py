@@ -39,7 +39,8 @@ What a run is made of:
   said otherwise:
 
   - ``"dbf"`` (Allpass): eq. (2)'s pressure over the window set of
-    :func:`.pressure.window_set` on every unfinished job (remaining work, deadline), with
+    :func:`.pressure.window_set` on every unfinished job (remaining work, deadline; ``D``
+    in ``units``, :mod:`.pressure`), with
     ``C_t = I mu`` over the ``I`` open serverful leases (a worker counts from its request:
     Algorithm 2's line 6 sets ``I <- I + k`` at once); Algorithm 1 moves ``F``
     (``serverless="adaptive"``), Algorithm 2 (:class:`.scalers.ServerfulScaler`, the
@@ -47,9 +48,10 @@ What a run is made of:
     ones. Liveness rule (lorasched's, stated): when jobs wait in the queue and no serverful
     worker is open, one is added even if ``p <= 1`` (a queued job whose deadline lies past
     every window adds no demand, and would otherwise wait forever).
-  - ``"on-demand"`` (Tiresias-L, SJF): at every event, workers are requested until the
-    queued jobs (those not yet covered by idle or starting workers) are covered, up to the
-    cap; at a tick, idle workers are released when nothing waits.
+  - ``"on-demand"`` (Tiresias-L, SJF, the queue-all oracle): at every event, workers are
+    requested until the queued jobs (those not yet covered by idle or starting workers) are
+    covered, up to the cap; at a tick, idle workers are released when nothing waits (the
+    oracle runs it behind a fixed serverless threshold, ``serverless="fixed"``).
   - ``"hpa"`` (Kubernetes' Horizontal Pod Autoscaler, sec. 5.1, target 70 %): each tick,
     ``desired = ceil(I * u / target)`` with ``u`` the busy share of ready workers (1 while
     none is ready and jobs wait), at least 1 while jobs are in the system; scale-up at once,
@@ -125,7 +127,7 @@ class Run(NamedTuple):
     seg_end: np.ndarray           # (S,) s
     tick_t: np.ndarray            # (K,) s
     tick_p: np.ndarray            # (K,) eq. (2), inf allowed
-    tick_demand: np.ndarray       # (K,) D(t, T) of the binding window, work-s
+    tick_demand: np.ndarray       # (K,) D(t, T) of the binding window, work-s (x 60: slip)
     tick_window: np.ndarray       # (K,) the binding window T, s
     tick_F: np.ndarray            # (K,) threshold in force after the tick, s (nan: none)
     tick_queue: np.ndarray        # (K,) jobs queued (serverful), after the tick's decisions
@@ -142,7 +144,7 @@ class AllpassCluster:
     def __init__(self, submit, work, deadline, offers, capacity, rng, *,
                  serverless="adaptive", F=F0, discipline="edf", preemptive=False,
                  share="none", provision="dbf", reading="evident", overdue=True,
-                 demand="deadline",
+                 demand="deadline", units="paper",
                  checkpoint_s=CHECKPOINT_S, restore_s=RESTORE_S,
                  tiresias_threshold_s=TIRESIAS_THRESHOLD_S, quantum_s=QUANTUM_S,
                  hpa_target=HPA_TARGET, hpa_window_s=HPA_WINDOW_S, tick_s=TICK_S,
@@ -151,7 +153,7 @@ class AllpassCluster:
         self.offers, self.capacity, self.rng = offers, capacity, rng
         self.mode, self.discipline, self.preemptive = serverless, discipline, preemptive
         self.share, self.provision, self.overdue = share, provision, overdue
-        self.demand_rule = demand
+        self.demand_rule, self.units = demand, units
         self.checkpoint_s, self.restore_s = float(checkpoint_s), float(restore_s)
         self.quantum_s, self.tick_s = float(quantum_s), float(tick_s)
         self.hpa_target, self.hpa_window_s = float(hpa_target), float(hpa_window_s)
@@ -430,7 +432,7 @@ class AllpassCluster:
         capacity = float(len(self._open_serverful()))              # C_t = I mu, mu = 1
         pd = pressure_detail(self.t, self.windows, capacity, self.deadline[live],
                              self._remaining_now(live), include_overdue=self.overdue,
-                             rule=self.demand_rule)
+                             rule=self.demand_rule, units=self.units)
         if self.provision == "dbf":
             if self.serverless_scaler is not None:                # Algorithm 1
                 self.F = self.serverless_scaler.step(pd.p, self.t)

@@ -10,13 +10,22 @@ book's readings page.
   enters the window;
 * how many jobs missed their soft deadline? DBF provisions for deadlines, not for JCT: a
   long queue that meets the deadlines is what the algorithm asks for.
+
+:func:`demoted_overlap` measures what the workload itself asks of the serverful tier: the
+most demoted jobs that would run at once if each had a worker of its own from its demotion
+(:func:`max_overlap` of their intervals), to hold against the cap.
 """
 
 from __future__ import annotations
 
+import json
+import math
+import numbers
+
 import numpy as np
 import xarray as xr
 
+from .cluster import RESTORE_S
 from .pressure import WINDOW_S
 
 
@@ -63,3 +72,46 @@ def queue_mechanism(result: xr.Dataset, window_s: float = WINDOW_S) -> dict[str,
         if waiting.any() else float("nan"),
         "queue_when_waiting": float(queue[waiting].mean()) if waiting.any() else float("nan"),
     }
+
+
+def max_overlap(start, end) -> int:
+    """The largest number of the intervals ``[start_i, end_i)`` open at one instant (an
+    interval ending at ``t`` is closed before one starting at ``t`` opens; an empty
+    interval never counts). ``ValueError`` naming ``start`` or ``end`` on bad input."""
+    s = np.asarray(start, dtype=float)
+    e = np.asarray(end, dtype=float)
+    if s.ndim != 1:
+        raise ValueError(f"start must be a 1-D array, got shape {s.shape}")
+    if e.shape != s.shape:
+        raise ValueError(f"end must have start's shape {s.shape}, got {e.shape}")
+    if not (np.all(np.isfinite(s)) and np.all(np.isfinite(e))):
+        raise ValueError("start and end must be finite")
+    if np.any(e < s):
+        raise ValueError("end must be >= start")
+    keep = e > s
+    t = np.concatenate([s[keep], e[keep]])
+    step = np.concatenate([np.ones(keep.sum()), -np.ones(keep.sum())])
+    if t.size == 0:
+        return 0
+    order = np.lexsort((step, t))                       # ends before starts at one instant
+    return int(np.cumsum(step[order]).max())
+
+
+def demoted_overlap(result: xr.Dataset, restore_s: float | None = None) -> int:
+    """The largest number of demoted jobs that would run at once if each had a serverful
+    worker of its own from its demotion, with no start-up: job ``j`` busy over
+    ``[q_j, q_j + restore_s + r_j)``, ``q_j`` when it joined the queue
+    (:func:`demotion_times`) and ``r_j`` the work it had left (``work_s - serverless_s``).
+    ``restore_s``: the run's own (its options, else the cluster's default). Above a cap on
+    serverful workers, some of these jobs must queue whatever the provisioning rule; the
+    cap of 30 and the paper's 0.4 min of queueing bound how many such jobs the paper's
+    workload can have had at once."""
+    if restore_s is None:
+        restore_s = json.loads(result.attrs.get("options", "{}")).get("restore_s", RESTORE_S)
+    if (isinstance(restore_s, bool) or not isinstance(restore_s, numbers.Real)
+            or not math.isfinite(restore_s) or restore_s < 0):
+        raise ValueError(f"restore_s must be a finite number >= 0, got {restore_s!r}")
+    q = demotion_times(result)
+    demoted = np.isfinite(q)
+    left = (result["work_s"].values - result["serverless_s"].values)[demoted]
+    return max_overlap(q[demoted], q[demoted] + restore_s + np.maximum(left, 0.0))

@@ -12,6 +12,9 @@
 ``sjf_np``             non-preemptive shortest job first, serverful only; an oracle
 ``hpa``                Kubernetes HPA at 70 % utilisation, FIFO, serverful only
 ``modal``              every job on its own Modal worker, start to end
+``queue_all_oracle``   lorasched's oracle, not the paper's: Allpass's serverless front at
+                       a fixed F, then a worker rented for every queued job at once, up to
+                       the cap (the queueing that no provisioning rule can go below)
 =====================  ===================================================================
 
 The baselines get what sec. 5.1 gives them: Tiresias-L knows no job length (it orders by
@@ -45,7 +48,7 @@ from .cluster import (
     AllpassCluster,
     Run,
 )
-from .pressure import RULES
+from .pressure import RULES, UNITS
 from .scalers import F0, READINGS, ServerlessScaler
 from .scenario import AllpassArrays
 
@@ -73,51 +76,61 @@ def _run(arrays: AllpassArrays, rng: np.random.Generator, **settings) -> Run:
 def allpass(arrays: AllpassArrays, rng: np.random.Generator, *, F0: float = F0,
             G_up: float = 10.0, R_up: float = 100.0, G_dn: float = 2.0, R_dn: float = 30.0,
             reading: str = "evident", overdue: bool = True, demand: str = "deadline",
-            checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
+            units: str = "paper", checkpoint_s: float = CHECKPOINT_S,
+            restore_s: float = RESTORE_S) -> Run:
     """Allpass (sec. 3). ``F0`` and the gains of Algorithm 1 (sec. 5.1's values);
     ``reading`` of Algorithm 2 (``"evident"`` or ``"literal"``, :mod:`.scalers`);
     ``overdue``: count jobs past their deadline in D (eq. 1; ``False`` is the literal
     window ``(t, t + T]``, :mod:`.pressure`); ``demand="laxity"``: the work each window
     must deliver for the deadlines to be met instead of eq. (1) (lorasched's option, not
-    the paper's, :mod:`.pressure`); checkpoint and restore seconds of a demotion (default
+    the paper's, :mod:`.pressure`); ``units="slip"``: D's seconds against ``C_t T`` in
+    minutes, ``p`` 60 times larger (a hypothesis about the authors' code, never the
+    default, :mod:`.pressure`); checkpoint and restore seconds of a demotion (default
     42 + 42 = the paper's 1.4 min)."""
+    _check_dbf(reading, overdue, demand, units)
+    scaler = ServerlessScaler(G_up=G_up, R_up=R_up, G_dn=G_dn, R_dn=R_dn,
+                              F0=_seconds("F0", F0))
+    return _run(arrays, rng, serverless="adaptive", F=F0, scaler=scaler, discipline="edf",
+                provision="dbf", reading=reading, overdue=bool(overdue), demand=demand,
+                units=units, **_overheads(checkpoint_s, restore_s))
+
+
+def _check_dbf(reading, overdue, demand="deadline", units="paper") -> None:
+    """``ValueError`` naming the first bad option of the DBF provisioning."""
     if demand not in RULES:
         raise ValueError(f"'demand' must be one of {RULES}, got {demand!r}")
     if reading not in READINGS:
         raise ValueError(f"'reading' must be one of {READINGS}, got {reading!r}")
     if not isinstance(overdue, bool | np.bool_):
         raise ValueError(f"'overdue' must be True or False, got {overdue!r}")
-    scaler = ServerlessScaler(G_up=G_up, R_up=R_up, G_dn=G_dn, R_dn=R_dn,
-                              F0=_seconds("F0", F0))
-    return _run(arrays, rng, serverless="adaptive", F=F0, scaler=scaler, discipline="edf",
-                provision="dbf", reading=reading, overdue=bool(overdue), demand=demand,
-                **_overheads(checkpoint_s, restore_s))
+    if units not in UNITS:
+        raise ValueError(f"'units' must be one of {UNITS}, got {units!r}")
 
 
 def allpass_fixed(arrays: AllpassArrays, rng: np.random.Generator, *, F: float = 60.0,
-                  reading: str = "evident", overdue: bool = True,
+                  reading: str = "evident", overdue: bool = True, units: str = "paper",
                   checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
-    """Allpass with a fixed serverless threshold ``F`` (s); Algorithm 2 as in Allpass."""
-    if reading not in READINGS:
-        raise ValueError(f"'reading' must be one of {READINGS}, got {reading!r}")
+    """Allpass with a fixed serverless threshold ``F`` (s); Algorithm 2 as in Allpass
+    (``units`` as in :func:`allpass`)."""
+    _check_dbf(reading, overdue, units=units)
     return _run(arrays, rng, serverless="fixed", F=_seconds("F", F), discipline="edf",
-                provision="dbf", reading=reading, overdue=bool(overdue),
+                provision="dbf", reading=reading, overdue=bool(overdue), units=units,
                 **_overheads(checkpoint_s, restore_s))
 
 
 def allpass_fixed60(arrays: AllpassArrays, rng: np.random.Generator, *,
-                    reading: str = "evident", overdue: bool = True,
+                    reading: str = "evident", overdue: bool = True, units: str = "paper",
                     checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
     """Fig. 11's Fixed-60s (options as :func:`allpass_fixed`)."""
-    return allpass_fixed(arrays, rng, F=60.0, reading=reading, overdue=overdue,
+    return allpass_fixed(arrays, rng, F=60.0, reading=reading, overdue=overdue, units=units,
                          checkpoint_s=checkpoint_s, restore_s=restore_s)
 
 
 def allpass_fixed600(arrays: AllpassArrays, rng: np.random.Generator, *,
-                     reading: str = "evident", overdue: bool = True,
+                     reading: str = "evident", overdue: bool = True, units: str = "paper",
                      checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
     """Fig. 11's Fixed-600s (options as :func:`allpass_fixed`)."""
-    return allpass_fixed(arrays, rng, F=600.0, reading=reading, overdue=overdue,
+    return allpass_fixed(arrays, rng, F=600.0, reading=reading, overdue=overdue, units=units,
                          checkpoint_s=checkpoint_s, restore_s=restore_s)
 
 
@@ -179,6 +192,19 @@ def modal(arrays, rng) -> Run:
     return _run(arrays, rng, serverless="all", discipline="fifo", provision="on-demand")
 
 
+def queue_all_oracle(arrays, rng, *, F: float = F0, checkpoint_s: float = CHECKPOINT_S,
+                     restore_s: float = RESTORE_S) -> Run:
+    """An **oracle** baseline (lorasched's, not the paper's): Allpass's serverless front
+    with the threshold fixed at ``F`` (default sec. 5.1's ``F0`` = 300 s), the EDF serverful
+    queue, and a worker rented for every queued job the instant it is queued, up to the
+    scenario's cap (the ``"on-demand"`` provisioning of :mod:`.cluster`; no cap in the
+    unlimited setup). It sees the whole queue at every event and rents with no feedback
+    lag (no tick, no pressure, no gain): what its jobs still queue is set by the workload,
+    the cap and the providers' start-up times, a floor under any provisioning rule."""
+    return _run(arrays, rng, serverless="fixed", F=_seconds("F", F), discipline="edf",
+                provision="on-demand", **_overheads(checkpoint_s, restore_s))
+
+
 #: name -> run; the system's registry (:class:`lorasched.model.system.System`)
 REGISTRY = {
     "allpass": allpass,
@@ -190,8 +216,10 @@ REGISTRY = {
     "sjf_np": sjf_np,
     "hpa": hpa,
     "modal": modal,
+    "queue_all_oracle": queue_all_oracle,
 }
 #: the paper's labels
 LABELS = {"allpass": "Allpass", "allpass_fixed60": "Fixed-60s",
           "allpass_fixed600": "Fixed-600s", "tl_p": "TL-P", "tl_np": "TL-NP",
-          "sjf_p": "SJF-P", "sjf_np": "SJF-NP", "hpa": "HPA", "modal": "Modal"}
+          "sjf_p": "SJF-P", "sjf_np": "SJF-NP", "hpa": "HPA", "modal": "Modal",
+          "queue_all_oracle": "Queue-all (oracle)"}

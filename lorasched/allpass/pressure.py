@@ -4,10 +4,12 @@ Demand, eq. (1): ``D(t, T) = sum_{j in J(T)} r_j(t)``, the remaining work ``r_j(
 of GPU work on one worker of rate 1) of the jobs ``J(T)`` "whose deadlines fall within the
 next scheduling window T". lorasched reads the window as the half-open interval
 ``(t, t + T]``: a deadline exactly at ``t + T`` counts, one at ``t`` does not (it is not in
-the *next* window). Jobs already past their deadline (``d_j <= t``) therefore add nothing by
-default; the paper's schedulability sentence ("all jobs expected to finish by t + T", i.e.
-``d_j <= t + T``) would count them, which ``include_overdue=True`` gives (window
-``(-inf, t + T]``), an option.
+the *next* window). Jobs already past their deadline (``d_j <= t``) therefore add nothing to
+this module's functions unless ``include_overdue=True`` (window ``(-inf, t + T]``), which is
+what the paper's schedulability sentence says ("all jobs expected to finish by t + T", i.e.
+``d_j <= t + T``). The Allpass policy passes ``include_overdue=True`` by default (its option
+``overdue=True``, :func:`lorasched.allpass.policies.allpass`: a queue of late jobs must not
+read as no demand); ``overdue=False`` is the literal window, an option.
 
 Pressure, eq. (2): ``p(t) = max_{T in 𝒯} D(t, T) / (C_t T)``, with ``C_t`` the aggregate
 service rate of the serverful tier (work-seconds per second: the active workers' rates
@@ -28,6 +30,20 @@ overdue jobs included). It is offered to test, by intervention, the mechanism th
 measures (the deadline-only demand leaves long demoted jobs unprovisioned), never as the
 default.
 
+**Units** (``units``): eq. (1)'s ``r_j(t)`` and eq. (2)'s ``C_t T`` are both in seconds of
+work here (``units="paper"``, the default). The paper's own example keeps its units
+consistent ("if two fine-tuning jobs together require 3 GPU hours to meet their deadlines
+within the next hour, then D(1 h) = 3": hours of work against one hour of one GPU), so the
+text gives no reason to read them otherwise. ``units="slip"`` is a labelled hypothesis about
+the authors' *code*, not a reading of the text: ``D`` summed in seconds of work and compared
+with a capacity ``C_t T`` counted in minutes (sec. 5.1 configures the window as "T = 30
+minutes" re-evaluated "every 1 minute"), i.e. D's number of seconds read as a number of
+minutes. It multiplies ``D`` by :data:`SLIP` (= 60) at the one place where ``D`` meets
+capacity, so ``p`` is 60 times larger, and the ``D`` that :class:`Pressure` hands to
+Algorithm 2 is the same slipped number (its ``D - C T`` and ``μ T`` then carry the same
+slip: ``(60 D - C T) / (μ T)`` equals ``(D - C T') / (μ T')`` with ``T' = T / 60``, the
+window in minutes). Never the default.
+
 No capacity (``C_t = 0``, e.g. before the first serverful worker starts): a window with
 demand has ratio ``inf``, one without has ratio 0 (an empty window asks nothing of no
 capacity), so ``p = inf`` if any window holds demand, else 0.
@@ -45,11 +61,16 @@ import numpy as np
 WINDOW_S = 1800.0
 #: the re-evaluation tick and the step between windows, seconds (sec. 5.1: "every 1 minute")
 TICK_S = 60.0
+#: units of D against C_t T (module docstring): the paper's consistent ones, or the slip
+UNITS = ("paper", "slip")
+#: the factor on D under ``units="slip"``: seconds of work read as minutes of capacity
+SLIP = 60.0
 
 
 class Pressure(NamedTuple):
     """Eq. (2) with its binding window: ``p`` and the (first, i.e. shortest) window ``T``
-    attaining the max, with that window's demand ``D(t, T)``."""
+    attaining the max, with that window's demand ``D(t, T)`` as it was compared with
+    ``C_t T`` (times :data:`SLIP` under ``units="slip"``)."""
 
     p: float
     window: float
@@ -82,11 +103,11 @@ def demand(t, T, deadline, remaining, *, include_overdue: bool = False):
 
 
 def pressure(t, windows, capacity, deadline, remaining, *,
-             include_overdue: bool = False) -> float:
+             include_overdue: bool = False, units: str = "paper") -> float:
     """Eq. (2): ``max_{T in windows} D(t, T) / (capacity T)`` (``inf``/0 rule for zero
-    capacity, module docstring)."""
+    capacity, ``units``: module docstring)."""
     return pressure_detail(t, windows, capacity, deadline, remaining,
-                           include_overdue=include_overdue).p
+                           include_overdue=include_overdue, units=units).p
 
 
 #: demand rules of :func:`pressure_detail` (module docstring)
@@ -104,12 +125,16 @@ def necessary_demand(t, windows, deadline, remaining) -> np.ndarray:
 
 
 def pressure_detail(t, windows, capacity, deadline, remaining, *,
-                    include_overdue: bool = False, rule: str = "deadline") -> Pressure:
+                    include_overdue: bool = False, rule: str = "deadline",
+                    units: str = "paper") -> Pressure:
     """Eq. (2) with the binding window and its demand (:class:`Pressure`), what Algorithm 2
     needs next to ``p``. ``rule="laxity"`` replaces eq. (1) by :func:`necessary_demand`
-    (an option, module docstring)."""
+    (an option, module docstring); ``units="slip"`` multiplies ``D`` by :data:`SLIP` where
+    it meets ``C_t T`` (a hypothesis about the authors' code, module docstring)."""
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
+    if units not in UNITS:
+        raise ValueError(f"units must be one of {UNITS}, got {units!r}")
     t = _finite(t, "t")
     windows = _windows(np.atleast_1d(np.asarray(windows, dtype=float)), "windows")
     capacity = _finite(capacity, "capacity")
@@ -120,6 +145,8 @@ def pressure_detail(t, windows, capacity, deadline, remaining, *,
         D = necessary_demand(t, windows, d, r)
     else:
         D = _demand(t, windows, d, r, include_overdue)                   # eq. (1)
+    if units == "slip":  # D's seconds against C_t T in minutes: D meets capacity 60x larger
+        D = SLIP * D
     if capacity > 0:
         ratio = D / (capacity * windows)                                 # eq. (2)
     else:  # C_t = 0: inf where there is demand, 0 where there is none

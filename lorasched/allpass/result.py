@@ -16,7 +16,8 @@ dim ``seg`` (what a job did on a worker)
     ``seg_start_s``, ``seg_end_s``.
 dim ``tick`` (the 1-minute control loop)
     ``tick_s``, ``p`` (eq. 2; inf when no serverful worker is open and demand exists),
-    ``D`` (eq. 1 over the binding window), ``window_s``, ``F_s`` (threshold in force; NaN
+    ``D`` (eq. 1 over the binding window, as compared with ``C_t T``: 60 times the work
+    under ``units="slip"``), ``window_s``, ``F_s`` (threshold in force; NaN
     without a serverless threshold), ``queue``, ``workers``, ``ready``, ``busy``,
     ``serverless``.
 

@@ -10,10 +10,18 @@ moves each tick by::
     7: F <- F + ΔF; τ <- now
 
 with sec. 5.1's ``G_up = 10, R_up = 100, G_dn = 2, R_dn = 30`` and ``F0 = 300`` s. ``p = 1``
-falls in the ``else`` branch and moves nothing. The paper prints no bound on ``F``; a negative
-time budget means nothing, so lorasched clamps ``F`` to ``[F_min, F_max]`` with the defaults
-``F_min = 0`` and ``F_max = inf`` (the paper names no bounds). ``p = inf`` (no serverful
-capacity and some demand) moves ``F`` by the full ``R_up``.
+falls in the ``else`` branch and moves nothing. With these constants ``R_dn`` can never
+bind: eq. (2) is a ratio of non-negative quantities, so ``p >= 0`` and line 6's
+``G_dn (1 - p) <= G_dn = 2 < 30 = R_dn``; ``F`` falls by at most 2 s a tick (2 min of
+decrease per hour of ticks), and every ``R_dn >= 2`` gives the same run. ``R_up`` binds once
+``G_up (p - 1) > R_up``, i.e. ``p > 11``. Line 7's ``τ`` (the last-change time) is recorded
+and read nowhere in Algorithm 1 or 2; :class:`ServerlessScaler` keeps it in its state,
+unused.
+
+The paper prints no bound on ``F``; a negative time budget means nothing, so lorasched
+clamps ``F`` to ``[F_min, F_max]`` with the defaults ``F_min = 0`` and ``F_max = inf`` (the
+paper names no bounds). ``p = inf`` (no serverful capacity and some demand) moves ``F`` by
+the full ``R_up``.
 
 Serverful scaler, Algorithm 2 (the spatial actuator), printed as::
 

@@ -56,7 +56,8 @@ def simulate(scenario: xr.Dataset, algorithm: str = "allpass", seed: int | None 
     out, elapsed = timed_run(SYSTEM.policy(name), algorithm, to_arrays(scenario), seed,
                              options)
     F0 = {"allpass": options.get("F0", 300.0), "allpass_fixed60": 60.0,
-          "allpass_fixed600": 600.0}.get(name, float("nan"))
+          "allpass_fixed600": 600.0,
+          "queue_all_oracle": options.get("F", 300.0)}.get(name, float("nan"))
     result = assemble(scenario, out, algorithm=name, seed=seed, options=options, F0=F0)
     result.attrs["wall_seconds"] = elapsed
     return result

@@ -163,3 +163,25 @@ def job_timeline(result, *, max_jobs: int = 60) -> go.Figure:
                       legend={"orientation": "h", "y": -0.2},
                       title=f"{result.attrs['algorithm']}: the first {jobs.size} jobs")
     return fig
+
+
+def threshold_pressure(runs: list[tuple[str, object]]) -> go.Figure:
+    """The threshold F (top) and the pressure p of eq. (2) (bottom, log axis; ticks with
+    p = 0 or p = inf left out) against time, one line per run; p = 1 dotted."""
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        subplot_titles=["threshold F (s)", "pressure p (log axis)"])
+    colours = ["#023047", "#e76f51", "#2a9d8f", "#6a4c93"]
+    for i, (name, r) in enumerate(runs):
+        t = r["tick_s"].values / 3600
+        colour = colours[i % len(colours)]
+        fig.add_scatter(x=t, y=r["F_s"].values, mode="lines", name=name, legendgroup=name,
+                        line={"color": colour}, row=1, col=1)
+        p = np.asarray(r["p"].values, dtype=float)
+        p = np.where(np.isfinite(p) & (p > 0), p, np.nan)
+        fig.add_scatter(x=t, y=p, mode="lines", name=name, legendgroup=name,
+                        showlegend=False, line={"color": colour, "width": 1}, row=2, col=1)
+    fig.add_hline(y=1.0, line_dash="dot", row=2, col=1)
+    fig.update_yaxes(type="log", row=2, col=1)
+    fig.update_xaxes(title_text="time (h)", row=2, col=1)
+    fig.update_layout(template="plotly_white", height=560)
+    return fig

@@ -14,7 +14,9 @@ draw CDFs and timelines. A run takes about half a second, so the pages run them 
 (:func:`runs`) rather than through the sweep store, and keep the batch in one file under the
 figure store (``<store>/allpass/<code fingerprint>-<seeds>.pkl``, without the offer book,
 which is rebuilt from the scenario), so that ``lorasched reproduce`` computes it once for
-every page and any change to the library's code recomputes it. A sweep with ``system =
+every page and any change to the library's code recomputes it. The readings page adds the
+other readings (:data:`READINGS`, limited setup) and two runs outside the paper's text
+(:data:`BEYOND_TEXT`, both setups) to the same batch. A sweep with ``system =
 "allpass"`` gives the same metrics cell by cell (:mod:`lorasched.experiments`).
 """
 
@@ -32,6 +34,7 @@ from tqdm.auto import tqdm
 
 from ... import systems
 from ...allpass.policies import LABELS
+from ...allpass.scalers import F0
 from ...allpass.scenario import allpass_scenario
 from ...experiments.grid import code_fingerprint
 from ..base import Figure, check_size, default_store
@@ -56,10 +59,22 @@ READINGS = {
                        "lorasched's option, not the paper's: the work each window must "
                        "deliver for the deadlines to hold"),
 }
+#: runs outside the paper's text, in both setups (the readings page): key -> (policy,
+#: options, label). The units slip is a hypothesis about the authors' code, never the
+#: default; the queue-all oracle is lorasched's baseline, a floor under any provisioning rule
+BEYOND_TEXT = {
+    "allpass_slip": ("allpass", {"units": "slip"},
+                     "units slip (a hypothesis about the authors' code): D's seconds against "
+                     "C_t T in minutes, p 60 times larger"),
+    "queue_all_oracle": ("queue_all_oracle", {},
+                         f"oracle: F fixed at F0 = {F0:g} s, a worker rented for every "
+                         "queued job at once, up to the cap"),
+}
 NAMES = dict(LABELS) | {"allpass_literal": "Allpass (literal Alg. 2)",
                         "allpass_window": "Allpass (literal window)",
                         "allpass_overhead": "Allpass (4.7 min per demotion)",
-                        "allpass_laxity": "Allpass (necessary demand)"}
+                        "allpass_laxity": "Allpass (necessary demand)",
+                        "allpass_slip": "Allpass (units slip)"}
 #: Fig. 6 (limited): share of jobs with JCT <= 10 min, percent
 PAPER_FIG6 = {"allpass": 68.5, "tl_np": 12.5, "tl_p": 48.0, "sjf_np": 54.5, "sjf_p": 46.5}
 #: Fig. 7: HPA's average JCT over Allpass's (unlimited)
@@ -110,9 +125,10 @@ def _runs(size: str, seeds: tuple[int, ...], progress: bool, path: Path | None) 
     out = {}
     cells = [(setup, seed, alg) for setup in SETUPS for seed in seeds for alg in ALGORITHMS]
     cells += [("limited", seed, key) for seed in seeds for key in READINGS]
+    cells += [(setup, seed, key) for setup in SETUPS for seed in seeds for key in BEYOND_TEXT]
     for setup, seed, alg in tqdm(cells, desc=f"Allpass runs ({size})", disable=not progress,
                                  leave=False):
-        policy, options, _ = READINGS.get(alg, (alg, {}, ""))
+        policy, options, _ = (READINGS | BEYOND_TEXT).get(alg, (alg, {}, ""))
         result = systems.simulate(scenarios[setup, seed], policy, seed=seed, **options)
         systems.check_result(result)
         out[setup, alg, seed] = result
@@ -138,10 +154,10 @@ def runs(size: str = "small", seeds: int | None = None, progress: bool = False,
 def metrics(results: dict) -> xr.Dataset:
     """The :data:`lorasched.allpass.system.METRICS` of every run, over ``setup x
     algorithm x seed`` (the readings of :data:`READINGS` as algorithms, NaN in the
-    unlimited setup, where they are not run)."""
+    unlimited setup, where they are not run; then the runs of :data:`BEYOND_TEXT`)."""
     system = systems.get("allpass")
     keys = sorted({k[2] for k in results})
-    algorithms = ALGORITHMS + list(READINGS)
+    algorithms = ALGORITHMS + list(READINGS) + list(BEYOND_TEXT)
     data = {m: (("setup", "algorithm", "seed"),
                 np.full((len(SETUPS), len(algorithms), len(keys)), np.nan))
             for m in system.metrics}
