@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import cli_simulate, systems
+from . import cli_serve, cli_simulate, systems
 from .allpass import policies as allpass_policies
 from .allpass.scenario import PAPER_CAPACITY, capacity_value
 from .allpass.workload import PAPER_JOBS as ALLPASS_JOBS
@@ -347,6 +347,35 @@ def _parser() -> argparse.ArgumentParser:
     ex.add_argument("--seed", type=int, default=1, help="... workload seed (1)")
     ex.add_argument("--notebook", default=None,
                     help="serve this notebook instead of the app (it should display widgets)")
+    sv = sub.add_parser(
+        "serve", help="pdFTSP's auction as a durable HTTP/JSON admission and pricing service",
+        description="Serve the auction of a cluster (a pdFTSP scenario file; its tasks are "
+        "ignored) at http://HOST:PORT/v1/ until Ctrl-C. Every decision is stored in "
+        "STATE/auction.sqlite3 before it is answered; a restart replays them.")
+    sv.add_argument("--cluster", required=True, help="a pdFTSP scenario file (.nc)")
+    sv.add_argument("--state", required=True, help="folder of the durable state")
+    sv.add_argument("--host", default="127.0.0.1",
+                    help="address to bind (127.0.0.1; any other needs --token)")
+    sv.add_argument("--port", type=int, default=8000, help="port (8000)")
+    sv.add_argument("--token", default=None,
+                    help="bearer token every request must carry (16+ characters)")
+    sv.add_argument("--payment", default="critical", choices=["critical", "paper"])
+    sv.add_argument("--constants", default="lemma2", choices=list(CONSTANTS))
+    sv.add_argument("--solver", default="paper", choices=["paper", "exact"])
+    lg = sub.add_parser(
+        "loadgen", help="replay a scenario's tasks against a running service and compare "
+        "its decisions with lorasched simulate")
+    lg.add_argument("url", help="the service, http://HOST:PORT")
+    lg.add_argument("scenario", help="a pdFTSP scenario file (.nc) on the service's cluster")
+    lg.add_argument("--concurrency", type=_positive_int, default=1,
+                    help="client threads (1: the scenario's order)")
+    lg.add_argument("--rate", type=float, default=None,
+                    help="requests per second at most (none: as fast as answered)")
+    lg.add_argument("--limit", type=_positive_int, default=None, help="send at most N tasks")
+    lg.add_argument("--timeout", type=float, default=30.0, help="per request, s (30)")
+    lg.add_argument("--deadline", type=float, default=600.0,
+                    help="stop sending after this many seconds (600)")
+    lg.add_argument("--token", default=None, help="the service's bearer token")
     return parser
 
 
@@ -403,6 +432,10 @@ def main(argv: list[str] | None = None) -> int:
             return app.serve(args.notebook, port=args.port, system=args.system,
                              nodes=args.nodes, load=args.load, slots=args.slots,
                              seed=args.seed)
+        if args.command == "serve":
+            return cli_serve.serve(args)
+        if args.command == "loadgen":
+            return cli_serve.loadgen(args)
         if args.command == "profiles":
             for row in profile_table():
                 print(f"{row['quantity']:<45} {row['gpu']:<10} {row['value']!s:>12}  "

@@ -1,0 +1,128 @@
+"""``lorasched loadgen``: replay a scenario's tasks against a running service, measure, and
+compare every decision with ``lorasched simulate``.
+
+The tasks are sent in arrival order, one slot after another (the service refuses a slot
+before its clock), the tasks of one slot by ``concurrency`` client threads,
+at most ``rate`` per second (none: as fast as the server answers), at most ``limit`` of
+them, each request with a ``timeout``; the run stops after ``deadline_s`` seconds whatever
+is left. The server decides in the order requests reach it, which under concurrency may
+differ from the scenario's within a slot, so the comparison replays the scenario through
+:func:`lorasched.systems.simulate` *in the order the server served them* (its ``seq``):
+identical decisions are the service's contract. With ``concurrency=1`` that order is the
+scenario's own.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+import time
+import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import xarray as xr
+
+from ..systems import simulate
+from .tasks import scenario_requests
+
+
+@dataclass
+class Replay:
+    """What :func:`replay` measured: per request sent (scenario order) the HTTP ``status``,
+    the ``decision`` (or the error body) and the ``latency`` (s, client side); the wall
+    ``seconds`` of the run."""
+
+    status: list[int]
+    decision: list[dict | None]
+    latency: np.ndarray
+    seconds: float
+
+    @property
+    def throughput(self) -> float:
+        return len(self.status) / self.seconds if self.seconds > 0 else float("nan")
+
+    def percentiles(self, q=(50, 90, 99)) -> dict[int, float]:
+        """Latency percentiles, milliseconds."""
+        return {p: float(np.percentile(self.latency, p) * 1e3) for p in q}
+
+
+def _client(url: str, timeout: float):
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "http" or not parts.hostname:
+        raise ValueError(f"URL: need http://host:port, got {url!r}")
+    return parts.hostname, parts.port or 80, timeout
+
+
+def replay(url: str, scenario: xr.Dataset, *, concurrency: int = 1, rate: float | None = None,
+           limit: int | None = None, timeout: float = 30.0, deadline_s: float = 600.0,
+           token: str | None = None) -> Replay:
+    """Send the scenario's tasks to the service at ``url`` (module docstring)."""
+    for name, value, low in (("concurrency", concurrency, 1), ("limit", limit, 1)):
+        if value is not None and (not isinstance(value, int) or value < low):
+            raise ValueError(f"--{name} must be a whole number >= {low}, got {value!r}")
+    if rate is not None and not rate > 0:
+        raise ValueError(f"--rate must be > 0 requests per second, got {rate!r}")
+    host, port, timeout = _client(url, timeout)
+    bodies = scenario_requests(scenario)[:limit]
+    n = len(bodies)
+    status, decision = [0] * n, [None] * n
+    latency = np.full(n, np.nan)
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    local = threading.local()
+    start = time.perf_counter()
+
+    def send(i: int) -> None:
+        if time.perf_counter() - start > deadline_s:
+            return
+        if rate is not None:  # pace: request i not before start + i / rate
+            time.sleep(max(0.0, start + i / rate - time.perf_counter()))
+        if not hasattr(local, "conn"):
+            local.conn = http.client.HTTPConnection(host, port, timeout=timeout)
+        sent = time.perf_counter()
+        local.conn.request("POST", "/v1/tasks", json.dumps(bodies[i]), headers)
+        response = local.conn.getresponse()
+        body = response.read()
+        latency[i] = time.perf_counter() - sent
+        status[i] = response.status
+        decision[i] = json.loads(body) if body else None
+
+    # one slot at a time (the service refuses a slot before its clock), its tasks
+    # concurrently
+    arrival = np.array([b["arrival"] for b in bodies], dtype=np.int64)
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        for slot in np.unique(arrival).tolist():
+            list(pool.map(send, np.flatnonzero(arrival == slot).tolist()))
+    done = np.isfinite(latency)
+    return Replay(status=[s for s, ok in zip(status, done, strict=True) if ok],
+                  decision=[d for d, ok in zip(decision, done, strict=True) if ok],
+                  latency=latency[done], seconds=time.perf_counter() - start)
+
+
+def compare(scenario: xr.Dataset, decisions: list[dict]) -> dict:
+    """Compare the service's ``decisions`` (one per task sent, with their ``seq``) with
+    :func:`lorasched.systems.simulate` on the scenario's same tasks in the server's order:
+    ``{"tasks", "identical", "differ": [ids]}`` (admission, payment, vendor and cells)."""
+    by_seq = sorted((d for d in decisions if d and "seq" in d), key=lambda d: d["seq"])
+    index = [int(d["id"].split("-", 1)[1]) for d in by_seq]
+    sub = scenario.isel(task=index).assign_coords(task=np.arange(len(index)))
+    ref = simulate(sub, "pdftsp")
+    differ = []
+    cells_task = ref["cell_task"].values
+    for k, d in enumerate(by_seq):
+        mine = sorted(map(tuple, d["cells"]))
+        theirs = sorted(zip(ref["cell_node"].values[cells_task == k].tolist(),
+                            ref["cell_slot"].values[cells_task == k].tolist(), strict=True))
+        vendor = int(ref["chosen_vendor"].values[k])
+        same = (d["admitted"] == bool(ref["admitted"].values[k])
+                and d["payment"] == float(ref["payment"].values[k])
+                and mine == theirs
+                and (d["vendor"] if d["vendor"] is not None else -1)
+                == (vendor if d["admitted"] and vendor >= 0 else -1))
+        if not same:
+            differ.append(d["id"])
+    return {"tasks": len(by_seq), "identical": len(by_seq) - len(differ), "differ": differ}

@@ -1,0 +1,241 @@
+"""``lorasched serve``: the auction as a durable service (lorasched.service): its decisions
+are ``lorasched simulate``'s, requests are idempotent, bad input is refused by name and
+changes nothing, a restart (even after SIGKILL) replays to the same state, and only
+loopback is served without a token."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import numpy as np
+import pytest
+from starlette.testclient import TestClient
+
+import lorasched
+from lorasched.cli import main
+from lorasched.service import AuctionService, ServiceInputError
+from lorasched.service.auction import ConflictError
+from lorasched.service.http import MAX_BODY, check_bind, create_app
+from lorasched.service.loadgen import compare, replay
+from lorasched.service.tasks import scenario_requests
+from lorasched.systems import simulate
+
+
+@pytest.fixture(scope="module")
+def day():
+    return lorasched.synthetic_scenario(nodes=4, slots=24, load=3.0, seed=2)
+
+
+@pytest.fixture(scope="module")
+def reference(day):
+    return simulate(day, "pdftsp")
+
+
+def _state(service: AuctionService) -> dict:
+    return {k: v.copy() for k, v in service.auction.snapshot().items()} | {
+        "n": len(service.by_id), "clock": service.clock}
+
+
+def _same_state(a: dict, b: dict) -> bool:
+    return all(np.array_equal(a[k], b[k]) if isinstance(a[k], np.ndarray) else a[k] == b[k]
+               for k in a)
+
+
+def test_decisions_are_simulates(day, reference, tmp_path):
+    service = AuctionService(day, tmp_path)
+    out = [service.offer(body)[0] for body in scenario_requests(day)]
+    assert [d["admitted"] for d in out] == reference["admitted"].values.tolist()
+    assert [d["payment"] for d in out] == reference["payment"].values.tolist()
+    assert np.array_equal(service.auction.lam, reference["lambda"].values)
+    assert compare(day, out) == {"tasks": len(out), "identical": len(out), "differ": []}
+    admitted = [d for d in out if d["admitted"]]
+    assert admitted and all(d["cells"] and d["critical_bid"] == d["payment"] for d in admitted)
+    assert "lorasched_admitted_total " + str(len(admitted)) in service.metrics()
+
+
+def test_a_retry_returns_the_same_decision_and_admits_nothing_twice(day, tmp_path):
+    service = AuctionService(day, tmp_path)
+    body = scenario_requests(day)[0]
+    first, new = service.offer(body)
+    before = _state(service)
+    again, new_again = service.offer(dict(body))
+    assert new and not new_again and again == first and _same_state(before, _state(service))
+    with pytest.raises(ConflictError, match="already used for another task") as err:
+        service.offer(body | {"bid": body["bid"] * 1.01})
+    assert err.value.field == "id"
+
+
+def test_a_closed_slot_is_refused_and_changes_nothing(day, tmp_path):
+    service = AuctionService(day, tmp_path)
+    bodies = scenario_requests(day)
+    late = next(b for b in bodies if b["arrival"] > 0)
+    service.offer(late)
+    before = _state(service)
+    early = next(b for b in bodies if b["arrival"] < late["arrival"])
+    with pytest.raises(ConflictError, match=r"field 'arrival': slot \d+ is closed") as err:
+        service.offer(early)
+    assert err.value.field == "arrival" and _same_state(before, _state(service))
+
+
+@pytest.mark.parametrize("change, field, words", [
+    ({"arrival": -1}, "arrival", "must be in 0..23"),
+    ({"arrival": 2.5}, "arrival", "whole number"),
+    ({"deadline": 99}, "deadline", "must be in"),
+    ({"work": 0}, "work", "must be in 1..inf"),
+    ({"memory": 1.0}, "memory", "below the cluster's declared task_memory_min"),
+    ({"speed": [1, 2]}, "speed", "list of 4 whole numbers"),
+    ({"speed": {"A100-80GB": 10}}, "speed", "gives no speed for GPU type 'A40-48GB'"),
+    ({"speed": [0, 0, 0, 0]}, "speed", "zero on every node"),
+    ({"bid": 1e9}, "bid", "outside the cluster's declared value densities"),
+    ({"bid": "10"}, "bid", "finite number"),
+    ({"vendor_price": [1.0]}, "vendor_price", "list of 5 numbers"),
+    ({"colour": "red"}, "colour", "unknown field"),
+    ({"id": "a b"}, "id", "1-128 characters"),
+])
+def test_bad_fields_are_named_and_change_nothing(day, tmp_path, change, field, words):
+    service = AuctionService(day, tmp_path)
+    before = _state(service)
+    body = scenario_requests(day)[0] | change
+    with pytest.raises(ServiceInputError, match=words) as err:
+        service.offer(body)
+    assert err.value.field == field and _same_state(before, _state(service))
+
+
+def test_a_restart_replays_to_the_same_state(day, reference, tmp_path):
+    bodies = scenario_requests(day)
+    half = len(bodies) // 2
+    first = AuctionService(day, tmp_path)
+    for body in bodies[:half]:
+        first.offer(body)
+    state = _state(first)
+    first.close()
+    second = AuctionService(day, tmp_path)
+    assert second.replayed == half and _same_state(state, _state(second))
+    out = [second.offer(b)[0] for b in bodies]
+    assert [d["admitted"] for d in out] == reference["admitted"].values.tolist()
+    second.close()
+    # another cluster on the same state is refused; a tampered store too
+    other = lorasched.synthetic_scenario(nodes=5, slots=24, load=3.0, seed=2)
+    with pytest.raises(ValueError, match="another cluster"):
+        AuctionService(other, tmp_path)
+    import sqlite3
+    db = sqlite3.connect(tmp_path / "auction.sqlite3")
+    row = db.execute("SELECT seq, decision FROM decisions WHERE seq = 1").fetchone()
+    db.execute("UPDATE decisions SET decision = ? WHERE seq = 1",
+               (json.dumps(json.loads(row[1]) | {"payment": 123.0}),))
+    db.commit()
+    db.close()
+    with pytest.raises(RuntimeError, match="replaying decision 1"):
+        AuctionService(day, tmp_path)
+
+
+def test_a_cluster_without_declared_bounds_is_refused(day, tmp_path):
+    bare = day.copy()
+    del bare.attrs["value_density_max"]
+    with pytest.raises(ServiceInputError, match="declares no value_density_max"):
+        AuctionService(bare, tmp_path)
+
+
+def test_http_api(day, tmp_path):
+    service = AuctionService(day, tmp_path)
+    client = TestClient(create_app(service, token="s" * 20))
+    auth = {"Authorization": "Bearer " + "s" * 20}
+    body = scenario_requests(day)[0]
+    assert client.post("/v1/tasks", json=body).status_code == 401
+    r = client.post("/v1/tasks", json=body, headers=auth)
+    assert r.status_code == 201 and r.json()["id"] == body["id"]
+    assert client.post("/v1/tasks", json=body, headers=auth).status_code == 200
+    assert client.get(f"/v1/tasks/{body['id']}", headers=auth).json() == r.json()
+    assert client.get("/v1/tasks/nope", headers=auth).status_code == 404
+    bad = client.post("/v1/tasks", json=body | {"id": "b", "work": -3}, headers=auth)
+    assert bad.status_code == 422 and bad.json()["field"] == "work"
+    assert client.post("/v1/tasks", content=b"{", headers=auth).json()["field"] == "body"
+    big = client.post("/v1/tasks", content=b" " * (MAX_BODY + 1), headers=auth)
+    assert big.status_code == 413
+    prices = client.get("/v1/prices?from=0&to=3", headers=auth).json()
+    assert np.array(prices["lambda"]).shape == (4, 3)
+    assert client.get("/v1/prices?from=5&to=2", headers=auth).status_code == 422
+    assert client.get("/healthz").json() == {"status": "ok", "decisions": 1, "clock":
+                                             body["arrival"]}
+    text = client.get("/metrics", headers=auth).text
+    assert "lorasched_decisions_total 1" in text and "lorasched_repeated_total 1" in text
+    assert 'lorasched_decision_seconds_bucket{le="+Inf"} 1' in text
+
+
+def test_only_loopback_without_a_token():
+    check_bind("127.0.0.1", None)
+    check_bind("::1", None)
+    with pytest.raises(ValueError, match="needs --token"):
+        check_bind("0.0.0.0", None)
+    with pytest.raises(ValueError, match="at least 16 characters"):
+        check_bind("0.0.0.0", "short")
+    check_bind("0.0.0.0", "x" * 16)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start(cluster, state, port):
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from lorasched.cli import main; "
+                             "sys.exit(main())", "serve", "--cluster",
+                             str(cluster), "--state", str(state), "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
+                return proc, json.loads(r.read())
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise AssertionError(f"lorasched serve did not start: "
+                                     f"{proc.stdout.read()[-2000:]}") from None
+            time.sleep(0.2)
+
+
+def test_a_killed_server_loses_no_acknowledged_decision(day, reference, tmp_path):
+    """SIGKILL after half the tasks; the restarted server has every acknowledged one and
+    ends in simulate's decisions."""
+    cluster = tmp_path / "day.nc"
+    day.to_netcdf(cluster)
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc, health = _start(cluster, tmp_path / "state", port)
+    try:
+        assert health["decisions"] == 0
+        n = day.sizes["task"]
+        first = replay(url, day, concurrency=2, limit=n // 2)
+        assert set(first.status) == {201}
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    proc, health = _start(cluster, tmp_path / "state", port)
+    try:
+        assert health["decisions"] == n // 2
+        rest = replay(url, day, concurrency=3)
+        assert rest.status[: n // 2] == [200] * (n // 2) and set(rest.status[n // 2:]) == {201}
+        result = compare(day, rest.decision)
+        assert result["identical"] == n and not result["differ"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_cli_errors_are_one_line(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["serve", "--cluster", str(tmp_path / "none.nc"), "--state", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1 and "--cluster: cannot read" in err
+    with pytest.raises(SystemExit) as stop:
+        main(["serve", "--cluster", "x.nc", "--state", str(tmp_path), "--host", "0.0.0.0"])
+    assert stop.value.code == 2 and "needs --token" in capsys.readouterr().err
