@@ -525,3 +525,25 @@ def calibration_surfaces(surfaces: dict, marks: dict | None = None, *,
     fig.update_layout(height=430, margin={"l": 60, "r": 20, "t": 90, "b": 60},
                       legend={"orientation": "h", "yanchor": "bottom", "y": 1.08, "x": 0})
     return fig
+
+
+def latency_histogram(samples: dict[str, np.ndarray], *, title: str = "") -> go.Figure:
+    """Histograms of latencies (seconds; shown in ms on a log axis), one per named sample,
+    overlaid, with each sample's median marked."""
+    fig = go.Figure()
+    edges = None
+    every = np.concatenate([np.asarray(v, dtype=float) for v in samples.values()]) * 1e3
+    if every.size:
+        edges = np.geomspace(max(every.min(), 1e-3) * 0.9, every.max() * 1.1, 40)
+    for name, values in samples.items():
+        ms = np.asarray(values, dtype=float) * 1e3
+        counts, _ = np.histogram(ms, bins=edges)
+        fig.add_bar(x=np.sqrt(edges[:-1] * edges[1:]), y=counts, name=name, opacity=0.6,
+                    width=np.diff(edges))
+        fig.add_vline(x=float(np.median(ms)), line_dash="dot",
+                      annotation_text=f"{name}: median", annotation_position="top")
+    fig.update_xaxes(type="log", title_text="latency (ms)")
+    fig.update_yaxes(title_text="requests")
+    fig.update_layout(barmode="overlay", height=420, title=title,
+                      legend={"orientation": "h", "y": -0.25})
+    return fig
