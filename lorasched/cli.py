@@ -330,6 +330,20 @@ def _parser() -> argparse.ArgumentParser:
                          "setting, build/sweeps/full-titan-SETTING for another)")
     vd.add_argument("--out", default=None, help="write the rows as JSON here")
 
+    bs = bsub.add_parser("service", help="lorasched serve: decisions/s and latency in process "
+                         "and over loopback HTTP at K = 100 and 2,000",
+                         description="The synthetic high-load day at each K: every task "
+                         "offered in process, then through `lorasched serve` in its own "
+                         "process; decisions/s, p50/p99 latency, and every decision compared "
+                         "with lorasched simulate.")
+    bs.add_argument("--nodes", nargs="+", type=_positive_int, default=[100, 2000],
+                    help="cluster sizes K (100 2000)")
+    bs.add_argument("--clients", nargs="+", type=_positive_int, default=[1, 2],
+                    help="loopback client threads (1 2)")
+    bs.add_argument("--limit", type=_positive_int, default=None,
+                    help="the day's first N tasks only")
+    bs.add_argument("--out", default=None, help="write the rows as JSON here")
+
     sub.add_parser("profiles", help="print the GPU/model profile table with sources")
 
     ex = sub.add_parser(
@@ -362,6 +376,9 @@ def _parser() -> argparse.ArgumentParser:
     sv.add_argument("--payment", default="critical", choices=["critical", "paper"])
     sv.add_argument("--constants", default="lemma2", choices=list(CONSTANTS))
     sv.add_argument("--solver", default="paper", choices=["paper", "exact"])
+    sv.add_argument("--sync", default="full", choices=["full", "normal"],
+                    help="full: each decision on disk before its reply (default); normal: in "
+                    "the OS's write-ahead log (survives a killed process, not a power loss)")
     lg = sub.add_parser(
         "loadgen", help="replay a scenario's tasks against a running service and compare "
         "its decisions with lorasched simulate")
@@ -411,6 +428,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(figures.setting_verdicts_table(data).to_string(index=False))
                 print(figures.setting_verdicts_findings(data))
                 return 0
+            if args.bench == "service":
+                return cli_serve.bench(args)
             if args.bench == "scale":
                 bench_scale.scale(tuple(args.rows), out_path=args.out,
                                   baseline_path=args.baseline, keep_store=args.keep_store)

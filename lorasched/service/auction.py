@@ -62,10 +62,12 @@ class AuctionService:
 
     ``cluster``: a pdFTSP scenario Dataset or the path of one; ``state_dir``: the folder of
     the durable state; ``payment``, ``constants``, ``solver``, ``work_resolution``: the
-    auction's options (:class:`~lorasched.pdftsp.auction.OnlineAuction`)."""
+    auction's options (:class:`~lorasched.pdftsp.auction.OnlineAuction`); ``sync``: the
+    store's durability (:mod:`.store`)."""
 
     def __init__(self, cluster, state_dir, *, payment: str = "critical",
-                 constants: str = "lemma2", solver: str = "paper", work_resolution: int = 8):
+                 constants: str = "lemma2", solver: str = "paper", work_resolution: int = 8,
+                 sync: str = "full"):
         ds = cluster if isinstance(cluster, xr.Dataset) else _load(cluster)
         self.cluster = to_arrays(ds)
         missing = [k for k in ("value_density_min", "value_density_max")
@@ -86,7 +88,7 @@ class AuctionService:
         self.auction = OnlineAuction(self.cluster, **self.options)
         if self.cluster.n_tasks:  # compile the kernels now, not on the first request
             self.auction.quote(0)
-        self.store = Store(state_dir, self.fingerprint)
+        self.store = Store(state_dir, self.fingerprint, sync)
         self._lock = threading.Lock()
         self.by_id: dict[str, dict] = {}
         self.requests: dict[str, dict] = {}
@@ -110,7 +112,7 @@ class AuctionService:
         decided before (the stored decision is returned). Raises
         :class:`ServiceInputError` (bad field) or :class:`ConflictError`."""
         started = time.perf_counter()
-        task_id, _ = parse_task(payload, self.cluster, self.gpu_types)
+        task_id, fields = parse_task(payload, self.cluster, self.gpu_types)
         with self._lock:
             if task_id in self.by_id:
                 if self.requests[task_id] != payload:
@@ -123,15 +125,17 @@ class AuctionService:
                                                f"{payload['arrival']} is closed (the clock "
                                                f"is at slot {self.clock})")
             seq = len(self.by_id) + 1
-            decision = self._decide(task_id, payload, seq)
+            decision = self._decide(task_id, payload, seq, fields)
             self.store.append(seq, task_id, payload, decision)
         seconds = time.perf_counter() - started
         self.latency[int(np.searchsorted(BUCKETS, seconds))] += 1
         self.latency_sum += seconds
         return decision, True
 
-    def _decide(self, task_id: str, payload: dict, seq: int) -> dict:
-        _, fields = parse_task(payload, self.cluster, self.gpu_types)
+    def _decide(self, task_id: str, payload: dict, seq: int, fields: dict | None = None
+                ) -> dict:
+        if fields is None:
+            _, fields = parse_task(payload, self.cluster, self.gpu_types)
         self.auction.arrays = one_task(self.cluster, fields)
         d = self.auction.offer(0)
         s = d.schedule

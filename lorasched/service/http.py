@@ -14,7 +14,10 @@
 
 Starlette (an ASGI toolkit; the app is small and needs neither validation models nor
 OpenAPI, so FastAPI would add a layer and Pydantic for nothing) served by uvicorn. The
-auction runs under a lock in a worker thread, so the event loop keeps accepting. Who may
+auction decides in the event loop itself: a decision and its durable write take about half
+a millisecond and decisions are serial anyway, and a hop to a worker thread cost more than
+that (K = 100, loopback, 4 clients: 725 decisions/s through a thread pool, 1,457 without;
+``lorasched bench service``). uvloop and httptools, when installed, serve HTTP. Who may
 call: :func:`serve` binds 127.0.0.1 by default; another address needs a bearer token
 (compared in constant time), else it refuses to start.
 """
@@ -27,7 +30,6 @@ import json
 
 import uvicorn
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
@@ -71,7 +73,7 @@ def create_app(service: AuctionService, *, token: str | None = None,
         except (ValueError, UnicodeDecodeError) as err:
             return _error(422, "body", f"the body is not JSON: {err}")
         try:
-            decision, new = await run_in_threadpool(service.offer, payload)
+            decision, new = service.offer(payload)  # ~0.5 ms: cheaper than a thread hop
         except ConflictError as err:
             return _error(409, err.field, str(err))
         except ServiceInputError as err:

@@ -31,22 +31,34 @@ from .tasks import scenario_requests
 
 @dataclass
 class Replay:
-    """What :func:`replay` measured: per request sent (scenario order) the HTTP ``status``,
-    the ``decision`` (or the error body) and the ``latency`` (s, client side); the wall
-    ``seconds`` of the run."""
+    """What :func:`replay` measured, per request (the scenario's order): the task ``ids``,
+    the HTTP ``status`` (0: no answer, the connection failed or the run's deadline passed
+    first), the ``decision`` (or the error body; ``None`` without an answer) and the
+    ``latency`` (s, client side; ``nan`` without an answer); the wall ``seconds``."""
 
+    ids: list[str]
     status: list[int]
     decision: list[dict | None]
     latency: np.ndarray
     seconds: float
 
     @property
+    def answered(self) -> int:
+        return int(np.isfinite(self.latency).sum())
+
+    @property
     def throughput(self) -> float:
-        return len(self.status) / self.seconds if self.seconds > 0 else float("nan")
+        """Answered requests per second."""
+        return self.answered / self.seconds if self.seconds > 0 else float("nan")
 
     def percentiles(self, q=(50, 90, 99)) -> dict[int, float]:
-        """Latency percentiles, milliseconds."""
-        return {p: float(np.percentile(self.latency, p) * 1e3) for p in q}
+        """Latency percentiles of the answered requests, milliseconds."""
+        ok = self.latency[np.isfinite(self.latency)]
+        return {p: float(np.percentile(ok, p) * 1e3) if ok.size else float("nan") for p in q}
+
+    def acknowledged(self) -> list[dict]:
+        """The decisions the server answered (200 or 201)."""
+        return [d for s, d in zip(self.status, self.decision, strict=True) if s in (200, 201)]
 
 
 def _client(url: str, timeout: float):
@@ -84,9 +96,14 @@ def replay(url: str, scenario: xr.Dataset, *, concurrency: int = 1, rate: float 
         if not hasattr(local, "conn"):
             local.conn = http.client.HTTPConnection(host, port, timeout=timeout)
         sent = time.perf_counter()
-        local.conn.request("POST", "/v1/tasks", json.dumps(bodies[i]), headers)
-        response = local.conn.getresponse()
-        body = response.read()
+        try:
+            local.conn.request("POST", "/v1/tasks", json.dumps(bodies[i]), headers)
+            response = local.conn.getresponse()
+            body = response.read()
+        except (OSError, http.client.HTTPException):
+            local.conn.close()  # no answer: status 0; a new connection next time
+            del local.conn
+            return
         latency[i] = time.perf_counter() - sent
         status[i] = response.status
         decision[i] = json.loads(body) if body else None
@@ -97,10 +114,8 @@ def replay(url: str, scenario: xr.Dataset, *, concurrency: int = 1, rate: float 
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
         for slot in np.unique(arrival).tolist():
             list(pool.map(send, np.flatnonzero(arrival == slot).tolist()))
-    done = np.isfinite(latency)
-    return Replay(status=[s for s, ok in zip(status, done, strict=True) if ok],
-                  decision=[d for d, ok in zip(decision, done, strict=True) if ok],
-                  latency=latency[done], seconds=time.perf_counter() - start)
+    return Replay(ids=[b["id"] for b in bodies], status=status, decision=decision,
+                  latency=latency, seconds=time.perf_counter() - start)
 
 
 def compare(scenario: xr.Dataset, decisions: list[dict]) -> dict:

@@ -36,6 +36,7 @@ from ..pdftsp.scenario import SPEED_DTYPE, ScenarioArrays
 FIELDS = ("id", "arrival", "deadline", "work", "memory", "speed", "bid",
           "needs_preprocessing", "vendor_price", "vendor_delay")
 _ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+_SPEED_MAX = int(np.iinfo(SPEED_DTYPE).max)
 
 
 class ServiceInputError(ValueError):
@@ -135,6 +136,10 @@ def parse_task(payload, cluster: ScenarioArrays, gpu_types: np.ndarray) -> tuple
 def _speed(value, task: str, gpu_types: np.ndarray) -> np.ndarray:
     K = gpu_types.size
     if isinstance(value, dict):
+        unknown = sorted(set(value) - set(gpu_types.tolist()))
+        if unknown:
+            _fail("speed", task, f"unknown GPU type {unknown[0]!r} (the cluster's: "
+                                 f"{', '.join(sorted(set(gpu_types.tolist())))})")
         missing = sorted(set(gpu_types.tolist()) - set(value))
         if missing:
             _fail("speed", task, f"gives no speed for GPU type {missing[0]!r} (types: "
@@ -143,11 +148,18 @@ def _speed(value, task: str, gpu_types: np.ndarray) -> np.ndarray:
     if not isinstance(value, list) or len(value) != K:
         _fail("speed", task, f"must be a list of {K} whole numbers (one per node) or an "
                              f"object {{gpu_type: samples}}, got {value!r}")
-    for k, x in enumerate(value):
-        if (isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x)
-                or x < 0 or float(x) != int(x) or x > np.iinfo(SPEED_DTYPE).max):
-            _fail("speed", task, f"node {k}: must be a whole number of samples per slot "
-                                 f">= 0, got {x!r}")
+    try:  # vectorised: the list has one entry per node
+        if any(isinstance(x, bool) for x in value):
+            raise TypeError
+        raw = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raw = None
+    bad = (np.ones(K, dtype=bool) if raw is None else
+           ~np.isfinite(raw) | (raw < 0) | (raw != np.floor(raw)) | (raw > _SPEED_MAX))
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        _fail("speed", task, f"node {k}: must be a whole number of samples per slot "
+                             f">= 0, got {value[k]!r}")
     speed = np.array(value, dtype=SPEED_DTYPE)
     if speed.max() <= 0:
         _fail("speed", task, "is zero on every node: the task can run nowhere")
