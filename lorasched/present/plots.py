@@ -532,7 +532,9 @@ def latency_histogram(samples: dict[str, np.ndarray], *, title: str = "") -> go.
     overlaid, with each sample's median marked."""
     fig = go.Figure()
     edges = None
-    every = np.concatenate([np.asarray(v, dtype=float) for v in samples.values()]) * 1e3
+    samples = {k: np.asarray(v, dtype=float)[np.isfinite(np.asarray(v, dtype=float))]
+               for k, v in samples.items()}  # unanswered requests (nan) left out
+    every = np.concatenate(list(samples.values())) * 1e3
     if every.size:
         edges = np.geomspace(max(every.min(), 1e-3) * 0.9, every.max() * 1.1, 40)
     for name, values in samples.items():
