@@ -300,10 +300,11 @@ def test_sigkill_with_bids_in_flight_loses_no_acknowledged_decision(tmp_path):
     client.join(timeout=120)
     first = box["run"]
     acked = {d["id"]: d for d in first.acknowledged()}
-    assert n // 3 <= len(acked) < n and 0 in first.status  # some answered, some not
+    assert 0 < len(acked) < n and 0 in first.status  # some answered, some not
     proc, health = _start(cluster, tmp_path / "state", port)
     try:
-        assert health["decisions"] >= len(acked)  # decided and stored, maybe unanswered
+        # decided and stored (a third when killed), some perhaps never answered
+        assert health["decisions"] >= max(len(acked), n // 3)
         again = replay(url, day, concurrency=16)
         assert set(again.status) <= {200, 201} and again.answered == n
         final = {d["id"]: d for d in again.acknowledged()}
@@ -335,10 +336,11 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
 
 def test_benchmark_rows_compare_every_decision_with_simulate():
     from lorasched.service.bench import benchmark
-    rows = benchmark((6,), concurrency=(2,), limit=40)
+    rows = benchmark((6,), concurrency=(1,), limit=40)
     assert [r["where"] for r in rows] == ["in process", "in process, sync=normal",
                                           "loopback HTTP"]
     assert all(r["tasks"] == 40 and r["identical"] == 40 and r["per_s"] > 0 for r in rows)
+    # one client: the server decides in the scenario's order, as in process
     assert len({r["admitted"] for r in rows}) == 1
 
 

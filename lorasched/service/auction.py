@@ -91,7 +91,7 @@ class AuctionService:
         self.store = Store(state_dir, self.fingerprint, sync)
         self._lock = threading.Lock()
         self.by_id: dict[str, dict] = {}
-        self.requests: dict[str, dict] = {}
+        self.requests: dict[str, str] = {}  # id -> digest of its request body
         self.clock = -1
         self.counts = Counter()
         self.latency = np.zeros(len(BUCKETS) + 1, dtype=np.int64)
@@ -115,7 +115,7 @@ class AuctionService:
         task_id, fields = parse_task(payload, self.cluster, self.gpu_types)
         with self._lock:
             if task_id in self.by_id:
-                if self.requests[task_id] != payload:
+                if self.requests[task_id] != _digest(payload):
                     raise ConflictError("id", f"task {task_id!r}, field 'id': already used for "
                                               f"another task (a retry must send the same body)")
                 self.counts["repeated"] += 1
@@ -127,9 +127,9 @@ class AuctionService:
             seq = len(self.by_id) + 1
             decision = self._decide(task_id, payload, seq, fields)
             self.store.append(seq, task_id, payload, decision)
-        seconds = time.perf_counter() - started
-        self.latency[int(np.searchsorted(BUCKETS, seconds))] += 1
-        self.latency_sum += seconds
+            seconds = time.perf_counter() - started
+            self.latency[int(np.searchsorted(BUCKETS, seconds))] += 1
+            self.latency_sum += seconds
         return decision, True
 
     def _decide(self, task_id: str, payload: dict, seq: int, fields: dict | None = None
@@ -150,7 +150,7 @@ class AuctionService:
                       if d.admitted else []),
         }
         self.by_id[task_id] = decision
-        self.requests[task_id] = payload
+        self.requests[task_id] = _digest(payload)  # a retry must match it
         self.clock = max(self.clock, fields["arrival"])
         self.counts["decisions"] += 1
         self.counts["admitted"] += int(d.admitted)
@@ -198,6 +198,12 @@ class AuctionService:
 
     def close(self) -> None:
         self.store.close()
+
+
+def _digest(payload: dict) -> str:
+    """A hash of a request body (canonical JSON): what a retry under the same id must
+    match, without keeping every body in memory."""
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
 def _load(path) -> xr.Dataset:
