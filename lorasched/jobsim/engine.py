@@ -370,7 +370,8 @@ def _tick(name: str, value) -> float:
 
 def on_tick(t: float, tick_s: float) -> float:
     """The first multiple of ``tick_s`` not before ``t`` (``t`` itself when ``tick_s`` is
-    0, event-driven; ``inf`` stays ``inf``)."""
+    0, event-driven; ``inf`` stays ``inf``); the ticks start at 0, so a time before 0 waits
+    for the tick at 0."""
     if tick_s <= 0 or not math.isfinite(t):
         return t
     k = math.ceil(t / tick_s)
