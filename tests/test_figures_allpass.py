@@ -1,4 +1,4 @@
-"""Allpass's readings page (lorasched.figures.allpass.pages.Readings) at the small size: the
+"""Allpass's readings page (lorasched.figures.allpass.readings.Readings) at the small size: the
 units slip against the default, the queue-all oracle's floor and the overlap of demoted jobs
 against the cap, computed from the shared batch of runs."""
 
