@@ -8,9 +8,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -21,8 +18,10 @@ from starlette.testclient import TestClient
 
 import lorasched
 from lorasched.cli import main
+from lorasched.present.app import free_port
 from lorasched.service import AuctionService, ServiceInputError
 from lorasched.service.auction import ConflictError
+from lorasched.service.bench import ServerProcess
 from lorasched.service.http import MAX_BODY, check_bind, create_app
 from lorasched.service.loadgen import compare, replay
 from lorasched.service.tasks import scenario_requests
@@ -242,28 +241,10 @@ def test_only_loopback_without_a_token():
     check_bind("0.0.0.0", "x" * 16)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _start(cluster, state, port):
-    proc = subprocess.Popen([sys.executable, "-c", "import sys; from lorasched.cli import main; "
-                             "sys.exit(main())", "serve", "--cluster",
-                             str(cluster), "--state", str(state), "--port", str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
-                return proc, json.loads(r.read())
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise AssertionError(f"lorasched serve did not start: "
-                                     f"{proc.stdout.read()[-2000:]}") from None
-            time.sleep(0.2)
+    """``lorasched serve`` in its own process on ``port``: (the process, its /healthz)."""
+    server = ServerProcess(cluster, state, port=port, timeout=60).__enter__()
+    return server.proc, _health(port)
 
 
 def _health(port):
@@ -284,7 +265,7 @@ def test_sigkill_with_bids_in_flight_loses_no_acknowledged_decision(tmp_path):
     n = day.sizes["task"]
     cluster = tmp_path / "day.nc"
     day.to_netcdf(cluster)
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     proc, _ = _start(cluster, tmp_path / "state", port)
     box = {}

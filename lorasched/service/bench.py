@@ -4,7 +4,6 @@ decision latency in process and over loopback HTTP, the replay's equivalence wit
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import tempfile
@@ -19,6 +18,7 @@ import xarray as xr
 
 from ..figures.base import Prose, paragraphs
 from ..pdftsp.workload import synthetic_scenario
+from ..present.app import free_port
 from .auction import AuctionService
 from .http import create_app
 from .loadgen import Replay, compare, replay
@@ -30,9 +30,7 @@ class LoopbackServer:
     of this process (a context manager; ``url`` while it runs)."""
 
     def __init__(self, service: AuctionService):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
+        self.port = free_port()
         config = uvicorn.Config(create_app(service), host="127.0.0.1", port=self.port,
                                 log_level="warning")
         self.server = uvicorn.Server(config)
@@ -118,18 +116,13 @@ def findings(m: dict) -> Prose:
     return paragraphs(*parts)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class ServerProcess:
     """``lorasched serve`` in a process of its own (a context manager; ``url``): what the
     benchmark measures, so that the client's threads do not share the server's GIL."""
 
-    def __init__(self, cluster_path, state_dir, *, timeout: float = 120.0):
-        self.port = _free_port()
+    def __init__(self, cluster_path, state_dir, *, port: int | None = None,
+                 timeout: float = 120.0):
+        self.port = free_port() if port is None else int(port)
         self.url = f"http://127.0.0.1:{self.port}"
         self.args = [sys.executable, "-c", "import sys; from lorasched.cli import main; "
                      "sys.exit(main())", "serve", "--cluster", str(cluster_path), "--state",
