@@ -76,8 +76,8 @@ def _difference(seen, expected) -> str:
     return "; differences: " + "; ".join(out[:6]) if out else ""
 
 
-def _same_data(seen: list[dict], expected: list[dict]) -> bool:
-    if len(seen) != len(expected):
+def _same_data(seen: list[dict] | None, expected: list[dict]) -> bool:
+    if seen is None or len(seen) != len(expected):
         return False
     for a, b in zip(seen, expected, strict=True):
         if set(a) != set(b):
@@ -267,8 +267,13 @@ def _panel(page) -> str:
     return page.locator(".lorasched-panel pre").inner_text()
 
 
-def _heatmap(page, which: str = "lam") -> list[dict]:
-    return page.locator(f".lorasched-{which}.js-plotly-plot").evaluate(PLOT_DATA_JS)
+def _heatmap(page, which: str = "lam") -> list[dict] | None:
+    """The heatmap's data; ``None`` while the page does not show exactly one (the explorer
+    replaces the heatmap widgets on each change)."""
+    plots = page.locator(f".lorasched-{which}.js-plotly-plot")
+    if plots.count() != 1:
+        return None
+    return plots.evaluate(PLOT_DATA_JS)
 
 
 def check_live_explorer(page, replay: AuctionReplay, shots: str,

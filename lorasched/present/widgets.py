@@ -155,6 +155,7 @@ class Explorer(widgets.VBox):
             self._figs[name] = go.FigureWidget(self._make(name))
             self._figs[name].add_class(f"lorasched-{name}")
         self._draw_panel()
+        self._prices = widgets.HBox([self._figs["lam"], self._figs["phi"]])
         for control in (self.nodes, self.load, self.seed):
             control.observe(self._on_scenario, names="value")
         self.step.observe(self._on_step, names="value")
@@ -165,7 +166,7 @@ class Explorer(widgets.VBox):
             widgets.HBox([self.nodes, self.load, self.seed]),
             widgets.HTML("<b>Dual prices after the first arrivals</b> (eqs. 7-8)"),
             self.step,
-            widgets.HBox([self._figs["lam"], self._figs["phi"]]),
+            self._prices,
             widgets.HTML("<b>One task at another bid</b> (against the prices just before "
                          "it arrives; nothing is committed)"),
             widgets.HBox([self.task, self.bid]),
@@ -216,8 +217,18 @@ class Explorer(widgets.VBox):
         return self._figs["utility"]
 
     def _copy(self, name: str) -> None:
-        """Copy a freshly built figure into the displayed one, in place."""
-        replace_figure(self._figs[name], self._make(name))
+        """Show a freshly built figure. The utility plot is updated in place; the two price
+        heatmaps are replaced by new widgets (their data travel as the new widget's state,
+        not as update messages: under load a browser was seen to keep an older heatmap
+        after a burst of in-place updates)."""
+        if name == "utility":
+            replace_figure(self._figs[name], self._make(name))
+            return
+        old = self._figs[name]
+        self._figs[name] = go.FigureWidget(self._make(name))
+        self._figs[name].add_class(f"lorasched-{name}")
+        self._prices.children = (self._figs["lam"], self._figs["phi"])
+        old.close()
 
     def _draw_all(self) -> None:
         for name in ("lam", "phi", "utility"):
