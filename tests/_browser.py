@@ -132,6 +132,7 @@ def screenshot(page, path: Path) -> str:
 #: a plotly figure's data as plain JSON (typed arrays, also nested, become lists)
 PLOT_DATA_JS = """el => {
   const plain = v => (ArrayBuffer.isView(v) || Array.isArray(v)) ? Array.from(v, plain) : v;
+  if (!el.data) return null;  // a plot div whose first draw has not set its data yet
   return el.data.map(t => Object.fromEntries(
     Object.entries(t).filter(([k]) => ['x', 'y', 'z', 'base', 'name', 'type'].includes(k))
       .map(([k, v]) => [k, plain(v)])));
