@@ -175,6 +175,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="eq. (8) constant (overrides --constants)")
     sim.add_argument("--work-resolution", type=_positive_int, default=8,
                      help="work units per slowest-node slot in the DP (8)")
+    sim.add_argument("--candidate-cells", choices=["auto", "index", "scan"], default="auto",
+                     help="pdFTSP's candidate cells: from the exact index (auto, where nodes "
+                     "fall into few groups) or by reading every cell (scan); same decisions")
     sim.add_argument("--trace", default=None,
                      help="pdftsp: arrivals from a real trace day: mlaas, philly, helios, "
                      "acme or a CSV path (scaled to --load); titan: helios for the "
@@ -301,6 +304,25 @@ def _parser() -> argparse.ArgumentParser:
                     help="a previous JSON of this command: print the ratios to it")
     sc.add_argument("--keep-store", default=None, metavar="DIR",
                     help="book row: copy the fresh clone's store of cells to DIR")
+    sc.add_argument("--candidates", choices=["auto", "scan"], default="auto",
+                    help="pdFTSP's candidate cells in every pdFTSP day: the index (auto) or "
+                    "the scan (as before issue 27)")
+
+    ix = bsub.add_parser("index", help="pdFTSP with and without the exact candidate index",
+                         description="The same days run with the scan and with the index "
+                         "(lorasched.pdftsp.index): seconds, median decision, and whether "
+                         "every decision, payment and price is identical. K = 100 and 200 at "
+                         "high load, 2,000 at the 10x day's 800 arrivals a slot.")
+    ix.add_argument("--nodes", nargs="+", type=_positive_int, default=[100, 200, 2000],
+                    help="cluster sizes K (100 200 2000)")
+    ix.add_argument("--seeds", nargs="+", type=_positive_int, default=[1, 2, 3],
+                    help="seeds (1 2 3)")
+    ix.add_argument("--solvers", nargs="+", default=["paper", "exact"],
+                    choices=["paper", "exact"], help="DPs (paper exact)")
+    ix.add_argument("--payments", nargs="+", default=["critical", "paper"],
+                    choices=["critical", "paper"], help="payment rules (critical paper)")
+    ix.add_argument("--slots", type=_positive_int, default=144,
+                    help="slots of each day (144)")
 
     tb = bsub.add_parser("titan", help="Titan's K = 100 high-load day under each MILP setting",
                          description="Titan-per-slot's day (K = 100, high load) under each "
@@ -430,9 +452,14 @@ def main(argv: list[str] | None = None) -> int:
                 return 0
             if args.bench == "service":
                 return cli_serve.bench(args)
+            if args.bench == "index":
+                bench.index(tuple(args.nodes), tuple(args.seeds), tuple(args.solvers),
+                            tuple(args.payments), args.slots)
+                return 0
             if args.bench == "scale":
                 bench_scale.scale(tuple(args.rows), out_path=args.out,
-                                  baseline_path=args.baseline, keep_store=args.keep_store)
+                                  baseline_path=args.baseline, keep_store=args.keep_store,
+                                  candidates=args.candidates)
                 return 0
             common = dict(nodes=args.nodes, slots=args.slots, vendors=args.vendors,
                           load=args.load, seed=args.seed)

@@ -52,6 +52,7 @@ def _simulate_allpass(args) -> int:
                         ("--constants", args.constants != "lemma2"),
                         ("--alpha", args.alpha is not None), ("--beta", args.beta is not None),
                         ("--work-resolution", args.work_resolution != 8),
+                        ("--candidate-cells", args.candidate_cells != "auto"),
                         ("--task-sizes", args.task_sizes != "paper"),
                         ("--progress", args.progress)):
         if value:
@@ -189,7 +190,8 @@ def simulate(args, parser) -> int:
     options = {}
     if args.algorithm == "pdftsp":
         options = dict(payment=args.payment, solver=args.solver,
-                       work_resolution=args.work_resolution, progress=args.progress)
+                       work_resolution=args.work_resolution, candidates=args.candidate_cells,
+                       progress=args.progress)
         if args.constants in CONSTANTS:
             options["constants"] = args.constants
         else:

@@ -8,6 +8,7 @@ import pytest
 
 import lorasched
 from lorasched.pdftsp.diagnostics import merging, priced_out
+from lorasched.pdftsp.scenario import node_speed
 
 
 def loaded():
@@ -38,7 +39,7 @@ def test_utilisation_is_compute_used_over_the_cluster_capacity(algorithm):
     """utilisation = samples processed / (sum of node capacities x slots), from the cells."""
     result = lorasched.simulate(loaded(), algorithm, seed=1)
     m = merging(result)
-    speed = result["speed"].values
+    speed = node_speed(result).values
     samples = sum(int(speed[i, k]) for i, k in zip(result["cell_task"].values,
                                                     result["cell_node"].values, strict=True))
     assert samples == int(result["compute_used"].values.sum())

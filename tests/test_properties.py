@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 import lorasched
 from lorasched import OnlineAuction, ResultError, check_result, simulate, synthetic_scenario
 from lorasched.pdftsp.auction import default_alpha_beta
+from lorasched.pdftsp.scenario import node_speed
 from lorasched.pdftsp.schedule import schedule
 from lorasched.pdftsp.workload import DEADLINE_POLICIES
 
@@ -143,7 +144,7 @@ def _start(result):
 
 def _op_cost_per_task(result):
     ct, ck, cs = _cells(result)
-    e = result["speed"].values[ct, ck] * result["op_cost_rate"].values[ck, cs]
+    e = node_speed(result).values[ct, ck] * result["op_cost_rate"].values[ck, cs]
     out = np.zeros(result.sizes["task"])
     np.add.at(out, ct, e)
     return out
@@ -164,7 +165,7 @@ def test_capacity_never_exceeded(payment, data):
     K, T = result.sizes["node"], result.sizes["slot"]
     compute = np.zeros((K, T), dtype=np.int64)
     memory = np.zeros((K, T))
-    np.add.at(compute, (ck, cs), result["speed"].values[ct, ck])
+    np.add.at(compute, (ck, cs), node_speed(result).values[ct, ck])
     np.add.at(memory, (ck, cs), result["memory"].values[ct])
     cap = result["compute_capacity"].values
     usable = result["memory_capacity"].values - result.attrs["base_model_memory"]
@@ -202,7 +203,7 @@ def test_admitted_tasks_get_their_work_inside_the_window(payment, data):
     admitted = result["admitted"].values
     vendor = result["chosen_vendor"].values
     needs = result["needs_preprocessing"].values
-    speed = result["speed"].values
+    speed = node_speed(result).values
     start = _start(result)
     deadline = result["deadline"].values
     inside = (cs >= start[ct]) & (cs <= deadline[ct])

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import xarray as xr
 
+import lorasched
 from lorasched import synthetic_scenario, to_arrays, validate_scenario
+from lorasched.pdftsp.scenario import NodeSpeed, node_speed
 from lorasched.pdftsp.workload import DEADLINE_POLICIES, SLACK_RANGES
 
 SLOTS = 6
@@ -13,8 +16,10 @@ SLOTS = 6
 
 @pytest.fixture(scope="module")
 def base():
-    """Six tasks, task i arriving in slot i, two vendors, two nodes."""
-    ds = synthetic_scenario(nodes=2, slots=SLOTS, arrivals=[1] * SLOTS, vendors=2, seed=0)
+    """Six tasks, task i arriving in slot i, two vendors, two nodes; speeds per node (the
+    validation tests name (task, node) cells; the typed layout has its own tests)."""
+    ds = synthetic_scenario(nodes=2, slots=SLOTS, arrivals=[1] * SLOTS, vendors=2, seed=0,
+                            speed_layout="node")
     assert ds.sizes["task"] == SLOTS
     np.testing.assert_array_equal(ds["arrival"].values, np.arange(SLOTS))
     return ds
@@ -359,7 +364,6 @@ def test_fixed_deadline_is_six_hours_whatever_the_slot_length(slot_minutes):
 def test_non_finite_values_are_named(ds, name, at, value):
     """inf, -inf and NaN in an int or float variable: the named error, from validation,
     to_arrays and simulate alike (never a bare OverflowError or a cast warning)."""
-    import lorasched
 
     values = _float(ds, name)
     values[(2, 1) if values.ndim == 2 else 2] = value
@@ -472,7 +476,7 @@ def test_speed_and_memory_come_from_the_profile_of_each_batch_and_gpu_type(day):
     batch = ds["micro_batch"].values
     expect = np.array([[profiles.task_speed(profiles.GPUS[t], int(b), profiles.GPT2_XL,
                                             slot_minutes) for t in types] for b in batch[:300]])
-    np.testing.assert_array_equal(ds["speed"].values[:300], expect)
+    np.testing.assert_array_equal(node_speed(ds).values[:300], expect)
     assert ds["speed"].dtype == np.int32 and ds["memory"].dtype == np.float64
     np.testing.assert_array_equal(
         ds["memory"].values, [profiles.task_memory(int(b), profiles.GPT2_XL) for b in batch])
@@ -502,12 +506,16 @@ def test_a_speed_beyond_int32_is_refused_naming_the_cell(ds, dtype):
     assert to_arrays(ds).speed[2, 1] == 2**31 - 1
 
 
-def test_speeds_are_int32_and_shared_with_the_generated_dataset(ds):
-    """The generator stores s_ik as int32 and to_arrays does not copy it (the task x node
-    matrix is the largest array of a scenario); other integer inputs are converted."""
+@pytest.mark.parametrize("layout", ["node", "type"])
+def test_speeds_are_int32_and_shared_with_the_generated_dataset(layout):
+    """The generator stores s_ik as int32 and to_arrays does not copy it (per node, the task
+    x node matrix is the largest array of a scenario); other integer inputs are converted."""
+    ds = synthetic_scenario(nodes=3, slots=SLOTS, arrivals=[1] * SLOTS, vendors=2, seed=0,
+                            speed_layout=layout)
     arrays = to_arrays(ds)
     assert ds["speed"].dtype == np.int32 and arrays.speed.dtype == np.int32
-    assert np.shares_memory(arrays.speed, ds["speed"].values)
+    stored = arrays.speed if layout == "node" else arrays.speed.by_type
+    assert np.shares_memory(stored, ds["speed"].values)
     ds["speed"] = ds["speed"].astype(np.int64)
     converted = to_arrays(ds)
     assert converted.speed.dtype == np.int32
@@ -519,3 +527,58 @@ def test_a_generator_speed_beyond_int32_is_an_error():
     with pytest.raises(ValueError, match=r"samples per slot exceeds 2,147,483,647: use "
                                          r"shorter slots"):
         synthetic_scenario(nodes=2, slots=2, load=1.0, seed=0, slot_minutes=1e9)
+
+
+# ----------------------------------------------------------------------------------------
+# speeds stored per GPU type (issue 27)
+# ----------------------------------------------------------------------------------------
+
+
+def test_typed_speeds_are_the_node_matrix_read_by_type():
+    """The default layout stores s_ik per (task, GPU type); every per-node read gives what
+    the (task, node) layout stores, and both layouts simulate the same day."""
+    typed = synthetic_scenario(nodes=7, gpu="mix", slots=12, load=6.0, seed=3)
+    plain = synthetic_scenario(nodes=7, gpu="mix", slots=12, load=6.0, seed=3,
+                               speed_layout="node")
+    assert typed["speed"].dims == ("task", "gpu") and plain["speed"].dims == ("task", "node")
+    matrix = plain["speed"].values
+    np.testing.assert_array_equal(node_speed(typed).values, matrix)
+    speed = to_arrays(typed).speed
+    assert isinstance(speed, NodeSpeed) and speed.shape == matrix.shape
+    rng = np.random.default_rng(0)
+    tasks = rng.integers(0, matrix.shape[0], 20)
+    nodes = rng.integers(0, 7, 20)
+    np.testing.assert_array_equal(speed[3], matrix[3])
+    np.testing.assert_array_equal(speed[3, nodes], matrix[3, nodes])
+    np.testing.assert_array_equal(speed[tasks, nodes], matrix[tasks, nodes])
+    np.testing.assert_array_equal(speed[:, 4], matrix[:, 4])
+    np.testing.assert_array_equal(speed[tasks], matrix[tasks])
+    np.testing.assert_array_equal(np.asarray(speed), matrix)
+    np.testing.assert_array_equal(speed.max(axis=1), matrix.max(axis=1))
+    for algorithm in ("pdftsp", "eft", "ntm", "titan"):
+        a = lorasched.simulate(typed, algorithm, seed=1)
+        b = lorasched.simulate(plain, algorithm, seed=1)
+        lorasched.check_result(a)
+        np.testing.assert_array_equal(a["cell_node"].values, b["cell_node"].values)
+        assert a.attrs["welfare"] == b.attrs["welfare"]
+
+
+def test_typed_speeds_need_every_nodes_type_named():
+    ds = synthetic_scenario(nodes=4, gpu="mix", slots=6, load=3.0, seed=0)
+    bad = ds.assign_coords(gpu=["X"] * (ds.sizes["gpu"] - 1) + ["Y"])
+    with pytest.raises(ValueError, match=r"'gpu_type' at node \d+: '.*' is not in the 'gpu' "
+                                         r"coordinate"):
+        validate_scenario(bad)
+    with pytest.raises(ValueError, match="no 'gpu' coordinate"):
+        validate_scenario(ds.drop_vars("gpu"))
+    ds["speed"].values[2, :] = 0
+    with pytest.raises(ValueError, match=r"'speed' at task 2: is zero on every node"):
+        validate_scenario(ds)
+
+
+def test_typed_speeds_survive_netcdf(tmp_path):
+    ds = synthetic_scenario(nodes=5, gpu="mix", slots=6, load=3.0, seed=2)
+    ds.to_netcdf(tmp_path / "s.nc")
+    back = xr.load_dataset(tmp_path / "s.nc")
+    np.testing.assert_array_equal(node_speed(back).values, node_speed(ds).values)
+    assert lorasched.simulate(back).attrs["welfare"] == lorasched.simulate(ds).attrs["welfare"]

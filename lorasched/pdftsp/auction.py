@@ -60,6 +60,7 @@ from tqdm import tqdm  # text bar: a widget bar would break plotly in the built 
 
 from . import kernels
 from .decisions import CellCollector, Decisions
+from .index import CandidateIndex
 from .scenario import ScenarioArrays
 from .schedule import Schedule, schedule
 
@@ -155,11 +156,16 @@ class OnlineAuction:
     solver : ``"paper"`` DP (default), ``"exact"`` or ``"brute"``, see
         :mod:`lorasched.pdftsp.schedule`.
     work_resolution : R of the work discretisation (:mod:`lorasched.pdftsp.kernels`).
+    candidates : how Algorithm 2 finds its candidate cells: ``"auto"`` (default: the exact
+        index of :mod:`lorasched.pdftsp.index` when the cluster's nodes fall into few groups
+        of interchangeable nodes, else the scan), ``"index"`` or ``"scan"`` (every cell of
+        the window read, as before issue 27). Every choice gives the same decisions.
     """
 
     def __init__(self, arrays: ScenarioArrays, *, alpha: float | None = None,
                  beta: float | None = None, constants: str = "lemma2",
-                 payment: str = "critical", solver: str = "paper", work_resolution: int = 8):
+                 payment: str = "critical", solver: str = "paper", work_resolution: int = 8,
+                 candidates: str = "auto"):
         if payment not in PAYMENTS:
             raise ValueError(f"payment must be one of {PAYMENTS}, got {payment!r}")
         if constants not in CONSTANTS:
@@ -184,23 +190,38 @@ class OnlineAuction:
         self.compute_left, self.memory_left = arrays.residual()
         self.usable_memory = arrays.usable_memory  # C_km - r_b
         self.compute_capacity = arrays.compute_capacity.astype(float)
+        self.index = CandidateIndex(arrays, self.lam, self.phi, self.compute_left,
+                                    self.memory_left, method=candidates)
 
     STATE = ("lam", "phi", "compute_left", "memory_left")
 
     def snapshot(self) -> dict[str, np.ndarray]:
-        """Copies of the mutable state (dual prices and residual capacities)."""
-        return {name: getattr(self, name).copy() for name in self.STATE}
+        """Copies of the mutable state (dual prices and residual capacities, and the
+        candidate index's arrays)."""
+        state = {name: getattr(self, name).copy() for name in self.STATE}
+        state.update({f"index_{name}": getattr(self.index, name).copy()
+                      for name in CandidateIndex.STATE})
+        return state
 
     def restore(self, state: dict[str, np.ndarray]) -> None:
-        """Put back a state taken by :meth:`snapshot` (copied, so it can be reused)."""
+        """Put back a state taken by :meth:`snapshot` (copied, so it can be reused); a
+        state without the index's arrays has the index rebuilt from it."""
         for name in self.STATE:
             getattr(self, name)[...] = state[name]
+        if all(f"index_{name}" in state for name in CandidateIndex.STATE):
+            for name in CandidateIndex.STATE:
+                getattr(self.index, name)[...] = state[f"index_{name}"]
+        else:
+            self.index.build()
 
-    def quote(self, i: int, bid: float | None = None) -> Schedule:
-        """Algorithm 2 for task ``i`` against the current state, committing nothing."""
+    def quote(self, i: int, bid: float | None = None, *,
+              speed_i: np.ndarray | None = None) -> Schedule:
+        """Algorithm 2 for task ``i`` against the current state, committing nothing
+        (``speed_i``: the task's per-node speeds, if at hand)."""
         return schedule(self.arrays, i, self.lam, self.phi, self.compute_left,
                         self.memory_left, bid=bid, solver=self.solver,
-                        work_resolution=self.work_resolution)
+                        work_resolution=self.work_resolution, index=self.index,
+                        speed_i=speed_i)
 
     def price(self, s: Schedule, i: int) -> float:
         """The payment of task ``i`` if admitted with schedule ``s``."""
@@ -211,7 +232,8 @@ class OnlineAuction:
     def offer(self, i: int, bid: float | None = None) -> Decision:
         """Algorithm 1, lines 2-13, for task ``i`` (optionally with another bid)."""
         start = time.perf_counter()
-        s = self.quote(i, bid)
+        speed_i = self.arrays.speed[i]
+        s = self.quote(i, bid, speed_i=speed_i)
         if not s.feasible:
             return Decision(i, False, "no_feasible_schedule", s, 0.0, 0.0,
                             time.perf_counter() - start)
@@ -222,17 +244,20 @@ class OnlineAuction:
         b = float(self.arrays.bid[i] if bid is None else bid)
         b_il = b - s.vendor_price - s.op_cost  # increment of objective (4)
         b_bar = b_il / (s.samples + s.n_cells * r_i)  # b-bar_il under eq. (8)
+        before = self.index.capture(s.nodes, s.slots)
         kernels.update_duals(self.lam, self.phi, self.compute_left, self.memory_left,
-                             s.nodes, s.slots, self.arrays.speed[i], r_i,
+                             s.nodes, s.slots, speed_i, r_i,
                              self.compute_capacity, self.usable_memory,
                              self.alpha, self.beta, b_bar)  # eqs. (7), (8); line 8
+        self.index.commit(s.nodes, s.slots, before)
         pay = self.price(s, i)  # line 11
         return Decision(i, True, "admitted", s, pay, b_bar, time.perf_counter() - start)
 
 
 def run(arrays: ScenarioArrays, rng: np.random.Generator, *, alpha: float | None = None,
         beta: float | None = None, constants: str = "lemma2", payment: str = "critical",
-        solver: str = "paper", work_resolution: int = 8, progress: bool = False) -> Decisions:
+        solver: str = "paper", work_resolution: int = 8, candidates: str = "auto",
+        progress: bool = False) -> Decisions:
     """Offer every task, in arrival order, to one :class:`OnlineAuction`.
 
     ``alpha``/``beta`` default to :func:`default_alpha_beta` of the scenario's declared
@@ -241,7 +266,8 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, alpha: float | None
     """
     del rng
     auction = OnlineAuction(arrays, alpha=alpha, beta=beta, constants=constants,
-                            payment=payment, solver=solver, work_resolution=work_resolution)
+                            payment=payment, solver=solver, work_resolution=work_resolution,
+                            candidates=candidates)
     out = Decisions.empty(arrays.n_tasks, arrays.n_nodes, arrays.n_slots)
     cells = CellCollector()
     for i in tqdm(range(arrays.n_tasks), desc="pdftsp", unit="task", disable=not progress):
@@ -260,5 +286,7 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, alpha: float | None
     out.phi = auction.phi
     out.attrs = {"alpha": auction.alpha, "beta": auction.beta,
                  "constants": auction.constants, "payment_rule": payment,
-                 "solver": solver, "work_resolution": int(work_resolution)}
+                 "solver": solver, "work_resolution": int(work_resolution),
+                 "candidates": auction.index.method,
+                 "candidates_reason": auction.index.reason}
     return out

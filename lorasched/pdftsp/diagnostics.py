@@ -40,7 +40,8 @@ def merging(result: xr.Dataset) -> dict[str, float]:
     count = np.zeros((K, T), dtype=np.int64)
     np.add.at(count, (node, slot), 1)
     used = int((count > 0).sum())
-    speed = result["speed"].values[task, node].astype(float) if task.size else np.zeros(0)
+    speed = (to_arrays(result, validate=False).speed[task, node].astype(float) if task.size
+             else np.zeros(0))
     return {
         "used_cells": float(used),
         "shared_cells": float((count >= 2).sum() / used) if used else 0.0,

@@ -60,6 +60,39 @@ def work_units(speed_i, work_i, resolution, relaxed=False):
 
 
 @njit(cache=True)
+def prune_append(nodes, start, count, k, t, speed_i, lam, phi, rate, prune):
+    """Append candidate node ``k`` of slot ``t`` to ``nodes[start:count]`` (the slot's
+    candidates so far, ascending) and return the new count. With ``prune``, ``k`` is
+    dropped when a kept node of the same speed is no worse in lambda, phi and operating cost
+    (equal in all three: the lower index is kept), and kept nodes that ``k`` dominates are
+    removed. The one place this rule lives: :func:`candidates` (the scan) and
+    :mod:`lorasched.pdftsp.index` (the index) both append through it, in ascending ``k``."""
+    s = speed_i[k]
+    if prune:
+        lk = lam[k, t]
+        pk = phi[k, t]
+        ek = s * rate[k, t]
+        m = start
+        while m < count:
+            q = nodes[m]
+            if speed_i[q] == s:
+                lq = lam[q, t]
+                pq = phi[q, t]
+                eq = s * rate[q, t]
+                if lq <= lk and pq <= pk and eq <= ek:
+                    return count  # dominated by q (lower index)
+                if lk <= lq and pk <= pq and ek <= eq:
+                    # k dominates q strictly (q has the lower index): drop q
+                    for r in range(m, count - 1):
+                        nodes[r] = nodes[r + 1]
+                    count -= 1
+                    continue
+            m += 1
+    nodes[count] = k
+    return count + 1
+
+
+@njit(cache=True)
 def candidates(speed_i, r_i, t0, t1, lam, phi, rate, compute_left, memory_left, prune):
     """Cells (k, t), t0 <= t <= t1, where task i fits in the residual capacity.
 
@@ -96,35 +129,9 @@ def candidates(speed_i, r_i, t0, t1, lam, phi, rate, compute_left, memory_left, 
         t = t0 + j
         start = count
         for k in range(K):
-            if not fits[j, k]:
-                continue
-            s = speed_i[k]
-            if prune:
-                lk = lam[k, t]
-                pk = phi[k, t]
-                ek = s * rate[k, t]
-                dominated = False
-                m = start
-                while m < count:
-                    q = nodes[m]
-                    if speed_i[q] == s:
-                        lq = lam[q, t]
-                        pq = phi[q, t]
-                        eq = s * rate[q, t]
-                        if lq <= lk and pq <= pk and eq <= ek:
-                            dominated = True
-                            break
-                        if lk <= lq and pk <= pq and ek <= eq:
-                            # k dominates q strictly (q has the lower index): drop q
-                            for r in range(m, count - 1):
-                                nodes[r] = nodes[r + 1]
-                            count -= 1
-                            continue
-                    m += 1
-                if dominated:
-                    continue
-            nodes[count] = k
-            count += 1
+            if fits[j, k]:
+                count = prune_append(nodes, start, count, k, t, speed_i, lam, phi, rate,
+                                     prune)
         ptr[j + 1] = count
     return ptr, nodes[:count]
 
@@ -367,9 +374,19 @@ def schedule_task(a, d, needs_pre, bid, work_i, speed_i, r_i, vendor_price_i, ve
     Returns ``(vendor, F, cost, lam_hat, phi_hat, samples, n_cells, op_cost, vendor_price,
     cell_nodes, cell_slots)``; ``vendor = -2`` when no vendor admits a feasible schedule.
     """
-    units, W = work_units(speed_i, work_i, resolution)
     ptr, nodes = candidates(speed_i, r_i, a, d, lam, phi, rate, compute_left, memory_left,
                             True)
+    return schedule_over(ptr, nodes, a, d, needs_pre, bid, work_i, speed_i, r_i,
+                         vendor_price_i, vendor_delay_i, lam, phi, rate, resolution, exact)
+
+
+@njit(cache=True)
+def schedule_over(ptr, nodes, a, d, needs_pre, bid, work_i, speed_i, r_i, vendor_price_i,
+                  vendor_delay_i, lam, phi, rate, resolution, exact):
+    """:func:`schedule_task` over given candidates (CSR ``ptr``, ``nodes`` of slots
+    ``a..d``, as :func:`candidates` returns them with ``prune``): the DPs and the vendor
+    choice. :mod:`lorasched.pdftsp.index` supplies the same candidates without a scan."""
+    units, W = work_units(speed_i, work_i, resolution)
     n_opt = vendor_price_i.shape[0] if needs_pre else 1
     span = d - a + 1
     done = np.full(span, -1, dtype=np.int64)  # t0 - a -> slot in the result buffers

@@ -154,7 +154,8 @@ class OfflineModel:
 def _eligible(arrays: ScenarioArrays) -> np.ndarray:
     """bool[I, K]: node k could ever run task i (speed, compute and memory on their own)."""
     usable = arrays.usable_memory  # C_km - r_b
-    return ((arrays.speed > 0) & (arrays.speed <= arrays.compute_capacity[None, :])
+    speed = np.asarray(arrays.speed)  # the whole (task, node) matrix: small instances only
+    return ((speed > 0) & (speed <= arrays.compute_capacity[None, :])
             & (arrays.memory[:, None] <= usable[None, :] + MEMORY_TOLERANCE))
 
 

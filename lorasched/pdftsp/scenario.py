@@ -36,6 +36,11 @@ SCHEMA: dict[str, tuple[tuple[str, ...], str, str]] = {
     "vendor_delay": (("task", "vendor"), "int", "h_in: vendor n's delay for task i, slots"),
 }
 
+#: ``speed`` may instead be stored per GPU type: dims (task, gpu), the ``gpu`` coordinate
+#: naming the types and ``gpu_type`` naming each node's (issue 27: a 20,000-node cluster's
+#: per-node matrix would not fit in memory); :func:`node_speed` and :class:`NodeSpeed` give
+#: the per-node view
+TYPED_SPEED_DIMS = ("task", "gpu")
 #: attributes a scenario must carry
 #: GB of slack in memory comparisons, so that tasks that exactly fill a node (0.3 + 2.5 GB
 #: on a 2.8 GB node) are not lost to floating-point rounding; the kernels use the same value
@@ -81,7 +86,7 @@ class ScenarioArrays(NamedTuple):
     work: np.ndarray  # int64[I]
     needs_preprocessing: np.ndarray  # bool[I]
     bid: np.ndarray  # float64[I]
-    speed: np.ndarray  # int32[I, K] (SPEED_DTYPE)
+    speed: np.ndarray | NodeSpeed  # int32[I, K] (SPEED_DTYPE), or stored per GPU type
     vendor_price: np.ndarray  # float64[I, N]
     vendor_delay: np.ndarray  # int64[I, N]
     value_density_min: float | None = None  # v_min, money per sample (DECLARED_ATTRS)
@@ -164,6 +169,9 @@ def validate_scenario(ds: xr.Dataset) -> None:
         if name not in ds:
             raise ValueError(f"scenario variable '{name}' is missing ({meaning})")
         var = ds[name]
+        if name == "speed" and var.dims == TYPED_SPEED_DIMS:
+            dims = TYPED_SPEED_DIMS
+            _check_gpu_coordinate(ds)
         if var.dims != dims:
             raise ValueError(
                 f"scenario variable '{name}' has dims {var.dims}, expected {dims} ({meaning})"
@@ -216,11 +224,117 @@ def validate_scenario(ds: xr.Dataset) -> None:
     _fail("memory_capacity", usable < 0, ("node",),
           f"is smaller than the base model (base_model_memory = {r_b} GB)")
     memory = ds["memory"].values.astype(float)
-    fits_nowhere = memory[:, None] > usable[None, :] + MEMORY_TOLERANCE
-    _fail("memory", fits_nowhere.all(axis=1), task,
+    _fail("memory", memory > usable.max(initial=-np.inf) + MEMORY_TOLERANCE, task,
           "plus the base model exceeds the memory of every node")
     speed = ds["speed"].values  # none is negative: zero everywhere <=> its largest is 0
+    if ds["speed"].dims == TYPED_SPEED_DIMS:  # only the GPU types some node has count
+        speed = speed[:, np.unique(_node_types(ds))]
     _fail("speed", speed.max(axis=1, initial=0) <= 0, task, "is zero on every node")
+
+
+def _node_types(ds: xr.Dataset) -> np.ndarray:
+    """int64[K]: each node's position in the ``gpu`` coordinate of a typed-speed scenario."""
+    names = [str(g) for g in ds["gpu"].values]
+    where = {g: j for j, g in enumerate(names)}
+    return np.fromiter((where[str(t)] for t in ds["gpu_type"].values), dtype=np.int64,
+                       count=ds.sizes["node"])
+
+
+def _check_gpu_coordinate(ds: xr.Dataset) -> None:
+    """A typed-speed scenario names every node's GPU type in its ``gpu`` coordinate, once."""
+    if "gpu" not in ds.coords:
+        raise ValueError("scenario variable 'speed' has dims ('task', 'gpu') but the scenario "
+                         "has no 'gpu' coordinate naming the GPU types")
+    names = [str(g) for g in ds["gpu"].values]
+    if len(set(names)) != len(names):
+        raise ValueError(f"scenario coordinate 'gpu' names a GPU type twice: {names}")
+    known = set(names)
+    for k, t in enumerate(ds["gpu_type"].values):
+        if str(t) not in known:
+            raise ValueError(f"scenario variable 'gpu_type' at node {k}: {str(t)!r} is not in "
+                             f"the 'gpu' coordinate of 'speed' ({', '.join(names)})")
+
+
+def node_speed(ds: xr.Dataset) -> xr.DataArray:
+    """``s_ik`` of a scenario (or result) as a (task, node) array, whichever layout the
+    scenario stores (:data:`TYPED_SPEED_DIMS` or per node). Builds the whole matrix: for
+    large scenarios index :attr:`ScenarioArrays.speed` instead."""
+    speed = ds["speed"]
+    if speed.dims != TYPED_SPEED_DIMS:
+        return speed
+    values = speed.values[:, _node_types(ds)]
+    return xr.DataArray(values, dims=("task", "node"),
+                        coords={"task": ds["task"], "node": ds["node"]})
+
+
+class NodeSpeed:
+    """``s_ik`` stored per (task, GPU type) and read as the (task, node) matrix the
+    algorithms index: ``by_type[i, g]`` with ``node_type[k]`` the type of node k.
+
+    Indexing returns numpy arrays exactly as the matrix would: ``speed[i]`` (task i on every
+    node; read-only, shared by the tasks of one class), ``speed[i, nodes]``,
+    ``speed[tasks, nodes]`` (pairs), ``speed[:, k]``; ``np.asarray(speed)`` builds the
+    whole matrix (small instances only: at K = 20,000 nodes and 1.15 M tasks it would take
+    92 GB, the table 1.15 M x the number of types)."""
+
+    __slots__ = ("by_type", "node_type", "_rows")
+    ndim = 2
+    #: at most this many distinct rows are kept (:meth:`__getitem__`)
+    ROW_CACHE = 256
+
+    def __init__(self, by_type: np.ndarray, node_type: np.ndarray):
+        self.by_type = by_type
+        self.node_type = node_type
+        self._rows: dict[bytes, np.ndarray] = {}
+
+    def _row(self, i) -> np.ndarray:
+        """Task i's per-node speeds, read-only: tasks with the same speed per type (one
+        class of model and micro-batch) share one array, so building the O(K) row happens
+        once per class, not once per decision."""
+        key = self.by_type[i].tobytes()
+        row = self._rows.get(key)
+        if row is None:
+            row = self.by_type[i][self.node_type]
+            if len(self._rows) < self.ROW_CACHE:
+                row.flags.writeable = False
+                self._rows[key] = row
+        return row
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.by_type.shape[0], self.node_type.shape[0])
+
+    @property
+    def dtype(self):
+        return self.by_type.dtype
+
+    @property
+    def size(self) -> int:
+        return self.shape[0] * self.shape[1]
+
+    def __len__(self) -> int:
+        return self.by_type.shape[0]
+
+    def __getitem__(self, key):
+        if isinstance(key, tuple):
+            if len(key) != 2:
+                raise IndexError(f"speed takes (task, node) indices, got {len(key)}")
+            tasks, nodes = key
+            return self.by_type[tasks, self.node_type[nodes]]
+        if isinstance(key, (int, np.integer)):
+            return self._row(key)
+        return self.by_type[key][..., self.node_type]
+
+    def __array__(self, dtype=None, copy=None):
+        out = self.by_type[:, self.node_type]
+        return out if dtype is None else out.astype(dtype)
+
+    def max(self, axis=None, **kwargs):
+        """As ``ndarray.max`` of the matrix (only the types some node has count)."""
+        used = self.by_type[:, np.unique(self.node_type)]
+        if axis in (1, -1) or axis is None:
+            return used.max(axis=axis, **kwargs)
+        return np.asarray(self).max(axis=axis, **kwargs)
 
 
 def to_arrays(ds: xr.Dataset, validate: bool = True) -> ScenarioArrays:
@@ -245,7 +359,9 @@ def to_arrays(ds: xr.Dataset, validate: bool = True) -> ScenarioArrays:
         work=arr("work", np.int64),
         needs_preprocessing=arr("needs_preprocessing", np.bool_),
         bid=arr("bid", np.float64),
-        speed=arr("speed", SPEED_DTYPE),  # no copy when the dataset holds int32
+        speed=(arr("speed", SPEED_DTYPE)  # no copy when the dataset holds int32
+               if ds["speed"].dims != TYPED_SPEED_DIMS
+               else NodeSpeed(arr("speed", SPEED_DTYPE), _node_types(ds))),
         vendor_price=arr("vendor_price", np.float64),
         vendor_delay=arr("vendor_delay", np.int64),
         **declared,

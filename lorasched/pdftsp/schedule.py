@@ -26,7 +26,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import index as candidate_index
 from . import kernels
+from .index import CandidateIndex
 from .scenario import MEMORY_TOLERANCE, ScenarioArrays
 
 SOLVERS = ("paper", "exact", "brute")
@@ -68,12 +70,18 @@ def _check_solver(solver: str) -> None:
 
 def schedule(arrays: ScenarioArrays, i: int, lam: np.ndarray, phi: np.ndarray,
              compute_left: np.ndarray, memory_left: np.ndarray, *, bid: float | None = None,
-             solver: str = "paper", work_resolution: int = 8) -> Schedule:
+             solver: str = "paper", work_resolution: int = 8,
+             index: CandidateIndex | None = None,
+             speed_i: np.ndarray | None = None) -> Schedule:
     """Algorithm 2 for task ``i`` against prices ``lam, phi`` and residual capacities.
 
     ``bid`` overrides the task's bid (the schedule itself does not depend on it; only
     ``surplus`` does). ``work_resolution`` is R of the work discretisation
-    (:mod:`lorasched.pdftsp.kernels`); it does not apply to ``solver="brute"``.
+    (:mod:`lorasched.pdftsp.kernels`); it does not apply to ``solver="brute"``. ``index``:
+    a :class:`~lorasched.pdftsp.index.CandidateIndex` of exactly this state, which supplies
+    the candidate cells without scanning the cluster (the same cells, so the same schedule).
+    ``speed_i``: ``arrays.speed[i]`` if the caller has it already (with speeds stored per
+    GPU type, building the row costs O(K)).
     """
     _check_solver(solver)
     if int(work_resolution) < 1:
@@ -81,11 +89,16 @@ def schedule(arrays: ScenarioArrays, i: int, lam: np.ndarray, phi: np.ndarray,
     b = float(arrays.bid[i] if bid is None else bid)
     if solver == "brute":
         return brute_force_schedule(arrays, i, lam, phi, compute_left, memory_left, bid=b)
-    res = kernels.schedule_task(
-        int(arrays.arrival[i]), int(arrays.deadline[i]), bool(arrays.needs_preprocessing[i]),
-        b, int(arrays.work[i]), arrays.speed[i], float(arrays.memory[i]),
-        arrays.vendor_price[i], arrays.vendor_delay[i], lam, phi, arrays.op_cost_rate,
-        compute_left, memory_left, int(work_resolution), solver == "exact")
+    args = (int(arrays.arrival[i]), int(arrays.deadline[i]),
+            bool(arrays.needs_preprocessing[i]), b, int(arrays.work[i]),
+            arrays.speed[i] if speed_i is None else speed_i,
+            float(arrays.memory[i]), arrays.vendor_price[i], arrays.vendor_delay[i], lam, phi,
+            arrays.op_cost_rate, compute_left, memory_left, int(work_resolution),
+            solver == "exact")
+    if index is not None and index.serves(arrays, args[5]):
+        res = candidate_index.schedule_task(*args, *index.schedule_args())
+    else:
+        res = kernels.schedule_task(*args)
     return Schedule(int(res[0]), float(res[1]), float(res[2]), float(res[3]), float(res[4]),
                     int(res[5]), int(res[6]), float(res[7]), float(res[8]), res[9], res[10])
 

@@ -68,6 +68,8 @@ VENDOR_DELAY_SLOTS = (1.0, 18.0)
 VENDOR_PRICE_SHARE = 0.2  # mid vendor's price ~ this share of a typical task's value
 FIXED_DEADLINE_HOURS = 6.0
 TASK_SIZES = ("paper", "trace")
+#: how the generated scenario stores s_ik (see synthetic_scenario)
+SPEED_LAYOUTS = ("type", "node")
 WORK_RANGE = (EPOCHS[0] * DATASET_SAMPLES[0], EPOCHS[1] * DATASET_SAMPLES[1])  # [5k, 100k]
 
 
@@ -145,7 +147,7 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
                        model: profiles.ModelProfile = profiles.GPT2_XL,
                        trace: str | os.PathLike | None = None,
                        trace_day: int | str = "median",
-                       task_sizes: str = "paper") -> xr.Dataset:
+                       task_sizes: str = "paper", speed_layout: str = "type") -> xr.Dataset:
     """A seeded synthetic scenario; see the module docstring for every modelling choice.
 
     Returns a validated ``xarray.Dataset`` (see :mod:`lorasched.pdftsp.scenario`) whose attribute
@@ -153,7 +155,10 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
     (``sum M_i / (T * sum_k C_kp)``): above 1 the cluster cannot serve everything.
     With ``trace`` (a name in :data:`lorasched.model.traces.TRACES` or a CSV path), ``load`` is
     the target mean per slot of the trace day ``trace_day``; the attributes ``trace``,
-    ``trace_day`` (the day used) and ``task_sizes`` record it.
+    ``trace_day`` (the day used) and ``task_sizes`` record it. ``speed_layout``: ``"type"``
+    (default) stores ``s_ik`` per (task, GPU type), as it is generated
+    (:data:`~lorasched.pdftsp.scenario.TYPED_SPEED_DIMS`); ``"node"`` as the (task, node)
+    matrix (K times larger; the layout before issue 27). Both give the same results.
     """
     if int(nodes) < 1:
         raise ValueError(f"nodes must be a positive integer, got {nodes}")
@@ -170,6 +175,8 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
         raise ValueError(f"preprocessing_share must be in [0, 1], got {preprocessing_share}")
     if vendors == 0 and preprocessing_share > 0:
         raise ValueError("vendors=0 needs preprocessing_share=0 (nobody could pre-process)")
+    if speed_layout not in SPEED_LAYOUTS:
+        raise ValueError(f"speed_layout must be one of {SPEED_LAYOUTS}, got {speed_layout!r}")
     if task_sizes not in TASK_SIZES:
         raise ValueError(f"task_sizes must be one of {TASK_SIZES}, got {task_sizes!r}")
     if trace is not None and arrivals is not None:
@@ -222,7 +229,7 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
     position = {int(b): j for j, b in enumerate(batches)}
     row = np.fromiter((position[b] for b in batch.tolist()), dtype=np.int64, count=n)
     col = np.array([kinds.index(t) for t in types], dtype=np.int64)
-    speed = table[row[:, None], col[None, :]].reshape(n, nodes)
+    speed_by_type = table[row]  # (task, gpu): s_ik of every type, kinds' order
     memory = memory_of[row].reshape(n)
 
     v_ref = reference_value_per_sample(model, slot_minutes)
@@ -252,7 +259,7 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
     if deadline_policy in SLACK_RANGES:
         lo, hi = SLACK_RANGES[deadline_policy]
         sigma = rng.uniform(lo, hi, size=n)
-        fastest = speed.max(axis=1)
+        fastest = speed_by_type[:, np.unique(col)].max(axis=1)
         delay = np.where(needs & (vendors > 0),
                          np.median(vendor_delay, axis=1) if vendors else 0, 0)
         deadline = arrival + np.ceil(delay + sigma * work / fastest).astype(np.int64)
@@ -275,7 +282,8 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
             "work": ("task", work.astype(np.int64)),
             "needs_preprocessing": ("task", needs),
             "bid": ("task", bid),
-            "speed": (("task", "node"), speed),
+            "speed": ((("task", "gpu"), speed_by_type) if speed_layout == "type" else
+                      (("task", "node"), np.ascontiguousarray(speed_by_type[:, col]))),
             "vendor_price": (("task", "vendor"), vendor_price),
             "vendor_delay": (("task", "vendor"), vendor_delay),
             "micro_batch": ("task", batch.astype(np.int64)),
@@ -284,7 +292,8 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
             "electricity_price": ("slot", price),
         },
         coords={"node": np.arange(nodes), "slot": np.arange(slots), "task": np.arange(n),
-                "vendor": np.arange(vendors)},
+                "vendor": np.arange(vendors),
+                **({"gpu": np.array(kinds, dtype=str)} if speed_layout == "type" else {})},
         attrs={
             "system": "pdftsp",
             "base_model_memory": round(model.base_model_memory_gb, 3),

@@ -22,6 +22,7 @@ import numpy as np
 import xarray as xr
 
 from ..pdftsp.auction import OnlineAuction
+from ..pdftsp.auction import run as run_auction
 from ..pdftsp.bound import offline_upper_bound
 from ..pdftsp.policies import REGISTRY
 from ..pdftsp.result import check_result
@@ -244,3 +245,49 @@ def compare(nodes=100, slots=144, vendors=5, load="high", seed=1, bound=True,
               f"{b['iterations']} iterations, {b['seconds']:.0f} s); empirical competitive "
               f"ratio of pdFTSP <= {b['welfare'] / pd:.2f}", file=out)
     return figures
+
+
+#: what ``bench index`` compares between the scan and the index (every decision of a run)
+_DECISION_FIELDS = ("admitted", "chosen_vendor", "payment", "cell_task", "cell_node",
+                    "cell_slot", "lam", "phi")
+
+
+def index(nodes=(100, 200, 2000), seeds=(1, 2, 3), solvers=("paper", "exact"),
+          payments=("critical", "paper"), slots=144, out=None) -> list[dict]:
+    """pdFTSP with its candidates from the scan and from the exact index
+    (:mod:`lorasched.pdftsp.index`) on the same days: seconds of each, the median decision,
+    and whether every admitted task, cell, vendor, payment and final price is the same.
+    The days: K = 100 and 200 at high load, 2,000 at the 10x day's 800 arrivals a slot
+    (``slots`` long). Prints one line per run; returns the rows."""
+    out = out or sys.stdout
+    rows = []
+    for k in nodes:
+        load = 800.0 if k >= 2000 else "high"
+        for seed in seeds:
+            arrays = to_arrays(synthetic_scenario(nodes=k, load=load, slots=slots, seed=seed))
+            for solver in solvers:
+                for payment in payments:
+                    got, seconds = {}, {}
+                    for method in ("scan", "index"):
+                        start = time.perf_counter()
+                        got[method] = run_auction(arrays, None, solver=solver, payment=payment,
+                                                  candidates=method)
+                        seconds[method] = time.perf_counter() - start
+                    same = all(np.array_equal(getattr(got["scan"], f), getattr(got["index"], f))
+                               for f in _DECISION_FIELDS)
+                    row = {"nodes": k, "seed": seed, "slots": slots, "tasks": arrays.n_tasks,
+                           "solver": solver, "payment": payment,
+                           "admitted": int(got["index"].admitted.sum()),
+                           "scan_seconds": seconds["scan"], "index_seconds": seconds["index"],
+                           "scan_median_us": float(np.median(got["scan"].decision_time) * 1e6),
+                           "index_median_us": float(np.median(got["index"].decision_time)
+                                                    * 1e6),
+                           "identical": bool(same)}
+                    rows.append(row)
+                    print(f"K={k:>5} seed {seed} {solver:>5} DP, {payment:>8} payment: "
+                          f"{row['tasks']:,} tasks, {row['admitted']:,} admitted; scan "
+                          f"{row['scan_seconds']:.1f} s (median {row['scan_median_us']:.0f} us)"
+                          f", index {row['index_seconds']:.1f} s (median "
+                          f"{row['index_median_us']:.0f} us); decisions "
+                          f"{'identical' if same else 'DIFFER'}", file=out, flush=True)
+    return rows

@@ -31,7 +31,7 @@ import re
 
 import numpy as np
 
-from ..pdftsp.scenario import SPEED_DTYPE, ScenarioArrays
+from ..pdftsp.scenario import SPEED_DTYPE, ScenarioArrays, node_speed
 
 FIELDS = ("id", "arrival", "deadline", "work", "memory", "speed", "bid",
           "needs_preprocessing", "vendor_price", "vendor_delay")
@@ -184,11 +184,12 @@ def scenario_requests(ds) -> list[dict]:
     """The tasks of a pdFTSP scenario Dataset as request bodies, ids ``task-<index>``, in
     the scenario's order (what ``lorasched loadgen`` sends)."""
     out = []
+    speed = node_speed(ds).values
     for i in range(ds.sizes["task"]):
         body = {"id": f"task-{i}", "arrival": int(ds["arrival"].values[i]),
                 "deadline": int(ds["deadline"].values[i]), "work": int(ds["work"].values[i]),
                 "memory": float(ds["memory"].values[i]),
-                "speed": [int(x) for x in ds["speed"].values[i]],
+                "speed": [int(x) for x in speed[i]],
                 "bid": float(ds["bid"].values[i]),
                 "needs_preprocessing": bool(ds["needs_preprocessing"].values[i])}
         if ds.sizes.get("vendor", 0):
