@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 
+import numpy as np
 import pytest
 
 from lorasched.cli import main
@@ -30,9 +31,20 @@ def in_process(monkeypatch):
 def test_scale_prints_the_table_writes_json_and_compares(in_process, tmp_path, capsys):
     path = tmp_path / "now.json"
     figures = bench_scale.scale(bench_scale.DEFAULT_ROWS, out_path=path, specs=TINY,
-                                series_nodes=(2, 3))
+                                series_nodes=(2, 3), provider_nodes=(4, 6))
     saved = json.loads(path.read_text())
-    assert saved["rows"].keys() == {"bound", "day10x", "decision", "titan", "series"}
+    assert saved["rows"].keys() == {"bound", "day10x", "decision", "titan", "series",
+                                    "provider"}
+    assert [p["nodes"] for p in saved["rows"]["provider"]] == [4, 6]
+    # the slope of log decision time on log K over the pdFTSP points of K <= 2,000
+    points = bench_scale.decision_points(saved)
+    assert [k for k, _ in points] == [2, 3, 4, 6]
+    assert bench_scale.decision_slope(saved) is None  # no point in K = 100 ... 2,000
+    slope = bench_scale.decision_slope(saved, lo=2, hi=3)
+    x, y = np.log([2, 3]), np.log([us for _, us in points[:2]])
+    assert slope == pytest.approx((y[1] - y[0]) / (x[1] - x[0]))
+    assert bench_scale.decision_slope(saved, lo=2, hi=2) is None
+    assert len(bench_scale.decision_figure(saved, saved).data) == 2
     assert saved == json.loads(json.dumps(figures))
     assert saved["rows"]["bound"]["bound"] > 0 and saved["rows"]["bound"]["converged"]
     assert saved["rows"]["titan"]["slots_hit_limit"] >= 0
@@ -43,7 +55,9 @@ def test_scale_prints_the_table_writes_json_and_compares(in_process, tmp_path, c
     assert saved["rows"]["series"][3] == saved["rows"]["day10x"]
     text = capsys.readouterr().out
     for line in ("offline_upper_bound, K=2 1.5", "10x day, pdFTSP", "peak memory",
-                 "pdFTSP decision median, K=3", "Titan day, K=2 1.5", f"wrote {path}"):
+                 "pdFTSP decision median, K=3", "Titan day, K=2 1.5", f"wrote {path}",
+                 "pdFTSP day, K=6",
+                 "peak memory, K=6", "decision median, K=4"):
         assert line in text, line
     assert figures["machine"]["cores"] >= 1 and figures["code"]
 
@@ -88,7 +102,7 @@ def test_findings_table_and_plot_say_what_was_measured():
     text = bench_scale.findings(now, before)
     assert "**offline_upper_bound, K=100 high**: 100 s against a goal of 120 s: goal met, " \
            "4.9x faster than before (494 s)" in text
-    assert "**peak memory**: 2.4 GB against a goal of 2 GB: goal NOT met, before 5.9 GB" in text
+    assert "**peak memory**: 2.4 GB against a goal of 1 GB: goal NOT met, before 5.9 GB" in text
     table = bench_scale.table(now, before)
     assert list(table.columns) == ["what", "before", "now", "unit", "goal", "met"]
     row = table.set_index("what").loc["Titan day, K=100 high, default limits"]
@@ -210,3 +224,15 @@ def test_book_row_reads_each_system_and_the_rebuilds(monkeypatch, tmp_path):
     assert lines["make book again after a change to allpass"] >= 0
     assert "make book again after a change to presentation" in lines
 
+
+
+def test_decision_findings_name_the_measured_numbers(in_process, tmp_path):
+    figures = bench_scale.run(("series", "provider"), specs=TINY, series_nodes=(100, 200),
+                              provider_nodes=(300,), progress=lambda s: None)
+    text = bench_scale.decision_findings(figures, figures)
+    points = bench_scale.decision_points(figures)
+    big = figures["rows"]["provider"][0]
+    assert "at K = 100 and" in text and f"at K = {points[-1][0]:,}" in text
+    assert f"slope of {bench_scale.decision_slope(figures):.2f}" in text
+    assert f"K = 300 with {big['tasks']:,} tasks" in text
+    assert "With the scan" in text

@@ -16,6 +16,9 @@ are the issue-14 table:
   nodes before issue 24): seconds, slots at a limit, welfare;
 * ``series``: pdFTSP, EFT and NTM at K = 100 ... 2,000 with 0.4 K arrivals per slot, for the
   book's plot of time and memory against K and tasks;
+* ``provider`` (issue 27): pdFTSP alone at the same density at K = 5,000, 10,000 and 20,000
+  (a 20,000-GPU provider's day, about 1.15 M tasks); with the series, the log-log fit of
+  the median decision time on K (:func:`decision_slope`, :func:`decision_figure`);
 * ``book`` (only when asked: it takes most of an hour): ``make book`` in a fresh clone,
   with its parts (venv, each system's cells, notebooks and build) and two rebuilds (after a
   change to Allpass's package, after a change to presentation), :func:`_book_seconds`.
@@ -52,9 +55,12 @@ from ..pdftsp.bound import offline_upper_bound
 from ..pdftsp.simulation import simulate
 from ..pdftsp.workload import synthetic_scenario
 
-ROWS = ("bound", "day10x", "decision", "titan", "series", "book")
-DEFAULT_ROWS = ("bound", "day10x", "decision", "titan", "series")
+ROWS = ("bound", "day10x", "decision", "titan", "series", "provider", "book")
+DEFAULT_ROWS = ("bound", "day10x", "decision", "titan", "series", "provider")
 SERIES_NODES = (100, 200, 500, 1000, 2000)
+#: the ``provider`` row: pdFTSP alone at the series' arrival density beyond K = 2,000, up
+#: to a 20,000-GPU provider's day (about 1.15 M tasks; issue 27)
+PROVIDER_NODES = (5000, 10000, 20000)
 SERIES_ALGORITHMS = ("pdftsp", "eft", "ntm")
 #: what each row measures (``decision`` adds the 10x day's decisions as K = 2,000)
 SPECS = {
@@ -67,8 +73,13 @@ SPECS = {
 SERIES_LOAD = 0.4  # arrivals per slot per node in the series
 #: the goals of issue 14 (seconds, GB, microseconds), make book's as issue 24 lowered it
 #: (from 45 to 30 minutes)
-GOALS = {"book_seconds": 30 * 60, "bound_seconds": 120, "day10x_seconds": 60,
-         "day10x_peak_gb": 2.0, "decision_median_us_2000": 100, "titan_seconds": 300,
+GOALS = {"book_seconds": 30 * 60, "bound_seconds": 120,
+         # issue 27: the 10x day in 30 s and 1 GB (issue 14: 60 s, 2 GB), the slope of log
+         # decision time on log K (K = 100 -> 2,000, the series) at most 0.3, a 20,000-GPU
+         # provider's day in 10 minutes and 8 GB
+         "day10x_seconds": 30, "day10x_peak_gb": 1.0, "decision_median_us_2000": 100,
+         "decision_slope": 0.3, "provider_seconds": 600, "provider_peak_gb": 8.0,
+         "titan_seconds": 300,
          # issue 24: TITAN's figures (lorasched reproduce --system titan) in 8 minutes, the
          # book again after a change to presentation in 3
          "titan_cells_seconds": 8 * 60, "rebuild_presentation_seconds": 3 * 60}
@@ -332,9 +343,12 @@ def machine() -> dict:
 
 
 def run(rows=DEFAULT_ROWS, *, repo: str | os.PathLike = ".", series_nodes=SERIES_NODES,
-        specs: dict | None = None, keep_store=None, progress=print) -> dict:
+        provider_nodes=PROVIDER_NODES, specs: dict | None = None, keep_store=None,
+        progress=print, candidates: str = "auto") -> dict:
     """Measure ``rows`` (names in :data:`ROWS`) as :data:`SPECS` (or ``specs``) say; returns
-    the JSON-ready figures. ``keep_store``: where the book row keeps its store of cells."""
+    the JSON-ready figures. ``keep_store``: where the book row keeps its store of cells;
+    ``candidates``: pdFTSP's option of that name in every pdFTSP day (``"scan"``: without
+    the index, as before issue 27)."""
     bad = [r for r in rows if r not in ROWS]
     if bad:
         raise ValueError(f"unknown benchmark row {bad[0]!r}; choose from {ROWS}")
@@ -347,7 +361,12 @@ def run(rows=DEFAULT_ROWS, *, repo: str | os.PathLike = ".", series_nodes=SERIES
     def step(spec):
         progress(f"  measuring {spec.get('algorithm', 'the LP bound')}, K={spec['nodes']}, "
                  f"load {spec['load']} ...")
+        if spec.get("algorithm") == "pdftsp" and candidates != "auto":
+            spec = {**spec, "options": {**spec.get("options", {}), "candidates": candidates}}
         return measure(spec)
+
+    if candidates != "auto":
+        out["candidates"] = candidates
 
     if "bound" in rows:
         got["bound"] = step(specs["bound"])
@@ -371,6 +390,12 @@ def run(rows=DEFAULT_ROWS, *, repo: str | os.PathLike = ".", series_nodes=SERIES
                                                ("nodes", "load", "algorithm"))
                 series.append(ten if same else step(spec))  # the 10x day is a point
         got["series"] = series
+    if "provider" in rows:
+        got["provider"] = [step({"kind": "day", "nodes": int(k), "load": SERIES_LOAD * k,
+                                 "algorithm": "pdftsp",
+                                 **({"slots": specs["day10x"]["slots"]}
+                                    if "slots" in specs["day10x"] else {})})
+                           for k in provider_nodes]
     if "book" in rows:
         progress("  measuring make book in a fresh clone (most of an hour) ...")
         got["book"] = _book_seconds(Path(repo), keep_store)
@@ -412,6 +437,18 @@ def summary(figures: dict) -> list[tuple[str, float | None, str, float | None]]:
             goal = GOALS["decision_median_us_2000"] if k == "2000" else None
             lines.append((f"pdFTSP decision median, K={k}",
                           r["decision"][k]["decision_median_us"], "us", goal))
+    slope = decision_slope(figures)
+    if slope is not None:
+        lines.append(("slope of log decision time on log K", slope, "", GOALS["decision_slope"]))
+    largest = max((p["nodes"] for p in r.get("provider", [])), default=None)
+    for p in r.get("provider", []):
+        goal = p["nodes"] == largest == max(PROVIDER_NODES)
+        lines.append((f"pdFTSP day, K={p['nodes']:,} ({p['tasks']:,} tasks)", p["seconds"], "s",
+                      GOALS["provider_seconds"] if goal else None))
+        lines.append((f"  peak memory, K={p['nodes']:,}", p["peak_gb"], "GB",
+                      GOALS["provider_peak_gb"] if goal else None))
+        lines.append((f"  decision median, K={p['nodes']:,}", p["decision_median_us"], "us",
+                      None))
     if "titan" in r:
         t = r["titan"]
         lines.append((f"Titan day, K={t['nodes']} {t['load']}, default limits", t["seconds"],
@@ -462,7 +499,7 @@ def _fmt(value) -> str:
 
 
 def scale(rows=DEFAULT_ROWS, *, out_path=None, baseline_path=None, repo=".",
-          out=None, keep_store=None, **sizes) -> dict:
+          out=None, keep_store=None, candidates: str = "auto", **sizes) -> dict:
     """Measure, print, and write the JSON (``out_path``); ``baseline_path``: a previous
     JSON to compare with; ``keep_store``: as in :func:`run`; ``sizes``: ``specs`` /
     ``series_nodes`` of :func:`run`."""
@@ -471,7 +508,8 @@ def scale(rows=DEFAULT_ROWS, *, out_path=None, baseline_path=None, repo=".",
     if baseline_path is not None:
         baseline = json.loads(Path(baseline_path).read_text())
     figures = run(rows, repo=repo, keep_store=keep_store,
-                  progress=lambda s: print(s, file=out, flush=True), **sizes)
+                  progress=lambda s: print(s, file=out, flush=True), candidates=candidates,
+                  **sizes)
     report(figures, baseline, out=out)
     if out_path is not None:
         Path(out_path).parent.mkdir(parents=True, exist_ok=True)
@@ -536,6 +574,77 @@ def series_figure(figures: dict, baseline: dict | None = None):
     return fig
 
 
+def decision_points(figures: dict) -> list[tuple[int, float]]:
+    """(K, median pdFTSP decision in microseconds) of the series and provider rows, by K:
+    the same arrival density (0.4 K a slot) at every K."""
+    r = figures["rows"]
+    pts = [p for p in r.get("series", []) if p.get("algorithm") == "pdftsp"]
+    pts += list(r.get("provider", []))
+    return sorted((int(p["nodes"]), float(p["decision_median_us"])) for p in pts)
+
+
+def decision_slope(figures: dict, lo: int = 100, hi: int = 2000) -> float | None:
+    """The least-squares slope of log(median decision time) on log K over the points with
+    ``lo <= K <= hi`` (:func:`decision_points`); None with fewer than two."""
+    pts = [(k, us) for k, us in decision_points(figures) if lo <= k <= hi]
+    if len(pts) < 2:
+        return None
+    x, y = np.log([k for k, _ in pts]), np.log([us for _, us in pts])
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def decision_figure(figures: dict, baseline: dict | None = None):
+    """Median pdFTSP decision time against K, log-log, now and (dashed) ``baseline``, each
+    with the slope fitted over K = 100 ... 2,000 in its legend."""
+    fig = go.Figure()
+    for label, data, dash in (("now", figures, "solid"), ("before", baseline, "dash")):
+        if data is None:
+            continue
+        pts = decision_points(data)
+        if not pts:
+            continue
+        slope = decision_slope(data)
+        name = f"pdFTSP ({label}" + (f", slope {slope:.2f} for K = 100-2,000)"
+                                     if slope is not None else ")")
+        fig.add_trace(go.Scatter(x=[k for k, _ in pts], y=[us for _, us in pts],
+                                 mode="lines+markers", name=name,
+                                 line={"color": "#264653", "dash": dash},
+                                 hovertemplate="K=%{x}: %{y:.3g} us<extra>%{fullData.name}"
+                                               "</extra>"))
+    fig.update_xaxes(type="log", title_text="compute nodes K (0.4 K arrivals per slot)")
+    fig.update_yaxes(type="log", title_text="median decision time (us)")
+    fig.update_layout(height=380, margin={"t": 30}, legend={"orientation": "h", "y": -0.3})
+    return fig
+
+
+def decision_findings(figures: dict, before: dict | None = None) -> str:
+    """What the decision-time plot shows, every number from ``figures`` (and ``before``,
+    a run with the scan): the median decision at the smallest and largest K, the fitted
+    slope against its goal, and the largest day's time and memory."""
+    pts = decision_points(figures)
+    if not pts:
+        return "No pdFTSP series was measured."
+    (k0, us0), (k1, us1) = pts[0], pts[-1]
+    slope = decision_slope(figures)
+    lines = [f"- The median pdFTSP decision takes {_fmt(us0)} us at K = {k0:,} and "
+             f"{_fmt(us1)} us at K = {k1:,}."]
+    if slope is not None:
+        verdict = "goal met" if slope <= GOALS["decision_slope"] else "goal NOT met"
+        lines.append(f"- Fitted over K = 100 ... 2,000, log decision time grows with log K at "
+                     f"a slope of {slope:.2f} (goal {GOALS['decision_slope']}: {verdict}).")
+    old = decision_slope(before) if before else None
+    if old is not None:
+        lines.append(f"- With the scan (measured {before['date']} on "
+                     f"{before['machine']['cpu']}) the slope was {old:.2f}.")
+    big = max(figures["rows"].get("provider", []), key=lambda p: p["nodes"], default=None)
+    if big is not None:
+        lines.append(f"- The largest day, K = {big['nodes']:,} with {big['tasks']:,} tasks, "
+                     f"took {_fmt(big['seconds'])} s (scenario {_fmt(big['scenario_seconds'])}"
+                     f" s, run {_fmt(big['run_seconds'])} s) at a peak of "
+                     f"{_fmt(big['peak_gb'])} GB; {big['admitted']:,} tasks admitted.")
+    return "\n".join(lines)
+
+
 def book_data(name: str = "bench_scale.json") -> Path:
     """A benchmark JSON that the book shows: ``notebooks/data/<name>`` of this checkout
     (``bench_scale.json``: now; ``bench_scale_before.json``: before issue 14's changes)."""
@@ -560,13 +669,14 @@ def findings(figures: dict, baseline: dict | None = None) -> str:
         if value is None or goal is None:
             continue
         before = _baseline_value(baseline, what)
-        change = f", before {_fmt(before)} {unit}" if before else ""
-        if before and value and unit in ("s", "us"):
+        unit = f" {unit}" if unit else ""
+        change = f", before {_fmt(before)}{unit}" if before else ""
+        if before and value and unit in (" s", " us"):
             ratio = before / value
             change = (f", {ratio:.1f}x faster than before" if ratio >= 1.05 else
                       f", {1 / ratio:.1f}x slower than before" if ratio <= 1 / 1.05 else
-                      ", about the same as before") + f" ({_fmt(before)} {unit})"
+                      ", about the same as before") + f" ({_fmt(before)}{unit})"
         verdict = "goal met" if value <= goal else "goal NOT met"
-        lines.append(f"- **{what.strip()}**: {_fmt(value)} {unit} against a goal of "
-                     f"{_fmt(goal)} {unit}: {verdict}{change}.")
+        lines.append(f"- **{what.strip()}**: {_fmt(value)}{unit} against a goal of "
+                     f"{_fmt(goal)}{unit}: {verdict}{change}.")
     return "\n".join(lines)
