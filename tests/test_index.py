@@ -125,13 +125,13 @@ def _same_decisions(a, b):
 @pytest.mark.parametrize("nodes, slots, load, solvers", [
     (100, 144, "high", ("paper",)), (200, 144, "high", ("paper",)),
     (2000, 10, 800.0, ("paper",)), (100, 30, "high", ("exact",)),
-    (2000, 4, 800.0, ("exact",))])
+    (200, 20, "high", ("exact",)), (2000, 4, 800.0, ("exact",))])
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_whole_days_decide_the_same(nodes, slots, load, solvers, seed):
     """Seeds 1-3 at K = 100, 200 (high load, a day) and 2,000 (the 10x day's arrival rate,
     its first 10 slots) with the paper DP, under both payment rules; the exact DP (slow on
-    busy clusters) on the first 30 slots at K = 100 and 4 at K = 2,000. ``lorasched bench
-    index`` compares whole days of both DPs at every K."""
+    busy clusters) on the first 30 slots at K = 100, 20 at K = 200 and 4 at K = 2,000.
+    ``lorasched bench index`` compares whole days of both DPs at every K."""
     arrays = to_arrays(synthetic_scenario(nodes=nodes, load=load, slots=slots, seed=seed))
     runs = [(solver, payment) for solver in solvers for payment in ("critical", "paper")]
     for solver, payment in runs:
