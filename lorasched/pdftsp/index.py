@@ -42,8 +42,8 @@ updates (7)-(8)): a node leaving the pool enters the skyline unless a member dom
 dominated (its prices only rose, its room only fell); a skyline member that was used again
 leaves it, and the used nodes it dominated before are offered to the skyline again (one
 pass over the group's nodes with a single comparison each, read from a slot-major mirror
-of their states, then the usual insertion for the few that pass). Prices only rise and room only falls within a run, which is what makes
-these rules exact.
+of their states, then the usual insertion for the few that pass). Prices only rise and
+room only falls within a run, which is what makes these rules exact.
 
 When the index does not help
 ----------------------------
