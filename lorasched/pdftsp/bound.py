@@ -40,6 +40,7 @@ import xarray as xr
 
 from ..lp import Column, ColumnGeneration, MasterLP, column_generation
 from . import kernels
+from .index import node_groups
 from .scenario import ScenarioArrays, to_arrays
 
 
@@ -186,18 +187,8 @@ def aggregate_identical_nodes(arrays: ScenarioArrays) -> tuple[ScenarioArrays, n
     over the class gives one of the aggregated LP. (The INTEGER problems differ, which is
     why only the bound aggregates.)
     """
-    keys = {}
-    rep, count = [], []
-    for k in range(arrays.n_nodes):
-        key = (int(arrays.compute_capacity[k]), float(arrays.memory_capacity[k]),
-               arrays.speed[:, k].tobytes(), arrays.op_cost_rate[k].tobytes())
-        if key in keys:
-            count[keys[key]] += 1
-        else:
-            keys[key] = len(rep)
-            rep.append(k)
-            count.append(1)
-    rep = np.array(rep)
+    group = node_groups(arrays)  # numbered by first appearance: reps in node order
+    _, rep, count = np.unique(group, return_index=True, return_counts=True)
     agg = arrays._replace(compute_capacity=arrays.compute_capacity[rep],
                           memory_capacity=arrays.memory_capacity[rep],
                           op_cost_rate=np.ascontiguousarray(arrays.op_cost_rate[rep]),

@@ -296,26 +296,31 @@ def schedule_task(a, d, needs_pre, bid, work_i, speed_i, r_i, vendor_price_i, ve
 def node_groups(arrays: ScenarioArrays) -> np.ndarray:
     """int64[K]: each node's group, numbered by first appearance; two nodes share a group
     iff their compute capacity, usable memory, operating-cost rates (every slot) and speeds
-    (every task of ``arrays``; with speeds stored per GPU type, the type) are equal."""
+    (every task of ``arrays``) are equal. Also the LP bound's classes of identical nodes
+    (:func:`lorasched.pdftsp.bound.aggregate_identical_nodes`)."""
     K = arrays.n_nodes
     usable = arrays.usable_memory
     speed = arrays.speed
-    typed = isinstance(speed, NodeSpeed)
-    if typed:
-        fingerprint = speed.node_type
-    else:  # a weighted sum of each node's speed column: one pass over the matrix; equal
-        # fingerprints are then confirmed column by column
-        weights = np.random.default_rng(0).integers(1, 2**20, size=speed.shape[0])
-        fingerprint = (weights @ speed.astype(np.int64) if speed.shape[0]
-                       else np.zeros(K, dtype=np.int64))
+    # a node's speed column: with speeds stored per GPU type, its type's column
+    if isinstance(speed, NodeSpeed):
+        table, column_of = speed.by_type, speed.node_type
+    else:
+        table, column_of = speed, np.arange(K)
+    # a weighted sum of each column first (one pass over the table); equal fingerprints
+    # are then confirmed column by column
+    weights = np.random.default_rng(0).integers(1, 2**20, size=table.shape[0])
+    fingerprint = (weights @ table.astype(np.int64) if table.shape[0]
+                   else np.zeros(table.shape[1], dtype=np.int64))
     keys: dict = {}
     group = np.empty(K, dtype=np.int64)
     reps: list[int] = []
     for k in range(K):
+        c = column_of[k]
         key = (int(arrays.compute_capacity[k]), float(usable[k]),
-               arrays.op_cost_rate[k].tobytes(), int(fingerprint[k]))
+               arrays.op_cost_rate[k].tobytes(), int(fingerprint[c]))
         for g in keys.get(key, ()):
-            if typed or np.array_equal(speed[:, reps[g]], speed[:, k]):
+            r = column_of[reps[g]]
+            if r == c or np.array_equal(table[:, r], table[:, c]):
                 group[k] = g
                 break
         else:
@@ -363,7 +368,7 @@ class CandidateIndex:
         self.gcap = np.ascontiguousarray(arrays.compute_capacity[self.gfirst], dtype=np.int64)
         self.gmem = np.ascontiguousarray(arrays.usable_memory[self.gfirst], dtype=np.float64)
         self.pool = np.zeros((T, G), dtype=np.int64)
-        self.sky = np.zeros((T, K), dtype=np.int64)
+        self.sky = np.zeros((T, K if method == "index" else 0), dtype=np.int64)
         self.nsky = np.zeros((T, G), dtype=np.int64)
         self.position = np.empty(K, dtype=np.int64)  # node -> its place in gnodes
         self.position[self.gnodes] = np.arange(K)
