@@ -6,10 +6,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
-from . import cli_serve, cli_simulate, systems
+from . import cli_reproduce, cli_serve, cli_simulate, systems
 from .allpass import policies as allpass_policies
 from .allpass.scenario import PAPER_CAPACITY, capacity_value
 from .allpass.workload import PAPER_JOBS as ALLPASS_JOBS
@@ -17,8 +16,6 @@ from .experiments import Store, Sweep, compare_stores, default_store, grid, run_
 from .experiments import calibrate as calibration
 from .figures import allpass as allpass_figures
 from .figures import pdftsp as figures
-from .figures import titan as titan_figures
-from .figures.base import default_store as figures_store
 from .model.profiles import SOURCES, profile_table
 from .pdftsp import policies as algorithms
 from .pdftsp.auction import ALPHA_GRID, BETA_GRID, CONSTANTS
@@ -59,11 +56,6 @@ def _capacity(value: str):
         raise argparse.ArgumentTypeError(
             f"must be a positive whole number or none (unlimited), got {value!r}") from None
     return "none" if cap < 0 else cap
-
-
-def _figure_modules() -> dict:
-    """system -> its figures module."""
-    return {"pdftsp": figures, "titan": titan_figures, "allpass": allpass_figures}
 
 
 def _constants(value: str) -> str:
@@ -238,10 +230,11 @@ def _parser() -> argparse.ArgumentParser:
         "reproduce", help="run every figure of the papers' evaluations into one cell store",
         description="Run the cells of every figure sweep of lorasched.figures (pdFTSP: "
         "Figs. 4-9, 12, 13 and the calibration page; TITAN: Table 3, Fig. 5, Table 4; "
-        "Allpass: Figs. 1, 6-12, computed in memory) as one "
-        "parallel, resumable batch per system into STORE; the figure notebooks then find "
-        "their cells done. `make book` runs this with --size full.")
-    rep.add_argument("--system", default="all", choices=["all", *_figure_modules()],
+        "Allpass: Figs. 1, 6-12, computed in memory) into STORE: pdFTSP's and TITAN's "
+        "cells as ONE parallel, resumable batch (one pool of workers, each system's "
+        "slowest cells first), then Allpass's; the figure notebooks then find their cells "
+        "done. `make book` runs this with --size full.")
+    rep.add_argument("--system", default="all", choices=["all", *cli_reproduce.figure_modules()],
                      help="whose figures (all)")
     rep.add_argument("--size", default="full", choices=["small", "full"],
                      help="full: the paper's setting (default); small: a quick look")
@@ -427,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "sweep":
             return _sweep(args)
         if args.command == "reproduce":
-            return _reproduce(args)
+            return cli_reproduce.reproduce(args)
         if args.command == "calibrate":
             return _calibrate(args)
         if args.command == "compare-stores":
@@ -502,7 +495,7 @@ def export_sweeps(folder, size: str = "full") -> list[Path]:
     if not folder.is_dir():
         raise ValueError(f"export-sweeps: folder {folder} does not exist")
     paths = []
-    for fig in [fig for module in _figure_modules().values()
+    for fig in [fig for module in cli_reproduce.figure_modules().values()
                 for fig in module.FIGURES.values()]:
         for sweep in fig.sweeps(size).values():
             path = folder / f"{sweep.name}.toml"
@@ -583,33 +576,6 @@ def _sweep(args) -> int:
             print(f"  {where}: {error}", file=sys.stderr)
         return 1
     return 0
-
-
-def _reproduce(args) -> int:
-    store = args.store or figures_store(args.size)
-    if args.system != "all":
-        chosen = [args.system]
-    else:  # --figures alone names pdFTSP's figures, as before TITAN's pages existed
-        chosen = ["pdftsp"] if args.figures else list(_figure_modules())
-    status = 0
-    for name in chosen:
-        module = _figure_modules()[name]
-        start = time.perf_counter()
-        report = module.reproduce(args.size, store, seeds=args.seeds, figures=args.figures,
-                                  workers=args.workers, scheduler=args.scheduler,
-                                  serial=args.serial, progress=not args.no_progress)
-        if report.interrupted:
-            return 130
-        print(f"{name} ({args.size}): {report.computed} cells computed, {report.skipped} "
-              f"already done, {len(report.failed)} failed in "
-              f"{time.perf_counter() - start:.0f} s -> {store}")
-        if report.failed:
-            print(f"failed cells (tracebacks in {store}/failed/; rerun to retry them):",
-                  file=sys.stderr)
-            for where, error in report.failed:
-                print(f"  {where}: {error}", file=sys.stderr)
-            status = 1
-    return status
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ sizes: the real sizes are a benchmark, not a test)."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 
 import numpy as np
@@ -180,13 +181,19 @@ def test_book_row_reads_each_system_and_the_rebuilds(monkeypatch, tmp_path):
     a function to Allpass's package and to a presentation module; the table shows it all."""
     calls = []
     printed = iter([
-        "pdftsp (full): 700 cells computed, 0 already done, 0 failed in 1500 s -> x\n"
-        "titan (full): 192 cells computed, 0 already done, 0 failed in 140 s -> x\n"
+        "pdftsp (full): 700 cells computed, 0 already done, 0 failed; its cells ran 3000 s in "
+        "all -> x\n"
+        "titan (full): 192 cells computed, 0 already done, 0 failed; its cells ran 300 s in "
+        "all -> x\n"
+        "pdftsp + titan (full): one batch of 892 cells in 1660 s -> x\n"
         "allpass (full): 60 cells computed, 0 already done, 0 failed in 30 s -> x\n",
-        "pdftsp (full): 0 cells computed, 700 already done, 0 failed in 2 s -> x\n"
-        "titan (full): 0 cells computed, 192 already done, 0 failed in 1 s -> x\n"
+        "pdftsp (full): 0 cells computed, 700 already done, 0 failed; its cells ran 0 s in "
+        "all -> x\n"
+        "titan (full): 0 cells computed, 192 already done, 0 failed; its cells ran 0 s in "
+        "all -> x\n"
+        "pdftsp + titan (full): one batch of 892 cells in 3 s -> x\n"
         "allpass (full): 60 cells computed, 0 already done, 0 failed in 31 s -> x\n",
-        "pdftsp (full): 0 cells computed, 700 already done, 0 failed in 2 s -> x\n"])
+        "titan (full): 0 cells computed, 192 already done, 0 failed in 2 s -> x\n"])
 
     class Done:
         returncode = 0
@@ -208,19 +215,28 @@ def test_book_row_reads_each_system_and_the_rebuilds(monkeypatch, tmp_path):
     monkeypatch.setattr(bench_scale.subprocess, "run", fake_run)
     monkeypatch.setattr(bench_scale.tempfile, "TemporaryDirectory",
                         lambda: contextlib.nullcontext(str(tmp_path)))
+    clock = itertools.count(0.0, 10.0)  # every reading of the clock 10 s later
+    monkeypatch.setattr(bench_scale.time, "perf_counter", lambda: next(clock))
     got = bench_scale._book_seconds(tmp_path)
+    assert got["venv_seconds"] == 10.0 and got["seconds"] == 20.0  # venv + make book
     assert [c[0] for c in calls] == [["git", "clone", "-q", str(tmp_path),
                                       str(tmp_path / "clone")], ["make", ".venv"],
                                      ["make", "book"], ["make", "book"], ["make", "book"]]
     assert got["systems"]["titan"] == {"computed": 192, "done": 0, "failed": 0,
-                                       "seconds": 140.0}
+                                       "cell_seconds": 300.0}
+    assert got["systems"]["allpass"]["seconds"] == 30.0
+    assert got["batches"] == [{"systems": ["pdftsp", "titan"], "cells": 892, "seconds": 1660.0}]
+    assert got["other_seconds"] == 10.0 - 1660.0 - 30.0  # make book's 10 s, less the cells'
+    assert got["rebuilds"]["presentation"]["systems"]["titan"]["seconds"] == 2.0
     assert got["rebuilds"]["allpass"]["systems"]["pdftsp"]["computed"] == 0
     assert got["rebuilds"]["allpass"]["systems"]["allpass"]["computed"] == 60
     for module in bench_scale.REBUILDS.values():
         assert "def _bench_rebuild_" in (tmp_path / "clone" / module).read_text()
     lines = {what.strip(): value for what, value, _, _ in
              bench_scale.summary({"rows": {"book": got}})}
-    assert lines["titan's cells (192 computed)"] == 140.0
+    assert lines["titan's cells (192 computed), summed"] == 300.0
+    assert lines["pdftsp + titan's cells, one batch"] == 1660.0
+    assert lines["allpass's cells (60 computed)"] == 30.0
     assert lines["make book again after a change to allpass"] >= 0
     assert "make book again after a change to presentation" in lines
 

@@ -464,3 +464,26 @@ def test_setting_verdicts_name_each_moved_verdict_and_count_changed_titan_number
     data["rows"]["rounding"] = data["rows"]["rens"][:2]
     with pytest.raises(ValueError, match="different claims"):
         figures.setting_verdicts_table(data)
+
+
+def test_reproduce_together_runs_two_systems_in_one_batch(tmp_path):
+    from lorasched.figures import titan as titan_figures
+    from lorasched.figures.base import reproduce_together
+
+    by_system = {"pdftsp": figures.sweeps("small", 1, ["fig06"]),
+                 "titan": titan_figures.sweeps("small", 1, ["fig05"])}
+    report, per = reproduce_together(by_system, "small", tmp_path, serial=True,
+                                     progress=False)
+    systems_of = [c.params["system"] for c in report.cells]
+    for name in by_system:
+        assert per[name].computed == systems_of.count(name) > 0
+        assert per[name].skipped == 0 and not per[name].failed
+        assert per[name].cell_seconds > 0
+    assert report.computed == len(report.cells) == len(list((tmp_path / "done").glob("*.json")))
+    # the figures then find their cells done, as after each system's own batch
+    alone = titan_figures.reproduce("small", tmp_path, seeds=1, figures=["fig05"],
+                                    serial=True, progress=False)
+    assert alone.computed == 0 and alone.skipped == per["titan"].computed
+    _, again = reproduce_together(by_system, "small", tmp_path, serial=True, progress=False)
+    assert all(again[n].computed == 0 and again[n].skipped == per[n].computed
+               for n in by_system)

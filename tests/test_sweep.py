@@ -282,3 +282,22 @@ def test_run_sweeps_runs_shared_cells_once_and_fills_every_sweep(tmp_path):
         alone = run_sweep(s, store=tmp_path / f"alone-{s.name}", serial=True, progress=False)
         xr.testing.assert_identical(without_timings(again.dataset),
                                     without_timings(alone.dataset))
+
+
+def test_run_sweeps_hands_out_cells_in_rank_order_then_by_cost(tmp_path):
+    a = Sweep.from_dict({**SMALL, "name": "a", "bound": None, "axes": {"load": [2, 5, 8]}})
+    by_cost = []
+    report = run_sweeps([a], tmp_path / "cost", serial=True, progress=False,
+                        on_cell=lambda cell, outcome: by_cost.append(cell.params))
+    loads = [p["scenario"]["load"] for p in by_cost]
+    assert loads == sorted(loads, reverse=True)  # pdFTSP's cost hint: high load first
+    ranked = []
+    run_sweeps([a], tmp_path / "rank", serial=True, progress=False,
+               on_cell=lambda cell, outcome: ranked.append(cell.params),
+               rank=lambda params: params["scenario"]["load"])  # low load first
+    loads = [p["scenario"]["load"] for p in ranked]
+    assert loads == sorted(loads) and len(set(loads)) == 3
+    assert len(report.cells) == len(grid.cells(a))
+    records = [json.loads(p.read_text()) for p in (tmp_path / "cost" / "done").glob("*.json")]
+    assert len(records) == len(grid.cells(a))
+    assert all(r["seconds"] > 0 for r in records)  # each cell's time on its worker

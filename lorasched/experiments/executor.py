@@ -58,29 +58,36 @@ def run_cell(params: dict) -> dict:
 
 
 def guarded(params: dict) -> dict:
-    """Run a cell on a worker: never raises, the error travels back as data."""
+    """Run a cell on a worker: never raises, the error travels back as data; ``seconds``
+    is the cell's wall time on the worker."""
+    start = time.perf_counter()
     try:
-        return {"ok": True, "metrics": run_cell(params)}
+        return {"ok": True, "metrics": run_cell(params),
+                "seconds": time.perf_counter() - start}
     except Exception as exc:  # noqa: BLE001 - any failure of a cell is recorded, not fatal
         return {"ok": False, "error": f"{type(exc).__name__}: {exc}",
-                "traceback": traceback.format_exc()}
+                "traceback": traceback.format_exc(), "seconds": time.perf_counter() - start}
 
 
-def _order(cell: Cell) -> tuple:
-    """Submission order: the system's cost hint (slow cells first), then the key."""
+def _order(cell: Cell, rank=None) -> tuple:
+    """Submission order: ``rank(params)`` if given, then the system's cost hint (slow
+    cells first), then the key."""
     system = systems.get(cell.params["system"])
     hint = system.cost(cell.params) if system.cost is not None else ()
-    return (*hint, cell.key)
+    first = (rank(cell.params),) if rank is not None else ()
+    return (*first, *hint, cell.key)
 
 
 def execute(cells: list[Cell], finished: dict, store: Store, *, name: str, serial: bool,
             scheduler: str | None, workers: int | None, progress: bool,
-            on_cell=None) -> tuple[dict, int, int, bool]:
+            on_cell=None, rank=None) -> tuple[dict, int, int, bool]:
     """Run the cells not in ``finished`` (updated in place), persisting each in ``store``.
 
     Returns ``(failed, computed, skipped, interrupted)``; ``failed`` maps a cell's key to
-    ``(description, error)``."""
-    pending = sorted([c for c in cells if c.key not in finished], key=_order)
+    ``(description, error)``. ``rank(params)`` (optional) orders cells before their
+    systems' cost hints."""
+    pending = sorted([c for c in cells if c.key not in finished],
+                     key=lambda c: _order(c, rank))
     skipped = len(cells) - len(pending)
     failed: dict[str, tuple] = {}
     computed = 0

@@ -54,6 +54,8 @@ class Store:
 
     def put(self, cell: Cell, outcome: dict) -> None:
         record = {"key": cell.key, "params": cell.params, "cell": cell.describe()}
+        if "seconds" in outcome:  # the cell's wall time on its worker (not a result)
+            record["seconds"] = outcome["seconds"]
         if outcome["ok"]:
             record["metrics"] = outcome["metrics"]
             atomic_write(self.done_dir / f"{cell.key}.json",

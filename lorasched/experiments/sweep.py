@@ -9,7 +9,7 @@ and a rerun skips the cells already in the store (see :mod:`.store`, :mod:`.grid
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import xarray as xr
@@ -30,6 +30,7 @@ class SweepReport:
     skipped: int
     failed: list  # [(cell description, error)]
     interrupted: bool = False
+    cells: list = field(default_factory=list)  # every cell of the batch (run_sweeps)
 
 
 def run_sweep(sweep: Sweep | dict | str | os.PathLike, out=None, *, store=None,
@@ -68,13 +69,15 @@ def run_sweep(sweep: Sweep | dict | str | os.PathLike, out=None, *, store=None,
 
 def run_sweeps(sweeps, store, *, scheduler: str | None = None, workers: int | None = None,
                serial: bool = False, progress: bool = True, name: str = "sweeps",
-               on_cell=None) -> SweepReport:
+               on_cell=None, rank=None) -> SweepReport:
     """Run the cells of several sweeps as ONE batch into one ``store`` folder.
 
     Cells shared by several sweeps (the same scenario, algorithm, options and seed) run
     once, and one pool of workers stays busy across all of them, so this is faster than
     calling :func:`run_sweep` for each. Afterwards ``run_sweep(s, store=store)`` finds every
-    cell of ``s`` done and only assembles its dataset. The report's ``dataset`` is empty.
+    cell of ``s`` done and only assembles its dataset. The report's ``dataset`` is empty;
+    its ``cells`` lists the batch's cells. ``rank(params)`` (optional) orders the cells
+    before their systems' cost hints (e.g. one system's cells before another's).
     """
     sweeps = [Sweep.load(s) for s in sweeps]
     store = Store(store)
@@ -86,6 +89,7 @@ def run_sweeps(sweeps, store, *, scheduler: str | None = None, workers: int | No
     finished = store.done()
     failed, computed, skipped, interrupted = execute(
         list(union.values()), finished, store, name=name, serial=serial,
-        scheduler=scheduler, workers=workers, progress=progress, on_cell=on_cell)
+        scheduler=scheduler, workers=workers, progress=progress, on_cell=on_cell, rank=rank)
     return SweepReport(xr.Dataset(), computed=computed, skipped=skipped,
-                       failed=list(failed.values()), interrupted=interrupted)
+                       failed=list(failed.values()), interrupted=interrupted,
+                       cells=list(union.values()))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -162,19 +163,69 @@ def pick(figures: dict, key: str) -> Figure:
         raise ValueError(f"figure must be one of {sorted(figures)}, got {key!r}") from None
 
 
+def figure_sweeps(figures, size: str = "full", seeds: int | None = None) -> list:
+    """Every sweep of ``figures`` (a catalogue dict or a list of figures) at ``size``."""
+    check_size(size)
+    if isinstance(figures, dict):  # a catalogue: all its figures
+        figures = list(figures.values())
+    return [s for f in figures for s in f.sweeps(size, seeds).values()]
+
+
 def reproduce(figures, size: str = "full", store=None, *, seeds: int | None = None,
               workers: int | None = None, scheduler: str | None = None,
               serial: bool = False, progress: bool = True, name: str | None = None):
     """Run the cells of every sweep of ``figures`` as one batch into ``store`` (cells
     shared by several figures run once); returns the
     :class:`~lorasched.experiments.SweepReport`."""
-    check_size(size)
-    if isinstance(figures, dict):  # a catalogue: all its figures
-        figures = list(figures.values())
+    sweeps = figure_sweeps(figures, size, seeds)
     store = default_store(size) if store is None else store
-    sweeps = [s for f in figures for s in f.sweeps(size, seeds).values()]
     return run_sweeps(sweeps, store, scheduler=scheduler, workers=workers, serial=serial,
                       progress=progress, name=name or f"figures ({size})")
+
+
+@dataclass
+class SystemReport:
+    """One system's share of :func:`reproduce_together`'s batch."""
+
+    computed: int = 0
+    skipped: int = 0
+    failed: list = field(default_factory=list)  # [(cell description, error)]
+    cell_seconds: float = 0.0  # the computed cells' wall seconds on their workers, summed
+
+
+def reproduce_together(sweeps_by_system: dict, size: str = "full", store=None, *,
+                       workers: int | None = None, scheduler: str | None = None,
+                       serial: bool = False, progress: bool = True):
+    """Run the cells of several systems' sweeps (``{system: [sweep, ...]}``) as ONE batch
+    into ``store``: one pool of workers for all of them, so that no worker idles while
+    another finishes one system's last cell (and the pool starts once). Cells are handed
+    out in each system's cost order, the systems in the order given.
+
+    Returns ``(report, {system: SystemReport})``: the batch's
+    :class:`~lorasched.experiments.SweepReport` and each system's cells computed, found
+    done and failed, with the computed cells' wall seconds on their workers, summed."""
+    store = default_store(size) if store is None else store
+    rank = {name: r for r, name in enumerate(sweeps_by_system)}
+    per = {name: SystemReport() for name in sweeps_by_system}
+
+    def on_cell(cell, outcome):
+        got = per[cell.params["system"]]
+        if outcome["ok"]:
+            got.computed += 1
+            got.cell_seconds += outcome.get("seconds", 0.0)
+        else:
+            got.failed.append((cell.describe(), outcome["error"]))
+
+    sweeps = [s for group in sweeps_by_system.values() for s in group]
+    report = run_sweeps(sweeps, store, scheduler=scheduler, workers=workers, serial=serial,
+                        progress=progress, name=f"figures ({size})", on_cell=on_cell,
+                        rank=lambda params: rank[params["system"]])
+    total = {name: 0 for name in per}
+    for cell in report.cells:
+        total[cell.params["system"]] += 1
+    for name, got in per.items():
+        got.skipped = total[name] - got.computed - len(got.failed)
+    return report, per
 
 
 def styled(table: pd.DataFrame):

@@ -46,7 +46,7 @@ limit, most at large K (see the Fig. 4 page).
 """
 
 from ..base import styled
-from .catalog import FIGURES, figure, reproduce
+from .catalog import FIGURES, figure, reproduce, sweeps
 from .common import (
     ALGORITHMS,
     BASELINES,
@@ -75,5 +75,6 @@ from .overview import (
 __all__ = ["ALGORITHMS", "BASELINES", "CALIBRATED", "FIGURES", "LEMMA2", "NAMES", "ORACLE",
            "TITAN_OPTIONS", "VARIANTS", "SweepFigure", "base", "by_method", "calibration",
            "figure", "pdftsp_constants", "reproduce", "setting_verdicts_findings",
-           "setting_verdicts_table", "styled", "summary", "summary_findings", "titan_setting",
+           "setting_verdicts_table", "styled", "summary", "summary_findings", "sweeps",
+           "titan_setting",
            "titan_setting_verdicts", "welfare_table"]

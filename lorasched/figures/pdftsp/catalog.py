@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..base import Figure, pick
+from ..base import Figure, figure_sweeps, pick
 from ..base import reproduce as _reproduce
 from .calibration import Calibration
 from .fig04 import Fig04
@@ -24,6 +24,13 @@ FIGURES: dict[str, Figure] = {f.key: f for f in (
 def figure(key: str) -> Figure:
     """The :class:`Figure` called ``key`` (``"fig04"`` ... ``"fig13"``)."""
     return pick(FIGURES, key)
+
+
+def sweeps(size: str = "full", seeds: int | None = None, figures=None) -> list:
+    """The sweeps of every figure (or of ``figures``) at ``size``, for a batch shared with
+    other systems (:func:`lorasched.figures.base.reproduce_together`)."""
+    return figure_sweeps([pick(FIGURES, k) for k in figures] if figures else FIGURES, size,
+                         seeds)
 
 
 def reproduce(size: str = "full", store=None, *, seeds: int | None = None, figures=None,

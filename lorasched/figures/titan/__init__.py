@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..base import Figure, Prose, pick
+from ..base import Figure, Prose, figure_sweeps, pick
 from ..base import reproduce as _reproduce
 from .authors import AuthorsSetup
 from .common import ALGORITHMS, NAMES, WORKLOADS, declaration, table
@@ -30,6 +30,13 @@ def figure(key: str) -> Figure:
     return pick(FIGURES, key)
 
 
+def sweeps(size: str = "full", seeds: int | None = None, figures=None) -> list:
+    """The sweeps of every figure (or of ``figures``) at ``size``, for a batch shared with
+    other systems (:func:`lorasched.figures.base.reproduce_together`)."""
+    return figure_sweeps([pick(FIGURES, k) for k in figures] if figures else FIGURES, size,
+                         seeds)
+
+
 def reproduce(size: str = "full", store=None, *, seeds: int | None = None, figures=None,
               workers: int | None = None, scheduler: str | None = None,
               serial: bool = False, progress: bool = True):
@@ -41,7 +48,7 @@ def reproduce(size: str = "full", store=None, *, seeds: int | None = None, figur
 
 
 __all__ = ["ALGORITHMS", "FIGURES", "NAMES", "WORKLOADS", "declaration", "figure",
-           "reproduce", "summary", "summary_findings", "table"]
+           "reproduce", "summary", "summary_findings", "sweeps", "table"]
 
 
 def summary(size: str = "small", *, seeds: int | None = None, store=None):
