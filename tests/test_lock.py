@@ -132,8 +132,11 @@ def test_the_lock_header_says_how_to_refresh_it():
     assert ".ci/lock_env.py requirements.lock environment.yml" in recipe[1]
     flags = re.search(r"^LOCK_FLAGS :=(.*(?:\\\n.*)*)", makefile, re.MULTILINE)[1]
     assert "--python-version 3.11" in flags and "--python-platform linux" in flags
-    # the venv is installed from the lock, the project without dependencies
-    assert "pip install -r requirements.lock" in makefile
+    # the venv is installed from the lock (uv, hashes required; pip if uv fails), the
+    # project without dependencies
+    assert "uv pip install --python $(BIN)/python --require-hashes -r requirements.lock" \
+        in makefile
+    assert "|| \\\n\t  $(BIN)/python -m pip install -r requirements.lock" in makefile
     assert "pip install --no-deps -e ." in makefile
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "make lock" in readme and "requirements.lock" in readme
