@@ -344,6 +344,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="a setting's store (default: build/sweeps/full for the figures' "
                          "setting, build/sweeps/full-titan-SETTING for another)")
     vd.add_argument("--out", default=None, help="write the rows as JSON here")
+    vd.add_argument("--merge", action="store_true",
+                    help="keep --out's rows of the settings not computed now")
 
     bs = bsub.add_parser("service", help="lorasched serve: decisions/s and latency in process "
                          "and over loopback HTTP at K = 100 and 2,000",
@@ -439,7 +441,8 @@ def main(argv: list[str] | None = None) -> int:
                 return 0
             if args.bench == "verdicts":
                 data = figures.titan_setting_verdicts(
-                    tuple(args.settings), stores=dict(args.store), out_path=args.out)
+                    tuple(args.settings), stores=dict(args.store), out_path=args.out,
+                    merge=args.merge)
                 print(figures.setting_verdicts_table(data).to_string(index=False))
                 print(figures.setting_verdicts_findings(data))
                 return 0

@@ -466,6 +466,44 @@ def test_setting_verdicts_name_each_moved_verdict_and_count_changed_titan_number
         figures.setting_verdicts_table(data)
 
 
+def test_setting_verdicts_merge_keeps_the_settings_not_computed_again(tmp_path, monkeypatch):
+    import pandas as pd
+
+    from lorasched.figures.pdftsp import overview
+
+    computed = []
+    monkeypatch.setattr(overview, "reproduce", lambda size, store, **kw: computed.append(
+        (overview.common.TITAN_OPTIONS["mip"], Path(store).name)))
+    monkeypatch.setattr(overview, "summary", lambda size, seeds, store: pd.DataFrame(
+        _verdict_rows(["+4.0 %", "+1.0 %", "-0.5 %"], ["agrees", "agrees", "disagrees"])))
+    out = tmp_path / "verdicts.json"
+    old = {"settings": ["rens", "rounding"], "size": "full", "code": "c0",
+           "date": "2026-11-20 06:33",
+           "rows": {"rens": _verdict_rows(["+3.0 %", "+1.0 %", "-0.5 %"],
+                                          ["agrees", "agrees", "disagrees"]),
+                    "rounding": _verdict_rows(["+2.0 %", "+1.0 %", "+0.4 %"],
+                                              ["agrees", "agrees", "agrees"])}}
+    out.write_text(json.dumps(old))
+    stores = {m: tmp_path / m for m in ("rens_pscost", "rens")}
+    data = figures.titan_setting_verdicts(("rens_pscost", "rens"), stores=stores,
+                                          out_path=out, merge=True, progress=False)
+    assert computed == [("rens_pscost", "rens_pscost"), ("rens", "rens")]
+    assert data["settings"] == ["rens_pscost", "rens", "rounding"]
+    assert data["rows"]["rounding"] == old["rows"]["rounding"]  # kept
+    assert data["rows"]["rens"][0]["ours"] == "+4.0 %"  # computed again, not kept
+    assert "2026-11-20 06:33" in data["notes"]["rounding"] and "rens" not in data["notes"]
+    assert json.loads(out.read_text()) == data
+    table = figures.setting_verdicts_table(data)
+    assert table["ours (rounding)"].tolist() == ["+2.0 %", "+1.0 %", "+0.4 %"]
+    plain = figures.titan_setting_verdicts(("rens_pscost",), stores=stores, out_path=out,
+                                           progress=False)
+    assert plain["settings"] == ["rens_pscost"] and "notes" not in plain
+    out.write_text(json.dumps({**old, "size": "small"}))
+    with pytest.raises(ValueError, match="size 'small'"):
+        figures.titan_setting_verdicts(("rens",), stores=stores, out_path=out, merge=True,
+                                       progress=False)
+
+
 def test_reproduce_together_runs_two_systems_in_one_batch(tmp_path):
     from lorasched.figures import titan as titan_figures
     from lorasched.figures.base import reproduce_together

@@ -135,7 +135,8 @@ def _setting_store(size: str, mip: str) -> Path:
 
 def titan_setting_verdicts(settings=("rens_pscost", "rens"), *, size: str = "full",
                            stores: dict | None = None, seeds: int | None = None,
-                           out_path=None, progress: bool = True) -> dict:
+                           out_path=None, merge: bool = False,
+                           progress: bool = True) -> dict:
     """The summary's table with Titan-per-slot's per-slot MILP under each of ``settings``
     (:data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`; the first is the figures'):
     each setting's cells are computed (resumable) into its own store (``stores``: setting
@@ -143,18 +144,36 @@ def titan_setting_verdicts(settings=("rens_pscost", "rens"), *, size: str = "ful
     writes as JSON to ``out_path``, ``{"settings", "size", "code", "date", "rows":
     {setting: the summary's rows}}`` (:func:`setting_verdicts_table` compares them).
     The cells other than Titan's are the same under every setting (their keys do not
-    depend on it), so a store copied from another setting's computes only Titan's."""
+    depend on it), so a store copied from another setting's computes only Titan's.
+
+    With ``merge``, the settings of ``out_path``'s file that are not computed now are kept
+    after them (rows and all), and its ``notes`` say when and from which code each was
+    computed: a setting whose Titan numbers are costly to recompute need not be."""
     check_size(size)
     stores = dict(stores or {})
+    old = None
+    if merge and out_path is not None and Path(out_path).is_file():
+        old = json.loads(Path(out_path).read_text())
+        if old.get("size") != size:
+            raise ValueError(f"{out_path}: its rows are of size {old.get('size')!r}, not "
+                             f"{size!r}: they cannot be merged")
     rows = {}
     for mip in settings:
         store = Path(stores.get(mip, _setting_store(size, mip)))
         with common.titan_setting(mip):
             reproduce(size, store, seeds=seeds, progress=progress)
             rows[mip] = summary(size, seeds=seeds, store=store).to_dict("records")
-    out = {"settings": list(settings), "size": size, "code": code_fingerprint("pdftsp"),
-           "command": "lorasched bench verdicts", "date": time.strftime("%Y-%m-%d %H:%M"),
-           "rows": rows}
+    notes = {}
+    kept = [m for m in (old or {}).get("settings", []) if m not in settings]
+    for mip in kept:
+        rows[mip] = old["rows"][mip]
+        before = old.get("notes", {}).get(mip)
+        notes[mip] = before or (f"kept from the run of {old['date']} (code {old['code']}), "
+                                "not computed again")
+    out = {"settings": [*settings, *kept], "size": size,
+           "code": code_fingerprint("pdftsp"), "command": "lorasched bench verdicts",
+           "date": time.strftime("%Y-%m-%d %H:%M"), "rows": rows,
+           **({"notes": notes} if notes else {})}
     if out_path is not None:
         Path(out_path).write_text(json.dumps(out, indent=1) + "\n")
     return out
