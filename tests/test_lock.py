@@ -134,8 +134,8 @@ def test_the_lock_header_says_how_to_refresh_it():
     assert "--python-version 3.11" in flags and "--python-platform linux" in flags
     # the venv is installed from the lock (uv, hashes required; pip if uv fails), the
     # project without dependencies
-    assert "uv pip install --python $(BIN)/python --require-hashes -r requirements.lock" \
-        in makefile
+    assert ("uv pip install --python $(BIN)/python --require-hashes --compile-bytecode \\\n"
+            "\t  -r requirements.lock" in makefile)
     assert "|| \\\n\t  $(BIN)/python -m pip install -r requirements.lock" in makefile
     assert "pip install --no-deps -e ." in makefile
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
