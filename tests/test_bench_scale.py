@@ -167,7 +167,18 @@ def test_titan_findings_take_every_number_from_the_data():
     assert "10-10 times its time." in text
     # rows kept from another run (bench titan --merge) say that their time ratio mixes runs
     kept = bench_scale.titan_findings({**data, "notes": {"nodes1000": "kept from ..."}})
-    assert "10-10 times its time (its rows come from another run" in kept
+    assert "10-10 times its time (one of the two comes from another run" in kept
+    root_kept = bench_scale.titan_findings({**data, "notes": {"root": "kept from ..."}})
+    assert "(one of the two comes from another run" in root_kept
+    # the figures' setting against the one before, when both were measured in one run
+    both = {"rows": data["rows"] + [_row("rens", 1, 80.0, 99.0, 49),
+                                    _row("rens_pscost", 1, 60.0, 98.01, 47)]}
+    text = bench_scale.titan_findings(both)
+    assert ("Against `rens`, measured in the same run, `rens_pscost` takes 0.75-0.75 times "
+            "its time on seed 1, with -2 to -2 admitted tasks and welfare -1.0 % to -1.0 %"
+            in text)
+    assert "Against `rens`" not in bench_scale.titan_findings(
+        {**both, "notes": {"rens": "kept from ..."}})
     data["rows"][1]["run_seconds"] = 301.0
     assert "goal of 300 s is not met" in bench_scale.titan_findings(data)
     summ = bench_scale.titan_summary(data)
