@@ -135,7 +135,7 @@ def test_titan_settings_measures_each_setting_and_seed(in_process, tmp_path):
     assert len(table) == 4
     shown = bench_scale.titan_table(saved)
     assert list(shown.index) == ["root node only (default)",
-                                 "HiGHS's LP completion (the figures' before)"]
+                                 "HiGHS's LP completion (the figures' before that)"]
     assert "measured" in bench_scale.describe(saved) and "bench titan" in bench_scale.describe(
         saved)
     # measuring one setting again with merge keeps the other's rows and says whence
