@@ -21,7 +21,7 @@ from .pdftsp import policies as algorithms
 from .pdftsp.auction import ALPHA_GRID, BETA_GRID, CONSTANTS
 from .pdftsp.baselines.titan import MIP_SETTINGS as titan_mip_settings
 from .pdftsp.workload import DEADLINE_POLICIES, LOADS
-from .present import app, bench, bench_scale
+from .present import app, bench, bench_scale, bench_titan
 
 
 def _load(value: str):
@@ -435,7 +435,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "bench":
             if args.bench == "titan":
-                bench_scale.titan_settings(args.settings, args.seeds,
+                bench_titan.titan_settings(args.settings, args.seeds,
                                            algorithm=args.algorithm, out_path=args.out,
                                            merge=args.merge)
                 return 0

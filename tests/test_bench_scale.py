@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from lorasched.cli import main
-from lorasched.present import bench_scale
+from lorasched.present import bench_scale, bench_titan
 
 TINY = {
     "bound": {"kind": "bound", "nodes": 2, "load": 1.5, "slots": 12},
@@ -124,7 +124,7 @@ TINY_TITAN = {"kind": "day", "nodes": 3, "load": 4.0, "slots": 12, "algorithm": 
 
 def test_titan_settings_measures_each_setting_and_seed(in_process, tmp_path):
     path = tmp_path / "titan.json"
-    table = bench_scale.titan_settings(("root", "rounding"), (1, 2), day=TINY_TITAN,
+    table = bench_titan.titan_settings(("root", "rounding"), (1, 2), day=TINY_TITAN,
                                        out_path=path, progress=lambda *a: None)
     saved = json.loads(path.read_text())
     assert saved["command"] == "lorasched bench titan"
@@ -133,13 +133,13 @@ def test_titan_settings_measures_each_setting_and_seed(in_process, tmp_path):
     assert all(r["mip"] == r["setting"] for r in saved["rows"])
     assert all(-1e-9 <= r["gap_mean"] <= r["gap_max"] + 1e-9 <= 1 for r in saved["rows"])
     assert len(table) == 4
-    shown = bench_scale.titan_table(saved)
+    shown = bench_titan.titan_table(saved)
     assert list(shown.index) == ["root node only (default)",
                                  "HiGHS's LP completion (the figures' before that)"]
     assert "measured" in bench_scale.describe(saved) and "bench titan" in bench_scale.describe(
         saved)
     # measuring one setting again with merge keeps the other's rows and says whence
-    bench_scale.titan_settings(("rens",), (1,), day=TINY_TITAN, out_path=path, merge=True,
+    bench_titan.titan_settings(("rens",), (1,), day=TINY_TITAN, out_path=path, merge=True,
                                progress=lambda *a: None)
     merged = json.loads(path.read_text())
     assert [(r["setting"], r["seed"]) for r in merged["rows"]] == [
@@ -147,7 +147,7 @@ def test_titan_settings_measures_each_setting_and_seed(in_process, tmp_path):
     assert sorted(merged["notes"]) == ["root", "rounding"]
     assert saved["date"] in merged["notes"]["root"]
     # without merge the file holds what was measured now
-    bench_scale.titan_settings(("rens",), (1,), day=TINY_TITAN, out_path=path,
+    bench_titan.titan_settings(("rens",), (1,), day=TINY_TITAN, out_path=path,
                                progress=lambda *a: None)
     assert [r["setting"] for r in json.loads(path.read_text())["rows"]] == ["rens"]
 
@@ -160,28 +160,28 @@ def _row(setting, seed, seconds, welfare, admitted):
 def test_titan_findings_take_every_number_from_the_data():
     data = {"rows": [_row("root", 1, 200.0, 100.0, 50), _row("root", 2, 250.0, 200.0, 60),
                      _row("nodes1000", 1, 2000.0, 105.0, 52)]}
-    text = bench_scale.titan_findings(data)
+    text = bench_titan.titan_findings(data)
     assert "200-250 s on seeds 1, 2" in text and "goal of 300 s is met" in text
     # only the seed both ran is compared: +5 % welfare, +2 tasks, 10 times the time
     assert "on seed 1: welfare +5.0 % to +5.0 %" in text and "+2 to +2 admitted" in text
     assert "10-10 times its time." in text
     # rows kept from another run (bench titan --merge) say that their time ratio mixes runs
-    kept = bench_scale.titan_findings({**data, "notes": {"nodes1000": "kept from ..."}})
+    kept = bench_titan.titan_findings({**data, "notes": {"nodes1000": "kept from ..."}})
     assert "10-10 times its time (one of the two comes from another run" in kept
-    root_kept = bench_scale.titan_findings({**data, "notes": {"root": "kept from ..."}})
+    root_kept = bench_titan.titan_findings({**data, "notes": {"root": "kept from ..."}})
     assert "(one of the two comes from another run" in root_kept
     # the figures' setting against the one before, when both were measured in one run
     both = {"rows": data["rows"] + [_row("rens", 1, 80.0, 99.0, 49),
                                     _row("rens_pscost", 1, 60.0, 98.01, 47)]}
-    text = bench_scale.titan_findings(both)
+    text = bench_titan.titan_findings(both)
     assert ("Against `rens`, measured in the same run, `rens_pscost` takes 0.75-0.75 times "
             "its time on seed 1, with -2 to -2 admitted tasks and welfare -1.0 % to -1.0 %"
             in text)
-    assert "Against `rens`" not in bench_scale.titan_findings(
+    assert "Against `rens`" not in bench_titan.titan_findings(
         {**both, "notes": {"rens": "kept from ..."}})
     data["rows"][1]["run_seconds"] = 301.0
-    assert "goal of 300 s is not met" in bench_scale.titan_findings(data)
-    summ = bench_scale.titan_summary(data)
+    assert "goal of 300 s is not met" in bench_titan.titan_findings(data)
+    summ = bench_titan.titan_summary(data)
     assert summ.loc["root", "seconds"] == pytest.approx(250.5)
     assert summ.loc["root", "seeds"] == "1 2"
 

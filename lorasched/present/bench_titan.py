@@ -1,0 +1,159 @@
+"""``lorasched bench titan``: Titan-per-slot's K = 100 high-load day under each per-slot
+MILP setting (:data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`), each run in its own
+process by :func:`lorasched.present.bench_scale.measure`, and the speed page's table and
+words about it."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from ..experiments.grid import code_fingerprint
+from . import bench_scale
+
+#: the day of the Titan comparison (issue 24): K = 100, high load, 144 slots
+TITAN_DAY = {"kind": "day", "nodes": 100, "load": "high", "algorithm": "titan"}
+
+
+def titan_settings(settings=("root", "rens_pscost", "rens", "rounding", "nodes1000"),
+                   seeds=(1, 2, 3), *,
+                   algorithm: str = "titan", day: dict | None = None, out_path=None,
+                   merge: bool = False, progress=print) -> pd.DataFrame:
+    """Titan-per-slot's day (:data:`TITAN_DAY`) under each per-slot MILP setting
+    (:data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`) and seed, each in its own
+    process: seconds, admitted tasks, welfare, slots at a limit and the certified per-slot
+    gap. ``day`` replaces :data:`TITAN_DAY` (tests use a tiny one). Prints the table;
+    writes it as JSON to ``out_path`` if given. With ``merge``, the rows of ``out_path``'s
+    settings that are not measured now are kept, and its ``notes`` say where and when
+    they were measured."""
+    day = TITAN_DAY if day is None else day
+    kept, notes = [], {}
+    if merge and out_path is not None and Path(out_path).is_file():
+        old = json.loads(Path(out_path).read_text())
+        kept = [r for r in old["rows"] if r["setting"] not in settings]
+        for setting in dict.fromkeys(r["setting"] for r in kept):
+            before = old.get("notes", {}).get(setting)
+            notes[setting] = (f"kept from the run of {old['date']} on {old['machine']['cpu']} "
+                              f"(code {old['code']}), not measured again"
+                              + (f"; then: {before}" if before else ""))
+    rows = []
+    for setting in settings:
+        for seed in seeds:
+            progress(f"  measuring {algorithm} with mip={setting!r}, seed {seed} ...")
+            got = bench_scale.measure({**day, "algorithm": algorithm, "seed": int(seed),
+                           "options": {"mip": setting}})
+            rows.append({"setting": setting, "seed": int(seed), **got})
+    table = pd.DataFrame(rows)
+    cols = ["setting", "seed", "run_seconds", "admitted", "welfare", "slots_hit_limit",
+            "gap_mean", "gap_max", "peak_gb"]
+    progress(table[[c for c in cols if c in table]].to_string(index=False))
+    if out_path is not None:
+        Path(out_path).write_text(json.dumps(
+            {"machine": bench_scale.machine(), "code": code_fingerprint("pdftsp"),
+             "command": "lorasched bench titan",
+             "date": time.strftime("%Y-%m-%d %H:%M"), "rows": rows + kept,
+             **({"notes": notes} if notes else {})}, indent=1))
+    return table
+
+
+#: what each setting is, for the book's table
+SETTING_NAMES = {"root": "root node only (default)",
+                 "rens_pscost": "MILP over the LP's fractional columns, pseudo-cost "
+                                "branching (the figures')",
+                 "rens": "MILP over the LP's fractional columns (the figures' before)",
+                 "rounding": "HiGHS's LP completion (the figures' before that)",
+                 "nodes1000": "1000 nodes (default before)"}
+
+
+def titan_summary(data: dict) -> pd.DataFrame:
+    """Per MILP setting of a :func:`titan_settings` JSON: the seeds, and the mean over
+    them of the day's seconds, admitted tasks, welfare, slots at a limit and certified
+    per-slot gap (mean and worst slot)."""
+    rows = pd.DataFrame(data["rows"])
+    out = rows.groupby("setting", sort=False).agg(
+        seeds=("seed", lambda s: " ".join(str(v) for v in sorted(s))),
+        seconds=("run_seconds", "mean"), seconds_max=("run_seconds", "max"),
+        admitted=("admitted", "mean"), welfare=("welfare", "mean"),
+        slots_hit_limit=("slots_hit_limit", "mean"), gap_mean=("gap_mean", "mean"),
+        gap_max=("gap_max", "max"))
+    return out
+
+
+def titan_table(data: dict) -> pd.DataFrame:
+    """:func:`titan_summary` as text, one row per setting, for the book."""
+    summ = titan_summary(data)
+    return pd.DataFrame({
+        "setting": [SETTING_NAMES.get(k, k) for k in summ.index],
+        "seeds": summ["seeds"],
+        "day, s (mean / max)": [f"{a:,.0f} / {b:,.0f}" for a, b in
+                                zip(summ["seconds"], summ["seconds_max"], strict=True)],
+        "admitted": [f"{v:,.0f}" for v in summ["admitted"]],
+        "welfare, USD": [f"{v:,.1f}" for v in summ["welfare"]],
+        "slots at a limit": [f"{v:.0f}" for v in summ["slots_hit_limit"]],
+        "certified gap, mean / worst slot": [f"{a:.1%} / {b:.1%}" for a, b in
+                                             zip(summ["gap_mean"], summ["gap_max"],
+                                                 strict=True)],
+    }).set_index("setting")
+
+
+def titan_findings(data: dict) -> str:
+    """The comparison in words, every number from ``data``: the default's time against
+    the goal (300 s a day), and each other setting's welfare and time against the
+    default's on the seeds both ran."""
+    rows = pd.DataFrame(data["rows"])
+    default = rows[rows["setting"] == "root"].set_index("seed")
+    if default.empty:
+        return "The default setting (`root`) was not measured."
+    goal = bench_scale.GOALS["titan_seconds"]
+    worst = default["run_seconds"].max()
+    parts = [f"With the default (`mip=\"root\"`), Titan's K = 100 high-load day takes "
+             f"{default['run_seconds'].min():,.0f}-{worst:,.0f} s on seeds "
+             f"{', '.join(map(str, default.index))}: the goal of {goal} s is "
+             + ("met." if worst <= goal else "not met.")]
+    for setting in rows["setting"].unique():
+        if setting == "root":
+            continue
+        other = rows[rows["setting"] == setting].set_index("seed")
+        seeds = sorted(set(other.index) & set(default.index))
+        if not seeds:
+            continue
+        dw = (other.loc[seeds, "welfare"] / default.loc[seeds, "welfare"] - 1) * 100
+        da = other.loc[seeds, "admitted"] - default.loc[seeds, "admitted"]
+        ratio = other.loc[seeds, "run_seconds"] / default.loc[seeds, "run_seconds"]
+        parts.append(
+            f"`{setting}` ({SETTING_NAMES.get(setting, setting)}), on seed"
+            f"{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}: welfare "
+            f"{dw.min():+.1f} % to {dw.max():+.1f} % and {da.min():+,.0f} to "
+            f"{da.max():+,.0f} admitted tasks against the default, in "
+            f"{ratio.min():.2g}-{ratio.max():.2g} times its time"
+            + (" (one of the two comes from another run, see the header: the time ratio "
+               "compares two runs)." if {setting, "root"} & set(data.get("notes", {}))
+               else "."))
+    parts.append(_pscost_against_rens(rows, data.get("notes", {})))
+    return " ".join(p for p in parts if p)
+
+
+def _pscost_against_rens(rows: pd.DataFrame, notes: dict) -> str:
+    """``rens_pscost`` (the figures') against ``rens`` (the figures' before) on the seeds
+    both ran, when both were measured in the same run: the same per-slot optimum, so any
+    difference in the day comes from which optimal schedule a slot keeps."""
+    if {"rens_pscost", "rens"} & set(notes):
+        return ""
+    new = rows[rows["setting"] == "rens_pscost"].set_index("seed")
+    old = rows[rows["setting"] == "rens"].set_index("seed")
+    seeds = sorted(set(new.index) & set(old.index))
+    if not seeds:
+        return ""
+    ratio = new.loc[seeds, "run_seconds"] / old.loc[seeds, "run_seconds"]
+    da = new.loc[seeds, "admitted"] - old.loc[seeds, "admitted"]
+    dw = (new.loc[seeds, "welfare"] / old.loc[seeds, "welfare"] - 1) * 100
+    return (f"Against `rens`, measured in the same run, `rens_pscost` takes "
+            f"{ratio.min():.2f}-{ratio.max():.2f} times its time on seed"
+            f"{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}, with "
+            f"{da.min():+,.0f} to {da.max():+,.0f} admitted tasks and welfare "
+            f"{dw.min():+.1f} % to {dw.max():+.1f} %: each slot's sub-MILP reaches the same "
+            "optimum under both, and the days part where a slot keeps another of its optimal "
+            "schedules.")
