@@ -336,9 +336,9 @@ def _parser() -> argparse.ArgumentParser:
                          "Titan-per-slot's per-slot MILP under each setting, each setting in "
                          "its own store; then the summary's claims under each. Most of an "
                          "hour per setting whose store is empty.")
-    vd.add_argument("--settings", nargs="+", default=["rens_pscost", "rens"],
+    vd.add_argument("--settings", nargs="+", default=["rens_lean", "rens_pscost"],
                     choices=list(titan_mip_settings),
-                    help="MILP settings, the figures' first (rens_pscost rens)")
+                    help="MILP settings, the figures' first (rens_lean rens_pscost)")
     vd.add_argument("--store", nargs=2, action="append", default=[],
                     metavar=("SETTING", "DIR"),
                     help="a setting's store (default: build/sweeps/full for the figures' "

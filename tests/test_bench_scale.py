@@ -135,7 +135,7 @@ def test_titan_settings_measures_each_setting_and_seed(in_process, tmp_path):
     assert len(table) == 4
     shown = bench_titan.titan_table(saved)
     assert list(shown.index) == ["root node only (default)",
-                                 "HiGHS's LP completion (the figures' before that)"]
+                                 "HiGHS's LP completion (earlier)"]
     assert "measured" in bench_scale.describe(saved) and "bench titan" in bench_scale.describe(
         saved)
     # measuring one setting again with merge keeps the other's rows and says whence
@@ -179,6 +179,13 @@ def test_titan_findings_take_every_number_from_the_data():
             in text)
     assert "Against `rens`" not in bench_titan.titan_findings(
         {**both, "notes": {"rens": "kept from ..."}})
+    # and the figures' setting now against rens_pscost, each pair on its own
+    three = {"rows": both["rows"] + [_row("rens_lean", 1, 30.0, 98.01, 48)]}
+    text = bench_titan.titan_findings(three)
+    assert ("Against `rens_pscost`, measured in the same run, `rens_lean` takes 0.50-0.50 "
+            "times its time on seed 1, with +1 to +1 admitted tasks and welfare +0.0 % to "
+            "+0.0 %" in text)
+    assert "Against `rens`, measured in the same run, `rens_pscost`" in text
     data["rows"][1]["run_seconds"] = 301.0
     assert "goal of 300 s is not met" in bench_titan.titan_findings(data)
     summ = bench_titan.titan_summary(data)

@@ -40,7 +40,7 @@ def test_full_size_is_the_papers_setting():
     for key in SWEEP_FIGURES:
         for s in fig(key).sweeps("full").values():
             assert s.seeds == (1, 2, 3)
-            assert s.options["titan"] == {"mip": "rens_pscost"}
+            assert s.options["titan"] == {"mip": "rens_lean"}
             paper = {"pdftsp", "titan"} if key == "fig13" else {"pdftsp", "titan", "eft", "ntm"}
             oracle = {"titan_oracle"} if key in ("fig04", "fig08") else set()
             assert set(s.algorithms) == paper | oracle
@@ -432,7 +432,7 @@ def test_titan_setting_changes_the_figures_titan_cells_only_within_the_block():
     before = figures.figure("fig05").declaration("small", None)["options"]
     with figures.titan_setting("rounding"):
         inside = figures.figure("fig05").declaration("small", None)["options"]
-    assert before == {"titan": {"mip": "rens_pscost"}}
+    assert before == {"titan": {"mip": "rens_lean"}}
     assert inside == {"titan": {"mip": "rounding"}}
     assert figures.figure("fig05").declaration("small", None)["options"] == before
     with pytest.raises(ValueError, match="mip must be one of"), figures.titan_setting("exact"):

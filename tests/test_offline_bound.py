@@ -92,14 +92,15 @@ def test_titan_records_each_slot_and_respects_capacity():
     np.testing.assert_allclose(result["payment"].values[admitted], price[admitted])
 
 
-@pytest.mark.parametrize("mip", ["root", "rens", "rens_pscost", "rounding", "nodes1000"])
+@pytest.mark.parametrize("mip", ["root", "rens", "rens_pscost", "rens_lean", "rounding",
+                                 "nodes1000"])
 def test_each_titan_milp_setting_gives_a_feasible_reproducible_day(mip):
     scenario = lorasched.synthetic_scenario(nodes=4, slots=24, load=8.0, vendors=2, seed=5)
     result = lorasched.simulate(scenario, algorithm="titan", seed=1, mip=mip)
     lorasched.check_result(result)
     assert result.attrs["titan_mip"] == mip
-    nodes = {"root": 1, "rens": 10_000, "rens_pscost": 10_000, "rounding": 0,
-             "nodes1000": 1000}[mip]
+    nodes = {"root": 1, "rens": 10_000, "rens_pscost": 10_000, "rens_lean": 10_000,
+             "rounding": 0, "nodes1000": 1000}[mip]
     assert result.attrs["titan_mip_max_nodes"] == nodes
     busy = np.unique(scenario["arrival"].values)
     # every setting stays under the slot's LP bound; only branching proves a slot optimal
@@ -123,19 +124,20 @@ def test_titan_milp_settings_differ_on_the_same_slot_problem():
     assert got["rounding"] < got["root"] < got["nodes1000"] <= bound_ + 1e-6
 
 
-def test_rens_pscost_finds_the_same_optimum_of_each_slot_as_rens():
-    """Both settings solve the same sub-MILP to the same gap; only the branching differs,
-    so while the days have not diverged (same capacity left, same columns) each slot's
-    objective is the same."""
+def test_rens_pscost_and_rens_lean_find_the_same_optimum_of_each_slot_as_rens():
+    """The three settings solve the same sub-MILP to the same gap; only the branching and
+    the cut pool differ, so while the days have not diverged (same capacity left, same
+    columns) each slot's objective is the same."""
     scenario = lorasched.synthetic_scenario(nodes=6, slots=36, load=14.0, vendors=2, seed=2)
     got = {mip: lorasched.simulate(scenario, algorithm="titan", seed=1, mip=mip)
-           for mip in ("rens", "rens_pscost")}
+           for mip in ("rens", "rens_pscost", "rens_lean")}
     busy = np.unique(scenario["arrival"].values)
     first = int(busy[0])
     assert got["rens"]["titan_objective"].values[first] > 0
-    assert (got["rens"]["titan_objective"].values[first]
-            == got["rens_pscost"]["titan_objective"].values[first])
-    assert got["rens_pscost"].attrs["titan_mip"] == "rens_pscost"
+    for mip in ("rens_pscost", "rens_lean"):
+        assert (got["rens"]["titan_objective"].values[first]
+                == got[mip]["titan_objective"].values[first])
+        assert got[mip].attrs["titan_mip"] == mip
 
 
 def test_titan_names_an_unknown_milp_setting():

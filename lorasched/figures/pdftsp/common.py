@@ -24,13 +24,13 @@ from ..base import Figure, check_size, default_store, gain, verdict
 #: the paper's algorithms; Figs. 4 and 8 add Titan's welfare oracle (:data:`ORACLE_FIGURES`)
 ALGORITHMS = ("pdftsp", "titan", "eft", "ntm")
 ORACLE_FIGURES = ("fig04", "fig08")
-#: Titan's per-slot MILP in the figures: ``"rens_pscost"`` (the LP's 0/1 columns kept, a MILP
-#: over its fractional ones, branching on pseudo-costs without strong branching; ``"rens"``
-#: with HiGHS's reliability branching before issue 24's last step, ``"rounding"`` before
-#: that); the library's default is ``"root"``
-#: (:data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`), which costs several times the
-#: time per day (see the speed page)
-TITAN_OPTIONS = {"mip": "rens_pscost"}
+#: Titan's per-slot MILP in the figures: ``"rens_lean"`` (the LP's 0/1 columns kept, a MILP
+#: over its fractional ones, branching on pseudo-costs without strong branching, with a small
+#: cut pool); ``"rens_pscost"`` (the same with HiGHS's cut pool) before issue 24's closing
+#: step, ``"rens"`` (reliability branching) before that, ``"rounding"`` before that; the
+#: library's default is ``"root"`` (:data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`),
+#: which costs several times the time per day (see the speed page)
+TITAN_OPTIONS = {"mip": "rens_lean"}
 
 
 @contextlib.contextmanager

@@ -133,7 +133,7 @@ def _setting_store(size: str, mip: str) -> Path:
     return store.with_name(f"{store.name}-titan-{mip}")
 
 
-def titan_setting_verdicts(settings=("rens_pscost", "rens"), *, size: str = "full",
+def titan_setting_verdicts(settings=("rens_lean", "rens_pscost"), *, size: str = "full",
                            stores: dict | None = None, seeds: int | None = None,
                            out_path=None, merge: bool = False,
                            progress: bool = True) -> dict:

@@ -109,14 +109,22 @@ OBJECTIVES = ("progress", "welfare")
 #:   K = 100 medium load (seed 1) it took 24.7 s a day against rounding's 34.0 s, with
 #:   2,645 tasks admitted against 2,608; the speed page measures all four at K = 100, high
 #:   load;
-#: * ``"rens_pscost"`` (the book's figures since issue 24's last step): ``"rens"`` with
-#:   pseudo-cost branching that trusts a variable's pseudo-costs from the first observation
-#:   (``mip_pscost_minreliable = 0``: no strong branching). The sub-MILP is still solved to
-#:   ``mip_rel_gap``, so each slot's objective is the same optimum (checked on all 420
-#:   sub-MILPs of three K = 100 days: the same value in every one); only which of several
-#:   optimal schedules is kept can differ. Its sub-MILPs took 39 % less time on a
-#:   trace-driven day (MLaaS, seed 1), 22 % on a synthetic one, 14 % on the oracle's
-#:   high-load day.
+#: * ``"rens_pscost"`` (the book's figures from issue 24's stop 37 to its closing step):
+#:   ``"rens"`` with pseudo-cost branching that trusts a variable's pseudo-costs from the first
+#:   observation (``mip_pscost_minreliable = 0``: no strong branching). The sub-MILP is still
+#:   solved to ``mip_rel_gap``, so each slot's objective is the same optimum (checked on all 420
+#:   sub-MILPs of three K = 100 days: the same value in every one); only which of several optimal
+#:   schedules is kept can differ. Its sub-MILPs took 39 % less time on a trace-driven day
+#:   (MLaaS, seed 1), 22 % on a synthetic one, 14 % on the oracle's high-load day.
+#: * ``"rens_lean"`` (the book's figures since issue 24's closing step): ``"rens_pscost"``
+#:   with a soft limit of one cut on HiGHS's cut pool (``mip_pool_soft_limit = 1``; HiGHS's
+#:   default is 10,000, beyond which it ages cuts out of the pool faster). The root's
+#:   separation rounds were most of a sub-MILP's time (about 3,000 cuts found for 100
+#:   columns). Still solved to ``mip_rel_gap``: on the 559 sub-MILPs of four held-out days
+#:   (seed 4: K = 100 medium and high load, the oracle's high load, MLaaS), captured and
+#:   re-solved alone, the same optimum in every one in half the time (116.6 s -> 58.1 s;
+#:   soft limits of 100, 30, 10 and 3 took 75.7, 71.6, 63.3 and 60.1 s); which of several
+#:   optimal schedules a slot keeps can differ.
 #:
 #: The book's speed page (``lorasched bench titan``) measures them on seeds 1-3 at
 #: K = 100, high load.
@@ -128,6 +136,8 @@ MIP_SETTINGS = {
     "rounding": ("milp", 0, {}),
     "rens": ("rens", 10_000, _QUIET_ROOT),
     "rens_pscost": ("rens", 10_000, {**_QUIET_ROOT, "mip_pscost_minreliable": 0}),
+    "rens_lean": ("rens", 10_000, {**_QUIET_ROOT, "mip_pscost_minreliable": 0,
+                                   "mip_pool_soft_limit": 1}),
 }
 
 
@@ -151,7 +161,8 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
     Each slot's work is limited deterministically, so the same seed gives the same result
     on any machine: at most ``max_cg_iterations`` rounds of column generation, then the
     MILP over the columns solved as ``mip`` says (:data:`MIP_SETTINGS`: ``"root"``,
-    ``"nodes1000"``, ``"rounding"``, ``"rens"`` or ``"rens_pscost"``); ``mip_max_nodes``,
+    ``"nodes1000"``, ``"rounding"``, ``"rens"``, ``"rens_pscost"`` or ``"rens_lean"``);
+    ``mip_max_nodes``,
     if given, replaces the setting's node limit and keeps its other HiGHS options
     (``mip="rounding"`` is what ``mip_max_nodes=0`` meant before issue 24). ``time_limit``
     (seconds per slot; default none) adds a wall-clock limit -- column generation stops
