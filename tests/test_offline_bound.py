@@ -8,6 +8,7 @@ import pytest
 import lorasched
 from lorasched.lp import Column, MasterLP, column_generation
 from lorasched.pdftsp import bound
+from lorasched.pdftsp.baselines import titan
 from lorasched.pdftsp.policies import REGISTRY
 
 SMALL = [dict(nodes=2, slots=8, load=1.5, vendors=2, gpu="mix", seed=s) for s in range(4)] + [
@@ -253,18 +254,52 @@ def test_master_lp_takes_highs_options_by_name_and_refuses_unknown_ones():
 
 def test_the_bound_runs_its_master_unscaled_and_titan_keeps_highs_defaults(monkeypatch):
     """Only the offline bound sets BOUND_HIGHS_OPTIONS; Titan's per-slot master does not
-    (its results are unchanged)."""
+    (its results are unchanged). Only Titan's guards its solves against a stall."""
     seen = []
     real = MasterLP.__init__
 
-    def spy(self, n_groups, capacities, options=None):
-        seen.append(options)
-        real(self, n_groups, capacities, options)
+    def spy(self, n_groups, capacities, options=None, stall_iterations=None):
+        seen.append((options, stall_iterations))
+        real(self, n_groups, capacities, options, stall_iterations)
 
     monkeypatch.setattr(MasterLP, "__init__", spy)
     scenario = lorasched.synthetic_scenario(**SMALL[0])
     bound.offline_upper_bound(scenario)
-    assert seen == [bound.BOUND_HIGHS_OPTIONS]
+    assert seen == [(bound.BOUND_HIGHS_OPTIONS, None)]
     seen.clear()
-    lorasched.simulate(scenario, algorithm="titan", seed=1)
-    assert seen and all(o is None for o in seen)
+    result = lorasched.simulate(scenario, algorithm="titan", seed=1)
+    assert seen and all(o == (None, titan.STALL_ITERATIONS) for o in seen)
+    assert np.nansum(result["titan_lp_stalls"].values) == 0
+
+
+def test_a_master_solve_past_its_stall_limit_is_solved_again_to_the_same_optimum():
+    """stall_iterations (a count): a solve that needs more simplex iterations is taken as
+    stalled and solved again from a fresh basis with the primal simplex; the LP optimum
+    and the duals' validity do not change, only the path."""
+    rng = np.random.default_rng(3)
+    caps = (rng.uniform(5, 10, size=(4, 6)), rng.uniform(5, 10, size=(4, 6)))
+
+    def master(stall):
+        m = MasterLP(8, caps, stall_iterations=stall)
+        cols = []
+        for g in range(8):
+            for _ in range(5):
+                nodes = rng.integers(0, 4, size=3)
+                slots = np.sort(rng.choice(6, size=3, replace=False))
+                cols.append(Column(g, float(rng.uniform(1, 5)), (nodes, slots),
+                                   (rng.uniform(1, 4, size=3), float(rng.uniform(1, 3))),
+                                   None))
+        m.add_columns(cols)
+        return m
+
+    state = rng.bit_generator.state
+    free = master(None)
+    rng.bit_generator.state = state
+    guarded = master(1)
+    value, *_ = free.solve_lp()
+    again, mu, (pi, sigma) = guarded.solve_lp()
+    assert free.stalls == 0 and guarded.stalls == 1
+    assert again == pytest.approx(value, rel=1e-9)
+    assert (mu >= 0).all() and (pi >= 0).all() and (sigma >= 0).all()
+    # the limit is restored for the next solve
+    assert guarded.h.getOptionValue("simplex_iteration_limit")[1] == 1

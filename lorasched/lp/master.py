@@ -61,7 +61,7 @@ class MasterLP:
     """
 
     def __init__(self, n_groups: int, capacities: Sequence[np.ndarray],
-                 options: dict | None = None):
+                 options: dict | None = None, stall_iterations: int | None = None):
         self.h = highspy.Highs()
         self.h.setOptionValue("output_flag", False)
         self.h.setOptionValue("threads", 1)
@@ -73,6 +73,10 @@ class MasterLP:
             if self.h.setOptionValue(name, value) != highspy.HighsStatus.kOk:
                 raise ValueError(f"HiGHS option {name!r} = {value!r} was refused")
         self.h.changeObjectiveSense(highspy.ObjSense.kMaximize)
+        self.stall_iterations = stall_iterations
+        self.stalls = 0  # solves taken as stalled and solved again (see :meth:`solve_lp`)
+        if stall_iterations is not None:
+            self.h.setOptionValue("simplex_iteration_limit", int(stall_iterations))
         self.n_groups = n_groups
         self.capacities = tuple(capacities)
         self.n_resources = len(self.capacities)
@@ -161,9 +165,27 @@ class MasterLP:
 
     def solve_lp(self) -> tuple[float, np.ndarray, tuple[np.ndarray, ...]]:
         """Solve the LP; return ``(objective, mu[n_groups], (pi_r per resource, in the shape
-        of the capacities))``, duals clipped at 0."""
+        of the capacities))``, duals clipped at 0.
+
+        With ``stall_iterations`` (a count, so results stay machine-independent), a solve
+        that needs more simplex iterations than that is taken as stalled and solved again
+        from a fresh basis with the primal simplex (:attr:`stalls` counts them). Seen once
+        in a Titan day (K = 100, high load, seed 1, slot 16): the warm-started dual simplex
+        on a 712-column master ran 6.3 million iterations (222 s), where every other solve
+        of the day took at most a few hundred."""
         self.h.run()
         status = self.h.getModelStatus()
+        if (self.stall_iterations is not None
+                and status == highspy.HighsModelStatus.kIterationLimit):
+            self.stalls += 1
+            _, strategy = self.h.getOptionValue("simplex_strategy")
+            self.h.clearSolver()
+            self.h.setOptionValue("simplex_iteration_limit", 2**31 - 1)
+            self.h.setOptionValue("simplex_strategy", 4)  # primal
+            self.h.run()
+            status = self.h.getModelStatus()
+            self.h.setOptionValue("simplex_strategy", strategy)
+            self.h.setOptionValue("simplex_iteration_limit", int(self.stall_iterations))
         if status != highspy.HighsModelStatus.kOptimal:
             raise RuntimeError(f"master LP: {self.h.modelStatusToString(status)}")
         dual = np.asarray(self.h.getSolution().row_dual)

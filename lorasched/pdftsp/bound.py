@@ -107,7 +107,7 @@ def column_value(arrays: ScenarioArrays, i: int, q: float, nodes, slots) -> floa
 def solve_lp(arrays: ScenarioArrays, tasks, compute_cap, memory_cap, *, fit_compute=None,
              fit_memory=None, work_resolution=8, relaxed=True, vendor_of=None,
              max_iterations=200, time_limit=np.inf, gap_tol=0.0, tol=1e-9, progress=False,
-             desc="column generation", highs_options=None
+             desc="column generation", highs_options=None, stall_iterations=None
              ) -> tuple[ColumnGeneration, np.ndarray]:
     """Column generation for the LP of P1 over ``tasks`` with the given cell capacities
     (full ones for the offline bound; residual ones for one Titan slot).
@@ -118,14 +118,16 @@ def solve_lp(arrays: ScenarioArrays, tasks, compute_cap, memory_cap, *, fit_comp
     in ``fit_compute``/``fit_memory`` (default: the capacities themselves; the aggregated
     bound passes one node's capacity there). Stops when no column prices out (LP optimal),
     after ``max_iterations`` or ``time_limit`` seconds, or once (bound - LP) <= gap_tol *
-    bound. ``highs_options``: further HiGHS options of the master LP. Returns the outcome
+    bound. ``highs_options``: further HiGHS options of the master LP; ``stall_iterations``:
+    its stalled-solve guard (:meth:`lorasched.lp.MasterLP.solve_lp`). Returns the outcome
     and, per task of ``tasks``, whether it has any schedule.
     """
     fit_compute = compute_cap if fit_compute is None else fit_compute
     fit_memory = memory_cap if fit_memory is None else fit_memory
     start = time.perf_counter()
     tasks = np.asarray(tasks, dtype=np.int64)
-    master = MasterLP(len(tasks), (compute_cap, memory_cap), highs_options)
+    master = MasterLP(len(tasks), (compute_cap, memory_cap), highs_options,
+                      stall_iterations=stall_iterations)
     inp = pricing_input(arrays, tasks, work_resolution, relaxed, vendor_of)
     feasible = np.zeros(len(tasks), dtype=bool)
 

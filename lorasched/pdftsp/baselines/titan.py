@@ -61,7 +61,9 @@ own gap over the generated columns (under ``"rens"``, over the fractional ones),
 ``titan_hit_limit`` says whether a limit cut the
 solve (column generation stopped by its round limit before converging, or the MILP by its
 node or time limit). The limits are counts, not seconds, by default, so results do not
-depend on the machine. ``titan_seconds`` is the wall time of the slot (CG + MILP).
+depend on the machine. ``titan_seconds`` is the wall time of the slot (CG + MILP);
+``titan_lp_stalls`` counts the slot's column-generation LP solves that stalled and were
+solved again (:data:`STALL_ITERATIONS`).
 
 Admission and price: Titan runs no auction. An admitted task pays the posted price
 (:mod:`lorasched.pdftsp.pricing`), which depends on its size alone. With
@@ -141,6 +143,14 @@ MIP_SETTINGS = {
 }
 
 
+#: simplex iterations after which a slot's column-generation LP solve is taken as stalled
+#: and solved again from a fresh basis with the primal simplex
+#: (:meth:`lorasched.lp.MasterLP.solve_lp`): a count, so results stay machine-independent.
+#: The warm-started solves of K = 100 days take at most about 800 iterations; the one stall
+#: seen (K = 100, high load, seed 1, slot 16, under ``"rens_lean"``) ran 6.3 million.
+STALL_ITERATIONS = 100_000
+
+
 def progress_view(arrays: ScenarioArrays) -> ScenarioArrays:
     """``arrays`` as the faithful Titan sees them: every bid replaced by 1 (the progress of a
     completed task), vendor prices and operating costs by 0, so that the per-slot P1's
@@ -187,6 +197,7 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
     stats = {name: np.full(T, np.nan) for name in
              ("seconds", "mip_gap", "gap", "lp_bound", "objective", "columns", "cg_iterations")}
     stats["hit_limit"] = np.zeros(T)
+    stats["lp_stalls"] = np.zeros(T)
     stats["batch"] = np.zeros(T)
     cells = CellCollector()
     slots = np.unique(arrays.arrival)
@@ -203,7 +214,8 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
         cg, feasible = bound.solve_lp(seen, batch, compute_left, memory_left,
                                       work_resolution=work_resolution, relaxed=False,
                                       vendor_of=vendor_of, max_iterations=max_cg_iterations,
-                                      time_limit=time_limit)
+                                      time_limit=time_limit,
+                                      stall_iterations=STALL_ITERATIONS)
         left = max(time_limit - (time.perf_counter() - start), 0.1 * time_limit)
         if method == "rens":
             chosen, value, _, mip_gap, hit = cg.master.solve_fixed(left, mip_rel_gap,
@@ -236,6 +248,7 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
         stats["hit_limit"][t] = float(hit)
         stats["columns"][t] = cg.master.n_columns
         stats["cg_iterations"][t] = cg.iterations
+        stats["lp_stalls"][t] = cg.master.stalls
     cells.store(out)
     out.per_slot = stats
     out.attrs = {"time_limit": float(time_limit), "mip_rel_gap": float(mip_rel_gap),
