@@ -22,10 +22,10 @@ widgets, benchmarks), ``cli``.
 
 from .allpass.scenario import allpass_scenario
 from .experiments import Sweep, run_sweep, run_sweeps
+from .model.errors import InputError, ResultError
 from .pdftsp.auction import OnlineAuction, payment_paper
 from .pdftsp.bound import offline_upper_bound
 from .pdftsp.offline import offline_opt
-from .pdftsp.result import ResultError
 from .pdftsp.scenario import ScenarioArrays, to_arrays, validate_scenario
 from .pdftsp.schedule import Schedule, schedule
 from .pdftsp.workload import synthetic_scenario
@@ -36,6 +36,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "SYSTEMS",
+    "InputError",
     "OnlineAuction",
     "ResultError",
     "Schedule",

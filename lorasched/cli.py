@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from .experiments import Store, Sweep, compare_stores, default_store, grid, run_
 from .experiments import calibrate as calibration
 from .figures import allpass as allpass_figures
 from .figures import pdftsp as figures
+from .model.errors import InputError
 from .model.profiles import SOURCES, profile_table
 from .pdftsp import policies as algorithms
 from .pdftsp.auction import ALPHA_GRID, BETA_GRID, CONSTANTS
@@ -33,9 +35,20 @@ def _load(value: str):
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"must be one of {sorted(LOADS)} or a number, got {value!r}") from None
-    if mean < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {mean}")
+    if not math.isfinite(mean) or mean < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {value!r}")
     return mean
+
+
+def _positive_float(value: str) -> float:
+    """A finite number > 0."""
+    try:
+        x = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {value!r}") from None
+    if not math.isfinite(x) or x <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {value!r}")
+    return x
 
 
 def _positive_int(value: str) -> int:
@@ -48,14 +61,32 @@ def _positive_int(value: str) -> int:
     return n
 
 
-def _capacity(value: str):
-    """--capacity: a positive whole number of serverful workers, or none (unlimited)."""
+def _seed(value: str) -> int:
+    """--seed: a whole number >= 0 (numpy's generators take no negative seed)."""
     try:
-        cap = capacity_value(value)
+        n = int(value)
     except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {value!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {n}")
+    return n
+
+
+def _capacity(value: str):
+    """--capacity: a positive whole number of serverful workers, or none (unlimited). One
+    rule: any number below 1 is refused, -1 included (the scenario stores unlimited as -1,
+    but on the command line it is spelt none)."""
+    text = value.strip().lower()
+    if text in ("none", "unlimited"):
+        return "none"
+    try:
+        cap = int(text)
+    except ValueError:
+        cap = 0
+    if cap < 1:
         raise argparse.ArgumentTypeError(
-            f"must be a positive whole number or none (unlimited), got {value!r}") from None
-    return "none" if cap < 0 else cap
+            f"must be a positive whole number or none (unlimited), got {value!r}")
+    return capacity_value(cap)
 
 
 def _constants(value: str) -> str:
@@ -83,7 +114,7 @@ def _scenario_args(p: argparse.ArgumentParser, seed: bool = True,
     p.add_argument("--deadline-policy", default="slack", choices=DEADLINE_POLICIES)
     p.add_argument("--slots", type=_positive_int, default=144, help="slots T (144)")
     if seed:
-        p.add_argument("--seed", type=int, default=1, help="random seed (1)")
+        p.add_argument("--seed", type=_seed, default=1, help="random seed, >= 0 (1)")
 
 
 def _execution_args(p: argparse.ArgumentParser) -> None:
@@ -137,6 +168,9 @@ def _parser() -> argparse.ArgumentParser:
                        "restarts plus a checkpoint, jobs up to 32 GPUs, TITAN preemptive)")
     titan.add_argument("--ckpt-s", type=float, default=None,
                        help="authors_code: checkpoint seconds added to every start (30)")
+    titan.add_argument("--oversize", default=None, choices=["error", "cap", "drop"],
+                       help="a job requesting more GPUs than the cluster has: an error "
+                       "(default), its request capped at the cluster's GPUs, or dropped")
     titan.add_argument("--objective", default=None, choices=["paper", "authors_fair"],
                        help="TITAN's MILP objective: eq. (1) (paper) or the authors' code's "
                        "FAIR (authors_fair, with --algorithm titan-nomerge)")
@@ -154,20 +188,21 @@ def _parser() -> argparse.ArgumentParser:
                          help="units of D against C_t T in the pressure: paper (consistent, "
                          "default) or slip (p 60 times larger, D's seconds against a "
                          "capacity in minutes: a hypothesis about the authors' code)")
-    sim.add_argument("--payment", default="critical", choices=["critical", "paper"],
+    pdftsp = sim.add_argument_group("pdftsp (--system pdftsp, the default)")
+    pdftsp.add_argument("--payment", default="critical", choices=["critical", "paper"],
                      help="critical (truthful threshold bid) or paper (eq. 14)")
-    sim.add_argument("--solver", default="paper", choices=["paper", "exact"],
+    pdftsp.add_argument("--solver", default="paper", choices=["paper", "exact"],
                      help="per-task schedule: the paper's DP or the exact solver")
-    sim.add_argument("--constants", type=_constants, default="lemma2",
+    pdftsp.add_argument("--constants", type=_constants, default="lemma2",
                      help="pdFTSP's alpha and beta: lemma2 (default), vmax, or a FILE "
                      "written by `lorasched calibrate`")
-    sim.add_argument("--alpha", type=float, default=None,
+    pdftsp.add_argument("--alpha", type=float, default=None,
                      help="eq. (7) constant (overrides --constants)")
-    sim.add_argument("--beta", type=float, default=None,
+    pdftsp.add_argument("--beta", type=float, default=None,
                      help="eq. (8) constant (overrides --constants)")
-    sim.add_argument("--work-resolution", type=_positive_int, default=8,
+    pdftsp.add_argument("--work-resolution", type=_positive_int, default=8,
                      help="work units per slowest-node slot in the DP (8)")
-    sim.add_argument("--candidate-cells", choices=["auto", "index", "scan"], default="auto",
+    pdftsp.add_argument("--candidate-cells", choices=["auto", "index", "scan"], default="auto",
                      help="pdFTSP's candidate cells: from the exact index (auto, where nodes "
                      "fall into few groups) or by reading every cell (scan); same decisions")
     sim.add_argument("--trace", default=None,
@@ -175,10 +210,13 @@ def _parser() -> argparse.ArgumentParser:
                      "acme or a CSV path (scaled to --load); titan: helios for the "
                      "Helios-derived workload (default: the authors' workload); allpass: "
                      "helios (default) or mixture (fitted to Seren)")
-    sim.add_argument("--task-sizes", default="paper", choices=["paper", "trace"],
+    pdftsp.add_argument("--trace-day", default=None,
+                     help="pdftsp: the day of --trace to use, a day number (default: the "
+                     "representative median day)")
+    pdftsp.add_argument("--task-sizes", default="paper", choices=["paper", "trace"],
                      help="task work from the paper's ranges or the trace jobs' GPU time")
     sim.add_argument("--out", default=None, help="write the result dataset (netCDF)")
-    sim.add_argument("--progress", action="store_true", help="show a progress bar")
+    pdftsp.add_argument("--progress", action="store_true", help="show a progress bar")
 
     sw = sub.add_parser(
         "sweep", help="run a declared sweep (grid x algorithms x seeds), parallel, resumable",
@@ -211,7 +249,7 @@ def _parser() -> argparse.ArgumentParser:
         "largest mean welfare to OUT, which `simulate --constants OUT` and `sweep --constants "
         "OUT` read. Evaluate on other seeds or days than these.")
     _scenario_args(cal, seed=False)
-    cal.add_argument("--seeds", type=int, nargs="+", default=[calibration.CALIBRATION_SEED],
+    cal.add_argument("--seeds", type=_seed, nargs="+", default=[calibration.CALIBRATION_SEED],
                      help=f"calibration seeds ({calibration.CALIBRATION_SEED})")
     cal.add_argument("--trace", default=None,
                      help="arrivals from a real trace: mlaas, philly, helios, acme or a CSV")
@@ -373,9 +411,10 @@ def _parser() -> argparse.ArgumentParser:
                     help="the view shown first (pdftsp)")
     ex.add_argument("--nodes", type=_positive_int, default=6,
                     help="pdFTSP's first scenario: GPU nodes K (6)")
-    ex.add_argument("--load", type=float, default=4.0, help="... mean arrivals per slot (4)")
+    ex.add_argument("--load", type=_positive_float, default=4.0,
+                    help="... mean arrivals per slot, > 0 (4)")
     ex.add_argument("--slots", type=_positive_int, default=48, help="... slots (48)")
-    ex.add_argument("--seed", type=int, default=1, help="... workload seed (1)")
+    ex.add_argument("--seed", type=_seed, default=1, help="... workload seed (1)")
     ex.add_argument("--notebook", default=None,
                     help="serve this notebook instead of the app (it should display widgets)")
     sv = sub.add_parser(
@@ -414,6 +453,31 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The ``lorasched`` command. Bad input (:class:`~lorasched.InputError`, any other
+    ``ValueError``, a file that cannot be read or written) is one line on stderr and exit
+    status 2, never a traceback; a reader that closes the pipe (``lorasched profiles |
+    head``) ends the command quietly."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # the reader went away: point stdout at /dev/null so that Python's flush at exit
+        # does not fail again, and end as a command cut short by its reader does
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+def _file_error(exc: OSError) -> str:
+    """An OS error on a file, in one line: what happened and to which path."""
+    what = {IsADirectoryError: "is a directory, not a file",
+            NotADirectoryError: "is not a directory",
+            PermissionError: "permission denied",
+            FileNotFoundError: "no such file or directory",
+            FileExistsError: "already exists"}.get(type(exc), exc.strerror or str(exc))
+    return f"{exc.filename}: {what}" if exc.filename else str(exc)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
@@ -486,17 +550,30 @@ def main(argv: list[str] | None = None) -> int:
             for key, text in SOURCES.items():
                 print(f"  {key}: {text}")
             return 0
-    except (ValueError, FileNotFoundError) as exc:
-        parser.exit(2, f"lorasched: error: {exc}\n")
+    except UnicodeDecodeError as exc:  # a loader that did not name its file
+        parser.exit(2, f"lorasched: error: not UTF-8 text (byte {exc.start}: "
+                    f"{exc.object[exc.start:exc.start + 1]!r})\n")
+    except ValueError as exc:  # InputError, and any other ValueError
+        parser.exit(2, f"lorasched: error: {_one_line(exc)}\n")
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            raise
+        parser.exit(2, f"lorasched: error: {_file_error(exc)}\n")
     return 0
+
+
+def _one_line(exc: Exception) -> str:
+    """An error's message on one line."""
+    return " ".join(str(exc).split())
 
 
 def export_sweeps(folder, size: str = "full") -> list[Path]:
     """Write every figure's sweep declaration as ``<name>.toml`` in ``folder`` (the
     examples in ``notebooks/sweeps/`` are these files; a test checks they are current)."""
     folder = Path(folder)
-    if not folder.is_dir():
-        raise ValueError(f"export-sweeps: folder {folder} does not exist")
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"export-sweeps: {folder} is a file, not a folder")
+    folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for fig in [fig for module in cli_reproduce.figure_modules().values()
                 for fig in module.FIGURES.values()]:
@@ -516,7 +593,7 @@ def _with_constants(sweep: Sweep, path) -> Sweep:
     the algorithm it calibrates."""
     data = calibration.read_constants(path)
     if data["system"] != sweep.system or data["algorithm"] not in sweep.algorithms:
-        raise ValueError(f"--constants: {path} calibrates {data['system']}/"
+        raise InputError(f"--constants: {path} calibrates {data['system']}/"
                          f"{data['algorithm']}, which sweep {sweep.name!r} does not run")
     decl = sweep.to_dict()
     decl["options"].setdefault(data["algorithm"], {}).update(data["options"])
@@ -533,7 +610,7 @@ def _calibrate(args) -> int:
             scenario["trace_day"] = (int(args.trace_day) if args.trace_day.isdigit()
                                      else args.trace_day)
     elif args.trace_day is not None:
-        raise ValueError("--trace-day needs --trace")
+        raise InputError("--trace-day needs --trace")
     out = Path(args.out)
     cal = calibration.calibrate(
         "pdftsp", "pdftsp", scenario, {"alpha": args.alpha, "beta": args.beta},

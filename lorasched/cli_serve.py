@@ -7,6 +7,7 @@ import sys
 
 import xarray as xr
 
+from .model.errors import InputError
 from .service import AuctionService
 from .service import bench as service_bench
 from .service import http as service_http
@@ -37,7 +38,7 @@ def loadgen(args) -> int:
     try:
         scenario = xr.load_dataset(args.scenario)
     except (OSError, ValueError) as err:
-        raise ValueError(f"SCENARIO: cannot read {args.scenario}: {err}") from None
+        raise InputError(f"SCENARIO: cannot read {args.scenario}: {err}") from None
     run = replay(args.url, scenario, concurrency=args.concurrency, rate=args.rate,
                  limit=args.limit, timeout=args.timeout, deadline_s=args.deadline,
                  token=args.token)

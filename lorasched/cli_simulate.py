@@ -11,6 +11,7 @@ from .allpass import policies as allpass_policies
 from .allpass.scenario import PAPER_CAPACITY
 from .allpass.workload import PAPER_JOBS as ALLPASS_JOBS
 from .experiments import calibrate as calibration
+from .model.errors import InputError
 from .model.system import policy_options
 from .pdftsp import policies as algorithms
 from .pdftsp.auction import CONSTANTS
@@ -25,11 +26,11 @@ def _file_options(path) -> dict:
     accepted = policy_options(algorithms.get("pdftsp"))
     for name, value in found.items():
         if name not in accepted:
-            raise ValueError(f"constants file {path}: options.{name} is not an option of "
+            raise InputError(f"constants file {path}: options.{name} is not an option of "
                              f"pdftsp; it accepts {sorted(accepted)}")
         if name in ("alpha", "beta") and (isinstance(value, bool)
                                           or not isinstance(value, int | float)):
-            raise ValueError(f"constants file {path}: options.{name} must be a number, got "
+            raise InputError(f"constants file {path}: options.{name} must be a number, got "
                              f"{value!r}")
     return found
 
@@ -39,7 +40,7 @@ def _reject_allpass_flags(args, system: str) -> None:
     for flag, value in (("--capacity", args.capacity), ("--sizing", args.sizing),
                         ("--offers", args.offers), ("--units", args.units)):
         if value is not None:
-            raise ValueError(f"{flag} is Allpass's (--system allpass); --system {system} "
+            raise InputError(f"{flag} is Allpass's (--system allpass); --system {system} "
                              f"has no such setting")
 
 
@@ -54,9 +55,10 @@ def _simulate_allpass(args) -> int:
                         ("--work-resolution", args.work_resolution != 8),
                         ("--candidate-cells", args.candidate_cells != "auto"),
                         ("--task-sizes", args.task_sizes != "paper"),
+                        ("--trace-day", args.trace_day is not None),
                         ("--progress", args.progress)):
         if value:
-            raise ValueError(f"{flag} is pdFTSP's; --system allpass has no such setting")
+            raise InputError(f"{flag} is pdFTSP's; --system allpass has no such setting")
     for flag, value in (("--density", args.density != 1.0), ("--model", args.model != "vit-large"),
                         ("--gpus-per-node", args.gpus_per_node != 4),
                         ("--preemptive", args.preemptive),
@@ -64,21 +66,22 @@ def _simulate_allpass(args) -> int:
                         ("--constraints", args.constraints is not None),
                         ("--setup", args.setup is not None),
                         ("--ckpt-s", args.ckpt_s is not None),
+                        ("--oversize", args.oversize is not None),
                         ("--objective", args.objective is not None)):
         if value:
-            raise ValueError(f"{flag} is TITAN's (--system titan); --system allpass has no "
+            raise InputError(f"{flag} is TITAN's (--system titan); --system allpass has no "
                              f"such setting")
     for flag, value in (("--nodes", args.nodes), ("--gpu", args.gpu)):
         if value is not None:
-            raise ValueError(f"{flag}: --system allpass rents A100 workers from its clouds; "
+            raise InputError(f"{flag}: --system allpass rents A100 workers from its clouds; "
                              f"cap the serverful ones with --capacity")
     name = (args.algorithm or "allpass").replace("-", "_")
     if name not in allpass_policies.REGISTRY:
-        raise ValueError(f"--algorithm {args.algorithm!r}: allpass's are "
+        raise InputError(f"--algorithm {args.algorithm!r}: allpass's are "
                          + ", ".join(n.replace("_", "-") for n in allpass_policies.REGISTRY))
     source = args.trace or "helios"
     if source not in ("helios", "mixture"):
-        raise ValueError(f"--trace: --system allpass draws its jobs from helios (default) or "
+        raise InputError(f"--trace: --system allpass draws its jobs from helios (default) or "
                          f"mixture, got {args.trace!r}")
     if args.offers is not None and not os.path.isfile(args.offers):
         raise FileNotFoundError(f"--offers: no such file {args.offers}")
@@ -89,7 +92,7 @@ def _simulate_allpass(args) -> int:
     options = {}
     if args.units is not None:
         if "units" not in policy_options(allpass_policies.REGISTRY[name]):
-            raise ValueError(f"--units is a reading of Allpass's pressure; --algorithm "
+            raise InputError(f"--units is a reading of Allpass's pressure; --algorithm "
                              f"{name.replace('_', '-')} computes none")
         options["units"] = args.units
     result = systems.simulate(scenario, algorithm=name, seed=args.seed, **options)
@@ -114,21 +117,26 @@ def _simulate_allpass(args) -> int:
 def _simulate_titan(args) -> int:
     for flag, value in (("--load", args.load != "high"), ("--vendors", args.vendors != 5),
                         ("--slots", args.slots != 144), ("--payment", args.payment != "critical"),
+                        ("--solver", args.solver != "paper"),
+                        ("--deadline-policy", args.deadline_policy != "slack"),
                         ("--constants", args.constants != "lemma2"),
                         ("--alpha", args.alpha is not None), ("--beta", args.beta is not None),
+                        ("--work-resolution", args.work_resolution != 8),
+                        ("--candidate-cells", args.candidate_cells != "auto"),
+                        ("--trace-day", args.trace_day is not None),
                         ("--task-sizes", args.task_sizes != "paper")):
         if value:
-            raise ValueError(f"{flag} is pdFTSP's; --system titan has no such setting")
+            raise InputError(f"{flag} is pdFTSP's; --system titan has no such setting")
     _reject_allpass_flags(args, "titan")
     if args.trace not in (None, "helios"):
-        raise ValueError(f"--trace: --system titan has the authors' workload (no --trace) "
+        raise InputError(f"--trace: --system titan has the authors' workload (no --trace) "
                          f"or helios, got {args.trace!r}")
     workload = "helios" if args.trace == "helios" else "authors"
     scenario = titan_scenario(workload=workload, density=args.density, jobs=args.jobs,
                               model=args.model, gpu=args.gpu or "V100",
                               nodes=args.nodes, gpus_per_node=args.gpus_per_node,
                               seed=args.seed, setup=args.setup or "paper",
-                              ckpt_s=args.ckpt_s)
+                              ckpt_s=args.ckpt_s, oversize=args.oversize or "error")
     algorithm = args.algorithm or "titan"
     options = {}
     for name in ("preemptive", "candidates", "constraints", "objective"):
@@ -157,6 +165,9 @@ def simulate(args, parser) -> int:
     """Run ``lorasched simulate`` for the system ``args.system`` names; 0 on success."""
     if args.out:
         folder = os.path.dirname(os.path.abspath(args.out))
+        if os.path.isdir(args.out):
+            raise InputError(f"--out: {args.out} is a folder; name the file to write "
+                             "(e.g. run.nc)")
         if not os.path.isdir(folder):
             parser.exit(2, f"lorasched: error: --out: folder {folder} does not exist\n")
     if args.system == "titan":
@@ -164,29 +175,33 @@ def simulate(args, parser) -> int:
     if args.system == "allpass":
         return _simulate_allpass(args)
     if args.jobs is not None:
-        raise ValueError("--jobs is TITAN's and Allpass's (--system titan or allpass); pdftsp "
+        raise InputError("--jobs is TITAN's and Allpass's (--system titan or allpass); pdftsp "
                          "has no such setting")
     for flag, value in (("--preemptive", args.preemptive or None),
                         ("--candidates", args.candidates), ("--constraints", args.constraints),
                         ("--setup", args.setup), ("--ckpt-s", args.ckpt_s),
-                        ("--objective", args.objective),
+                        ("--objective", args.objective), ("--oversize", args.oversize),
                         ("--density", None if args.density == 1.0 else args.density)):
         if value is not None:
-            raise ValueError(f"{flag} is TITAN's (--system titan); pdftsp has no such setting")
+            raise InputError(f"{flag} is TITAN's (--system titan); pdftsp has no such setting")
     _reject_allpass_flags(args, "pdftsp")
     args.nodes = args.nodes or 100
     args.gpu = args.gpu or "mix"
     if args.gpu == "V100":
-        raise ValueError("--gpu V100: pdftsp's nodes are A100, A40 or mix")
+        raise InputError("--gpu V100: pdftsp's nodes are A100, A40 or mix")
     args.algorithm = args.algorithm or "pdftsp"
     if args.algorithm not in algorithms.REGISTRY:
-        raise ValueError(f"--algorithm {args.algorithm!r}: pdftsp's are "
+        raise InputError(f"--algorithm {args.algorithm!r}: pdftsp's are "
                          f"{sorted(algorithms.REGISTRY)}")
+    day = {}
+    if args.trace_day is not None:
+        if args.trace is None:
+            raise InputError("--trace-day needs --trace (the day of which trace?)")
+        day["trace_day"] = int(args.trace_day) if args.trace_day.isdigit() else args.trace_day
     scenario = synthetic_scenario(
         nodes=args.nodes, gpu=args.gpu, load=args.load, vendors=args.vendors,
         deadline_policy=args.deadline_policy, seed=args.seed, slots=args.slots,
-        trace=args.trace,
-        task_sizes=args.task_sizes)
+        trace=args.trace, task_sizes=args.task_sizes, **day)
     options = {}
     if args.algorithm == "pdftsp":
         options = dict(payment=args.payment, solver=args.solver,
@@ -200,7 +215,7 @@ def simulate(args, parser) -> int:
             if getattr(args, name) is not None:
                 options[name] = getattr(args, name)
     elif args.constants != "lemma2" or args.alpha is not None or args.beta is not None:
-        raise ValueError(f"--constants, --alpha and --beta are pdFTSP's; algorithm "
+        raise InputError(f"--constants, --alpha and --beta are pdFTSP's; algorithm "
                          f"{args.algorithm!r} has no such constants")
     result = systems.simulate(scenario, algorithm=args.algorithm, seed=args.seed, **options)
     systems.check_result(result)

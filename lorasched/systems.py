@@ -12,6 +12,7 @@ from __future__ import annotations
 import xarray as xr
 
 from .allpass.system import SYSTEM as ALLPASS
+from .model.errors import InputError
 from .model.system import System
 from .pdftsp.system import SYSTEM as PDFTSP
 from .titan.system import SYSTEM as TITAN
@@ -27,19 +28,19 @@ def get(name: str) -> System:
     try:
         return SYSTEMS[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown system {name!r}; choose one of {sorted(SYSTEMS)}") from None
+        raise InputError(f"unknown system {name!r}; choose one of {sorted(SYSTEMS)}") from None
 
 
 def of(scenario: xr.Dataset) -> System:
     """The system a scenario belongs to: its ``system`` attribute (default
     :data:`DEFAULT`, for scenarios saved before the attribute existed)."""
     if not isinstance(scenario, xr.Dataset):
-        raise ValueError(f"a scenario must be an xarray.Dataset, got {type(scenario).__name__}")
+        raise InputError(f"a scenario must be an xarray.Dataset, got {type(scenario).__name__}")
     name = scenario.attrs.get("system", DEFAULT)
     try:
         return get(name)
     except ValueError as exc:
-        raise ValueError(f"scenario attribute 'system': {exc}") from None
+        raise InputError(f"scenario attribute 'system': {exc}") from None
 
 
 def simulate(scenario: xr.Dataset, algorithm: str | None = None, seed: int | None = 0,

@@ -24,6 +24,7 @@ from lorasched.allpass.cluster import (
 from lorasched.allpass.policies import tl_p
 from lorasched.allpass.result import assemble, check_result
 from lorasched.allpass.scenario import allpass_scenario, to_arrays
+from lorasched.model.errors import ResultError
 
 STARTUP = {"modal": 2.0, "vast": 30.0, "lambda": 250.0}
 FAR = 1e7                                    # a deadline past every window: no demand
@@ -194,6 +195,18 @@ def test_cheapest_offers_first_then_lambda(fixed_startup):
     assert not (r.seg_lease == 2).any() and r.lease_end[2] == 250.0
 
 
+def test_an_offer_dearer_than_lambda_is_not_rented(fixed_startup):
+    """Sec. 3.3: the cheapest available workers across marketplace AND conventional clouds.
+    With one offer below Lambda's 1.29, one equal (a tie goes to the marketplace) and one
+    above, three workers are the two offers and Lambda, never the dear offer."""
+    r, res = run([0.0] * 3, [100.0] * 3, [FAR] * 3, [[2.5, 1.29, 0.8]],
+                 discipline="fifo", **SERVERFUL)
+    assert sorted(r.lease_provider) == ["lambda", "vast", "vast"]
+    assert sorted(r.lease_price) == [0.8, 1.29, 1.29]
+    assert 0 not in r.lease_offer  # the 2.50 offer
+    assert res.attrs["cost_lambda_usd"] > 0.0
+
+
 def test_the_book_row_is_the_current_minute_and_the_last_stands(fixed_startup):
     offers = [[np.nan], [0.7], [0.4]]
     r, _ = run([30.0, 90.0, 500.0], [10.0] * 3, [FAR] * 3, offers,
@@ -240,7 +253,7 @@ def test_capacity_caps_open_serverful_leases(fixed_startup, discipline):
     # the checker sees the cap too
     bad = res.copy(deep=True)
     bad.attrs["capacity"] = 1
-    with pytest.raises(ValueError, match="serverful concurrency"):
+    with pytest.raises(ResultError, match="serverful concurrency"):
         check_result(bad)
 
 

@@ -14,6 +14,7 @@ from lorasched.allpass.cluster import SEGMENT_KINDS, Run
 from lorasched.allpass.result import assemble, check_result
 from lorasched.allpass.scenario import allpass_scenario
 from lorasched.allpass.system import simulate
+from lorasched.model.errors import ResultError
 
 
 @pytest.fixture(scope="module")
@@ -138,7 +139,7 @@ def test_valid_result_passes(valid):
 def test_finish_nan_every_job_finishes(valid):
     bad = mutable(valid)
     bad["finish_s"].values[4] = np.nan
-    with pytest.raises(ValueError, match="breaks 'every job finishes'.*allpass-4"):
+    with pytest.raises(ResultError, match="breaks 'every job finishes'.*allpass-4"):
         check_result(bad)
 
 
@@ -146,21 +147,21 @@ def test_finish_before_submit(valid):
     bad = mutable(valid)
     j = int(np.flatnonzero(bad["submit_s"].values > 0)[0])
     bad["finish_s"].values[j] = bad["submit_s"].values[j] - 1.0
-    with pytest.raises(ValueError, match="every job finishes"):
+    with pytest.raises(ResultError, match="every job finishes"):
         check_result(bad)
 
 
 def test_jct_mismatch(valid):
     bad = mutable(valid)
     bad["jct_s"].values[2] += 5.0
-    with pytest.raises(ValueError, match=r"jct = finish - submit"):
+    with pytest.raises(ResultError, match=r"jct = finish - submit"):
         check_result(bad)
 
 
 def test_lease_order(valid):
     bad = mutable(valid)
     bad["lease_ready_s"].values[0] = bad["lease_end_s"].values[0] + 10.0
-    with pytest.raises(ValueError, match=r"lease start <= ready <= end"):
+    with pytest.raises(ResultError, match=r"lease start <= ready <= end"):
         check_result(bad)
 
 
@@ -171,7 +172,7 @@ def test_run_segment_before_its_lease_is_ready(valid):
     ready = bad["lease_ready_s"].values[bad["seg_lease"].values[k]]
     assert bad["seg_start_s"].values[k] >= ready
     bad["seg_start_s"].values[k] = ready - 10.0
-    with pytest.raises(ValueError, match="breaks 'jobs run only on ready workers'"):
+    with pytest.raises(ResultError, match="breaks 'jobs run only on ready workers'"):
         check_result(bad)
 
 
@@ -179,7 +180,7 @@ def test_segment_past_its_lease_end(valid):
     bad = mutable(valid)
     k = int(np.flatnonzero(bad["seg_kind"].values == "checkpoint")[0])
     bad["lease_end_s"].values[bad["seg_lease"].values[k]] = bad["seg_end_s"].values[k] - 5.0
-    with pytest.raises(ValueError, match="jobs run only on ready workers"):
+    with pytest.raises(ResultError, match="jobs run only on ready workers"):
         check_result(bad)
 
 
@@ -194,7 +195,7 @@ def test_two_segments_overlap_on_one_lease(valid):
     else:
         pytest.fail("no lease with two segments")
     s0[b] = s1[a] - 1.0                  # b now starts 1 s before a ends, inside the lease
-    with pytest.raises(ValueError, match="breaks 'one job per worker at a time'"):
+    with pytest.raises(ResultError, match="breaks 'one job per worker at a time'"):
         check_result(bad)
 
 
@@ -217,14 +218,14 @@ def test_serverless_stint_longer_than_F(valid):
     bad = mutable(valid)
     bad["F_s"].values[:] = 1.0
     bad.attrs["F0"] = 1.0
-    with pytest.raises(ValueError, match="breaks 'each serverless stint <= the F in force'"):
+    with pytest.raises(ResultError, match="breaks 'each serverless stint <= the F in force'"):
         check_result(bad)
 
 
 def test_work_not_conserved(valid):
     bad = mutable(valid)
     bad["work_s"].values[7] += 10.0
-    with pytest.raises(ValueError, match="breaks 'work conserved.*allpass-7"):
+    with pytest.raises(ResultError, match="breaks 'work conserved.*allpass-7"):
         check_result(bad)
 
 
@@ -232,14 +233,14 @@ def test_last_segment_not_at_finish(valid):
     bad = mutable(valid)
     bad["finish_s"].values[3] += 50.0
     bad["jct_s"].values[3] += 50.0
-    with pytest.raises(ValueError, match="a job's last segment ends at its finish"):
+    with pytest.raises(ResultError, match="a job's last segment ends at its finish"):
         check_result(bad)
 
 
 def test_serverless_seconds_mismatch(valid):
     bad = mutable(valid)
     bad["serverless_s"].values[0] += 20.0
-    with pytest.raises(ValueError, match="serverless_s = work on the serverless tier"):
+    with pytest.raises(ResultError, match="serverless_s = work on the serverless tier"):
         check_result(bad)
 
 
@@ -256,7 +257,7 @@ def test_vast_lease_offer_slot_out_of_the_book(valid):
     bad = mutable(valid)
     i = int(np.flatnonzero(bad["lease_provider"].values == "vast")[0])
     bad["lease_offer"].values[i] = bad.sizes["offer"]
-    with pytest.raises(ValueError, match="marketplace leases pay the offer's price"):
+    with pytest.raises(ResultError, match="marketplace leases pay the offer's price"):
         check_result(bad)
 
 
@@ -264,14 +265,14 @@ def test_modal_lease_pays_modals_price(valid):
     bad = mutable(valid)
     i = int(np.flatnonzero(bad["lease_provider"].values == "modal")[0])
     bad["lease_price_per_h"].values[i] = 1.0
-    with pytest.raises(ValueError, match="modal leases pay modal's price"):
+    with pytest.raises(ResultError, match="modal leases pay modal's price"):
         check_result(bad)
 
 
 def test_lease_cost_changed(valid):
     bad = mutable(valid)
     bad["lease_cost_usd"].values[1] += 0.01
-    with pytest.raises(ValueError, match="breaks 'cost recomputed from leases': lease 1"):
+    with pytest.raises(ResultError, match="breaks 'cost recomputed from leases': lease 1"):
         check_result(bad)
 
 
@@ -279,7 +280,7 @@ def test_lease_cost_changed(valid):
 def test_cost_totals_changed(valid, attr):
     bad = mutable(valid)
     bad.attrs[attr] += 1.0
-    with pytest.raises(ValueError, match="breaks 'cost recomputed from leases'"):
+    with pytest.raises(ResultError, match="breaks 'cost recomputed from leases'"):
         check_result(bad)
 
 
@@ -294,14 +295,14 @@ def test_a_job_doing_two_things_at_once(valid):
     assert pairs
     a, b = pairs[0]
     sj[b] = sj[a]
-    with pytest.raises(ValueError, match="breaks 'a job does one thing at a time'"):
+    with pytest.raises(ResultError, match="breaks 'a job does one thing at a time'"):
         check_result(bad)
 
 
 def test_segment_ending_before_it_starts(valid):
     bad = mutable(valid)
     bad["seg_end_s"].values[0] = bad["seg_start_s"].values[0] - 1.0
-    with pytest.raises(ValueError, match="segments end after they start"):
+    with pytest.raises(ResultError, match="segments end after they start"):
         check_result(bad)
 
 
@@ -321,7 +322,7 @@ def test_an_offer_rented_twice_at_once(valid):
                 if np.isfinite(book[minute, offer[a]]):
                     bad["lease_price_per_h"].values[b] = book[minute, offer[a]]
                     offer[b] = offer[a]
-                    with pytest.raises(ValueError, match="an offer is rented once at a time"):
+                    with pytest.raises(ResultError, match="an offer is rented once at a time"):
                         check_result(bad)
                     return
     pytest.fail("the fixture run must hold two overlapping Vast.ai leases for this test")

@@ -23,6 +23,7 @@ from lorasched.allpass.system import (
     simulate,
     vast_price_mean,
 )
+from lorasched.model.errors import ResultError
 
 SERVERFUL_ONLY = ("tl_p", "tl_np", "sjf_p", "sjf_np", "hpa")
 CAPACITIES = (30, "none")
@@ -256,7 +257,7 @@ def test_systems_registry_dispatches_on_the_scenario(small):
     assert default.attrs["algorithm"] == "allpass"
     bad = default.copy(deep=True)
     bad["finish_s"].values[0] = np.nan
-    with pytest.raises(ValueError, match="every job finishes"):
+    with pytest.raises(ResultError, match="every job finishes"):
         systems.check_result(bad)
 
 

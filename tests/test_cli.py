@@ -300,3 +300,124 @@ def test_reproduce_titan_small_fills_the_store(tmp_path, capsys):
     assert main(["reproduce", "--system", "titan", "--figures", "fig05", "--size", "small",
                  "--seeds", "1", "--store", str(store), "--serial", "--no-progress"]) == 0
     assert "titan (small): 40 cells computed" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ the error contract (28)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["simulate", "--seed", "-1"], "argument --seed: must be a whole number >= 0"),
+    (["simulate", "--system", "allpass", "--capacity", "-1"],
+     "argument --capacity: must be a positive whole number or none"),
+    (["simulate", "--system", "allpass", "--capacity", "-5"],
+     "argument --capacity: must be a positive whole number or none"),
+    (["simulate", "--load", "nan"], "argument --load: must be a finite number"),
+    (["explore", "--load", "-3"], "argument --load: must be a finite number > 0"),
+    (["simulate", "--system", "titan", "--solver", "exact"],
+     "--solver is pdFTSP's; --system titan has no such setting"),
+    (["simulate", "--system", "titan", "--work-resolution", "4"], "--work-resolution is pdFTSP's"),
+    (["simulate", "--system", "titan", "--deadline-policy", "tight"],
+     "--deadline-policy is pdFTSP's"),
+    (["simulate", "--system", "titan", "--candidate-cells", "scan"],
+     "--candidate-cells is pdFTSP's"),
+    (["simulate", "--system", "titan", "--trace-day", "3"], "--trace-day is pdFTSP's"),
+    (["simulate", "--system", "allpass", "--oversize", "cap"], "--oversize is TITAN's"),
+    (["simulate", "--oversize", "drop"], "--oversize is TITAN's"),
+    (["simulate", "--trace-day", "3"], "--trace-day needs --trace"),
+    (["simulate", "--system", "titan", "--nodes", "1", "--gpus-per-node", "2", "--jobs", "20",
+      "--trace", "helios"], "exceeds the cluster's 2 GPUs (oversize='cap'"),
+])
+def test_a_refused_input_is_one_line_and_exit_2(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err, err
+    assert "Traceback" not in err
+
+
+def test_capacity_none_is_unlimited_and_a_number_a_cap():
+    from lorasched.cli import _capacity
+
+    assert _capacity("none") == "none" and _capacity("unlimited") == "none"
+    assert _capacity("7") == 7
+
+
+def test_out_naming_a_folder_or_an_unreadable_file_is_one_line(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["simulate", "--nodes", "2", "--slots", "6", "--load", "1", "--out",
+              str(tmp_path)])
+    assert exc.value.code == 2
+    assert f"--out: {tmp_path} is a folder" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:  # a folder where the sweep file belongs
+        main(["sweep", str(tmp_path), "--out", str(tmp_path / "r.nc")])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path}: is a folder, not a sweep file" in err and len(err.splitlines()) == 1
+
+
+def test_a_sweep_file_that_is_not_utf8_names_itself(tmp_path, capsys):
+    path = tmp_path / "bad.toml"
+    path.write_bytes(b'name = "x"\nalgorithms = ["ntm"]\n# \xff\xfe\n')
+    with pytest.raises(SystemExit) as exc:
+        main(["sweep", str(path), "--out", str(tmp_path / "r.nc")])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"{path} line 3: byte 0xff is not UTF-8" in err and "Traceback" not in err
+
+
+def test_trace_day_picks_the_day_of_the_trace(capsys):
+    assert main(["simulate", "--nodes", "2", "--slots", "12", "--load", "2", "--trace",
+                 "mlaas", "--trace-day", "3"]) == 0
+    assert "trace mlaas day 3" in capsys.readouterr().out
+
+
+def test_titan_oversize_caps_or_drops_the_jobs_too_big_for_the_cluster():
+    small = dict(workload="helios", jobs=20, nodes=1, gpus_per_node=2, seed=1)
+    with pytest.raises(lorasched.InputError, match="exceeds the cluster's 2 GPUs"):
+        lorasched.titan_scenario(**small)
+    capped = lorasched.titan_scenario(**small, oversize="cap")
+    dropped = lorasched.titan_scenario(**small, oversize="drop")
+    assert capped.sizes["job"] == 20 and capped["requested_gpus"].values.max() == 2
+    n_over = capped.attrs["oversize_jobs"]
+    assert n_over > 0 and dropped.attrs["oversize_jobs"] == n_over
+    assert dropped.sizes["job"] == 20 - n_over
+    assert dropped["requested_gpus"].values.max() <= 2
+    with pytest.raises(lorasched.InputError, match="oversize must be one of"):
+        lorasched.titan_scenario(**small, oversize="shrink")
+    lorasched.check_result(lorasched.simulate(dropped, "srtf"))
+
+
+def test_export_sweeps_creates_its_folder(tmp_path):
+    from lorasched.cli import export_sweeps
+
+    paths = export_sweeps(tmp_path / "new" / "sweeps", "small")
+    assert paths and all(p.is_file() for p in paths)
+
+
+def test_a_closed_pipe_ends_the_command_quietly():
+    import subprocess
+    import sys
+
+    proc = subprocess.run(f"{sys.executable} -m lorasched.cli profiles | head -1", shell=True,
+                          capture_output=True, text=True, check=False)
+    assert proc.stdout.strip() and "Traceback" not in proc.stderr
+    assert "BrokenPipe" not in proc.stderr
+
+
+def test_a_scheduler_that_does_not_answer_is_named_after_a_bounded_wait(tmp_path, monkeypatch):
+    import socket
+
+    from lorasched.experiments import executor
+
+    monkeypatch.setattr(executor, "SCHEDULER_TIMEOUT_S", 2.0)
+    with socket.socket() as sock:  # a port with nothing listening
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    decl = tmp_path / "s.toml"
+    decl.write_text('name = "s"\nalgorithms = ["ntm"]\nseeds = 1\n[base]\nnodes = 2\n'
+                    'slots = 6\nload = 1.0\n')
+    with pytest.raises(lorasched.InputError, match=f"--scheduler tcp://127.0.0.1:{port}: no "
+                       "Dask scheduler answered within 2 s"):
+        lorasched.run_sweep(decl, tmp_path / "r.nc", scheduler=f"tcp://127.0.0.1:{port}",
+                            progress=False)

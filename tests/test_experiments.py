@@ -201,3 +201,32 @@ def test_repeated_runs_that_differ_raise(tmp_path, monkeypatch):
     assert len(report.failed) == 1 and "not deterministic" in report.failed[0][1]
     once = run_sweep(decl, store=tmp_path / "s1", serial=True, progress=False)
     assert not once.failed  # one run cannot disagree with itself
+
+
+def test_nan_and_inf_metrics_are_standard_json_and_compare_equal(tmp_path):
+    """A metric that is NaN or infinite is written as JSON that any reader accepts (null,
+    "inf"), read back as the float, and two identical stores compare as identical."""
+    cells = {c.key: c for c in grid.cells(Sweep.from_dict(DECL))}
+    for name in ("a", "b"):
+        run_sweep(DECL, store=tmp_path / name, serial=True, progress=False)
+        for path in (tmp_path / name / "done").glob("*.json"):
+            record = json.loads(path.read_text())
+            assert "seconds" in record
+            Store(tmp_path / name).put(cells[record["key"]], {"ok": True, "metrics": {
+                **record["metrics"], "welfare": float("nan"), "revenue": float("inf"),
+                "value": float("-inf")}})
+            text = path.read_text()
+            json.loads(text, parse_constant=lambda c: pytest.fail(f"not JSON: {c}"))
+            assert '"welfare": null' in text and '"revenue": "inf"' in text
+    done = Store(tmp_path / "a").done()
+    metrics = next(iter(done.values()))["metrics"]
+    assert metrics["welfare"] != metrics["welfare"]  # NaN
+    assert metrics["revenue"] == float("inf") and metrics["value"] == float("-inf")
+    report = compare_stores(tmp_path / "a", tmp_path / "b")
+    assert report.identical, str(report)
+    path = next((tmp_path / "b" / "done").glob("*.json"))
+    record = json.loads(path.read_text())
+    record["metrics"]["welfare"] = 1.0  # NaN against a number: a difference
+    path.write_text(json.dumps(record))
+    assert [m for _, m, _, _ in compare_stores(tmp_path / "a", tmp_path / "b").different] \
+        == ["welfare"]

@@ -11,6 +11,7 @@ from the cells; :func:`lorasched.check_result` is tested separately (property 10
 from __future__ import annotations
 
 import copy
+import re
 
 import numpy as np
 import pytest
@@ -652,8 +653,10 @@ def test_check_result_accepts_results_without_vendors():
 def test_check_result_rejects_corruption(small_result, name):
     corrupt, match = CORRUPTIONS[name]
     bad = corrupt(small_result.copy(deep=True))
-    with pytest.raises(ResultError, match=match):
+    with pytest.raises(ResultError, match=match) as err:
         check_result(bad)
+    # the message names tasks, nodes and slots as plain numbers, never as numpy slices
+    assert not re.search(r"\[\d|\(\[", str(err.value)), str(err.value)
     check_result(small_result)  # the original is untouched
 
 

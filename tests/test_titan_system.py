@@ -12,6 +12,7 @@ import pytest
 import xarray as xr
 
 import lorasched
+from lorasched.model.errors import ResultError
 from lorasched.titan import policies
 from lorasched.titan.cluster import LOG_LAW, TitanCluster, merged_iterations
 from lorasched.titan.lut import from_frames
@@ -329,13 +330,13 @@ def test_the_real_results_pass(titan_result, srtf_result):
 def test_checker_too_many_gpus(titan_result):
     s = _overlapping_segment(titan_result)
     bad = _mutated(titan_result, seg_gpus=(s, 64))
-    with pytest.raises(ValueError, match=r"more than the cluster's 64 .*eq\. 4"):
+    with pytest.raises(ResultError, match=r"more than the cluster's 64 .*eq\. 4"):
         check_result(bad)
 
 
 def test_checker_allocation_not_in_A(titan_result):
     bad = _mutated(titan_result, seg_gpus=(0, 3))
-    with pytest.raises(ValueError, match=r"uses 3 GPUs, not in the allocation set A"):
+    with pytest.raises(ResultError, match=r"uses 3 GPUs, not in the allocation set A"):
         check_result(bad)
 
 
@@ -347,7 +348,7 @@ def test_checker_segment_before_submission(titan_result):
     s = int(np.flatnonzero(titan_result["seg_unit"].values == u)[0])
     first = min(submit[members[mem_u == u]])
     bad = _mutated(titan_result, seg_start_s=(s, first - 500))
-    with pytest.raises(ValueError, match=rf"segment {s} .*before the submission"):
+    with pytest.raises(ResultError, match=rf"segment {s} .*before the submission"):
         check_result(bad)
 
 
@@ -355,7 +356,7 @@ def test_checker_progress_must_sum_to_one(titan_result):
     j = int(titan_result["part_job"].values[3])
     p = titan_result["part_progress"].values[3]
     bad = _mutated(titan_result, part_progress=(3, p * 0.5))
-    with pytest.raises(ValueError, match=rf"job {j}'s progress sums to"):
+    with pytest.raises(ResultError, match=rf"job {j}'s progress sums to"):
         check_result(bad)
 
 
@@ -379,7 +380,7 @@ def test_checker_member_alone_while_merged(titan_result):
         raise AssertionError("no solo unit starts inside a merged unit")
     bad = r.copy(deep=True)
     bad["member_job"].values[np.flatnonzero(mem_u == v)[0]] = j
-    with pytest.raises(ValueError, match=rf"job {j} runs alone while its merged job runs"):
+    with pytest.raises(ResultError, match=rf"job {j} runs alone while its merged job runs"):
         check_result(bad)
 
 
@@ -391,7 +392,7 @@ def test_checker_job_runs_twice_at_once():
     check_result(res)
     s = int(np.flatnonzero(res["seg_unit"].values == 2)[0])
     bad = _mutated(res, seg_unit=(s, 1))
-    with pytest.raises(ValueError, match=r"job 1 runs twice at once"):
+    with pytest.raises(ResultError, match=r"job 1 runs twice at once"):
         check_result(bad)
 
 
@@ -402,7 +403,7 @@ def test_checker_job_runs_twice_at_once():
 ])
 def test_checker_per_job_values(titan_result, name, match):
     bad = _mutated(titan_result, **{name: (5, titan_result[name].values[5] + 60)})
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(ResultError, match=match):
         check_result(bad)
 
 
@@ -410,7 +411,7 @@ def test_checker_per_job_values(titan_result, name, match):
 def test_checker_attrs(titan_result, attr):
     bad = titan_result.copy(deep=True)
     bad.attrs[attr] = titan_result.attrs[attr] * 1.01
-    with pytest.raises(ValueError, match=rf"attr '{attr}'"):
+    with pytest.raises(ResultError, match=rf"attr '{attr}'"):
         check_result(bad)
 
 
@@ -420,13 +421,13 @@ def test_checker_srtf_runs_as_requested(srtf_result):
     j = int(r["member_job"].values[r["member_unit"].values == r["seg_unit"].values[s]][0])
     req = int(r["requested_gpus"].values[j])
     bad = _mutated(r, seg_gpus=(s, 1 if req != 1 else 2))
-    with pytest.raises(ValueError, match=rf"job {j}\) uses .* not the {req} it requested"):
+    with pytest.raises(ResultError, match=rf"job {j}\) uses .* not the {req} it requested"):
         check_result(bad)
     merged = r.copy(deep=True)  # a "requested" result cannot hold a merged unit
     merged["member_unit"].values[1] = merged["member_unit"].values[0]
     merged["unit_size"].values[merged["member_unit"].values[0]] = 2
     merged["unit_size"].values[1] = 0
-    with pytest.raises(ValueError, match=r"merges jobs .* runs jobs as requested"):
+    with pytest.raises(ResultError, match=r"merges jobs .* runs jobs as requested"):
         check_result(merged)
 
 
@@ -434,7 +435,7 @@ def test_checker_srtf_runs_as_requested(srtf_result):
 def test_checker_switch_and_merge_attrs(titan_result, attr):
     bad = titan_result.copy(deep=True)
     bad.attrs[attr] = titan_result.attrs[attr] + 1
-    with pytest.raises(ValueError, match=attr):
+    with pytest.raises(ResultError, match=attr):
         check_result(bad)
 
 

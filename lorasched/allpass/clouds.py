@@ -80,6 +80,8 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
+from ..model.errors import InputError
+
 #: the three tiers of sec. 2.2
 TIERS = ("serverless", "marketplace", "conventional")
 #: Vast.ai A100 price (min, max) observed 2025-09-26 to 2025-10-25 (Table 2)
@@ -120,9 +122,9 @@ class Provider:
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
-            raise ValueError(f"Provider name must be a non-empty string, got {self.name!r}")
+            raise InputError(f"Provider name must be a non-empty string, got {self.name!r}")
         if self.tier not in TIERS:
-            raise ValueError(f"Provider {self.name!r}: tier must be one of {TIERS}, "
+            raise InputError(f"Provider {self.name!r}: tier must be one of {TIERS}, "
                              f"got {self.tier!r}")
         for field, positive in (("price_per_gpu_h", True), ("billing_increment_s", True),
                                 ("minimum_s", False), ("startup_mean_s", False),
@@ -131,7 +133,7 @@ class Provider:
             if (isinstance(value, bool) or not isinstance(value, numbers.Real)
                     or not math.isfinite(value) or value < 0 or (positive and value == 0)):
                 need = "positive" if positive else "non-negative"
-                raise ValueError(f"Provider {self.name!r}: {field} must be a {need} finite "
+                raise InputError(f"Provider {self.name!r}: {field} must be a {need} finite "
                                  f"number, got {value!r}")
 
 
@@ -157,7 +159,7 @@ def provider(which) -> Provider:
     if isinstance(which, Provider):
         return which
     if not isinstance(which, str) or which.lower() not in PROVIDERS:
-        raise ValueError(f"provider must be a Provider or one of {sorted(PROVIDERS)}, "
+        raise InputError(f"provider must be a Provider or one of {sorted(PROVIDERS)}, "
                          f"got {which!r}")
     return PROVIDERS[which.lower()]
 
@@ -166,13 +168,13 @@ def _real_array(name: str, value) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as err:
-        raise ValueError(f"{name} must be a number or array of numbers, got {value!r}") from err
+        raise InputError(f"{name} must be a number or array of numbers, got {value!r}") from err
     if np.asarray(value).dtype == bool:
-        raise ValueError(f"{name} must be numbers, not booleans")
+        raise InputError(f"{name} must be numbers, not booleans")
     bad = ~np.isfinite(arr)
     if bad.any():
         where = np.argwhere(bad)[0]
-        raise ValueError(f"{name} must be finite; element {tuple(where.tolist())} is "
+        raise InputError(f"{name} must be finite; element {tuple(where.tolist())} is "
                          f"{arr[tuple(where)]!r}")
     return arr
 
@@ -203,19 +205,19 @@ def bill(provider_, start_s, end_s, price_per_gpu_h=None, gpus=1):
     try:
         duration = end - start
     except ValueError as err:
-        raise ValueError(f"start_s {start.shape} and end_s {end.shape} do not broadcast") \
+        raise InputError(f"start_s {start.shape} and end_s {end.shape} do not broadcast") \
             from err
     if (duration < 0).any():
         where = tuple(np.argwhere(duration < 0)[0].tolist())
-        raise ValueError(f"end_s must be >= start_s; element {where} has duration "
+        raise InputError(f"end_s must be >= start_s; element {where} has duration "
                          f"{duration[where]!r} s")
     price = _real_array("price_per_gpu_h",
                         p.price_per_gpu_h if price_per_gpu_h is None else price_per_gpu_h)
     if (price <= 0).any():
-        raise ValueError(f"price_per_gpu_h must be positive, got {price_per_gpu_h!r}")
+        raise InputError(f"price_per_gpu_h must be positive, got {price_per_gpu_h!r}")
     g = np.asarray(gpus)
     if g.dtype == bool or not np.issubdtype(g.dtype, np.integer) or (g < 1).any():
-        raise ValueError(f"gpus must be a positive integer (or array of them), got {gpus!r}")
+        raise InputError(f"gpus must be a positive integer (or array of them), got {gpus!r}")
     billed = np.maximum(duration, p.minimum_s)
     steps = np.ceil(billed / p.billing_increment_s * (1 - 1e-9))
     cost = steps * p.billing_increment_s * price / 3600.0 * g
@@ -227,7 +229,7 @@ def billed_seconds(provider_, duration_s):
     p = provider(provider_)
     d = _real_array("duration_s", duration_s)
     if (d < 0).any():
-        raise ValueError(f"duration_s must be non-negative, got {duration_s!r}")
+        raise InputError(f"duration_s must be non-negative, got {duration_s!r}")
     s = np.ceil(np.maximum(d, p.minimum_s) / p.billing_increment_s * (1 - 1e-9)) \
         * p.billing_increment_s
     return float(s) if s.ndim == 0 else s
@@ -235,12 +237,12 @@ def billed_seconds(provider_, duration_s):
 
 def _check_rng(rng) -> None:
     if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        raise InputError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
 
 
 def _check_count(name: str, value, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
 
@@ -264,14 +266,14 @@ def _check_pair(name: str, pair, integer: bool):
     try:
         lo, hi = pair
     except (TypeError, ValueError) as err:
-        raise ValueError(f"{name} must be a pair (low, high), got {pair!r}") from err
+        raise InputError(f"{name} must be a pair (low, high), got {pair!r}") from err
     for v in (lo, hi):
         if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
-            raise ValueError(f"{name} must hold finite numbers, got {pair!r}")
+            raise InputError(f"{name} must hold finite numbers, got {pair!r}")
         if integer and not isinstance(v, numbers.Integral):
-            raise ValueError(f"{name} must hold integers, got {pair!r}")
+            raise InputError(f"{name} must hold integers, got {pair!r}")
     if lo > hi or lo < 0 or (not integer and lo <= 0):
-        raise ValueError(f"{name} must satisfy 0 {'<=' if integer else '<'} low <= high, "
+        raise InputError(f"{name} must satisfy 0 {'<=' if integer else '<'} low <= high, "
                          f"got {pair!r}")
     return (int(lo), int(hi)) if integer else (float(lo), float(hi))
 
@@ -286,10 +288,10 @@ def offer_prices(n, rng, *, price_range=VAST_A100_RANGE, median=VAST_A100_MEDIAN
     lo, hi = _check_pair("price_range", price_range, integer=False)
     if (isinstance(median, bool) or not isinstance(median, numbers.Real)
             or not lo <= median <= hi):
-        raise ValueError(f"median must lie in price_range {price_range!r}, got {median!r}")
+        raise InputError(f"median must lie in price_range {price_range!r}, got {median!r}")
     if (isinstance(sigma, bool) or not isinstance(sigma, numbers.Real)
             or not math.isfinite(sigma) or sigma < 0):
-        raise ValueError(f"sigma must be a non-negative finite number, got {sigma!r}")
+        raise InputError(f"sigma must be a non-negative finite number, got {sigma!r}")
     below = rng.random(n) < 0.5
     out = np.empty(n)
     todo = np.arange(n)
@@ -319,10 +321,10 @@ def offer_book(minutes, rng, *, inventory=VAST_A100_INVENTORY, price_range=VAST_
     _check_rng(rng)
     lo_n, hi_n = _check_pair("inventory", inventory, integer=True)
     if hi_n < 1:
-        raise ValueError(f"inventory must allow at least one offer, got {inventory!r}")
+        raise InputError(f"inventory must allow at least one offer, got {inventory!r}")
     if (isinstance(churn, bool) or not isinstance(churn, numbers.Real)
             or not 0 <= churn <= 1):
-        raise ValueError(f"churn must be a probability in [0, 1], got {churn!r}")
+        raise InputError(f"churn must be a probability in [0, 1], got {churn!r}")
     # validates price_range, median, sigma
     prices = offer_prices(hi_n, rng, price_range=price_range, median=median, sigma=sigma)
 
@@ -365,10 +367,10 @@ def offer_book(minutes, rng, *, inventory=VAST_A100_INVENTORY, price_range=VAST_
 
 def _check_book(book) -> None:
     if not isinstance(book, xr.Dataset) or "price_per_gpu_h" not in book:
-        raise ValueError("book must be an xarray.Dataset with a 'price_per_gpu_h' variable "
+        raise InputError("book must be an xarray.Dataset with a 'price_per_gpu_h' variable "
                          "(see offer_book / load_offer_book)")
     if book["price_per_gpu_h"].dims != ("minute", "offer"):
-        raise ValueError(f"book: price_per_gpu_h must have dims ('minute', 'offer'), got "
+        raise InputError(f"book: price_per_gpu_h must have dims ('minute', 'offer'), got "
                          f"{book['price_per_gpu_h'].dims}")
 
 
@@ -381,12 +383,12 @@ def cheapest(book: xr.Dataset, minute, k) -> np.ndarray:
     minutes = book["minute"].values
     if isinstance(minute, bool) or not isinstance(minute, numbers.Integral) \
             or minute not in minutes:
-        raise ValueError(f"minute {minute!r} is not in the book (minutes "
+        raise InputError(f"minute {minute!r} is not in the book (minutes "
                          f"{minutes.min()}..{minutes.max()})")
     row = book["price_per_gpu_h"].sel(minute=minute).values
     row = np.sort(row[np.isfinite(row)])
     if row.size < k:
-        raise ValueError(f"minute {minute}: only {row.size} offers available, fewer than "
+        raise InputError(f"minute {minute}: only {row.size} offers available, fewer than "
                          f"k={k}")
     return row[:k]
 
@@ -403,7 +405,7 @@ def mean_cheapest_price(book: xr.Dataset, k=CALIBRATION_K) -> float:
     short = np.flatnonzero(have < k)
     if short.size:
         t = short[0]
-        raise ValueError(f"minute {book['minute'].values[t]}: only {have[t]} offers "
+        raise InputError(f"minute {book['minute'].values[t]}: only {have[t]} offers "
                          f"available, fewer than k={k}")
     return float(table[:, :k].mean())
 
@@ -443,18 +445,18 @@ def load_offer_book(path) -> xr.Dataset:
         reader = csv.reader(f)
         header = next(reader, None)
         if header is None:
-            raise ValueError(f"{path}: empty file, needs header {','.join(OFFER_COLUMNS)}")
+            raise InputError(f"{path}: empty file, needs header {','.join(OFFER_COLUMNS)}")
         header = [h.strip() for h in header]
         for column in OFFER_COLUMNS:
             if column not in header:
-                raise ValueError(f"{path}, line 1: missing column {column!r} (has {header}; "
+                raise InputError(f"{path}, line 1: missing column {column!r} (has {header}; "
                                  f"needs {list(OFFER_COLUMNS)})")
         i_min, i_price = header.index("minute"), header.index("price_per_gpu_h")
         for line, fields in enumerate(reader, start=2):
             if not fields or all(not x.strip() for x in fields):
                 continue
             if len(fields) != len(header):
-                raise ValueError(f"{path}, line {line}: {len(fields)} fields, expected "
+                raise InputError(f"{path}, line {line}: {len(fields)} fields, expected "
                                  f"{len(header)} ({','.join(header)})")
             text = fields[i_min].strip()
             try:
@@ -462,7 +464,7 @@ def load_offer_book(path) -> xr.Dataset:
             except ValueError:
                 minute = -1
             if minute < 0:
-                raise ValueError(f"{path}, line {line}, column 'minute': {text!r} is not a "
+                raise InputError(f"{path}, line {line}, column 'minute': {text!r} is not a "
                                  f"non-negative integer")
             text = fields[i_price].strip()
             try:
@@ -470,11 +472,11 @@ def load_offer_book(path) -> xr.Dataset:
             except ValueError:
                 price = math.nan
             if not math.isfinite(price) or price <= 0:
-                raise ValueError(f"{path}, line {line}, column 'price_per_gpu_h': {text!r} "
+                raise InputError(f"{path}, line {line}, column 'price_per_gpu_h': {text!r} "
                                  f"is not a positive finite price")
             rows.setdefault(minute, []).append(price)
     if not rows:
-        raise ValueError(f"{path}: no rows (one row per offered GPU expected)")
+        raise InputError(f"{path}: no rows (one row per offered GPU expected)")
     first, last = min(rows), max(rows)
     minutes = np.arange(first, last + 1)
     width = max(len(v) for v in rows.values())

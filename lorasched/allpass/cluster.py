@@ -15,11 +15,13 @@ What a run is made of:
   (``checkpoint_s``, billed there) and then joins the serverful queue. ``"all"`` (Modal
   only): no threshold, every job runs to its end on its serverless worker. ``"none"``
   (Tiresias-L, SJF, HPA): jobs join the serverful queue at submission.
-* **Serverful tier**: leases of one A100 each, on the marketplace (an offer of the book at
-  the current minute, at the offer's price) or, when the book has no free offer, the
-  conventional cloud (Lambda, Table 2's price) -- sec. 3.3's "cheapest available ... when
+* **Serverful tier**: leases of one A100 each, the cheapest available across the
+  marketplace (an offer of the book at the current minute, at the offer's price) and the
+  conventional cloud (Lambda, Table 2's price, any number of workers) -- sec. 3.3's "the
+  cheapest available workers (across marketplace and conventional clouds) ... When
   marketplace instances are unavailable, the scaler provisions conventional cloud workers
-  as a fallback". A lease is ready after its provider's start-up draw, runs at most one job
+  as a fallback": a marketplace offer dearer than Lambda is not rented (a tie goes to the
+  marketplace). A lease is ready after its provider's start-up draw, runs at most one job
   at a time, and is billed from start to end by its provider's rule
   (:func:`.clouds.bill`). A job placed on a worker first restores its checkpoint
   (``restore_s``; none for a job that has not run yet), then works.
@@ -234,11 +236,18 @@ class AllpassCluster:
         if k <= 0:
             return
         slots, prices = self._free_offers()
+        # sec. 3.3: "the cheapest available workers (across marketplace and conventional
+        # clouds)": the conventional cloud has room for any number at its one price, so a
+        # marketplace offer is taken only while it costs no more than that price (a tie goes
+        # to the marketplace); the rest, and all when the book has no free offer (the
+        # "fallback"), are conventional workers
+        conventional = PROVIDERS["lambda"].price_per_gpu_h
         order = np.argsort(prices, kind="stable")[:k]
+        order = order[prices[order] <= conventional]
         for i in order:                                            # cheapest first
             self._lease("vast", int(slots[i]), float(prices[i]))
-        for _ in range(k - order.size):                            # fallback (sec. 3.3)
-            self._lease("lambda", -1, PROVIDERS["lambda"].price_per_gpu_h)
+        for _ in range(k - order.size):
+            self._lease("lambda", -1, conventional)
 
     def _idle(self) -> list[int]:
         """Open serverful leases holding no job (ready or still starting)."""

@@ -25,6 +25,7 @@ import numbers
 import numpy as np
 import xarray as xr
 
+from ..model.errors import InputError
 from .cluster import RESTORE_S
 from .pressure import WINDOW_S
 
@@ -81,13 +82,13 @@ def max_overlap(start, end) -> int:
     s = np.asarray(start, dtype=float)
     e = np.asarray(end, dtype=float)
     if s.ndim != 1:
-        raise ValueError(f"start must be a 1-D array, got shape {s.shape}")
+        raise InputError(f"start must be a 1-D array, got shape {s.shape}")
     if e.shape != s.shape:
-        raise ValueError(f"end must have start's shape {s.shape}, got {e.shape}")
+        raise InputError(f"end must have start's shape {s.shape}, got {e.shape}")
     if not (np.all(np.isfinite(s)) and np.all(np.isfinite(e))):
-        raise ValueError("start and end must be finite")
+        raise InputError("start and end must be finite")
     if np.any(e < s):
-        raise ValueError("end must be >= start")
+        raise InputError("end must be >= start")
     keep = e > s
     t = np.concatenate([s[keep], e[keep]])
     step = np.concatenate([np.ones(keep.sum()), -np.ones(keep.sum())])
@@ -110,7 +111,7 @@ def demoted_overlap(result: xr.Dataset, restore_s: float | None = None) -> int:
         restore_s = json.loads(result.attrs.get("options", "{}")).get("restore_s", RESTORE_S)
     if (isinstance(restore_s, bool) or not isinstance(restore_s, numbers.Real)
             or not math.isfinite(restore_s) or restore_s < 0):
-        raise ValueError(f"restore_s must be a finite number >= 0, got {restore_s!r}")
+        raise InputError(f"restore_s must be a finite number >= 0, got {restore_s!r}")
     q = demotion_times(result)
     demoted = np.isfinite(q)
     left = (result["work_s"].values - result["serverless_s"].values)[demoted]

@@ -38,6 +38,7 @@ import numbers
 
 import numpy as np
 
+from ..model.errors import InputError
 from .cluster import (
     CHECKPOINT_S,
     HPA_TARGET,
@@ -56,7 +57,7 @@ from .scenario import AllpassArrays
 def _seconds(name: str, value, *, positive: bool = False) -> float:
     if (isinstance(value, bool) or not isinstance(value, numbers.Real)
             or not math.isfinite(value) or value < 0 or (positive and value == 0)):
-        raise ValueError(f"{name!r} must be a {'positive' if positive else 'non-negative'} "
+        raise InputError(f"{name!r} must be a {'positive' if positive else 'non-negative'} "
                          f"finite number, got {value!r}")
     return float(value)
 
@@ -98,13 +99,13 @@ def allpass(arrays: AllpassArrays, rng: np.random.Generator, *, F0: float = F0,
 def _check_dbf(reading, overdue, demand="deadline", units="paper") -> None:
     """``ValueError`` naming the first bad option of the DBF provisioning."""
     if demand not in RULES:
-        raise ValueError(f"'demand' must be one of {RULES}, got {demand!r}")
+        raise InputError(f"'demand' must be one of {RULES}, got {demand!r}")
     if reading not in READINGS:
-        raise ValueError(f"'reading' must be one of {READINGS}, got {reading!r}")
+        raise InputError(f"'reading' must be one of {READINGS}, got {reading!r}")
     if not isinstance(overdue, bool | np.bool_):
-        raise ValueError(f"'overdue' must be True or False, got {overdue!r}")
+        raise InputError(f"'overdue' must be True or False, got {overdue!r}")
     if units not in UNITS:
-        raise ValueError(f"'units' must be one of {UNITS}, got {units!r}")
+        raise InputError(f"'units' must be one of {UNITS}, got {units!r}")
 
 
 def allpass_fixed(arrays: AllpassArrays, rng: np.random.Generator, *, F: float = 60.0,
@@ -182,7 +183,7 @@ def hpa(arrays, rng, *, target: float = HPA_TARGET, window_s: float = HPA_WINDOW
     downscale stabilised over ``window_s`` (cluster docstring), FIFO queue."""
     if (isinstance(target, bool) or not isinstance(target, numbers.Real)
             or not 0 < target <= 1):
-        raise ValueError(f"'target' must be in (0, 1], got {target!r}")
+        raise InputError(f"'target' must be in (0, 1], got {target!r}")
     return _serverful(arrays, rng, "fifo", provision="hpa", hpa_target=float(target),
                       hpa_window_s=_seconds("window_s", window_s))
 

@@ -57,6 +57,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..model.errors import InputError
+
 #: the largest window, seconds (sec. 5.1: "a sliding window of T = 30 minutes")
 WINDOW_S = 1800.0
 #: the re-evaluation tick and the step between windows, seconds (sec. 5.1: "every 1 minute")
@@ -84,7 +86,7 @@ def window_set(horizon: float = WINDOW_S, step: float = TICK_S) -> np.ndarray:
     step = _positive(step, "step")
     n = horizon / step
     if abs(n - round(n)) > 1e-9 * max(1.0, n):
-        raise ValueError(f"horizon must be a whole multiple of step, got horizon={horizon!r}, "
+        raise InputError(f"horizon must be a whole multiple of step, got horizon={horizon!r}, "
                          f"step={step!r}")
     return step * np.arange(1, int(round(n)) + 1, dtype=float)
 
@@ -132,14 +134,14 @@ def pressure_detail(t, windows, capacity, deadline, remaining, *,
     (an option, module docstring); ``units="slip"`` multiplies ``D`` by :data:`SLIP` where
     it meets ``C_t T`` (a hypothesis about the authors' code, module docstring)."""
     if rule not in RULES:
-        raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
+        raise InputError(f"rule must be one of {RULES}, got {rule!r}")
     if units not in UNITS:
-        raise ValueError(f"units must be one of {UNITS}, got {units!r}")
+        raise InputError(f"units must be one of {UNITS}, got {units!r}")
     t = _finite(t, "t")
     windows = _windows(np.atleast_1d(np.asarray(windows, dtype=float)), "windows")
     capacity = _finite(capacity, "capacity")
     if capacity < 0:
-        raise ValueError(f"capacity must be >= 0, got {capacity!r}")
+        raise InputError(f"capacity must be >= 0, got {capacity!r}")
     d, r = _jobs(deadline, remaining)
     if rule == "laxity":
         D = necessary_demand(t, windows, d, r)
@@ -173,23 +175,23 @@ def _demand(t: float, windows: np.ndarray, d: np.ndarray, r: np.ndarray,
 
 def _finite(x, name: str) -> float:
     if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x):
-        raise ValueError(f"{name} must be a finite number, got {x!r}")
+        raise InputError(f"{name} must be a finite number, got {x!r}")
     return float(x)
 
 
 def _positive(x, name: str) -> float:
     x = _finite(x, name)
     if x <= 0:
-        raise ValueError(f"{name} must be > 0, got {x!r}")
+        raise InputError(f"{name} must be > 0, got {x!r}")
     return x
 
 
 def _windows(w: np.ndarray, name: str) -> np.ndarray:
     if w.ndim != 1 or w.size == 0:
-        raise ValueError(f"{name} must be a positive number or a non-empty 1-D array of them, "
+        raise InputError(f"{name} must be a positive number or a non-empty 1-D array of them, "
                          f"got shape {w.shape}")
     if not np.all(np.isfinite(w)) or np.any(w <= 0):
-        raise ValueError(f"{name} must be finite and > 0, got {w!r}")
+        raise InputError(f"{name} must be finite and > 0, got {w!r}")
     return w
 
 
@@ -197,11 +199,11 @@ def _jobs(deadline, remaining) -> tuple[np.ndarray, np.ndarray]:
     d = np.asarray(deadline, dtype=float)
     r = np.asarray(remaining, dtype=float)
     if d.ndim != 1:
-        raise ValueError(f"deadline must be a 1-D array, got shape {d.shape}")
+        raise InputError(f"deadline must be a 1-D array, got shape {d.shape}")
     if r.shape != d.shape:
-        raise ValueError(f"remaining must have deadline's shape {d.shape}, got {r.shape}")
+        raise InputError(f"remaining must have deadline's shape {d.shape}, got {r.shape}")
     if not np.all(np.isfinite(d)):
-        raise ValueError("deadline must be finite")
+        raise InputError("deadline must be finite")
     if not np.all(np.isfinite(r)) or np.any(r < 0):
-        raise ValueError("remaining must be finite and >= 0")
+        raise InputError("remaining must be finite and >= 0")
     return d, r

@@ -35,6 +35,7 @@ import math
 import numpy as np
 import xarray as xr
 
+from ..model.errors import ResultError
 from .clouds import PROVIDERS, bill
 from .cluster import SEGMENT_KINDS, Run
 from .scenario import UNLIMITED
@@ -91,7 +92,7 @@ def assemble(scenario: xr.Dataset, run: Run, *, algorithm: str, seed, options: d
 
 
 def _fail(rule: str, detail: str) -> None:
-    raise ValueError(f"Allpass result breaks '{rule}': {detail}")
+    raise ResultError(f"Allpass result breaks '{rule}': {detail}")
 
 
 def _close(a, b, scale=1.0) -> np.ndarray:
@@ -99,7 +100,8 @@ def _close(a, b, scale=1.0) -> np.ndarray:
 
 
 def check_result(result: xr.Dataset) -> None:
-    """Raise ``ValueError`` naming the first rule the result breaks:
+    """Raise :class:`~lorasched.model.errors.ResultError` naming the first rule the result
+    breaks:
 
     every job finished after its submission, with ``jct_s = finish_s - submit_s``; leases
     ordered start <= ready <= end; one job per worker at a time; a job does one thing at a

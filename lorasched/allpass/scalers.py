@@ -59,6 +59,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..model.errors import InputError
+
 #: Algorithm 1's gains, rate limits (seconds per tick) and initial threshold, sec. 5.1
 G_UP, R_UP, G_DN, R_DN, F0 = 10.0, 100.0, 2.0, 30.0, 300.0
 #: the serverful scaler's readings of Algorithm 2 (module docstring)
@@ -81,11 +83,11 @@ class ServerlessScaler:
         self.F_min = _nonneg(F_min, "F_min")
         if (isinstance(F_max, bool) or not isinstance(F_max, numbers.Real)
                 or math.isnan(F_max) or F_max < self.F_min):
-            raise ValueError(f"F_max must be a number >= F_min ({self.F_min}), got {F_max!r}")
+            raise InputError(f"F_max must be a number >= F_min ({self.F_min}), got {F_max!r}")
         self.F_max = float(F_max)
         F0 = _nonneg(F0, "F0")
         if not self.F_min <= F0 <= self.F_max:
-            raise ValueError(f"F0 must lie in [F_min, F_max] = [{self.F_min}, {self.F_max}], "
+            raise InputError(f"F0 must lie in [F_min, F_max] = [{self.F_min}, {self.F_max}], "
                              f"got {F0!r}")
         self.F = F0
         self.tau = -math.inf
@@ -143,10 +145,10 @@ class ServerfulScaler:
 
     def __init__(self, mu: float = 1.0, *, reading: str = "evident"):
         if reading not in READINGS:
-            raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
+            raise InputError(f"reading must be one of {READINGS}, got {reading!r}")
         self.mu = _finite(mu, "mu")
         if self.mu <= 0:
-            raise ValueError(f"mu must be > 0, got {mu!r}")
+            raise InputError(f"mu must be > 0, got {mu!r}")
         self.reading = reading
 
     def decide(self, demand, capacity, window, p, offer_prices=(), idle_prices=()
@@ -158,7 +160,7 @@ class ServerfulScaler:
         C = _nonneg(capacity, "capacity")
         T = _finite(window, "window")
         if T <= 0:
-            raise ValueError(f"window must be > 0, got {window!r}")
+            raise InputError(f"window must be > 0, got {window!r}")
         p = _pressure(p)
         offers = _prices(offer_prices, "offer_prices")
         idle = _prices(idle_prices, "idle_prices")
@@ -189,27 +191,27 @@ class ServerfulScaler:
 
 def _finite(x, name: str) -> float:
     if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x):
-        raise ValueError(f"{name} must be a finite number, got {x!r}")
+        raise InputError(f"{name} must be a finite number, got {x!r}")
     return float(x)
 
 
 def _nonneg(x, name: str) -> float:
     x = _finite(x, name)
     if x < 0:
-        raise ValueError(f"{name} must be >= 0, got {x!r}")
+        raise InputError(f"{name} must be >= 0, got {x!r}")
     return x
 
 
 def _pressure(p) -> float:
     if isinstance(p, bool) or not isinstance(p, numbers.Real) or math.isnan(p) or p < 0:
-        raise ValueError(f"p must be a number >= 0 (inf allowed), got {p!r}")
+        raise InputError(f"p must be a number >= 0 (inf allowed), got {p!r}")
     return float(p)
 
 
 def _prices(x, name: str) -> np.ndarray:
     a = np.asarray(x, dtype=float)
     if a.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D array, got shape {a.shape}")
+        raise InputError(f"{name} must be a 1-D array, got shape {a.shape}")
     if not np.all(np.isfinite(a)) or np.any(a < 0):
-        raise ValueError(f"{name} must be finite and >= 0")
+        raise InputError(f"{name} must be finite and >= 0")
     return a

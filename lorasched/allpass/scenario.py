@@ -29,6 +29,7 @@ from typing import NamedTuple
 import numpy as np
 import xarray as xr
 
+from ..model.errors import InputError
 from .clouds import load_offer_book, offer_book
 from .workload import PAPER_JOBS, allpass_workload
 
@@ -62,7 +63,7 @@ def capacity_value(capacity) -> int:
         capacity = int(capacity)
     if (isinstance(capacity, bool) or not isinstance(capacity, numbers.Integral)
             or (capacity < 1 and capacity != UNLIMITED)):
-        raise ValueError(f"capacity must be a positive integer or 'none' (unlimited), got "
+        raise InputError(f"capacity must be a positive integer or 'none' (unlimited), got "
                          f"{capacity!r}")
     return int(capacity)
 
@@ -91,7 +92,7 @@ def allpass_scenario(jobs: int = PAPER_JOBS, source: str = "helios",
     cap = capacity_value(capacity)
     if (isinstance(book_hours, bool) or not isinstance(book_hours, numbers.Real)
             or not math.isfinite(book_hours) or book_hours <= 0):
-        raise ValueError(f"book_hours must be a positive number, got {book_hours!r}")
+        raise InputError(f"book_hours must be a positive number, got {book_hours!r}")
     work = allpass_workload(jobs=jobs, source=source, seed=seed, sizing=sizing,
                             trace_file=trace_file)
     if offer_file is None:
@@ -115,18 +116,18 @@ def validate(scenario: xr.Dataset) -> None:
     """``ValueError`` naming the field and the job (or minute) that breaks the scenario's
     contract."""
     if not isinstance(scenario, xr.Dataset):
-        raise ValueError(f"an Allpass scenario must be an xarray.Dataset, got "
+        raise InputError(f"an Allpass scenario must be an xarray.Dataset, got "
                          f"{type(scenario).__name__}")
     if scenario.attrs.get("system") != "allpass":
-        raise ValueError(f"scenario attribute 'system' must be 'allpass', got "
+        raise InputError(f"scenario attribute 'system' must be 'allpass', got "
                          f"{scenario.attrs.get('system')!r}")
     for var in (*JOB_VARS, "price_per_gpu_h"):
         if var not in scenario:
-            raise ValueError(f"scenario lacks the variable {var!r}")
+            raise InputError(f"scenario lacks the variable {var!r}")
     names = (scenario["name"].values.astype(str).tolist() if "name" in scenario
              else list(range(scenario.sizes["job"])))
     if scenario.sizes.get("job", 0) < 1:
-        raise ValueError("scenario has no jobs")
+        raise InputError("scenario has no jobs")
     for var in JOB_VARS:
         x = scenario[var].values.astype(float)
         bad = ~np.isfinite(x) | (x < 0)
@@ -134,30 +135,30 @@ def validate(scenario: xr.Dataset) -> None:
             bad |= x <= 0
         if bad.any():
             j = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"{var} of job {names[j]!r} must be a "
+            raise InputError(f"{var} of job {names[j]!r} must be a "
                              f"{'positive' if var == 'work_s' else 'non-negative'} finite "
                              f"number of seconds, got {x[j]!r}")
     submit = scenario["submit_s"].values.astype(float)
     back = np.flatnonzero(np.diff(submit) < 0)
     if back.size:
         j = int(back[0]) + 1
-        raise ValueError(f"submit_s must be non-decreasing; job {names[j]!r} is submitted "
+        raise InputError(f"submit_s must be non-decreasing; job {names[j]!r} is submitted "
                          f"at {submit[j]!r} s, before the previous job")
     late = np.flatnonzero(scenario["deadline_s"].values < submit)
     if late.size:
         j = int(late[0])
-        raise ValueError(f"deadline_s of job {names[j]!r} is before its submit_s")
+        raise InputError(f"deadline_s of job {names[j]!r} is before its submit_s")
     prices = scenario["price_per_gpu_h"].values.astype(float)
     if prices.ndim != 2:
-        raise ValueError("price_per_gpu_h must have dims ('minute', 'offer')")
+        raise InputError("price_per_gpu_h must have dims ('minute', 'offer')")
     if "minute" in scenario.coords and not np.array_equal(
             scenario["minute"].values, np.arange(prices.shape[0])):
-        raise ValueError("price_per_gpu_h: the 'minute' coordinate must be 0, 1, ..., "
+        raise InputError("price_per_gpu_h: the 'minute' coordinate must be 0, 1, ..., "
                          "minutes - 1 (minutes since the first submission)")
     bad = np.isfinite(prices) & (prices <= 0)
     if bad.any():
         m = int(np.argwhere(bad)[0][0])
-        raise ValueError(f"price_per_gpu_h at minute {m} holds a non-positive price")
+        raise InputError(f"price_per_gpu_h at minute {m} holds a non-positive price")
     capacity_value(scenario.attrs.get("capacity", UNLIMITED))
 
 

@@ -73,6 +73,7 @@ import numbers
 import numpy as np
 import xarray as xr
 
+from ..model.errors import InputError
 from ..model.traces import read_trace
 
 #: the paper's job count and scales (sec. 5.1)
@@ -168,7 +169,7 @@ def table1_stats(durations) -> dict[str, float]:
     is empty or holds a negative or non-finite value."""
     d = np.asarray(durations, dtype=float).ravel()
     if d.size == 0 or not np.all(np.isfinite(d)) or np.any(d < 0):
-        raise ValueError("durations must be a non-empty array of finite non-negative "
+        raise InputError("durations must be a non-empty array of finite non-negative "
                          "seconds")
     return {"mean": float(d.mean()), "p50": float(np.percentile(d, 50)),
             "p90": float(np.percentile(d, 90))}
@@ -192,7 +193,7 @@ def trace_table1(trace="helios") -> dict[str, float]:
     10 % hold 89.7 % of the time."""
     tr = read_trace(trace)
     if tr.duration_s is None:
-        raise ValueError(f"trace {str(tr.path)!r} needs the column 'duration_s'")
+        raise InputError(f"trace {str(tr.path)!r} needs the column 'duration_s'")
     d = tr.duration_s.astype(float)
     return {"jobs": int(d.size), **table1_stats(d), **fig1_shares(d)}
 
@@ -200,7 +201,7 @@ def trace_table1(trace="helios") -> dict[str, float]:
 def _positive_real(name: str, value) -> float:
     if (isinstance(value, bool) or not isinstance(value, numbers.Real)
             or not math.isfinite(value) or value <= 0):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+        raise InputError(f"{name} must be a positive finite number, got {value!r}")
     return float(value)
 
 
@@ -242,18 +243,18 @@ def allpass_workload(jobs=PAPER_JOBS, source: str = "helios", seed=0,
         a bad argument (naming it), or a trace with fewer candidate rows than ``jobs``.
     """
     if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or jobs <= 0:
-        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+        raise InputError(f"jobs must be a positive integer, got {jobs!r}")
     if not isinstance(source, str) or source not in SOURCES:
-        raise ValueError(f"source must be one of {list(SOURCES)}, got {source!r}")
+        raise InputError(f"source must be one of {list(SOURCES)}, got {source!r}")
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        raise InputError(f"seed must be a non-negative integer, got {seed!r}")
     if not isinstance(sizing, str) or sizing not in SIZINGS:
-        raise ValueError(f"sizing must be one of {list(SIZINGS)}, got {sizing!r}")
+        raise InputError(f"sizing must be one of {list(SIZINGS)}, got {sizing!r}")
     duration_scale = _positive_real("duration_scale", duration_scale)
     iat_scale = _positive_real("iat_scale", iat_scale)
     trace = read_trace("helios" if trace_file is None else trace_file)
     if trace.duration_s is None:
-        raise ValueError(f"trace_file {str(trace.path)!r} needs the column 'duration_s'")
+        raise InputError(f"trace_file {str(trace.path)!r} needs the column 'duration_s'")
     keep = trace.duration_s.astype(float) > 0
     submit = trace.submit_s.astype(float)[keep]
     duration = trace.duration_s.astype(float)[keep]
@@ -261,14 +262,14 @@ def allpass_workload(jobs=PAPER_JOBS, source: str = "helios", seed=0,
     rng = np.random.default_rng(int(seed))
     if source == "helios":
         if submit.size < n:
-            raise ValueError(f"jobs={n} exceeds the {submit.size} candidate rows of trace "
+            raise InputError(f"jobs={n} exceeds the {submit.size} candidate rows of trace "
                              f"{str(trace.path)!r}")
         start = int(rng.integers(0, submit.size - n + 1))
         arrival = submit[start:start + n] - submit[start]
         raw = duration[start:start + n]
     else:
         if submit.size < 2:
-            raise ValueError(f"trace_file {str(trace.path)!r} needs at least 2 rows with "
+            raise InputError(f"trace_file {str(trace.path)!r} needs at least 2 rows with "
                              "duration_s > 0 for a mean inter-arrival time")
         mean_iat = (submit[-1] - submit[0]) / (submit.size - 1)
         arrival = np.concatenate([[0.0], np.cumsum(rng.exponential(mean_iat, n - 1))])

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
+from ..model.errors import InputError, read_text
 from .declaration import Sweep, _key, _toml, plain
 from .sweep import run_sweep
 
@@ -53,11 +54,11 @@ def calibration_sweep(system: str, algorithm: str, scenario: dict, grid: dict, *
     ``scenario`` (builder arguments), one axis per option in ``grid`` (option -> list of
     values), seeds ``seeds``, fixed ``options``. Errors name the offending key."""
     if not isinstance(grid, dict) or not grid:
-        raise ValueError("grid: give at least one option and its values, e.g. "
+        raise InputError("grid: give at least one option and its values, e.g. "
                          "{'alpha': [1, 2], 'beta': [0, 100]}")
     for opt, values in grid.items():
         if not isinstance(values, list | tuple) or not values:
-            raise ValueError(f"grid.{opt}: expected a non-empty list of values, got {values!r}")
+            raise InputError(f"grid.{opt}: expected a non-empty list of values, got {values!r}")
     return Sweep.from_dict({
         "name": name, "system": system, "description": f"calibration of {algorithm}",
         "base": dict(scenario), "axes": {k: list(v) for k, v in grid.items()},
@@ -70,7 +71,7 @@ def best_setting(surface: xr.DataArray) -> tuple[dict, float]:
     to the first in grid order (so the choice is deterministic)."""
     values = np.asarray(surface.values, dtype=float)
     if not np.isfinite(values).any():
-        raise ValueError("calibration: no finished cell has a finite value")
+        raise InputError("calibration: no finished cell has a finite value")
     flat = int(np.nanargmax(np.where(np.isfinite(values), values, -np.inf)))
     where = np.unravel_index(flat, values.shape)
     chosen = {d: plain(surface[d].values[i], f"grid.{d}")
@@ -81,12 +82,12 @@ def best_setting(surface: xr.DataArray) -> tuple[dict, float]:
 def surface_of(ds: xr.Dataset, algorithm: str, grid: dict, metric: str) -> xr.DataArray:
     """The mean of ``metric`` over seeds, one dimension per scanned option."""
     if metric not in ds:
-        raise ValueError(f"metric {metric!r} is not a result of the sweep; choose from "
+        raise InputError(f"metric {metric!r} is not a result of the sweep; choose from "
                          f"{sorted(v for v in ds.data_vars)}")
     da = ds[metric].sel(algorithm=algorithm, drop=True).mean("seed")
     extra = [d for d in da.dims if d not in grid]
     if extra:
-        raise ValueError(f"calibration: the scan has dimensions {extra} besides the grid")
+        raise InputError(f"calibration: the scan has dimensions {extra} besides the grid")
     return da.transpose(*grid)
 
 
@@ -101,7 +102,7 @@ def calibrate(system: str, algorithm: str, scenario: dict, grid: dict, *,
     Raises ``RuntimeError`` naming the failed cells (a scan with holes is not a
     calibration), ``KeyboardInterrupt`` if interrupted (finished cells stay)."""
     if store is None:
-        raise ValueError("calibrate needs store= (a folder for the scan's cells)")
+        raise InputError("calibrate needs store= (a folder for the scan's cells)")
     sweep = calibration_sweep(system, algorithm, scenario, grid, seeds=seeds, options=options)
     report = run_sweep(sweep, store=store, scheduler=scheduler, workers=workers,
                        serial=serial, progress=progress)
@@ -123,7 +124,7 @@ def write_constants(path, cal: Calibration) -> Path:
     """Save ``cal`` as TOML: the chosen ``options`` and where they come from."""
     path = Path(path)
     if not path.parent.is_dir():
-        raise ValueError(f"constants file: folder {path.parent} does not exist")
+        raise InputError(f"constants file: folder {path.parent} does not exist")
     lines = ["# written by `lorasched calibrate`: the options below maximise the mean "
              f"{cal.metric} over the calibration seeds",
              f"system = {_toml(cal.system)}", f"algorithm = {_toml(cal.algorithm)}",
@@ -144,18 +145,18 @@ def read_constants(path) -> dict:
     if not path.is_file():
         raise FileNotFoundError(f"constants file {path} does not exist")
     try:
-        data = tomllib.loads(path.read_text())
+        data = tomllib.loads(read_text(path, "constants file"))
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"constants file {path}: {exc}") from None
+        raise InputError(f"constants file {path}: {exc}") from None
     missing = sorted({"system", "algorithm", "options"} - set(data))
     if missing:
-        raise ValueError(f"constants file {path}: missing key(s) {missing}")
+        raise InputError(f"constants file {path}: missing key(s) {missing}")
     unknown = sorted(set(data) - FILE_KEYS)
     if unknown:
-        raise ValueError(f"constants file {path}: unknown key(s) {unknown}; allowed: "
+        raise InputError(f"constants file {path}: unknown key(s) {unknown}; allowed: "
                          f"{sorted(FILE_KEYS)}")
     if not isinstance(data["options"], dict) or not data["options"]:
-        raise ValueError(f"constants file {path}: [options] must be a non-empty table")
+        raise InputError(f"constants file {path}: [options] must be a non-empty table")
     for k, v in data["options"].items():
         plain(v, f"constants file {path}: options.{k}")
     return data
@@ -166,7 +167,7 @@ def options_from(path, system: str, algorithm: str) -> dict:
     if the file was calibrated for another policy."""
     data = read_constants(path)
     if (data["system"], data["algorithm"]) != (system, algorithm):
-        raise ValueError(f"constants file {path} calibrates {data['system']}/"
+        raise InputError(f"constants file {path} calibrates {data['system']}/"
                          f"{data['algorithm']}, not {system}/{algorithm}")
     return dict(data["options"])
 

@@ -4,15 +4,17 @@ Cells are matched by their parameters, not their keys: a key also hashes the pac
 source, so the same cell computed by two versions of the code has two keys. A store
 written before cells named their system is read as the default system's. Measured times
 are left out; every other metric must be equal bit for bit (JSON keeps a float's every
-digit).
+digit); NaN equals NaN (a metric that is not defined in both).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 
 from .. import systems
+from ..model.errors import InputError
 from .declaration import json_default
 from .store import Store
 
@@ -28,6 +30,14 @@ def _timings(params: dict) -> set[str]:
         return {*systems.get(params.get("system", systems.DEFAULT)).timings, "bound_seconds"}
     except ValueError:
         return {"bound_seconds"}
+
+
+def same(a, b) -> bool:
+    """Equal, bit for bit, counting NaN as equal to NaN."""
+    if a == b:
+        return True
+    return (isinstance(a, float) and isinstance(b, float) and math.isnan(a)
+            and math.isnan(b))
 
 
 @dataclass
@@ -62,7 +72,7 @@ def compare_stores(a, b) -> Comparison:
     for folder in (a, b):
         store = Store(folder)
         if not store.done_dir.is_dir():
-            raise ValueError(f"{folder} is not a cell store (no done/ folder)")
+            raise InputError(f"{folder} is not a cell store (no done/ folder)")
         stores.append({_identity(r["params"]): r for r in store.done().values()})
     left, right = stores
     out = Comparison()
@@ -75,7 +85,8 @@ def compare_stores(a, b) -> Comparison:
         skip = _timings(rec["params"])
         names = (set(rec["metrics"]) | set(other["metrics"])) - skip
         diffs = [(rec.get("cell", ident), m, rec["metrics"].get(m), other["metrics"].get(m))
-                 for m in sorted(names) if rec["metrics"].get(m) != other["metrics"].get(m)]
+                 for m in sorted(names)
+                 if not same(rec["metrics"].get(m), other["metrics"].get(m))]
         out.different += diffs
         out.equal += not diffs
     out.only_b = [r.get("cell", i) for i, r in right.items() if i not in left]

@@ -39,6 +39,7 @@ import numpy as np
 import yaml
 
 from .. import systems
+from ..model.errors import InputError, read_text
 from ..model.system import System, policy_options
 
 KEYS = {"name", "system", "base", "axes", "algorithms", "seeds", "options", "bound",
@@ -51,7 +52,7 @@ def plain(value, where: str):
         value = value.item()
     if value is None or isinstance(value, str | bool | int | float):
         return value
-    raise ValueError(f"{where}: {value!r} is not a scalar (string, number, boolean)")
+    raise InputError(f"{where}: {value!r} is not a scalar (string, number, boolean)")
 
 
 def json_default(value):
@@ -64,7 +65,7 @@ def json_default(value):
 
 
 def _read(path: Path) -> dict:
-    text = path.read_text()
+    text = read_text(path, "sweep file")
     suffix = path.suffix.lower()
     try:
         if suffix == ".toml":
@@ -74,33 +75,33 @@ def _read(path: Path) -> dict:
         elif suffix == ".json":
             data = json.loads(text)
         else:
-            raise ValueError(f"sweep file {path}: unknown format {suffix!r} "
+            raise InputError(f"sweep file {path}: unknown format {suffix!r} "
                              "(use .toml, .yaml, .yml or .json)")
     except ValueError as exc:  # tomllib/json errors are ValueErrors; say which file
         if str(path) in str(exc):
             raise
-        raise ValueError(f"sweep file {path}: {exc}") from None
+        raise InputError(f"sweep file {path}: {exc}") from None
     except yaml.YAMLError as exc:
-        raise ValueError(f"sweep file {path}: {exc}") from None
+        raise InputError(f"sweep file {path}: {exc}") from None
     if not isinstance(data, dict):
-        raise ValueError(f"sweep file {path}: expected a table of settings at the top")
+        raise InputError(f"sweep file {path}: expected a table of settings at the top")
     return data
 
 
 def _seeds(seeds) -> tuple[int, ...]:
     if isinstance(seeds, bool):
-        raise ValueError(f"seeds must be a count or a list of integers, got {seeds!r}")
+        raise InputError(f"seeds must be a count or a list of integers, got {seeds!r}")
     if isinstance(seeds, int):
         if seeds < 1:
-            raise ValueError(f"seeds: a count must be >= 1, got {seeds}")
+            raise InputError(f"seeds: a count must be >= 1, got {seeds}")
         seeds = list(range(1, seeds + 1))
     if not isinstance(seeds, list | tuple) or not seeds or not all(
             isinstance(s, int | np.integer) and not isinstance(s, bool) for s in seeds):
-        raise ValueError(f"seeds must be a count or a non-empty list of integers, got "
+        raise InputError(f"seeds must be a count or a non-empty list of integers, got "
                          f"{seeds!r}")
     seeds = tuple(int(s) for s in seeds)
     if len(set(seeds)) != len(seeds):
-        raise ValueError(f"seeds: a seed is listed twice in {list(seeds)}")
+        raise InputError(f"seeds: a seed is listed twice in {list(seeds)}")
     return seeds
 
 
@@ -108,13 +109,13 @@ def _algorithms(algs, system: System) -> tuple[str, ...]:
     if isinstance(algs, str):
         algs = [algs]
     if not algs:
-        raise ValueError(f"'algorithms' must list at least one of {sorted(system.policies)}")
+        raise InputError(f"'algorithms' must list at least one of {sorted(system.policies)}")
     for a in algs:
         if a not in system.policies:
-            raise ValueError(f"algorithms: unknown algorithm {a!r} for system "
+            raise InputError(f"algorithms: unknown algorithm {a!r} for system "
                              f"{system.name!r}; choose from {sorted(system.policies)}")
     if len(set(algs)) != len(algs):
-        raise ValueError(f"algorithms: listed twice in {list(algs)}")
+        raise InputError(f"algorithms: listed twice in {list(algs)}")
     return tuple(algs)
 
 
@@ -122,15 +123,15 @@ def _axes(raw: dict, check_param) -> dict:
     axes = {}
     for axis, values in dict(raw).items():
         if axis in ("algorithm", "seed"):
-            raise ValueError(f"axes: {axis!r} is a dimension of every sweep; use "
+            raise InputError(f"axes: {axis!r} is a dimension of every sweep; use "
                              "'algorithms' / 'seeds'")
         if isinstance(values, dict):  # compound axis: label -> {param: value}
             if not values:
-                raise ValueError(f"axes.{axis}: no settings")
+                raise InputError(f"axes.{axis}: no settings")
             settings = {}
             for label, params in values.items():
                 if not isinstance(params, dict) or not params:
-                    raise ValueError(f"axes.{axis}.{label}: a setting must be a "
+                    raise InputError(f"axes.{axis}.{label}: a setting must be a "
                                      f"non-empty table of parameters, got {params!r}")
                 for p in params:
                     check_param(p, f"axes.{axis}.{label}")
@@ -138,13 +139,13 @@ def _axes(raw: dict, check_param) -> dict:
                                         for p, v in params.items()}
         else:
             if not isinstance(values, list | tuple) or not values:
-                raise ValueError(f"axes.{axis}: expected a non-empty list of values, got "
+                raise InputError(f"axes.{axis}: expected a non-empty list of values, got "
                                  f"{values!r}")
             check_param(axis, f"axes.{axis}")
             values = [plain(v, f"axes.{axis}") for v in values]
             labels = [str(v) for v in values]
             if len(set(labels)) != len(labels):
-                raise ValueError(f"axes.{axis}: a value is listed twice in {values}")
+                raise InputError(f"axes.{axis}: a value is listed twice in {values}")
             settings = {str(v): {axis: v} for v in values}
         axes[str(axis)] = settings
     return axes
@@ -170,6 +171,8 @@ class Sweep:
     def from_file(cls, path) -> Sweep:
         """Read a ``.toml``, ``.yaml``/``.yml`` or ``.json`` declaration."""
         path = Path(path)
+        if path.is_dir():
+            raise InputError(f"{path}: is a folder, not a sweep file")
         if not path.is_file():
             raise FileNotFoundError(f"sweep file {path} does not exist")
         data = _read(path)
@@ -177,7 +180,7 @@ class Sweep:
         try:
             return cls.from_dict(data)
         except ValueError as exc:
-            raise ValueError(f"sweep file {path}: {exc}") from None
+            raise InputError(f"sweep file {path}: {exc}") from None
 
     @classmethod
     def load(cls, sweep) -> Sweep:
@@ -191,11 +194,11 @@ class Sweep:
         """Validate a declaration; errors name the offending key and value."""
         unknown = sorted(set(data) - KEYS)
         if unknown:
-            raise ValueError(f"unknown sweep key(s) {unknown}; allowed: {sorted(KEYS)}")
+            raise InputError(f"unknown sweep key(s) {unknown}; allowed: {sorted(KEYS)}")
         try:
             system = systems.get(data.get("system", systems.DEFAULT))
         except ValueError as exc:
-            raise ValueError(f"system: {exc}") from None
+            raise InputError(f"system: {exc}") from None
         algs = _algorithms(data.get("algorithms"), system)
         seeds = _seeds(data.get("seeds", [1]))
         scenario_params = system.scenario_parameters
@@ -204,16 +207,16 @@ class Sweep:
 
         def check_param(param: str, where: str) -> None:
             if param == "seed":
-                raise ValueError(f"{where}: 'seed' is set by 'seeds', not by a parameter")
+                raise InputError(f"{where}: 'seed' is set by 'seeds', not by a parameter")
             if param not in scenario_params and param not in all_options:
-                raise ValueError(f"{where}: {param!r} is neither a scenario parameter "
+                raise InputError(f"{where}: {param!r} is neither a scenario parameter "
                                  f"{sorted(scenario_params)} nor an option of "
                                  f"{list(algs)} {sorted(all_options)}")
 
         base = dict(data.get("base", {}))
         for param, value in base.items():
             if param not in scenario_params:
-                raise ValueError(f"base: {param!r} is not a scenario parameter; choose from "
+                raise InputError(f"base: {param!r} is not a scenario parameter; choose from "
                                  f"{sorted(scenario_params)} (algorithm options go in "
                                  "[options.<algorithm>])")
             if not isinstance(value, list | tuple):  # a series (e.g. arrivals) stays a list
@@ -223,13 +226,13 @@ class Sweep:
         options = {}
         for alg, opts in dict(data.get("options", {})).items():
             if alg not in algs:
-                raise ValueError(f"options.{alg}: {alg!r} is not among the sweep's "
+                raise InputError(f"options.{alg}: {alg!r} is not among the sweep's "
                                  f"algorithms {list(algs)}")
             if not isinstance(opts, dict):
-                raise ValueError(f"options.{alg}: expected a table of options, got {opts!r}")
+                raise InputError(f"options.{alg}: expected a table of options, got {opts!r}")
             for opt in opts:
                 if opt not in options_of[alg]:
-                    raise ValueError(f"options.{alg}: unknown option {opt!r}; {alg} accepts "
+                    raise InputError(f"options.{alg}: unknown option {opt!r}; {alg} accepts "
                                      f"{sorted(options_of[alg])}")
             options[alg] = {o: plain(v, f"options.{alg}.{o}") for o, v in opts.items()}
 
@@ -237,19 +240,19 @@ class Sweep:
         if bound in (False, "", "none"):
             bound = None
         if bound is not None and bound not in system.bounds:
-            raise ValueError(f"bound must be one of {tuple(system.bounds)} or absent, got "
+            raise InputError(f"bound must be one of {tuple(system.bounds)} or absent, got "
                              f"{bound!r}")
         bound_options = dict(data.get("bound_options", {}))
         if bound_options and bound is None:
-            raise ValueError("bound_options given but no 'bound'")
+            raise InputError("bound_options given but no 'bound'")
         for opt, value in bound_options.items():
             if opt not in system.bounds[bound].options:
-                raise ValueError(f"bound_options: unknown option {opt!r} for bound "
+                raise InputError(f"bound_options: unknown option {opt!r} for bound "
                                  f"{bound!r}; allowed {sorted(system.bounds[bound].options)}")
             bound_options[opt] = plain(value, f"bound_options.{opt}")
         repeats = data.get("repeats", 1)
         if isinstance(repeats, bool) or not isinstance(repeats, int | np.integer) or repeats < 1:
-            raise ValueError(f"repeats must be a whole number >= 1, got {repeats!r}")
+            raise InputError(f"repeats must be a whole number >= 1, got {repeats!r}")
         return cls(name=str(data.get("name", "sweep")), base=base, axes=axes, algorithms=algs,
                    seeds=seeds, options=options, bound=bound, bound_options=bound_options,
                    description=str(data.get("description", "")), system=system.name,
@@ -323,5 +326,5 @@ def _toml(v) -> str:
     if isinstance(v, float):
         return repr(v)
     if v is None:
-        raise ValueError("TOML has no null: leave the setting out instead")
+        raise InputError("TOML has no null: leave the setting out instead")
     return str(v)

@@ -16,8 +16,12 @@ import numpy as np
 from tqdm import tqdm
 
 from .. import systems
+from ..model.errors import InputError
 from .grid import Cell
 from .store import Store
+
+#: how long a sweep waits for the Dask scheduler it was given before giving up
+SCHEDULER_TIMEOUT_S = 10.0
 
 
 def run_cell(params: dict) -> dict:
@@ -136,7 +140,11 @@ def _run_dask(pending: list[Cell], record, *, scheduler: str | None,
 
     cluster = None
     if scheduler:
-        client = Client(scheduler)
+        try:  # a bounded wait: distributed would retry for its own connect timeout
+            client = Client(scheduler, timeout=SCHEDULER_TIMEOUT_S)
+        except (OSError, TimeoutError) as err:
+            raise InputError(f"--scheduler {scheduler}: no Dask scheduler answered within "
+                             f"{SCHEDULER_TIMEOUT_S:g} s ({type(err).__name__})") from None
     else:
         n = workers or os.cpu_count() or 1
         logging.getLogger("distributed").setLevel(logging.ERROR)

@@ -3,17 +3,40 @@
 Each file is written atomically (a temporary file, fsync, rename), as soon as its cell
 ends, so a sweep can be killed at any moment and resumed: the next run skips the cells
 in ``done/`` and retries those in ``failed/``.
+
+The files are standard JSON: a metric that is not a finite number is written as ``null``
+(NaN) or the string ``"inf"`` / ``"-inf"``, and read back as that float (files written
+before, with a bare ``NaN``, still read).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
 
+import numpy as np
+
 from .declaration import Sweep, json_default
 from .grid import Cell
+
+
+def encode_metric(value):
+    """A metric as standard JSON can hold it: NaN -> None, +-inf -> "inf" / "-inf"."""
+    if isinstance(value, float | np.floating) and not math.isfinite(value):
+        return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return value
+
+
+def decode_metric(value):
+    """The inverse of :func:`encode_metric`."""
+    if value is None:
+        return math.nan
+    if isinstance(value, str) and value in ("inf", "-inf"):
+        return float(value)
+    return value
 
 
 class Store:
@@ -39,6 +62,8 @@ class Store:
                 record = json.loads(path.read_text())
             except (OSError, ValueError):
                 continue  # a torn file cannot exist (atomic writes); ignore foreign ones
+            if isinstance(record.get("metrics"), dict):
+                record["metrics"] = {k: decode_metric(v) for k, v in record["metrics"].items()}
             out[path.stem] = record
         return out
 
@@ -57,9 +82,9 @@ class Store:
         if "seconds" in outcome:  # the cell's wall time on its worker (not a result)
             record["seconds"] = outcome["seconds"]
         if outcome["ok"]:
-            record["metrics"] = outcome["metrics"]
+            record["metrics"] = {k: encode_metric(v) for k, v in outcome["metrics"].items()}
             atomic_write(self.done_dir / f"{cell.key}.json",
-                          json.dumps(record, default=json_default))
+                          json.dumps(record, default=json_default, allow_nan=False))
             (self.failed_dir / f"{cell.key}.json").unlink(missing_ok=True)
         else:
             record["error"] = outcome["error"]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import xarray as xr
 
+from ..model.errors import InputError
 from . import grid
 from .assembly import assemble_results, write_netcdf
 from .declaration import Sweep
@@ -48,11 +49,11 @@ def run_sweep(sweep: Sweep | dict | str | os.PathLike, out=None, *, store=None,
     """
     sweep = Sweep.load(sweep)
     if out is None and store is None:
-        raise ValueError("run_sweep needs out= (a .nc path) or store= (a folder)")
+        raise InputError("run_sweep needs out= (a .nc path) or store= (a folder)")
     if out is not None:
         folder = Path(out).resolve().parent
         if not folder.is_dir():
-            raise ValueError(f"out: folder {folder} does not exist")
+            raise InputError(f"out: folder {folder} does not exist")
     store = Store(store if store is not None else default_store(out))
     store.open(sweep)
     cells = grid.cells(sweep)

@@ -18,6 +18,7 @@ figure's sweeps as one batch first (:func:`reproduce`).
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import tempfile
@@ -27,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..experiments import Sweep, run_sweep, run_sweeps
+from ..model.errors import InputError
 
 SIZES = ("small", "full")
 VERDICTS = ("agrees", "disagrees", "not shown")
@@ -35,7 +37,7 @@ CLAIM_COLUMNS = ["figure", "claim", "variant", "paper", "ours", "verdict"]
 
 def check_size(size: str) -> None:
     if size not in SIZES:
-        raise ValueError(f"size must be one of {SIZES}, got {size!r}")
+        raise InputError(f"size must be one of {SIZES}, got {size!r}")
 
 
 def verdict(ok: bool) -> str:
@@ -95,7 +97,7 @@ class Figure:
         """The figure's one sweep (``ValueError`` if it has none or several)."""
         parts = self.sweeps(size, seeds)
         if len(parts) != 1:
-            raise ValueError(f"{self.number} has {len(parts)} sweeps {sorted(parts)}; use "
+            raise InputError(f"{self.number} has {len(parts)} sweeps {sorted(parts)}; use "
                              ".sweeps()")
         return next(iter(parts.values()))
 
@@ -144,7 +146,7 @@ class Figure:
         for r in rows:
             r.setdefault("variant", "")
             if r["verdict"] not in VERDICTS:
-                raise ValueError(f"{self.number}: verdict {r['verdict']!r} is not one of "
+                raise InputError(f"{self.number}: verdict {r['verdict']!r} is not one of "
                                  f"{VERDICTS}")
         out = pd.DataFrame(rows, columns=CLAIM_COLUMNS[1:])
         out.insert(0, "figure", self.number)
@@ -160,7 +162,7 @@ def pick(figures: dict, key: str) -> Figure:
     try:
         return figures[key]
     except (KeyError, TypeError):
-        raise ValueError(f"figure must be one of {sorted(figures)}, got {key!r}") from None
+        raise InputError(f"figure must be one of {sorted(figures)}, got {key!r}") from None
 
 
 def figure_sweeps(figures, size: str = "full", seeds: int | None = None) -> list:
@@ -236,6 +238,9 @@ def styled(table: pd.DataFrame):
     def colour(v):
         return f"color: {colours.get(v, '#6c757d')}; font-weight: bold"
 
-    # a fixed uuid keeps the HTML identical between runs (nbval compares it)
-    return (table.style.set_uuid("claims").hide(axis="index")
+    # a uuid of the table's content: the same HTML on every run (nbval compares it), and
+    # another for every other table, so that two tables on one page do not share CSS rules
+    # (they did: a "disagrees" of one table was drawn in another's colour)
+    uuid = "claims-" + hashlib.sha256(table.to_json().encode()).hexdigest()[:10]
+    return (table.style.set_uuid(uuid).hide(axis="index")
             .map(colour, subset=["verdict"]).set_properties(**{"text-align": "left"}))

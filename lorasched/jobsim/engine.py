@@ -45,6 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..model.errors import InputError
 from . import queues
 from .queues import Discipline, JobView
 
@@ -102,7 +103,7 @@ def mean_jct(result) -> float:
     """Average job completion time of a :class:`JobSimResult` or of an array of JCTs."""
     jct = np.asarray(result.jct if isinstance(result, JobSimResult) else result, dtype=float)
     if jct.size == 0:
-        raise ValueError("mean_jct: no jobs")
+        raise InputError("mean_jct: no jobs")
     return float(jct.mean())
 
 
@@ -122,7 +123,7 @@ def busy_gpus(result: JobSimResult) -> tuple[np.ndarray, np.ndarray]:
 def _whole(name: str, value, low: int) -> int:
     if (isinstance(value, bool) or not isinstance(value, numbers.Real)
             or not float(value).is_integer() or value < low):
-        raise ValueError(f"{name!r} must be a whole number >= {low}, got {value!r}")
+        raise InputError(f"{name!r} must be a whole number >= {low}, got {value!r}")
     return int(value)
 
 
@@ -130,18 +131,18 @@ def _array(name: str, values, n: int | None) -> np.ndarray:
     try:
         out = np.array(values, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"{name!r} must be an array of numbers") from None
+        raise InputError(f"{name!r} must be an array of numbers") from None
     if out.ndim != 1:
-        raise ValueError(f"{name!r} must be 1-d, got shape {out.shape}")
+        raise InputError(f"{name!r} must be 1-d, got shape {out.shape}")
     if n is not None and out.size != n:
-        raise ValueError(f"{name!r} has {out.size} entries, 'arrival' has {n}")
+        raise InputError(f"{name!r} has {out.size} entries, 'arrival' has {n}")
     return out
 
 
 def _first_bad(name: str, values: np.ndarray, bad: np.ndarray, why: str) -> None:
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"job {j}: {name!r} = {values[j]:g} {why}")
+        raise InputError(f"job {j}: {name!r} = {values[j]:g} {why}")
 
 
 def _check_jobs(arrival, gpus, work, total_gpus, deadline, overhead):
@@ -200,9 +201,9 @@ class JobEngine:
         self.discipline: Discipline = queues.discipline(discipline)
         for name, flag in (("preemptive", preemptive), ("backfill", backfill)):
             if not isinstance(flag, bool | np.bool_):
-                raise ValueError(f"{name!r} must be True or False, got {flag!r}")
+                raise InputError(f"{name!r} must be True or False, got {flag!r}")
         if self.discipline.needs_deadline and deadline is None:
-            raise ValueError(f"discipline {self.discipline.name!r} needs 'deadline'")
+            raise InputError(f"discipline {self.discipline.name!r} needs 'deadline'")
         (self.arrival, self.gpus, self.work, self.total_gpus, self.deadline,
          self.overhead) = _check_jobs(arrival, gpus, work, total_gpus, deadline, overhead)
         for values in (self.arrival, self.gpus, self.work, self.deadline, self.overhead):
@@ -363,7 +364,7 @@ class JobEngine:
 def _tick(name: str, value) -> float:
     if (isinstance(value, bool) or not isinstance(value, numbers.Real)
             or not math.isfinite(value) or value < 0):
-        raise ValueError(f"{name!r} must be a non-negative finite number of seconds (0: "
+        raise InputError(f"{name!r} must be a non-negative finite number of seconds (0: "
                          f"event-driven), got {value!r}")
     return float(value)
 

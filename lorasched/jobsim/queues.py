@@ -35,6 +35,8 @@ from typing import ClassVar, NamedTuple
 
 import numpy as np
 
+from ..model.errors import InputError
+
 SERVICES = ("time", "gpu_time")
 
 
@@ -63,7 +65,7 @@ def _service(jobs: JobView, seconds: np.ndarray, service: str) -> np.ndarray:
 
 def _check_service(cls: str, service) -> None:
     if service not in SERVICES:
-        raise ValueError(f"{cls}: 'service' must be one of {SERVICES}, got {service!r}")
+        raise InputError(f"{cls}: 'service' must be one of {SERVICES}, got {service!r}")
 
 
 def _check_seconds(cls: str, name: str, value, *, optional: bool = False) -> None:
@@ -71,7 +73,7 @@ def _check_seconds(cls: str, name: str, value, *, optional: bool = False) -> Non
         return
     if (isinstance(value, bool) or not isinstance(value, numbers.Real)
             or not math.isfinite(value) or not value > 0):
-        raise ValueError(f"{cls}: {name!r} must be a positive finite number, got {value!r}")
+        raise InputError(f"{cls}: {name!r} must be a positive finite number, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -204,7 +206,7 @@ class EDF(Discipline):
 
     def key(self, jobs: JobView) -> np.ndarray:
         if jobs.deadline is None:
-            raise ValueError("EDF: the jobs have no 'deadline'")
+            raise InputError("EDF: the jobs have no 'deadline'")
         return np.asarray(jobs.deadline, dtype=np.float64)
 
 
@@ -218,14 +220,14 @@ def discipline(spec: str | Discipline, **options) -> Discipline:
     """A :class:`Discipline` from its name in :data:`DISCIPLINES` and options, or as is."""
     if isinstance(spec, Discipline):
         if options:
-            raise ValueError(f"options {sorted(options)} given with a ready-made discipline "
+            raise InputError(f"options {sorted(options)} given with a ready-made discipline "
                              f"{spec!r}")
         return spec
     if not isinstance(spec, str) or spec.lower() not in DISCIPLINES:
-        raise ValueError(f"discipline must be one of {sorted(DISCIPLINES)} or a Discipline, "
+        raise InputError(f"discipline must be one of {sorted(DISCIPLINES)} or a Discipline, "
                          f"got {spec!r}")
     cls = DISCIPLINES[spec.lower()]
     try:
         return cls(**options)
     except TypeError as err:
-        raise ValueError(f"discipline {spec!r}: bad options {options} ({err})") from None
+        raise InputError(f"discipline {spec!r}: bad options {options} ({err})") from None

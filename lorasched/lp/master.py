@@ -26,6 +26,8 @@ import highspy
 import numpy as np
 from tqdm import tqdm
 
+from ..model.errors import InputError
+
 INF = highspy.kHighsInf
 
 
@@ -71,7 +73,7 @@ class MasterLP:
         self.h.setOptionValue("solver", "simplex")
         for name, value in (options or {}).items():  # further HiGHS options, by name
             if self.h.setOptionValue(name, value) != highspy.HighsStatus.kOk:
-                raise ValueError(f"HiGHS option {name!r} = {value!r} was refused")
+                raise InputError(f"HiGHS option {name!r} = {value!r} was refused")
         self.h.changeObjectiveSense(highspy.ObjSense.kMaximize)
         self.stall_iterations = stall_iterations
         self.stalls = 0  # solves taken as stalled and solved again (see :meth:`solve_lp`)
@@ -223,7 +225,7 @@ class MasterLP:
         self.h.setOptionValue("presolve", "on")
         for name, value in (options or {}).items():
             if self.h.setOptionValue(name, value) != highspy.HighsStatus.kOk:
-                raise ValueError(f"HiGHS option {name!r} = {value!r} was refused")
+                raise InputError(f"HiGHS option {name!r} = {value!r} was refused")
         self.h.run()
         status = self.h.getModelStatus()
         hit = status != highspy.HighsModelStatus.kOptimal
@@ -295,7 +297,7 @@ class MasterLP:
             h.setOptionValue("mip_max_nodes", int(max_nodes))
             for name, val in (options or {}).items():
                 if h.setOptionValue(name, val) != highspy.HighsStatus.kOk:
-                    raise ValueError(f"HiGHS option {name!r} = {val!r} was refused")
+                    raise InputError(f"HiGHS option {name!r} = {val!r} was refused")
             h.passModel(sub)
             h.run()
             hit = h.getModelStatus() != highspy.HighsModelStatus.kOptimal

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import InputError
 from .traces import DAY_SECONDS, DAY_START_S, read_trace, representative_day
 
 FIELDS = ("job", "submit_s", "duration_s", "num_gpus")
@@ -53,18 +54,18 @@ class JobTable:
 
     def __post_init__(self):
         if np.ndim(self.job) != 1:
-            raise ValueError(f"JobTable: 'job' must be 1-d, got shape {np.shape(self.job)}")
+            raise InputError(f"JobTable: 'job' must be 1-d, got shape {np.shape(self.job)}")
         n = np.shape(self.job)[0]
         for field, dtype in zip(FIELDS, (np.int64, np.float64, np.float64, np.int64),
                                 strict=True):
             values = np.array(getattr(self, field), dtype=dtype)  # a copy: the table owns it
             if values.shape != (n,):
-                raise ValueError(f"JobTable: {field!r} has shape {values.shape}, 'job' has "
+                raise InputError(f"JobTable: {field!r} has shape {values.shape}, 'job' has "
                                  f"({n},)")
             values.setflags(write=False)
             object.__setattr__(self, field, values)
         if n and (np.diff(self.submit_s) < 0).any():
-            raise ValueError("JobTable: rows must be sorted by 'submit_s'")
+            raise InputError("JobTable: rows must be sorted by 'submit_s'")
 
     def __len__(self) -> int:
         return int(self.job.shape[0])
@@ -82,7 +83,7 @@ def job_table(trace) -> JobTable:
     trace = read_trace(trace)
     for column in ("duration_s", "num_gpus"):
         if getattr(trace, column) is None:
-            raise ValueError(f"{trace.path}: trace {trace.name!r} has no column {column!r}; "
+            raise InputError(f"{trace.path}: trace {trace.name!r} has no column {column!r}; "
                              "a job table needs 'submit_time_s', 'duration_s' and 'num_gpus'")
     return JobTable(trace.name, 0.0, np.arange(trace.submit_s.size), trace.submit_s,
                     trace.duration_s, trace.num_gpus)
@@ -92,7 +93,7 @@ def _real(name: str, value, *, positive: bool = False) -> float:
     if (isinstance(value, bool) or not isinstance(value, numbers.Real)
             or not math.isfinite(value) or (positive and not value > 0)):
         kind = "a positive finite number" if positive else "a finite number"
-        raise ValueError(f"{name!r} must be {kind} of seconds, got {value!r}")
+        raise InputError(f"{name!r} must be {kind} of seconds, got {value!r}")
     return float(value)
 
 
@@ -105,10 +106,10 @@ def job_window(trace, start_s, length_s: float = DAY_SECONDS) -> JobTable:
     """
     if isinstance(start_s, str):
         if start_s != "median":
-            raise ValueError(f"'start_s' must be a number of seconds or 'median', got "
+            raise InputError(f"'start_s' must be a number of seconds or 'median', got "
                              f"{start_s!r}")
         if isinstance(trace, JobTable):
-            raise ValueError("'start_s' = 'median' needs a trace (name, path or Trace), not a "
+            raise InputError("'start_s' = 'median' needs a trace (name, path or Trace), not a "
                              "JobTable: the representative day is a property of the trace")
         trace = read_trace(trace)
         start_s = DAY_START_S.get(trace.name, 0) + representative_day(trace) * DAY_SECONDS
@@ -127,16 +128,16 @@ def filter_jobs(table: JobTable, *, duration_s=(0.0, math.inf),
                 num_gpus=(0, math.inf)) -> JobTable:
     """The jobs with ``lo <= duration_s <= hi`` and ``lo <= num_gpus <= hi`` (inclusive)."""
     if not isinstance(table, JobTable):
-        raise ValueError(f"'table' must be a JobTable, got {type(table).__name__}")
+        raise InputError(f"'table' must be a JobTable, got {type(table).__name__}")
     keep = np.ones(len(table), dtype=bool)
     for field, bounds in (("duration_s", duration_s), ("num_gpus", num_gpus)):
         try:
             lo, hi = (float(b) for b in bounds)
         except (TypeError, ValueError):
-            raise ValueError(f"{field!r} must be a (low, high) pair of numbers, got "
+            raise InputError(f"{field!r} must be a (low, high) pair of numbers, got "
                              f"{bounds!r}") from None
         if math.isnan(lo) or math.isnan(hi) or lo > hi:
-            raise ValueError(f"{field!r} = {bounds!r} must satisfy low <= high")
+            raise InputError(f"{field!r} = {bounds!r} must satisfy low <= high")
         values = getattr(table, field)
         keep &= (values >= lo) & (values <= hi)
     return table.take(keep)
@@ -148,16 +149,16 @@ def sample_jobs(table: JobTable, n: int, rng) -> JobTable:
     ``rng``: a ``numpy.random.Generator`` (used as is) or an integer seed.
     """
     if not isinstance(table, JobTable):
-        raise ValueError(f"'table' must be a JobTable, got {type(table).__name__}")
+        raise InputError(f"'table' must be a JobTable, got {type(table).__name__}")
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
-        raise ValueError(f"'n' must be a whole number of jobs >= 0, got {n!r}")
+        raise InputError(f"'n' must be a whole number of jobs >= 0, got {n!r}")
     if not (isinstance(rng, np.random.Generator)
             or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool))):
-        raise ValueError(f"'rng' must be a numpy.random.Generator or an integer seed, got "
+        raise InputError(f"'rng' must be a numpy.random.Generator or an integer seed, got "
                          f"{rng!r}")
     n, size = int(n), len(table)
     if n > 0 and size == 0:
-        raise ValueError(f"cannot sample {n} jobs from an empty job table ({table.name!r})")
+        raise InputError(f"cannot sample {n} jobs from an empty job table ({table.name!r})")
     rng = np.random.default_rng(rng)
     if n <= size:
         rows = rng.choice(size, size=n, replace=False)

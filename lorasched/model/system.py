@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .errors import InputError
+
 #: a policy's positional arguments; every other parameter is an option
 POLICY_ARGUMENTS = ("arrays", "rng")
 
@@ -117,7 +119,7 @@ class System:
         try:
             return self.policies[name]
         except KeyError:
-            raise ValueError(f"unknown algorithm {name!r} for system {self.name!r}; "
+            raise InputError(f"unknown algorithm {name!r} for system {self.name!r}; "
                              f"choose one of {sorted(self.policies)}") from None
 
     def register(self, name: str, run: Callable, *, replace: bool = False) -> Callable:
@@ -128,16 +130,16 @@ class System:
         The policy is registered in this process: a sweep that uses it runs serially, or
         on Dask workers that import the module defining it."""
         if not isinstance(name, str) or not name.isidentifier():
-            raise ValueError(f"policy name must be an identifier, got {name!r}")
+            raise InputError(f"policy name must be an identifier, got {name!r}")
         if not callable(run):
-            raise ValueError(f"policy {name!r}: expected a function run(arrays, rng, "
+            raise InputError(f"policy {name!r}: expected a function run(arrays, rng, "
                              f"**options), got {type(run).__name__}")
         params = list(inspect.signature(run).parameters)
         if params[:2] != list(POLICY_ARGUMENTS):
-            raise ValueError(f"policy {name!r}: its first two parameters must be "
+            raise InputError(f"policy {name!r}: its first two parameters must be "
                              f"(arrays, rng), got {params[:2]}")
         if name in self.policies and self.policies[name] is not run and not replace:
-            raise ValueError(f"policy {name!r} is already registered for system "
+            raise InputError(f"policy {name!r} is already registered for system "
                              f"{self.name!r}; pass replace=True to redefine it")
         self.policies[name] = run
         return run

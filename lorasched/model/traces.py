@@ -69,6 +69,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .errors import InputError
+
 #: short name -> file in :func:`trace_dir` (MLaaS = Alibaba PAI, NSDI'22)
 TRACES = {
     "mlaas": "alibaba_pai_thinned_jobs.csv.gz",
@@ -177,27 +179,27 @@ def _parse(path: Path) -> dict[str, np.ndarray]:
             raw = gzip.decompress(raw)
         text = raw.decode("utf-8-sig")
     except (OSError, EOFError, zlib.error, UnicodeDecodeError) as err:
-        raise ValueError(f"{path}: cannot read the file as "
+        raise InputError(f"{path}: cannot read the file as "
                          f"{'gzip-compressed ' if path.name.endswith('.gz') else ''}"
                          f"UTF-8 CSV ({err})") from err
     lines = text.splitlines()
     while lines and not lines[-1].strip():
         lines.pop()
     if not lines:
-        raise ValueError(f"{path}: empty file; expected a header line with the columns "
+        raise InputError(f"{path}: empty file; expected a header line with the columns "
                          f"{list(REQUIRED_COLUMNS + OPTIONAL_COLUMNS)}")
     header = [h.strip() for h in next(csv.reader(lines[:1]))]
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
     if missing:
-        raise ValueError(f"{path} line 1: missing column {missing[0]!r} (header: {header}); "
+        raise InputError(f"{path} line 1: missing column {missing[0]!r} (header: {header}); "
                          f"expected {list(REQUIRED_COLUMNS)} and optionally "
                          f"{list(OPTIONAL_COLUMNS)}")
     if len(set(header)) != len(header):
         dup = next(h for h in header if header.count(h) > 1)
-        raise ValueError(f"{path} line 1: column {dup!r} appears twice")
+        raise InputError(f"{path} line 1: column {dup!r} appears twice")
     body = lines[1:]
     if not body:
-        raise ValueError(f"{path}: no data rows after the header")
+        raise InputError(f"{path}: no data rows after the header")
     wanted = [c for c in REQUIRED_COLUMNS + OPTIONAL_COLUMNS if c in header]
     out = _fast_columns(body, header, wanted)
     if out is None:  # something is off: find it row by row and name it
@@ -206,7 +208,7 @@ def _parse(path: Path) -> dict[str, np.ndarray]:
     bad = np.flatnonzero(np.diff(submit) < 0)
     if bad.size:
         i = int(bad[0]) + 1
-        raise ValueError(f"{path} line {i + 2}: column 'submit_time_s' = {submit[i]} is "
+        raise InputError(f"{path} line {i + 2}: column 'submit_time_s' = {submit[i]} is "
                          f"before the previous row's {submit[i - 1]}; rows must be sorted "
                          "by submit_time_s")
     return out
@@ -258,7 +260,7 @@ def _strict_columns(body: list[str], header: list[str], wanted: list[str], path:
     bad = np.flatnonzero(lengths != len(header))
     if bad.size:
         i = int(bad[0])
-        raise ValueError(f"{path} line {i + 2}: {lengths[i]} fields, the header has "
+        raise InputError(f"{path} line {i + 2}: {lengths[i]} fields, the header has "
                          f"{len(header)}")
     fields = list(zip(*rows, strict=True))
     parse = {c: _seconds if c in SECONDS_COLUMNS else _integers for c in wanted}
@@ -288,7 +290,7 @@ def _integers(values: tuple[str, ...], path: Path, column: str) -> np.ndarray:
     ok = np.char.isdigit(text) & (np.char.str_len(text) <= _MAX_DIGITS)
     ok &= np.array([v.isascii() for v in text])
     i = int(np.flatnonzero(~ok)[0])
-    raise ValueError(f"{path} line {i + 2}: column {column!r} = {values[i]!r} is not a "
+    raise InputError(f"{path} line {i + 2}: column {column!r} = {values[i]!r} is not a "
                      "non-negative integer")
 
 
@@ -306,7 +308,7 @@ def _seconds(values: tuple[str, ...], path: Path, column: str) -> np.ndarray:
     if ok.all():
         return number
     i = int(np.flatnonzero(~ok)[0])
-    raise ValueError(f"{path} line {i + 2}: column {column!r} = {values[i]!r} is not a "
+    raise InputError(f"{path} line {i + 2}: column {column!r} = {values[i]!r} is not a "
                      f"non-negative number{_why(values[i])}")
 
 
@@ -335,7 +337,7 @@ def _day_start(trace: Trace, day_start_s) -> int:
         return DAY_START_S.get(trace.name, 0)
     if (isinstance(day_start_s, bool) or not isinstance(day_start_s, numbers.Real)
             or not float(day_start_s).is_integer()):
-        raise ValueError(f"day_start_s must be a whole number of seconds, got {day_start_s!r}")
+        raise InputError(f"day_start_s must be a whole number of seconds, got {day_start_s!r}")
     return int(day_start_s)
 
 
@@ -349,7 +351,7 @@ def daily_counts(trace, day_start_s: int | None = None) -> np.ndarray:
     start = _day_start(trace, day_start_s)
     t = trace.submit_s[trace.submit_s >= start] - start
     if t.size == 0:
-        raise ValueError(f"{trace.path}: no submission at or after day_start_s = {start} s")
+        raise InputError(f"{trace.path}: no submission at or after day_start_s = {start} s")
     return np.bincount((t // DAY_SECONDS).astype(np.int64)).astype(np.int64)
 
 
@@ -363,12 +365,12 @@ def active_days(trace, day_start_s: int | None = None) -> np.ndarray:
     begin = start + days * DAY_SECONDS
     full = days[(begin >= first) & (begin + DAY_SECONDS <= last)]
     if full.size == 0:
-        raise ValueError(f"{trace.path}: the trace spans no full day from day_start_s = "
+        raise InputError(f"{trace.path}: the trace spans no full day from day_start_s = "
                          f"{start} s; pick a day explicitly")
     busy = full[counts[full] >= ACTIVE_FRACTION * np.median(counts[full])]
     busy = busy[counts[busy] > 0]
     if busy.size == 0:
-        raise ValueError(f"{trace.path}: no full day has any submission")
+        raise InputError(f"{trace.path}: no full day has any submission")
     return full[(full >= busy[0]) & (full <= busy[-1])]
 
 
@@ -394,13 +396,13 @@ def scale_counts(raw, mean: float) -> np.ndarray:
     """
     raw = np.asarray(raw)
     if raw.ndim != 1 or raw.size == 0 or (raw < 0).any() or (raw != np.round(raw)).any():
-        raise ValueError("raw counts must be a non-empty 1-d series of whole numbers >= 0")
+        raise InputError("raw counts must be a non-empty 1-d series of whole numbers >= 0")
     mean = _check_mean(mean)
     total = int(round(mean * raw.size))
     if total == 0:
         return np.zeros(raw.size, dtype=np.int64)
     if raw.sum() == 0:
-        raise ValueError("cannot scale an all-zero series of counts to a positive mean")
+        raise InputError("cannot scale an all-zero series of counts to a positive mean")
     expected = raw * (total / raw.sum())
     counts = np.floor(expected).astype(np.int64)
     remainder = np.where(raw > 0, expected - counts, -1.0)
@@ -415,7 +417,7 @@ def scale_counts(raw, mean: float) -> np.ndarray:
 def _check_mean(mean) -> float:
     if (isinstance(mean, bool) or not isinstance(mean, numbers.Real)
             or not math.isfinite(mean) or mean < 0):
-        raise ValueError(f"mean must be a finite number of tasks per slot >= 0, got {mean!r}")
+        raise InputError(f"mean must be a finite number of tasks per slot >= 0, got {mean!r}")
     return float(mean)
 
 
@@ -431,20 +433,20 @@ def trace_day(name_or_path, *, mean: float = 80.0, day: int | str = "median",
     trace = read_trace(name_or_path)
     mean = _check_mean(mean)
     if isinstance(slots, bool) or not isinstance(slots, numbers.Integral) or slots < 1:
-        raise ValueError(f"slots must be a positive integer, got {slots!r}")
+        raise InputError(f"slots must be a positive integer, got {slots!r}")
     if not (isinstance(slot_minutes, numbers.Real) and math.isfinite(slot_minutes)
             and slot_minutes > 0):
-        raise ValueError(f"slot_minutes must be a positive number, got {slot_minutes!r}")
+        raise InputError(f"slot_minutes must be a positive number, got {slot_minutes!r}")
     slots = int(slots)
     start = _day_start(trace, day_start_s)
     per_day = daily_counts(trace, start)
     if isinstance(day, str):
         if day != "median":
-            raise ValueError(f"day must be a day index or 'median', got {day!r}")
+            raise InputError(f"day must be a day index or 'median', got {day!r}")
         day = representative_day(trace, start)
     elif (isinstance(day, bool) or not isinstance(day, numbers.Real)
           or not float(day).is_integer() or not 0 <= day < per_day.size):
-        raise ValueError(f"day must be 'median' or a whole number in [0, {per_day.size - 1}] "
+        raise InputError(f"day must be 'median' or a whole number in [0, {per_day.size - 1}] "
                          f"(the days of {trace.name}), got {day!r}")
     day = int(day)
     begin = start + day * DAY_SECONDS
@@ -454,7 +456,7 @@ def trace_day(name_or_path, *, mean: float = 80.0, day: int | str = "median",
     slot_of = ((trace.submit_s[lo:hi] - begin) // slot_s).astype(np.int64)
     raw = np.bincount(slot_of, minlength=slots).astype(np.int64)
     if raw.sum() == 0:
-        raise ValueError(f"{trace.name} day {day} has no submission in its {slots} slots of "
+        raise InputError(f"{trace.name} day {day} has no submission in its {slots} slots of "
                          f"{slot_minutes:g} min; pick another day (days with submissions: "
                          f"{np.flatnonzero(per_day).tolist()[:10]}...)")
     counts = scale_counts(raw, mean)

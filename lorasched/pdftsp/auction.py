@@ -58,6 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm  # text bar: a widget bar would break plotly in the built book
 
+from ..model.errors import InputError
 from . import kernels
 from .decisions import CellCollector, Decisions
 from .index import CandidateIndex
@@ -93,7 +94,7 @@ def declared_bounds(arrays: ScenarioArrays) -> tuple[float, float, float]:
     if declared[2] is None and arrays.task_memory_min is not None and None not in declared[:2]:
         r_min = float(arrays.task_memory_min)
         if not np.isfinite(r_min) or r_min <= 0:
-            raise ValueError(f"task_memory_min must be a positive number, got {r_min}")
+            raise InputError(f"task_memory_min must be a positive number, got {r_min}")
         return (float(declared[0]), float(declared[1]),
                 float(arrays.compute_capacity.max()) / r_min)
     density = arrays.bid / arrays.work
@@ -116,14 +117,14 @@ def default_alpha_beta(arrays: ScenarioArrays, constants: str = "lemma2") -> tup
     ``"vmax"``) from the scenario's declared bounds (:func:`declared_bounds`; see the module
     docstring). The one place where lorasched computes them."""
     if constants not in CONSTANTS:
-        raise ValueError(f"constants must be one of {CONSTANTS}, got {constants!r}")
+        raise InputError(f"constants must be one of {CONSTANTS}, got {constants!r}")
     v_min, v_max, s_per_r = declared_bounds(arrays)
     for name, v in (("value_density_min", v_min), ("value_density_max", v_max),
                     ("speed_per_memory_max", s_per_r)):
         if not np.isfinite(v) or v <= 0:
-            raise ValueError(f"{name} must be a positive number, got {v}")
+            raise InputError(f"{name} must be a positive number, got {v}")
     if v_max < v_min:
-        raise ValueError(f"value_density_max ({v_max}) is below value_density_min ({v_min})")
+        raise InputError(f"value_density_max ({v_max}) is below value_density_min ({v_min})")
     unit = v_min if constants == "lemma2" else v_max  # the money unit that pins eq. (7)
     alpha = v_max / unit  # Lemma 2: max_i b_i / M_i in that unit
     beta = alpha * s_per_r  # Lemma 2, tightened: max_i b_i / (r_i n_i_min) in that unit
@@ -167,9 +168,9 @@ class OnlineAuction:
                  payment: str = "critical", solver: str = "paper", work_resolution: int = 8,
                  candidates: str = "auto"):
         if payment not in PAYMENTS:
-            raise ValueError(f"payment must be one of {PAYMENTS}, got {payment!r}")
+            raise InputError(f"payment must be one of {PAYMENTS}, got {payment!r}")
         if constants not in CONSTANTS:
-            raise ValueError(f"constants must be one of {CONSTANTS}, got {constants!r}")
+            raise InputError(f"constants must be one of {CONSTANTS}, got {constants!r}")
         self.constants = constants if alpha is None and beta is None else "explicit"
         if alpha is None or beta is None:
             default_alpha, default_beta = default_alpha_beta(arrays, constants)
@@ -177,7 +178,7 @@ class OnlineAuction:
             beta = default_beta if beta is None else beta
         for name, v in (("alpha", alpha), ("beta", beta)):
             if not np.isfinite(v) or v < 0:
-                raise ValueError(f"{name} must be a finite number >= 0, got {v}")
+                raise InputError(f"{name} must be a finite number >= 0, got {v}")
         self.arrays = arrays
         self.alpha = float(alpha)
         self.beta = float(beta)

@@ -59,6 +59,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..model.errors import InputError
 from . import kernels
 from .kernels import MEMORY_TOLERANCE
 from .scenario import NodeSpeed, ScenarioArrays
@@ -347,7 +348,7 @@ class CandidateIndex:
     def __init__(self, arrays: ScenarioArrays, lam, phi, compute_left, memory_left, *,
                  method: str = "auto"):
         if method not in METHODS:
-            raise ValueError(f"candidates must be one of {METHODS}, got {method!r}")
+            raise InputError(f"candidates must be one of {METHODS}, got {method!r}")
         self.arrays = arrays
         self.group_of = node_groups(arrays)
         K, T = arrays.n_nodes, arrays.n_slots

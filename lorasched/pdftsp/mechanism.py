@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import xarray as xr
 
+from ..model.errors import InputError
 from .auction import (
     PAYMENTS,
     Decision,
@@ -102,9 +103,9 @@ class WhatIf:
 def _check_int(name: str, value, low: int, high: int) -> int:
     """``value`` as an int in ``low..high`` (inclusive), or a ValueError naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+        raise InputError(f"{name} must be an integer, got {value!r}")
     if not low <= int(value) <= high:
-        raise ValueError(f"{name} {value} out of range {low}..{high}")
+        raise InputError(f"{name} {value} out of range {low}..{high}")
     return int(value)
 
 
@@ -112,9 +113,9 @@ def _check_bid(bid) -> float:
     try:
         b = float(bid)
     except (TypeError, ValueError):
-        raise ValueError(f"bid must be a finite number >= 0, got {bid!r}") from None
+        raise InputError(f"bid must be a finite number >= 0, got {bid!r}") from None
     if not math.isfinite(b) or b < 0:
-        raise ValueError(f"bid must be a finite number >= 0, got {bid!r}")
+        raise InputError(f"bid must be a finite number >= 0, got {bid!r}")
     return b
 
 
@@ -146,7 +147,7 @@ class AuctionReplay:
                  payment: str = "critical", solver: str = "paper", work_resolution: int = 8,
                  snapshot_every: int | None = None):
         if payment not in PAYMENTS:
-            raise ValueError(f"payment must be one of {PAYMENTS}, got {payment!r}")
+            raise InputError(f"payment must be one of {PAYMENTS}, got {payment!r}")
         self.scenario = scenario
         self.arrays = to_arrays(scenario)
         self._auction = OnlineAuction(self.arrays, alpha=alpha, beta=beta,
@@ -319,10 +320,10 @@ class AuctionReplay:
         value = float(self.arrays.bid[task])
         bids = self.bid_grid(task, n) if bids is None else np.asarray(bids, dtype=float)
         if bids.ndim != 1 or bids.size == 0:
-            raise ValueError("bids must be a non-empty 1-d sequence of numbers")
+            raise InputError("bids must be a non-empty 1-d sequence of numbers")
         if not (np.isfinite(bids).all() and (bids >= 0).all()):
             bad = bids[~(np.isfinite(bids) & (bids >= 0))][0]
-            raise ValueError(f"bids must be finite and >= 0, got {bad}")
+            raise InputError(f"bids must be finite and >= 0, got {bad}")
         admitted = np.zeros(bids.size, dtype=bool)
         pay = np.zeros(bids.size)
         for j, b in enumerate(bids):

@@ -91,6 +91,7 @@ import numpy as np
 import xarray as xr
 
 from ..lp import highs
+from ..model.errors import InputError
 from . import kernels
 from .decisions import Decisions
 from .result import ResultError, assemble, check_result
@@ -201,7 +202,7 @@ def build_model(scenario: xr.Dataset | ScenarioArrays, *,
     arrays = scenario if isinstance(scenario, ScenarioArrays) else to_arrays(scenario)
     n_x = count_x_variables(arrays)
     if n_x > max_x_variables:
-        raise ValueError(
+        raise InputError(
             f"the offline MILP would need {n_x:,} x_ikt variables, more than the limit of "
             f"{max_x_variables:,}; exact offline optima are for small instances -- for "
             "paper-scale instances use lorasched.offline_upper_bound (a bound, not a "
@@ -504,12 +505,12 @@ def offline_opt(scenario: xr.Dataset, *, time_limit: float | None = 60.0,
     if time_limit is None:
         time_limit = np.inf
     if not time_limit > 0:
-        raise ValueError(f"time_limit must be > 0 seconds, got {time_limit}")
+        raise InputError(f"time_limit must be > 0 seconds, got {time_limit}")
     if not mip_rel_gap >= 0:
-        raise ValueError(f"mip_rel_gap must be >= 0, got {mip_rel_gap}")
+        raise InputError(f"mip_rel_gap must be >= 0, got {mip_rel_gap}")
     if mip_max_nodes is not None and (isinstance(mip_max_nodes, bool) or not isinstance(
             mip_max_nodes, numbers.Integral) or mip_max_nodes < 1):
-        raise ValueError(f"mip_max_nodes must be a positive integer, got {mip_max_nodes!r}")
+        raise InputError(f"mip_max_nodes must be a positive integer, got {mip_max_nodes!r}")
     arrays = to_arrays(scenario)
     t0 = time.perf_counter()
     model = build_model(arrays, max_x_variables=max_x_variables)

@@ -10,6 +10,7 @@ from outside the package, :func:`register`.
 
 from __future__ import annotations
 
+from ..model.errors import InputError
 from . import auction
 from .baselines import eft, ntm, titan
 
@@ -27,4 +28,4 @@ def get(name: str):
     try:
         return REGISTRY[name]
     except KeyError:
-        raise ValueError(f"unknown algorithm {name!r}; choose one of {sorted(REGISTRY)}") from None
+        raise InputError(f"unknown algorithm {name!r}; choose one of {sorted(REGISTRY)}") from None

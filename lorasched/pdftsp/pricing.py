@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 
+from ..model.errors import InputError
 from .scenario import ScenarioArrays
 
 
@@ -33,5 +34,5 @@ def posted_prices(arrays: ScenarioArrays,
             warnings.warn("the scenario declares no value_density_min; the posted price per "
                           "sample is the lowest bid per sample (hindsight)", stacklevel=3)
     if not np.isfinite(price_per_sample) or price_per_sample < 0:
-        raise ValueError(f"price_per_sample must be a number >= 0, got {price_per_sample}")
+        raise InputError(f"price_per_sample must be a number >= 0, got {price_per_sample}")
     return price_per_sample * arrays.work.astype(float), float(price_per_sample)

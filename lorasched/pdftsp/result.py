@@ -13,6 +13,7 @@ import json
 import numpy as np
 import xarray as xr
 
+from ..model.errors import ResultError
 from .decisions import REASONS, Decisions
 from .scenario import MEMORY_TOLERANCE, ScenarioArrays, to_arrays
 
@@ -89,8 +90,11 @@ def assemble(scenario: xr.Dataset, decisions: Decisions, *, algorithm: str, seed
     return ds
 
 
-class ResultError(AssertionError):
-    """A result violates the model; the message says which constraint, task, node, slot."""
+def _first(values):
+    """The first of ``values`` as a plain number (``None`` if there is none): what a
+    message names, not a numpy slice."""
+    values = np.asarray(values).ravel()
+    return values[0].item() if values.size else None
 
 
 def _require(ok, message: str) -> None:
@@ -120,57 +124,71 @@ def check_result(result: xr.Dataset, *, individually_rational: bool = True) -> N
     reasons = set(np.unique(result["reason"].values.astype(str)))
     _require(reasons <= set(REASONS), f"unknown reasons {sorted(reasons - set(REASONS))}")
     bad = np.flatnonzero(admitted != (result["reason"].values.astype(str) == "admitted"))
-    _require(bad.size == 0, f"task {bad[:1]}: reason disagrees with admitted")
+    _require(bad.size == 0, f"task {_first(bad)}: reason disagrees with admitted")
     for name, arr, hi in (("cell_task", ct, n_tasks), ("cell_node", ck, K), ("cell_slot", cs, T)):
         out = np.flatnonzero((arr < 0) | (arr >= hi))
-        _require(out.size == 0, f"{name} out of range at cell {out[:1]}")
+        _require(out.size == 0, f"{name} out of range at cell {_first(out)}")
 
     # (4a): a vendor iff admitted and needs pre-processing (a vendor without need is allowed
     # by (4a) but only if admitted)
     need = arrays.needs_preprocessing
     miss = np.flatnonzero(admitted & need & (vendor < 0))
-    _require(miss.size == 0, f"(4a) task {miss[:1]}: admitted, needs pre-processing, no vendor")
+    _require(miss.size == 0, f"(4a) task {_first(miss)}: admitted, needs pre-processing, no vendor")
     stray = np.flatnonzero(~admitted & (vendor >= 0))
-    _require(stray.size == 0, f"(4a) task {stray[:1]}: rejected but has a vendor")
+    _require(stray.size == 0, f"(4a) task {_first(stray)}: rejected but has a vendor")
     _require((vendor < N).all(), "chosen_vendor out of range")
 
     # cells only for admitted tasks, in the window, with positive speed
     orphan = np.flatnonzero(~admitted[ct])
-    _require(orphan.size == 0, f"cell {orphan[:1]}: task {ct[orphan[:1]]} is not admitted")
+    if orphan.size:
+        c = orphan[0]
+        _require(False, f"cell {c}: task {ct[c]} is not admitted")
     delay = np.zeros(n_tasks, dtype=np.int64)
     chose = np.flatnonzero(vendor >= 0)
     delay[chose] = arrays.vendor_delay[chose, vendor[chose]]
     start = arrays.arrival + delay
     early = np.flatnonzero(cs < start[ct])
-    _require(early.size == 0, f"(4c) task {ct[early[:1]]} runs in slot {cs[early[:1]]} before "
-             f"its arrival plus vendor delay ({start[ct[early[:1]]]})")
+    if early.size:
+        c = early[0]
+        _require(False, f"(4c) task {ct[c]} runs in slot {cs[c]} before its arrival plus "
+                 f"vendor delay ({start[ct[c]]})")
     late = np.flatnonzero(cs > arrays.deadline[ct])
-    _require(late.size == 0, f"(4d) task {ct[late[:1]]} runs in slot {cs[late[:1]]} after its "
-             f"deadline {arrays.deadline[ct[late[:1]]]}")
+    if late.size:
+        c = late[0]
+        _require(False, f"(4d) task {ct[c]} runs in slot {cs[c]} after its deadline "
+                 f"{arrays.deadline[ct[c]]}")
     zero = np.flatnonzero(arrays.speed[ct, ck] <= 0)
-    _require(zero.size == 0, f"task {ct[zero[:1]]} placed on node {ck[zero[:1]]} with speed 0")
+    if zero.size:
+        c = zero[0]
+        _require(False, f"task {ct[c]} placed on node {ck[c]} with speed 0")
 
     # (4b): at most one node per task and slot
     key = ct * T + cs
     uniq, counts = np.unique(key, return_counts=True)
     dup = uniq[counts > 1]
-    _require(dup.size == 0, f"(4b) task {dup[:1] // T} uses several nodes in slot {dup[:1] % T}")
+    if dup.size:
+        _require(False, f"(4b) task {dup[0] // T} uses several nodes in slot {dup[0] % T}")
 
     # (4e): work delivered
     got = np.zeros(n_tasks, dtype=np.int64)
     np.add.at(got, ct, arrays.speed[ct, ck])
     short = np.flatnonzero(admitted & (got < arrays.work))
-    _require(short.size == 0, f"(4e) task {short[:1]} gets {got[short[:1]]} samples of "
-             f"{arrays.work[short[:1]]}")
+    if short.size:
+        i = short[0]
+        _require(False, f"(4e) task {i} gets {got[i]} samples of {arrays.work[i]}")
 
     # (4f), (4g): capacities
     compute, memory = _usage(arrays, ct, ck, cs)
     over = np.argwhere(compute > arrays.compute_capacity[:, None])
-    _require(over.size == 0, f"(4f) node {over[:1, 0]} slot {over[:1, 1]}: compute "
-             f"{compute[tuple(over[0])] if over.size else ''} over capacity")
+    if over.size:
+        k, t = over[0]
+        _require(False, f"(4f) node {k} slot {t}: compute {compute[k, t]} over capacity "
+                 f"{arrays.compute_capacity[k]}")
     overm = np.argwhere(memory > arrays.usable_memory[:, None] + MEMORY_TOLERANCE)
-    _require(overm.size == 0, f"(4g) node {overm[:1, 0]} slot {overm[:1, 1]}: memory over "
-             "capacity (with the base model)")
+    if overm.size:
+        k, t = overm[0]
+        _require(False, f"(4g) node {k} slot {t}: memory {memory[k, t]:g} GB over capacity "
+                 f"{arrays.usable_memory[k]:g} GB (with the base model)")
     if "compute_used" in result:
         _require(np.array_equal(result["compute_used"].values, compute),
                  "compute_used disagrees with the cells")
@@ -179,13 +197,16 @@ def check_result(result: xr.Dataset, *, individually_rational: bool = True) -> N
 
     # payments
     paid = np.flatnonzero(~admitted & (payment != 0))
-    _require(paid.size == 0, f"task {paid[:1]} is rejected but pays {payment[paid[:1]]}")
+    if paid.size:
+        i = paid[0]
+        _require(False, f"task {i} is rejected but pays {payment[i]}")
     _require(np.isfinite(payment).all() and (payment >= -RTOL).all(),
              "payments must be finite and non-negative")
     if individually_rational:
         ir = np.flatnonzero(admitted & (payment > arrays.bid * (1 + RTOL) + RTOL))
-        _require(ir.size == 0, f"IR: task {ir[:1]} pays {payment[ir[:1]]} above its bid "
-                 f"{arrays.bid[ir[:1]]}")
+        if ir.size:
+            i = ir[0]
+            _require(False, f"IR: task {i} pays {payment[i]} above its bid {arrays.bid[i]}")
 
     # accounting
     acc = accounting(arrays, admitted, vendor, payment, ct, ck, cs)

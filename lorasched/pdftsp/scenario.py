@@ -17,6 +17,8 @@ from typing import NamedTuple
 import numpy as np
 import xarray as xr
 
+from ..model.errors import InputError
+
 DIMS = ("node", "slot", "task", "vendor")
 
 #: variable -> (dims, kind, meaning with unit and paper symbol)
@@ -141,7 +143,7 @@ def _fail(name: str, mask: np.ndarray, dims: tuple[str, ...], what: str) -> None
     if mask.any():
         n = int(mask.sum())
         more = f" ({n} items in all)" if n > 1 else ""
-        raise ValueError(f"scenario variable '{name}' at {_first_bad(mask, dims)}: {what}{more}")
+        raise InputError(f"scenario variable '{name}' at {_first_bad(mask, dims)}: {what}{more}")
 
 
 def validate_scenario(ds: xr.Dataset) -> None:
@@ -151,29 +153,29 @@ def validate_scenario(ds: xr.Dataset) -> None:
     a bad row in a user's trace can be found and fixed without losing the rest.
     """
     if not isinstance(ds, xr.Dataset):
-        raise ValueError(f"a scenario must be an xarray.Dataset, got {type(ds).__name__}")
+        raise InputError(f"a scenario must be an xarray.Dataset, got {type(ds).__name__}")
     for attr, meaning in REQUIRED_ATTRS.items():
         if attr not in ds.attrs:
-            raise ValueError(f"scenario attribute '{attr}' is missing ({meaning})")
+            raise InputError(f"scenario attribute '{attr}' is missing ({meaning})")
     r_b = ds.attrs["base_model_memory"]
     try:
         r_b = float(r_b)
     except (TypeError, ValueError):
-        raise ValueError(
+        raise InputError(
             f"scenario attribute 'base_model_memory' must be a number, got {r_b!r}") from None
     if not np.isfinite(r_b) or r_b < 0:
-        raise ValueError(f"scenario attribute 'base_model_memory' must be a finite number "
+        raise InputError(f"scenario attribute 'base_model_memory' must be a finite number "
                          f">= 0, got {r_b}")
 
     for name, (dims, kind, meaning) in SCHEMA.items():
         if name not in ds:
-            raise ValueError(f"scenario variable '{name}' is missing ({meaning})")
+            raise InputError(f"scenario variable '{name}' is missing ({meaning})")
         var = ds[name]
         if name == "speed" and var.dims == TYPED_SPEED_DIMS:
             dims = TYPED_SPEED_DIMS
             _check_gpu_coordinate(ds)
         if var.dims != dims:
-            raise ValueError(
+            raise InputError(
                 f"scenario variable '{name}' has dims {var.dims}, expected {dims} ({meaning})"
             )
         values = var.values
@@ -184,9 +186,9 @@ def validate_scenario(ds: xr.Dataset) -> None:
                 _fail(name, ~np.isin(values, (0, 1)), dims, "must be 0/1 or boolean")
             continue
         if not np.issubdtype(values.dtype, np.number):
-            raise ValueError(f"scenario variable '{name}' must be numeric, got {values.dtype}")
+            raise InputError(f"scenario variable '{name}' must be numeric, got {values.dtype}")
         if np.issubdtype(values.dtype, np.complexfloating):  # astype(float) drops the imag
-            raise ValueError(f"scenario variable '{name}' must be real, got {values.dtype}")
+            raise InputError(f"scenario variable '{name}' must be real, got {values.dtype}")
         if np.issubdtype(values.dtype, np.integer):  # finite and whole already: no float copy
             # (s_ik at 10x scale is 0.9 GB: the item-by-item mask is built only on failure)
             if values.size and values.min() < 0:
@@ -243,15 +245,15 @@ def _node_types(ds: xr.Dataset) -> np.ndarray:
 def _check_gpu_coordinate(ds: xr.Dataset) -> None:
     """A typed-speed scenario names every node's GPU type in its ``gpu`` coordinate, once."""
     if "gpu" not in ds.coords:
-        raise ValueError("scenario variable 'speed' has dims ('task', 'gpu') but the scenario "
+        raise InputError("scenario variable 'speed' has dims ('task', 'gpu') but the scenario "
                          "has no 'gpu' coordinate naming the GPU types")
     names = [str(g) for g in ds["gpu"].values]
     if len(set(names)) != len(names):
-        raise ValueError(f"scenario coordinate 'gpu' names a GPU type twice: {names}")
+        raise InputError(f"scenario coordinate 'gpu' names a GPU type twice: {names}")
     known = set(names)
     for k, t in enumerate(ds["gpu_type"].values):
         if str(t) not in known:
-            raise ValueError(f"scenario variable 'gpu_type' at node {k}: {str(t)!r} is not in "
+            raise InputError(f"scenario variable 'gpu_type' at node {k}: {str(t)!r} is not in "
                              f"the 'gpu' coordinate of 'speed' ({', '.join(names)})")
 
 

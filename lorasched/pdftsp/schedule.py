@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..model.errors import InputError
 from . import index as candidate_index
 from . import kernels
 from .index import CandidateIndex
@@ -65,7 +66,7 @@ class Schedule(NamedTuple):
 
 def _check_solver(solver: str) -> None:
     if solver not in SOLVERS:
-        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+        raise InputError(f"solver must be one of {SOLVERS}, got {solver!r}")
 
 
 def schedule(arrays: ScenarioArrays, i: int, lam: np.ndarray, phi: np.ndarray,
@@ -85,7 +86,7 @@ def schedule(arrays: ScenarioArrays, i: int, lam: np.ndarray, phi: np.ndarray,
     """
     _check_solver(solver)
     if int(work_resolution) < 1:
-        raise ValueError(f"work_resolution must be a positive integer, got {work_resolution}")
+        raise InputError(f"work_resolution must be a positive integer, got {work_resolution}")
     b = float(arrays.bid[i] if bid is None else bid)
     if solver == "brute":
         return brute_force_schedule(arrays, i, lam, phi, compute_left, memory_left, bid=b)

@@ -56,6 +56,7 @@ import xarray as xr
 
 from ..model import profiles
 from ..model import traces as _traces
+from ..model.errors import InputError
 from .scenario import SPEED_DTYPE, SPEED_MAX, validate_scenario
 
 LOADS = {"light": 30.0, "medium": 50.0, "high": 80.0}
@@ -81,7 +82,7 @@ def gpu_types(nodes: int, gpu: str) -> list[str]:
     name = profiles.GPU_ALIASES.get(gpu, gpu)
     if name not in profiles.GPUS:
         choices = sorted(profiles.GPU_ALIASES) + sorted(profiles.GPUS) + ["mix"]
-        raise ValueError(f"gpu must be one of {choices}, got {gpu!r}")
+        raise InputError(f"gpu must be one of {choices}, got {gpu!r}")
     return [name] * nodes
 
 
@@ -103,7 +104,7 @@ def reference_value_per_sample(model: profiles.ModelProfile = profiles.GPT2_XL,
 def _load_mean(load) -> float:
     mean = LOADS.get(load, load) if isinstance(load, str) else load
     if isinstance(mean, str) or not np.isfinite(mean) or mean < 0:
-        raise ValueError(f"load must be one of {sorted(LOADS)} or a mean count >= 0, got "
+        raise InputError(f"load must be one of {sorted(LOADS)} or a mean count >= 0, got "
                          f"{load!r}")
     return float(mean)
 
@@ -112,12 +113,12 @@ def _arrival_counts(rng, load, arrivals, slots) -> np.ndarray:
     if arrivals is not None:
         counts = np.asarray(arrivals)
         if counts.ndim != 1 or counts.shape[0] != slots:
-            raise ValueError(f"arrivals must be a 1-d series of {slots} per-slot counts, got "
+            raise InputError(f"arrivals must be a 1-d series of {slots} per-slot counts, got "
                              f"shape {counts.shape}")
         bad = np.flatnonzero(~np.isfinite(counts.astype(float)) | (counts < 0)
                              | (counts != np.round(counts)))
         if bad.size:
-            raise ValueError(f"arrivals at slot {bad[0]}: {counts[bad[0]]} is not a "
+            raise InputError(f"arrivals at slot {bad[0]}: {counts[bad[0]]} is not a "
                              "non-negative whole number")
         return counts.astype(np.int64)
     return rng.poisson(_load_mean(load), size=slots)
@@ -126,7 +127,7 @@ def _arrival_counts(rng, load, arrivals, slots) -> np.ndarray:
 def _trace_work(day, batch, epochs, model, slot_minutes):
     """Task sizes from the sampled jobs' GPU time (module docstring); clipped shares."""
     if day.duration_s is None or day.num_gpus is None:
-        raise ValueError(f"task_sizes='trace' needs the columns duration_s and num_gpus, "
+        raise InputError(f"task_sizes='trace' needs the columns duration_s and num_gpus, "
                          f"which trace {day.name!r} lacks")
     a100 = profiles.GPUS["A100-80GB"]
     per_second = np.array([profiles.task_speed(a100, b, model, slot_minutes)
@@ -161,29 +162,29 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
     matrix (K times larger; the layout before issue 27). Both give the same results.
     """
     if int(nodes) < 1:
-        raise ValueError(f"nodes must be a positive integer, got {nodes}")
+        raise InputError(f"nodes must be a positive integer, got {nodes}")
     if int(slots) < 1:
-        raise ValueError(f"slots must be a positive integer, got {slots}")
+        raise InputError(f"slots must be a positive integer, got {slots}")
     if int(vendors) < 0:
-        raise ValueError(f"vendors must be >= 0, got {vendors}")
+        raise InputError(f"vendors must be >= 0, got {vendors}")
     if deadline_policy not in DEADLINE_POLICIES:
-        raise ValueError(f"deadline_policy must be one of {DEADLINE_POLICIES}, got "
+        raise InputError(f"deadline_policy must be one of {DEADLINE_POLICIES}, got "
                          f"{deadline_policy!r}")
     if preprocessing_share is None:  # nobody needs a vendor when there is none
         preprocessing_share = 0.5 if int(vendors) > 0 else 0.0
     if not 0.0 <= preprocessing_share <= 1.0:
-        raise ValueError(f"preprocessing_share must be in [0, 1], got {preprocessing_share}")
+        raise InputError(f"preprocessing_share must be in [0, 1], got {preprocessing_share}")
     if vendors == 0 and preprocessing_share > 0:
-        raise ValueError("vendors=0 needs preprocessing_share=0 (nobody could pre-process)")
+        raise InputError("vendors=0 needs preprocessing_share=0 (nobody could pre-process)")
     if speed_layout not in SPEED_LAYOUTS:
-        raise ValueError(f"speed_layout must be one of {SPEED_LAYOUTS}, got {speed_layout!r}")
+        raise InputError(f"speed_layout must be one of {SPEED_LAYOUTS}, got {speed_layout!r}")
     if task_sizes not in TASK_SIZES:
-        raise ValueError(f"task_sizes must be one of {TASK_SIZES}, got {task_sizes!r}")
+        raise InputError(f"task_sizes must be one of {TASK_SIZES}, got {task_sizes!r}")
     if trace is not None and arrivals is not None:
-        raise ValueError("give either trace= or arrivals=, not both (a trace sets the "
+        raise InputError("give either trace= or arrivals=, not both (a trace sets the "
                          "arrivals)")
     if task_sizes == "trace" and trace is None:
-        raise ValueError("task_sizes='trace' needs a trace= to take the job sizes from")
+        raise InputError("task_sizes='trace' needs a trace= to take the job sizes from")
     nodes, slots, vendors = int(nodes), int(slots), int(vendors)
     rng = np.random.default_rng(seed)
 
@@ -222,7 +223,7 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
     kinds = sorted(set(types))
     table = np.array([[speed_table[(t, b)] for t in kinds] for b in batches], dtype=np.int64)
     if table.max(initial=0) > SPEED_MAX:
-        raise ValueError(f"a task speed of {table.max():,} samples per slot exceeds "
+        raise InputError(f"a task speed of {table.max():,} samples per slot exceeds "
                          f"{SPEED_MAX:,}: use shorter slots (slot_minutes)")
     table = table.astype(SPEED_DTYPE)  # s_ik is stored as SPEED_DTYPE: no copy in to_arrays
     memory_of = np.array([profiles.task_memory(b, model) for b in batches], dtype=float)

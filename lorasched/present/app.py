@@ -35,6 +35,7 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 
 from ..allpass.scenario import allpass_scenario
+from ..model.errors import InputError
 from ..systems import SYSTEMS, simulate
 from ..titan.scenario import titan_scenario
 from . import allpass as allpass_plots
@@ -48,7 +49,7 @@ DEFAULT_PORT = 8866  # Voilà's own default
 
 def _dropdown(name: str, options, value, description: str) -> widgets.Dropdown:
     if value not in [o[1] if isinstance(o, tuple) else o for o in options]:
-        raise ValueError(f"{name} must be one of {list(options)}, got {value!r}")
+        raise InputError(f"{name} must be one of {list(options)}, got {value!r}")
     box = widgets.Dropdown(options=options, value=value, description=description)
     box.add_class(f"lorasched-{name}")
     return box
@@ -161,7 +162,7 @@ class ExploreApp(widgets.VBox):
 
     def __init__(self, system: str = "pdftsp", **pdftsp):
         if system not in VIEWS:
-            raise ValueError(f"system must be one of {list(VIEWS)}, got {system!r}")
+            raise InputError(f"system must be one of {list(VIEWS)}, got {system!r}")
         self._pdftsp = pdftsp
         self.views: dict[str, widgets.Widget] = {}
         self.system = widgets.ToggleButtons(options=[(v, k) for k, v in VIEWS.items()],
@@ -263,16 +264,16 @@ def serve(notebook: str | Path | None = None, *, port: int = DEFAULT_PORT,
     if port == 0:
         port = free_port()
     if not 0 < port < 65536:
-        raise ValueError(f"port must be between 1 and 65535 (0: a free one), got {port}")
+        raise InputError(f"port must be between 1 and 65535 (0: a free one), got {port}")
     with tempfile.TemporaryDirectory(prefix="lorasched-explore-") as tmp:
         if notebook is None:
             if system not in VIEWS:
-                raise ValueError(f"system must be one of {list(VIEWS)}, got {system!r}")
+                raise InputError(f"system must be one of {list(VIEWS)}, got {system!r}")
             notebook = Path(tmp) / "explore.ipynb"
             notebook.write_text(json.dumps(app_notebook(system=system, **params), indent=1))
         notebook = Path(notebook)
         if not notebook.is_file():
-            raise ValueError(f"notebook: no such file {str(notebook)!r}")
+            raise InputError(f"notebook: no such file {str(notebook)!r}")
         write_template(tmp)
         # the kernel must be this Python (the python3 kernel spec runs `python`)
         env = {**os.environ,

@@ -51,6 +51,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..experiments.grid import code_fingerprint
+from ..model.errors import InputError
 from ..pdftsp.bound import offline_upper_bound
 from ..pdftsp.simulation import simulate
 from ..pdftsp.workload import synthetic_scenario
@@ -247,7 +248,7 @@ def run(rows=DEFAULT_ROWS, *, repo: str | os.PathLike = ".", series_nodes=SERIES
     the index, as before issue 27)."""
     bad = [r for r in rows if r not in ROWS]
     if bad:
-        raise ValueError(f"unknown benchmark row {bad[0]!r}; choose from {ROWS}")
+        raise InputError(f"unknown benchmark row {bad[0]!r}; choose from {ROWS}")
     specs = SPECS if specs is None else specs
     out: dict = {"machine": machine(), "version": importlib.metadata.version("lorasched"),
                  "code": code_fingerprint(), "date": time.strftime("%Y-%m-%d %H:%M"),

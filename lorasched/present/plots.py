@@ -16,6 +16,8 @@ import numpy as np
 import plotly.graph_objects as go
 import xarray as xr
 
+from ..model.errors import InputError
+
 __all__ = [
     "arrivals_and_admissions",
     "bids_and_payments",
@@ -174,7 +176,7 @@ def utilisation_heatmap(result: xr.Dataset, resource: str = "compute") -> go.Fig
         capacity = np.asarray(result["memory_capacity"].values, dtype=float) - base
         what = "GPU memory net of the base model"
     else:
-        raise ValueError(f"resource must be 'compute' or 'memory', not {resource!r}")
+        raise InputError(f"resource must be 'compute' or 'memory', not {resource!r}")
     with np.errstate(divide="ignore", invalid="ignore"):
         share = np.where(capacity[:, None] > 0, used / capacity[:, None], np.nan)
     return _heatmap(
@@ -206,7 +208,7 @@ def dual_price_heatmap(result: xr.Dataset, which: str = "lambda", *,
         name = "memory price φ<sub>kt</sub> (per GB)"
         bar = "φ"
     else:
-        raise ValueError(f"which must be 'lambda' or 'phi', not {which!r}")
+        raise InputError(f"which must be 'lambda' or 'phi', not {which!r}")
     if "arrivals" in result.attrs:
         title = (f"{name[0].upper()}{name[1:]} after {result.attrs['arrivals']} of "
                  f"{result.attrs['n_tasks']} arrivals")

@@ -25,6 +25,7 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 import xarray as xr
 
+from ..model.errors import InputError
 from ..pdftsp.mechanism import AuctionReplay, WhatIf
 from ..pdftsp.workload import synthetic_scenario
 from .plots import dual_price_heatmap, utility_vs_bid
@@ -62,7 +63,7 @@ def dual_price_figure(replay: AuctionReplay, step: int, which: str = "lambda",
     """
     prices = replay.prices_after(step)
     if which not in ("lambda", "phi"):
-        raise ValueError(f"which must be 'lambda' or 'phi', not {which!r}")
+        raise InputError(f"which must be 'lambda' or 'phi', not {which!r}")
     top = float(replay.prices_after(replay.n_tasks)[which].max())
     w = replay.what_if(task) if task is not None else None
     return dual_price_heatmap(prices, which, zmax=top if top > 0 else 1.0,

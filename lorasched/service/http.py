@@ -34,6 +34,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 
+from ..model.errors import InputError
 from .auction import AuctionService, ConflictError
 from .tasks import ServiceInputError
 
@@ -130,10 +131,10 @@ def check_bind(host: str, token: str | None) -> None:
     """``ValueError`` naming ``--token`` when ``host`` is not a loopback address and no
     token is given."""
     if not is_loopback(host) and not token:
-        raise ValueError(f"--host {host}: binding an address other than loopback needs "
+        raise InputError(f"--host {host}: binding an address other than loopback needs "
                          f"--token (a bearer token every request must carry)")
     if token is not None and len(token) < 16:
-        raise ValueError("--token: at least 16 characters")
+        raise InputError("--token: at least 16 characters")
 
 
 def serve(service: AuctionService, host: str = "127.0.0.1", port: int = 8000, *,

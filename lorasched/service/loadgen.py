@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import xarray as xr
 
+from ..model.errors import InputError
 from ..systems import simulate
 from .tasks import scenario_requests
 
@@ -64,7 +65,7 @@ class Replay:
 def _client(url: str, timeout: float):
     parts = urllib.parse.urlsplit(url)
     if parts.scheme != "http" or not parts.hostname:
-        raise ValueError(f"URL: need http://host:port, got {url!r}")
+        raise InputError(f"URL: need http://host:port, got {url!r}")
     return parts.hostname, parts.port or 80, timeout
 
 
@@ -74,9 +75,9 @@ def replay(url: str, scenario: xr.Dataset, *, concurrency: int = 1, rate: float 
     """Send the scenario's tasks to the service at ``url`` (module docstring)."""
     for name, value, low in (("concurrency", concurrency, 1), ("limit", limit, 1)):
         if value is not None and (not isinstance(value, int) or value < low):
-            raise ValueError(f"--{name} must be a whole number >= {low}, got {value!r}")
+            raise InputError(f"--{name} must be a whole number >= {low}, got {value!r}")
     if rate is not None and not rate > 0:
-        raise ValueError(f"--rate must be > 0 requests per second, got {rate!r}")
+        raise InputError(f"--rate must be > 0 requests per second, got {rate!r}")
     host, port, timeout = _client(url, timeout)
     bodies = scenario_requests(scenario)[:limit]
     n = len(bodies)

@@ -21,6 +21,8 @@ import sqlite3
 import threading
 from pathlib import Path
 
+from ..model.errors import InputError
+
 FILENAME = "auction.sqlite3"
 #: durability settings (module docstring)
 SYNCS = ("full", "normal")
@@ -31,10 +33,10 @@ class Store:
 
     def __init__(self, state_dir, fingerprint: str, sync: str = "full"):
         if sync not in SYNCS:
-            raise ValueError(f"--sync must be one of {SYNCS}, got {sync!r}")
+            raise InputError(f"--sync must be one of {SYNCS}, got {sync!r}")
         folder = Path(state_dir)
         if folder.exists() and not folder.is_dir():
-            raise ValueError(f"--state: {folder} is not a folder")
+            raise InputError(f"--state: {folder} is not a folder")
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / FILENAME
         self._lock = threading.Lock()
@@ -50,7 +52,7 @@ class Store:
             self._db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
         elif row[0] != fingerprint:
             self._db.close()
-            raise ValueError(f"--state: {self.path} holds decisions made on another cluster "
+            raise InputError(f"--state: {self.path} holds decisions made on another cluster "
                              f"or with other auction options (fingerprint {row[0]}, this "
                              f"cluster's {fingerprint}); use another folder")
 

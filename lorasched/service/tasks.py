@@ -31,6 +31,7 @@ import re
 
 import numpy as np
 
+from ..model.errors import InputError
 from ..pdftsp.scenario import SPEED_DTYPE, ScenarioArrays, node_speed
 
 FIELDS = ("id", "arrival", "deadline", "work", "memory", "speed", "bid",
@@ -39,7 +40,7 @@ _ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 _SPEED_MAX = int(np.iinfo(SPEED_DTYPE).max)
 
 
-class ServiceInputError(ValueError):
+class ServiceInputError(InputError):
     """A request the service refuses: ``field`` names what is wrong (``str(error)`` says
     the task and the rule)."""
 

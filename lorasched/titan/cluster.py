@@ -76,6 +76,7 @@ from itertools import combinations
 import numpy as np
 
 from ..jobsim.engine import on_tick
+from ..model.errors import InputError
 from .milp import CONSTRAINTS, each_at_its_best, solve_allocation, solve_with_merging
 from .scenario import TitanArrays
 from .schedule import Recorder, Schedule
@@ -114,7 +115,7 @@ def merged_iterations(iterations, scale, rule: str = "log") -> float:
     if rule == "first":  # the authors' code: the first member's length alone
         return float(it[0])
     if rule != "log":
-        raise ValueError(f"merge_length must be one of {MERGE_LENGTHS}, got {rule!r}")
+        raise InputError(f"merge_length must be one of {MERGE_LENGTHS}, got {rule!r}")
     longest = int(np.argmax(it))
     p0, p1 = LOG_LAW
     law = p0 + p1 * math.log(float(sc.sum()))
@@ -139,22 +140,22 @@ class TitanCluster:
         for name, value, allowed in (("objective", objective, OBJECTIVES),
                                      ("keep", keep, KEEP)):
             if value not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+                raise InputError(f"{name} must be one of {allowed}, got {value!r}")
         if objective == "authors_fair" and merge:
-            raise ValueError("objective='authors_fair' is modelled without the task merger "
+            raise InputError("objective='authors_fair' is modelled without the task merger "
                              "(the authors' main experiment runs it so): use merge=False")
         if (isinstance(tick_s, bool) or not isinstance(tick_s, int | float)
                 or not math.isfinite(tick_s) or tick_s < 0):
-            raise ValueError(f"tick_s must be a non-negative number of seconds (0: "
+            raise InputError(f"tick_s must be a non-negative number of seconds (0: "
                              f"event-driven), got {tick_s!r}")
         self.restart_cost, self.tick_s = bool(restart_cost), float(tick_s)
         self.keep, self.objective = keep, objective
         if candidates not in CANDIDATES:
-            raise ValueError(f"candidates must be one of {CANDIDATES}, got {candidates!r}")
+            raise InputError(f"candidates must be one of {CANDIDATES}, got {candidates!r}")
         if constraints not in CONSTRAINTS:
-            raise ValueError(f"constraints must be one of {CONSTRAINTS}, got {constraints!r}")
+            raise InputError(f"constraints must be one of {CONSTRAINTS}, got {constraints!r}")
         if merge_length not in MERGE_LENGTHS:
-            raise ValueError(f"merge_length must be one of {MERGE_LENGTHS}, got "
+            raise InputError(f"merge_length must be one of {MERGE_LENGTHS}, got "
                              f"{merge_length!r}")
         self.a = arrays
         self.switch_s = np.asarray(switch_s, dtype=float)

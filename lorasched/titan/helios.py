@@ -71,6 +71,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
+from ..model.errors import InputError
 from ..model.traces import read_trace
 from . import lut as _lut
 from .tables import read_csv, require_columns
@@ -115,13 +116,13 @@ def dataset_classes(folder=None) -> dict[str, dict[str, list[str]]]:
         app, cls = str(app).strip(), str(cls).strip()
         parts = app.split("@")
         if len(parts) != 2 or not all(parts):
-            raise ValueError(f"{path}, line {i + 2}, column 'application': must be "
+            raise InputError(f"{path}, line {i + 2}, column 'application': must be "
                              f"'model@dataset', got {app!r}")
         if cls not in SCALE_CLASSES:
-            raise ValueError(f"{path}, line {i + 2}, column 'scale_class': must be one of "
+            raise InputError(f"{path}, line {i + 2}, column 'scale_class': must be one of "
                              f"{list(SCALE_CLASSES)}, got {cls!r}")
         if app in seen:
-            raise ValueError(f"{path}, line {i + 2}, column 'application': duplicate "
+            raise InputError(f"{path}, line {i + 2}, column 'application': duplicate "
                              f"application {app!r}")
         seen.add(app)
         out.setdefault(parts[0], {c: [] for c in SCALE_CLASSES})[cls].append(parts[1])
@@ -133,7 +134,7 @@ def filtered_jobs(trace_file=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     the module docstring (``trace_file``: a path, or the shipped Helios trace if None)."""
     trace = read_trace("helios" if trace_file is None else trace_file)
     if trace.duration_s is None or trace.num_gpus is None:
-        raise ValueError(f"trace_file {str(trace.path)!r} needs the columns 'duration_s' and "
+        raise InputError(f"trace_file {str(trace.path)!r} needs the columns 'duration_s' and "
                          "'num_gpus'")
     d = trace.duration_s.astype(float)
     g = trace.num_gpus.astype(np.int64)
@@ -187,26 +188,26 @@ def helios_workload(jobs=PAPER_JOBS, density=1.0, model: str = "vit-large",
         counts); a model with no dataset of a needed class or no dataset scale.
     """
     if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or jobs <= 0:
-        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+        raise InputError(f"jobs must be a positive integer, got {jobs!r}")
     if (isinstance(density, bool) or not isinstance(density, numbers.Real)
             or not math.isfinite(density) or density <= 0):
-        raise ValueError(f"density must be a positive finite number, got {density!r}")
+        raise InputError(f"density must be a positive finite number, got {density!r}")
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        raise InputError(f"seed must be a non-negative integer, got {seed!r}")
     choices = _lut.available()
     if not isinstance(gpu, str) or gpu not in choices:
-        raise ValueError(f"gpu {gpu!r} has no LUT; choose one of {sorted(choices)}")
+        raise InputError(f"gpu {gpu!r} has no LUT; choose one of {sorted(choices)}")
     if not isinstance(model, str) or model not in choices[gpu]:
-        raise ValueError(f"model {model!r} has no LUT on {gpu}; choose one of "
+        raise InputError(f"model {model!r} has no LUT on {gpu}; choose one of "
                          f"{list(choices[gpu])}")
     n = int(round(jobs * density))
     if n < 1:
-        raise ValueError(f"density {density!r} x jobs {jobs} rounds to {n} jobs; need >= 1")
+        raise InputError(f"density {density!r} x jobs {jobs} rounds to {n} jobs; need >= 1")
     if lut is None:
         lut = _lut.load_lut(gpu, model)
     classes = dataset_classes().get(model)
     if classes is None:
-        raise ValueError(f"model {model!r} has no application in "
+        raise InputError(f"model {model!r} has no application in "
                          f"{titansched_dir() / 'dataset_class.csv'}")
     scale = _read_scale(titansched_dir() / "dataset_scale.csv")
 
@@ -215,7 +216,7 @@ def helios_workload(jobs=PAPER_JOBS, density=1.0, model: str = "vit-large",
     t = np.mod(submit.astype(float), DAY_S)
     window = np.flatnonzero(t < WINDOW_S)
     if window.size < n:
-        raise ValueError(f"{n} jobs requested (jobs={jobs} x density={density:g}) but only "
+        raise InputError(f"{n} jobs requested (jobs={jobs} x density={density:g}) but only "
                          f"{window.size} filtered trace jobs are submitted in the first "
                          f"{WINDOW_S} s of a day")
     rng = np.random.default_rng(int(seed))
@@ -243,12 +244,12 @@ def helios_workload(jobs=PAPER_JOBS, density=1.0, model: str = "vit-large",
     for c in cls.tolist():
         options = classes[SCALE_CLASSES[c]]
         if not options:
-            raise ValueError(f"model {model!r} has no {SCALE_CLASSES[c]} dataset in "
+            raise InputError(f"model {model!r} has no {SCALE_CLASSES[c]} dataset in "
                              f"{titansched_dir() / 'dataset_class.csv'}")
         datasets.append(options[int(rng.integers(len(options)))])
     missing = sorted(set(datasets) - set(scale))
     if missing:
-        raise ValueError(f"dataset {missing[0]!r} of model {model!r} has no dataset scale in "
+        raise InputError(f"dataset {missing[0]!r} of model {model!r} has no dataset scale in "
                          f"{titansched_dir() / 'dataset_scale.csv'}")
 
     def text(values):

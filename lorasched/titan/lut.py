@@ -58,6 +58,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ..model.errors import InputError
 from ..model.traces import trace_dir
 from .tables import read_csv, require_columns
 
@@ -130,10 +131,10 @@ def load_lut(gpu: str = "A100", model: str = "vit-large", folder=None) -> xr.Dat
     folder = _folder(folder)
     choices = available(folder)
     if not isinstance(gpu, str) or gpu not in choices:
-        raise ValueError(f"gpu {gpu!r} has no LUT in {folder}; choose one of "
+        raise InputError(f"gpu {gpu!r} has no LUT in {folder}; choose one of "
                          f"{sorted(choices)}")
     if not isinstance(model, str) or model not in choices[gpu]:
-        raise ValueError(f"model {model!r} has no LUT for gpu {gpu!r} in {folder}; choose "
+        raise InputError(f"model {model!r} has no LUT for gpu {gpu!r} in {folder}; choose "
                          f"one of {list(choices[gpu])}")
     base = folder / gpu
     placements = read_csv(base / f"{model}_placements.csv", {"placement": str}, required=True)
@@ -282,7 +283,7 @@ def compact_placement(lut: xr.Dataset, gpus: int) -> str:
     matching = [p for p in names if sum(map(int, p)) == gpus]
     if not matching:
         counts = sorted({sum(map(int, p)) for p in names})
-        raise ValueError(f"no measured placement has gpus={gpus} GPUs in the LUT of "
+        raise InputError(f"no measured placement has gpus={gpus} GPUs in the LUT of "
                          f"{lut.attrs.get('model')!r} on {lut.attrs.get('gpu')!r}; GPU "
                          f"counts available: {counts}")
     return min(matching, key=lambda p: (len(p), [-int(c) for c in sorted(p, reverse=True)],
@@ -307,7 +308,7 @@ def step_time(lut: xr.Dataset, gpus: int, global_batch: int,
     placement, micro, k = _plan(lut, gpus, global_batch, max_local_bsz)
     xs, ts, ys = _measured(lut, placement)
     if not xs[0] <= micro <= xs[-1]:
-        raise ValueError(
+        raise InputError(
             f"local batch {micro} (global batch {global_batch} on gpus={gpus}, placement "
             f"{placement!r}, {k} micro-step(s)) is outside the measured local_bsz range "
             f"[{xs[0]}, {xs[-1]}]; the LUT does not extrapolate")
@@ -323,11 +324,11 @@ def throughput(lut: xr.Dataset, gpus: int, global_batch: int, total_iterations) 
     job per second)."""
     if (isinstance(total_iterations, bool) or not isinstance(total_iterations, numbers.Real)
             or not math.isfinite(total_iterations) or total_iterations <= 0):
-        raise ValueError(f"total_iterations must be a positive finite number, got "
+        raise InputError(f"total_iterations must be a positive finite number, got "
                          f"{total_iterations!r}")
     seconds = step_time(lut, gpus, global_batch)
     if seconds <= 0:
-        raise ValueError(f"step time for gpus={gpus}, global batch {global_batch} is "
+        raise InputError(f"step time for gpus={gpus}, global batch {global_batch} is "
                          f"{seconds} s; throughput needs a positive step time")
     return 1.0 / (total_iterations * seconds)
 
@@ -348,7 +349,7 @@ def best_configuration(lut: xr.Dataset, gpus: int, batch_range: Iterable[int],
     """
     candidates = list(batch_range) if isinstance(batch_range, Iterable) else None
     if not candidates:
-        raise ValueError(f"batch_range must be a non-empty iterable of global batch sizes, "
+        raise InputError(f"batch_range must be a non-empty iterable of global batch sizes, "
                          f"got {batch_range!r}")
     candidates = [_positive_int(f"batch_range[{i}]", b) for i, b in enumerate(candidates)]
     best = None
@@ -363,7 +364,7 @@ def best_configuration(lut: xr.Dataset, gpus: int, batch_range: Iterable[int],
         if best is None or per_sample < best[1]:
             best = (batch, per_sample)
     if best is None:
-        raise ValueError(f"no candidate global batch fits the measured local_bsz range on "
+        raise InputError(f"no candidate global batch fits the measured local_bsz range on "
                          f"gpus={gpus}: {', '.join(skipped)}")
     return best
 
@@ -388,7 +389,7 @@ def _numbers(frame, column, name, row, offset, *, integer=False, positive=False)
         i = int(np.flatnonzero(bad)[0])
         need = ("a positive integer" if integer else
                 "a finite non-negative number" + (" of seconds" if "time" in column else ""))
-        raise ValueError(f"{name}, {row} {i + offset}, column {column!r}: must be {need}, "
+        raise InputError(f"{name}, {row} {i + offset}, column {column!r}: must be {need}, "
                          f"got {str(raw.iloc[i])!r}")
     return values
 
@@ -397,7 +398,7 @@ def _unique(keys, name, row, offset, what) -> None:
     seen = {}
     for i, key in enumerate(keys):
         if key in seen:
-            raise ValueError(f"{name}, {row} {i + offset}: duplicate {what} {key!r} (first at "
+            raise InputError(f"{name}, {row} {i + offset}: duplicate {what} {key!r} (first at "
                              f"{row} {seen[key] + offset})")
         seen[key] = i
 
@@ -410,7 +411,7 @@ def _build(placements, memory, context_switch, *, gpu, model, source, names, row
     names_ = [str(v).strip() for v in placements["placement"]]
     for i, p in enumerate(names_):
         if not _PLACEMENT.match(p):
-            raise ValueError(f"{p_name}, {row} {i + offset}, column 'placement': must be a "
+            raise InputError(f"{p_name}, {row} {i + offset}, column 'placement': must be a "
                              f"string of digits 1-9 (GPUs per node), got "
                              f"{placements['placement'].iloc[i]!r}")
     bsz = _numbers(placements, "local_bsz", p_name, row, offset, integer=True).astype(np.int64)
@@ -419,7 +420,7 @@ def _build(placements, memory, context_switch, *, gpu, model, source, names, row
     over = np.flatnonzero(sync > step)
     if over.size:
         i = int(over[0])
-        raise ValueError(f"{p_name}, {row} {i + offset}, column 'sync_time': {sync[i]} s "
+        raise InputError(f"{p_name}, {row} {i + offset}, column 'sync_time': {sync[i]} s "
                          f"exceeds step_time {step[i]} s (it is a part of it)")
     _unique(list(zip(names_, bsz.tolist(), strict=True)), p_name, row, offset,
             "(placement, local_bsz)")
@@ -465,7 +466,7 @@ def _build(placements, memory, context_switch, *, gpu, model, source, names, row
         apps = [str(a).strip() for a in context_switch["app"]]
         for i, a in enumerate(apps):
             if not a:
-                raise ValueError(f"{c_name}, {row} {i + offset}, column 'app': empty name")
+                raise InputError(f"{c_name}, {row} {i + offset}, column 'app': empty name")
         cost = _numbers(context_switch, "time_cost", c_name, row, offset)
         _unique(apps, c_name, row, offset, "app")
         coords["app"] = ("app", np.array(apps, dtype=object))
@@ -482,12 +483,12 @@ def _check_lut(lut) -> None:
                         f"{type(lut).__name__}")
     for name in ("step_time", "sync_time", "gpus", "nodes"):
         if name not in lut.variables:
-            raise ValueError(f"lut has no {name!r}: build it with load_lut or from_frames")
+            raise InputError(f"lut has no {name!r}: build it with load_lut or from_frames")
 
 
 def _positive_int(name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        raise InputError(f"{name} must be a positive integer, got {value!r}")
     return int(value)
 
 

@@ -57,6 +57,7 @@ import highspy
 import numpy as np
 
 from ..lp import highs
+from ..model.errors import InputError
 
 #: readings of the merger's constraints (9)-(10), see the module docstring
 CONSTRAINTS = ("pairwise", "literal")
@@ -198,10 +199,10 @@ def solve_with_merging(T, merged_T, groups: Sequence[Sequence[int]], gpus_availa
     members, sets = _check_groups(groups, n)
     merged_T = _check_progress(merged_T, allocs, "merged_T", "group")
     if merged_T.shape[0] != len(sets):
-        raise ValueError(f"merged_T has {merged_T.shape[0]} rows but there are "
+        raise InputError(f"merged_T has {merged_T.shape[0]} rows but there are "
                          f"{len(sets)} groups; need one row per group")
     if constraints not in CONSTRAINTS:
-        raise ValueError(f"constraints must be one of {CONSTRAINTS}, got {constraints!r}")
+        raise InputError(f"constraints must be one of {CONSTRAINTS}, got {constraints!r}")
     _check_solver_options(mip_rel_gap, time_limit)
     n_a = len(allocs)
     x_cols = [(i, c) for i in range(n) for c in range(n_a) if np.isfinite(T[i, c])]
@@ -259,7 +260,7 @@ def _check_count(value, name: str) -> None:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {value!r}")
     if value < 0:
-        raise ValueError(f"{name} must be >= 0, got {value}")
+        raise InputError(f"{name} must be >= 0, got {value}")
 
 
 def _check_allocations(allocations, gpus_available: int) -> tuple[int, ...]:
@@ -268,9 +269,9 @@ def _check_allocations(allocations, gpus_available: int) -> tuple[int, ...]:
     allocs = tuple(allocations)
     for c, a in enumerate(allocs):
         if isinstance(a, bool) or not isinstance(a, numbers.Integral) or a < 1:
-            raise ValueError(f"allocations[{c}] must be a positive integer, got {a!r}")
+            raise InputError(f"allocations[{c}] must be a positive integer, got {a!r}")
     if len(set(allocs)) != len(allocs):
-        raise ValueError(f"allocations must be distinct, got {allocs}")
+        raise InputError(f"allocations must be distinct, got {allocs}")
     return tuple(int(a) for a in allocs)
 
 
@@ -280,12 +281,12 @@ def _check_progress(values, allocs: tuple[int, ...], name: str, item: str) -> np
     except (TypeError, ValueError) as err:
         raise TypeError(f"{name} must be a 2-D array of numbers: {err}") from None
     if arr.ndim != 2 or arr.shape[1] != len(allocs):
-        raise ValueError(f"{name} must have shape ({item}s, {len(allocs)}) for allocations "
+        raise InputError(f"{name} must have shape ({item}s, {len(allocs)}) for allocations "
                          f"{allocs}, got shape {arr.shape}")
     bad = np.argwhere(np.isposinf(arr) | ((arr < 0) & np.isfinite(arr)))
     if len(bad):
         r, c = bad[0]
-        raise ValueError(f"{name}[{r}, {c}] ({item} {r}, allocation {allocs[c]} GPUs) must be "
+        raise InputError(f"{name}[{r}, {c}] ({item} {r}, allocation {allocs[c]} GPUs) must be "
                          f">= 0 and finite (NaN or -inf = not allowed), got {arr[r, c]}")
     arr[np.isneginf(arr)] = np.nan
     return arr
@@ -303,14 +304,14 @@ def _check_groups(groups, n: int) -> tuple[tuple[tuple[int, ...], ...], list[fro
                             f"got {group!r}") from None
         for i in members:
             if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < n:
-                raise ValueError(f"groups[{k}] holds {i!r}, not a job index in [0, {n})")
+                raise InputError(f"groups[{k}] holds {i!r}, not a job index in [0, {n})")
         if len(members) < 2:
-            raise ValueError(f"groups[{k}] must merge at least 2 jobs, got {members}")
+            raise InputError(f"groups[{k}] must merge at least 2 jobs, got {members}")
         if len(set(members)) != len(members):
-            raise ValueError(f"groups[{k}] repeats a job: {members}")
+            raise InputError(f"groups[{k}] repeats a job: {members}")
         s = frozenset(int(i) for i in members)
         if s in sets:
-            raise ValueError(f"groups[{k}] {members} repeats groups[{sets.index(s)}]")
+            raise InputError(f"groups[{k}] {members} repeats groups[{sets.index(s)}]")
         sets.append(s)
         tuples.append(tuple(int(i) for i in members))
     return tuple(tuples), sets
@@ -318,9 +319,9 @@ def _check_groups(groups, n: int) -> tuple[tuple[tuple[int, ...], ...], list[fro
 
 def _check_solver_options(mip_rel_gap: float, time_limit: float) -> None:
     if not 0 <= mip_rel_gap < 1:
-        raise ValueError(f"mip_rel_gap must be in [0, 1), got {mip_rel_gap}")
+        raise InputError(f"mip_rel_gap must be in [0, 1), got {mip_rel_gap}")
     if not time_limit > 0:
-        raise ValueError(f"time_limit must be > 0 seconds, got {time_limit}")
+        raise InputError(f"time_limit must be > 0 seconds, got {time_limit}")
 
 
 # --------------------------------------------------------------------------- HiGHS

@@ -46,6 +46,7 @@ import numpy as np
 
 from ..jobsim import FINISH, PREEMPT, RUN, Tiresias
 from ..jobsim import simulate as jobsim_simulate
+from ..model.errors import InputError
 from .cluster import run_titan
 from .scenario import TitanArrays
 from .schedule import Recorder, Schedule
@@ -80,7 +81,7 @@ def _switch(arrays: TitanArrays, gpus, switch, scale: float) -> np.ndarray:
     ``restart_s`` at every width, setup ``"authors_code"``)."""
     if isinstance(switch, str) and switch == "measured":
         if not np.isfinite(arrays.restart_s):
-            raise ValueError("switch='measured' needs a scenario built with "
+            raise InputError("switch='measured' needs a scenario built with "
                              "setup='authors_code' (its 'restart_s')")
         switch = {1: float(arrays.restart_s)}
     return switch_seconds(gpus, switch, scale)
@@ -104,7 +105,7 @@ def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
     for name, flag in (("merge", merge), ("preemptive", o["preemptive"]),
                        ("restart_cost", restart_cost)):
         if not isinstance(flag, bool | np.bool_):
-            raise ValueError(f"{name!r} must be True or False, got {flag!r}")
+            raise InputError(f"{name!r} must be True or False, got {flag!r}")
     cost = _switch(arrays, arrays.allocations, o["switch"], switch_scale)
     return run_titan(arrays, cost, merge=bool(merge), preemptive=bool(o["preemptive"]),
                      constraints=constraints, candidates=candidates,
@@ -186,7 +187,7 @@ def segments_from_log(log_time, log_job, log_kind, gpus, work, overhead) -> Sche
         elif kind == PREEMPT:
             progress = min(left[j], max(0.0, t - switch_end) / float(work[j]))
         else:  # pragma: no cover - the engine's log has three kinds
-            raise ValueError(f"unknown log kind {kind}")
+            raise InputError(f"unknown log kind {kind}")
         left[j] -= progress
         rec.interval(j, int(gpus[j]), start, switch_end, t, progress)
     return rec.schedule(widths="requested")

@@ -31,6 +31,7 @@ import json
 import numpy as np
 import xarray as xr
 
+from ..model.errors import ResultError
 from .milp import allocation_set
 from .schedule import KINDS, RUN, SWITCH, WIDTHS, Schedule
 
@@ -100,11 +101,12 @@ def _derive(schedule: Schedule, n: int):
 
 
 def _fail(what: str) -> None:
-    raise ValueError(f"check_result: {what}")
+    raise ResultError(f"check_result: {what}")
 
 
 def check_result(result: xr.Dataset) -> None:
-    """Re-derive and check a TITAN result; ``ValueError`` naming the broken constraint.
+    """Re-derive and check a TITAN result; :class:`~lorasched.model.errors.ResultError` naming the
+    broken constraint.
 
     Checked: GPUs in use <= M at every instant (eq. 4/11); every allocation in the
     scenario's set A (eq. 2),

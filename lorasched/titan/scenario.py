@@ -54,6 +54,7 @@ from typing import NamedTuple
 import numpy as np
 import xarray as xr
 
+from ..model.errors import InputError
 from .helios import helios_workload
 from .lut import load_lut, step_time, with_scalability
 from .milp import allocation_set
@@ -89,7 +90,7 @@ class TitanArrays(NamedTuple):
 def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | None = None,
                    model: str = "vit-large", gpu: str = "V100", nodes: int | None = None,
                    gpus_per_node: int = 4, seed: int = 0, setup: str = "paper",
-                   ckpt_s: float | None = None) -> xr.Dataset:
+                   ckpt_s: float | None = None, oversize: str = "error") -> xr.Dataset:
     """A TITAN scenario (module docstring).
 
     Parameters
@@ -118,28 +119,35 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
         Module docstring.
     ckpt_s : float, optional
         ``"authors_code"`` only: the checkpoint seconds added to every start (default 30).
+    oversize : ``"error"``, ``"cap"`` or ``"drop"``
+        A job that requests more GPUs than the cluster has: an error naming it (default),
+        its request lowered to the cluster's GPUs (``"cap"``; the request is what the
+        baselines run on, TITAN chooses its own allocation), or the job left out
+        (``"drop"``). The attribute ``oversize_jobs`` counts the jobs capped or dropped.
     """
+    if oversize not in OVERSIZE:
+        raise InputError(f"oversize must be one of {OVERSIZE}, got {oversize!r}")
     if setup not in SETUPS:
-        raise ValueError(f"setup must be one of {SETUPS}, got {setup!r}")
+        raise InputError(f"setup must be one of {SETUPS}, got {setup!r}")
     if ckpt_s is not None and setup != "authors_code":
-        raise ValueError("ckpt_s applies to setup='authors_code' only")
+        raise InputError("ckpt_s applies to setup='authors_code' only")
     if ckpt_s is None:
         ckpt_s = AUTHORS_CKPT_S
     if (isinstance(ckpt_s, bool) or not isinstance(ckpt_s, numbers.Real)
             or not math.isfinite(ckpt_s) or ckpt_s < 0):
-        raise ValueError(f"ckpt_s must be a non-negative number of seconds, got {ckpt_s!r}")
+        raise InputError(f"ckpt_s must be a non-negative number of seconds, got {ckpt_s!r}")
     if nodes is None:
         nodes = AUTHORS_NODES if setup == "authors_code" else 16
     for name, value in (("nodes", nodes), ("gpus_per_node", gpus_per_node)):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+            raise InputError(f"{name} must be a positive integer, got {value!r}")
     if workload not in WORKLOADS:
-        raise ValueError(f"workload must be one of {WORKLOADS}, got {workload!r}")
+        raise InputError(f"workload must be one of {WORKLOADS}, got {workload!r}")
     if (isinstance(density, bool) or not isinstance(density, numbers.Real)
             or not math.isfinite(density) or density <= 0):
-        raise ValueError(f"density must be a positive number, got {density!r}")
+        raise InputError(f"density must be a positive number, got {density!r}")
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise ValueError(f"seed must be an integer, got {seed!r}")
+        raise InputError(f"seed must be an integer, got {seed!r}")
     lut = load_lut(gpu, model)
     if workload == "helios":
         ds = helios_workload(jobs=320 if jobs is None else jobs, density=density,
@@ -147,22 +155,49 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
     else:
         ds = _authors(density, model, int(seed), jobs)
     if setup == "paper":
+        ds = _fit(ds, nodes * gpus_per_node, oversize)
         return build(ds, lut, nodes * gpus_per_node, nodes=int(nodes),
                      gpus_per_node=int(gpus_per_node), workload=workload,
-                     density=float(density), seed=int(seed))
+                     density=float(density), seed=int(seed),
+                     oversize_jobs=int(ds.attrs.get("oversize_jobs", 0)))
     if "context_switch_s" not in lut:
-        raise ValueError(f"setup='authors_code' needs the measured context switch of "
+        raise InputError(f"setup='authors_code' needs the measured context switch of "
                          f"{model!r} on {gpu} ({model}_context_switch.csv)")
     switch = float(lut["context_switch_s"].max())
     M = nodes * gpus_per_node
     if gpus_per_node == 4:
         lut = with_scalability(lut, min(nodes, -(-AUTHORS_MAX_JOB_GPUS // 4)))
     allocs = authors_allocation_set(M)
+    ds = _fit(ds, M, oversize)
     return build(ds, lut, M, allocations=allocs, job_cap=AUTHORS_MAX_JOB_GPUS,
+                 oversize_jobs=int(ds.attrs.get("oversize_jobs", 0)),
                  nodes=int(nodes), gpus_per_node=int(gpus_per_node), workload=workload,
                  density=float(density), seed=int(seed), setup=setup,
                  context_switch_s=switch, ckpt_s=float(ckpt_s),
                  restart_s=switch + float(ckpt_s))
+
+
+#: what :func:`titan_scenario` does with a job that requests more GPUs than the cluster has
+OVERSIZE = ("error", "cap", "drop")
+
+
+def _fit(ds: xr.Dataset, gpus: int, oversize: str) -> xr.Dataset:
+    """The job table with the jobs that request more than ``gpus`` GPUs capped or dropped
+    (``oversize``; ``"error"`` leaves them to :func:`build`, which names the first)."""
+    requested = ds["requested_gpus"].values
+    over = requested > gpus
+    if oversize == "error" or not over.any():
+        return ds
+    if oversize == "cap":
+        ds = ds.copy()
+        ds["requested_gpus"] = ("job", np.minimum(requested, gpus).astype(requested.dtype))
+    else:
+        if over.all():
+            raise InputError(f"oversize='drop': every job requests more than the cluster's "
+                             f"{gpus} GPUs; none is left")
+        ds = ds.isel(job=np.flatnonzero(~over)).assign_coords(job=np.arange(int((~over).sum())))
+    ds.attrs["oversize_jobs"] = int(over.sum())
+    return ds
 
 
 def authors_allocation_set(max_gpus: int) -> tuple[int, ...]:
@@ -174,7 +209,7 @@ def authors_allocation_set(max_gpus: int) -> tuple[int, ...]:
 def _authors(density: float, model: str, seed: int, jobs: int | None) -> xr.Dataset:
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral)
                              or jobs < 1):
-        raise ValueError(f"jobs must be a positive integer or None, got {jobs!r}")
+        raise InputError(f"jobs must be a positive integer or None, got {jobs!r}")
     half = math.isclose(density, 0.5)
     full = load_workload(1 if half else density, model)
     n = full.sizes["job"]
@@ -182,7 +217,7 @@ def _authors(density: float, model: str, seed: int, jobs: int | None) -> xr.Data
     if jobs is not None:
         want = round(jobs * density)
         if want > keep:
-            raise ValueError(f"jobs: {jobs} x density {density:g} = {want} jobs, but the "
+            raise InputError(f"jobs: {jobs} x density {density:g} = {want} jobs, but the "
                              f"authors' workload has {keep} at that density")
         keep = want
     if keep == n:
@@ -206,14 +241,15 @@ def build(ds: xr.Dataset, lut: xr.Dataset, gpus: int, *, allocations=None,
     for var in ("name", "application", "submit_s", "requested_gpus", "target_batch_size",
                 "total_iterations", "samples_per_epoch"):
         if var not in ds:
-            raise ValueError(f"job table has no {var!r}")
+            raise InputError(f"job table has no {var!r}")
     requested = ds["requested_gpus"].values.astype(np.int64)
     names = ds["name"].values
     over = np.flatnonzero(requested > gpus)
     if over.size:
         j = int(over[0])
-        raise ValueError(f"job {j} ({names[j]!r}): 'requested_gpus' = {requested[j]} exceeds "
-                         f"the cluster's {gpus} GPUs")
+        raise InputError(f"job {j} ({names[j]!r}): 'requested_gpus' = {requested[j]} exceeds "
+                         f"the cluster's {gpus} GPUs (oversize='cap' lowers such requests "
+                         "to the cluster's GPUs, 'drop' leaves the jobs out)")
     batch = ds["target_batch_size"].values.astype(np.int64)
     batches, batch_id = np.unique(batch, return_inverse=True)
     measured = set(lut["gpus"].values.tolist())
@@ -234,7 +270,7 @@ def build(ds: xr.Dataset, lut: xr.Dataset, gpus: int, *, allocations=None,
         try:
             req_s[j] = step_time(lut, g, bs)
         except ValueError as err:
-            raise ValueError(f"job {j} ({names[j]!r}): no step time for its "
+            raise InputError(f"job {j} ({names[j]!r}): no step time for its "
                              f"requested_gpus={g} at batch {bs}: {err}") from None
     apps, app_id = np.unique(ds["application"].values.astype(str), return_inverse=True)
     out = xr.Dataset(
@@ -266,25 +302,25 @@ def build(ds: xr.Dataset, lut: xr.Dataset, gpus: int, *, allocations=None,
 def validate(scenario: xr.Dataset) -> None:
     """Raise ``ValueError`` naming the field and the job of the first bad value."""
     if scenario.attrs.get("system") != "titan":
-        raise ValueError(f"not a TITAN scenario (attrs['system'] = "
+        raise InputError(f"not a TITAN scenario (attrs['system'] = "
                          f"{scenario.attrs.get('system')!r})")
     need = ("submit_s", "total_iterations", "requested_gpus", "requested_iter_s", "app_id",
             "batch_id", "samples_per_epoch", "iter_s")
     for var in need:
         if var not in scenario:
-            raise ValueError(f"scenario has no {var!r}")
+            raise InputError(f"scenario has no {var!r}")
     setup = scenario.attrs.get("setup", "paper")
     if setup not in SETUPS:
-        raise ValueError(f"scenario attribute 'setup' must be one of {SETUPS}, got "
+        raise InputError(f"scenario attribute 'setup' must be one of {SETUPS}, got "
                          f"{setup!r}")
     restart = scenario.attrs.get("restart_s", math.nan)
     if setup == "authors_code" and not (isinstance(restart, numbers.Real)
                                         and math.isfinite(restart) and restart >= 0):
-        raise ValueError(f"scenario attribute 'restart_s' must be a non-negative number "
+        raise InputError(f"scenario attribute 'restart_s' must be a non-negative number "
                          f"of seconds for setup 'authors_code', got {restart!r}")
     M = scenario.attrs.get("gpus")
     if isinstance(M, bool) or not isinstance(M, numbers.Integral | np.integer) or M < 1:
-        raise ValueError(f"scenario attribute 'gpus' must be a positive integer, got {M!r}")
+        raise InputError(f"scenario attribute 'gpus' must be a positive integer, got {M!r}")
     names = scenario["name"].values if "name" in scenario else np.arange(scenario.sizes["job"])
     n_batch = scenario.sizes["batch"]
     checks = (
@@ -301,18 +337,18 @@ def validate(scenario: xr.Dataset) -> None:
         bad = np.flatnonzero(~ok(values))
         if bad.size:
             j = int(bad[0])
-            raise ValueError(f"job {j} ({names[j]!r}): {var!r} = {values[j].item()!r} {why}")
+            raise InputError(f"job {j} ({names[j]!r}): {var!r} = {values[j].item()!r} {why}")
     iter_s = scenario["iter_s"].values
     if np.any(iter_s[np.isfinite(iter_s)] <= 0) or np.any(np.isinf(iter_s)):
-        raise ValueError("'iter_s' must be positive where given (nan = not offered)")
+        raise InputError("'iter_s' must be positive where given (nan = not offered)")
     allocs = scenario["allocation"].values
     if np.any(allocs > M) or np.any(allocs < 1):
-        raise ValueError(f"allocations {allocs.tolist()} must lie in 1..{M}")
+        raise InputError(f"allocations {allocs.tolist()} must lie in 1..{M}")
     offered = np.isfinite(iter_s).any(axis=1)
     used = np.unique(scenario["batch_id"].values)
     if not offered[used].all():
         b = int(used[~offered[used]][0])
-        raise ValueError(f"batch {scenario['batch'].values[b]}: no allocation has a step "
+        raise InputError(f"batch {scenario['batch'].values[b]}: no allocation has a step "
                          f"time ('iter_s' all nan)")
 
 

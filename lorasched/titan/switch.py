@@ -28,6 +28,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ..model.errors import InputError
+
 #: seconds per switch of ViT-L/16 without pipeline switch, by GPUs (authors' first commit)
 NAIVE_S = {1: 18.0, 2: 22.0, 4: 29.0, 8: 46.0}
 #: seconds per switch of ViT-L/16 with TITAN's pipeline switch, by GPUs (same source)
@@ -46,19 +48,19 @@ def switch_table(kind="pipelined") -> dict[int, float]:
     counts, non-negative finite seconds)."""
     if isinstance(kind, str):
         if kind not in SWITCH_TABLES:
-            raise ValueError(f"switch must be one of {sorted(SWITCH_TABLES)} or a mapping "
+            raise InputError(f"switch must be one of {sorted(SWITCH_TABLES)} or a mapping "
                              f"{{gpus: seconds}}, got {kind!r}")
         return dict(SWITCH_TABLES[kind])
     if not isinstance(kind, Mapping) or not kind:
-        raise ValueError(f"switch must be one of {sorted(SWITCH_TABLES)} or a non-empty "
+        raise InputError(f"switch must be one of {sorted(SWITCH_TABLES)} or a non-empty "
                          f"mapping {{gpus: seconds}}, got {kind!r}")
     table = {}
     for g, s in kind.items():
         if isinstance(g, bool) or not isinstance(g, numbers.Integral) or g < 1:
-            raise ValueError(f"switch table: GPU count {g!r} must be a positive integer")
+            raise InputError(f"switch table: GPU count {g!r} must be a positive integer")
         if (isinstance(s, bool) or not isinstance(s, numbers.Real) or not math.isfinite(s)
                 or s < 0):
-            raise ValueError(f"switch table: seconds for {g} GPUs must be a non-negative "
+            raise InputError(f"switch table: seconds for {g} GPUs must be a non-negative "
                              f"finite number, got {s!r}")
         table[int(g)] = float(s)
     return dict(sorted(table.items()))
@@ -70,10 +72,10 @@ def switch_seconds(gpus, kind="pipelined", scale: float = 1.0) -> np.ndarray:
     table = switch_table(kind)
     if (isinstance(scale, bool) or not isinstance(scale, numbers.Real)
             or not math.isfinite(scale) or scale < 0):
-        raise ValueError(f"switch_scale must be a non-negative finite number, got {scale!r}")
+        raise InputError(f"switch_scale must be a non-negative finite number, got {scale!r}")
     xs = np.array(list(table), dtype=float)
     ys = np.array(list(table.values()), dtype=float)
     g = np.asarray(gpus, dtype=float)
     if np.any(~np.isfinite(g) | (g < 1)):
-        raise ValueError(f"gpus must be >= 1, got {gpus!r}")
+        raise InputError(f"gpus must be >= 1, got {gpus!r}")
     return np.interp(g, xs, ys) * float(scale)  # flat beyond the table's ends

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..model.errors import InputError
+
 
 def read_csv(path: Path, dtype, *, required: bool = False) -> pd.DataFrame | None:
     """A CSV as a DataFrame (no value is read as missing), or None if an optional table does
@@ -19,7 +21,7 @@ def read_csv(path: Path, dtype, *, required: bool = False) -> pd.DataFrame | Non
     try:
         return pd.read_csv(path, dtype=dtype, keep_default_na=False, na_values=[])
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        raise ValueError(f"{path}: not a readable CSV ({err})") from err
+        raise InputError(f"{path}: not a readable CSV ({err})") from err
 
 
 def require_columns(frame: pd.DataFrame, name, columns) -> None:
@@ -27,7 +29,7 @@ def require_columns(frame: pd.DataFrame, name, columns) -> None:
     table has no rows."""
     for column in columns:
         if column not in frame.columns:
-            raise ValueError(f"{name}: missing column {column!r} (has {list(frame.columns)}; "
+            raise InputError(f"{name}: missing column {column!r} (has {list(frame.columns)}; "
                              f"needs {list(columns)})")
     if len(frame) == 0:
-        raise ValueError(f"{name}: no rows")
+        raise InputError(f"{name}: no rows")

@@ -63,6 +63,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ..model.errors import InputError
 from ..model.traces import trace_dir
 from .tables import read_csv, require_columns
 
@@ -142,15 +143,15 @@ def load_workload(density=1, model: str = "vit", folder=None) -> xr.Dataset:
     folder = _folder(folder)
     files = _files(folder)
     if isinstance(density, bool) or not isinstance(density, numbers.Real):
-        raise ValueError(f"density must be a number, one of {sorted(files)}; got "
+        raise InputError(f"density must be a number, one of {sorted(files)}; got "
                          f"{density!r}")
     match = [d for d in files if math.isclose(d, float(density), rel_tol=1e-9)]
     if not match:
-        raise ValueError(f"density {density!r} has no workload in {folder / 'workloads'}; "
+        raise InputError(f"density {density!r} has no workload in {folder / 'workloads'}; "
                          f"choose one of {sorted(files)}")
     density = match[0]
     if not isinstance(model, str) or model not in files[density]:
-        raise ValueError(f"model {model!r} has no workload at density {density:g} in "
+        raise InputError(f"model {model!r} has no workload at density {density:g} in "
                          f"{folder / 'workloads'}; choose one of {sorted(files[density])}")
     path = files[density][model]
     curves_path = folder / "curves" / "hpo_task_info.json"
@@ -163,26 +164,26 @@ def load_workload(density=1, model: str = "vit", folder=None) -> xr.Dataset:
         where = f"{path}, line {i + 2} (job {row.name!r})"
         model_curves = curves.get(row.model)
         if model_curves is None or row.dataset not in model_curves:
-            raise ValueError(
+            raise InputError(
                 f"{where}, column 'application': application {row.application!r} has no "
                 f"curve in {curves_path} (models {sorted(curves)}"
                 + (f"; datasets of {row.model!r}: {sorted(model_curves)}" if model_curves
                    else "") + ")")
         if row.dataset not in scale:
-            raise ValueError(f"{where}, column 'application': application "
+            raise InputError(f"{where}, column 'application': application "
                              f"{row.application!r} has no dataset scale for "
                              f"{row.dataset!r} in {folder / 'dataset_scale.csv'} (datasets "
                              f"{sorted(scale)})")
         by_lr = model_curves[row.dataset]
         lr_key = _match(by_lr, row.target_lr, float)
         if lr_key is None:
-            raise ValueError(f"{where}, column 'target_lr': learning rate "
+            raise InputError(f"{where}, column 'target_lr': learning rate "
                              f"{row.target_lr:g} has no curve for {row.application!r} in "
                              f"{curves_path} (learning rates {list(by_lr)})")
         by_steps = by_lr[lr_key]
         steps_key = _match(by_steps, row.target_gradient_steps, float)
         if steps_key is None:
-            raise ValueError(f"{where}, column 'target_gradient_steps': gradient steps "
+            raise InputError(f"{where}, column 'target_gradient_steps': gradient steps "
                              f"{row.target_gradient_steps} have no curve for "
                              f"{row.application!r} at learning rate {lr_key!r} in "
                              f"{curves_path} (gradient steps {list(by_steps)})")
@@ -242,7 +243,7 @@ def merge_candidates(ds: xr.Dataset) -> list[tuple[int, ...]]:
         raise TypeError(f"ds must be an xarray.Dataset from load_workload, got "
                         f"{type(ds).__name__}")
     if "application" not in ds or ds["application"].dims != ("job",):
-        raise ValueError("ds has no 'application' over 'job': build it with load_workload")
+        raise InputError("ds has no 'application' over 'job': build it with load_workload")
     groups: dict[str, list[int]] = {}
     for i, app in enumerate(ds["application"].values.tolist()):
         groups.setdefault(str(app), []).append(i)
@@ -288,7 +289,7 @@ def _numbers(frame, column, path, names, *, integer=False, positive=False, minim
                 f"a finite number >= {minimum:g}" if minimum is not None else
                 "a finite number")
         job = f" (job {names[i]!r})" if names is not None else ""
-        raise ValueError(f"{path}, line {i + 2}{job}, column {column!r}: must be {need}, "
+        raise InputError(f"{path}, line {i + 2}{job}, column {column!r}: must be {need}, "
                          f"got {raw.iloc[i]!r}")
     return values
 
@@ -300,9 +301,9 @@ def _read_jobs(path: Path) -> pd.DataFrame:
     seen: dict[str, int] = {}
     for i, name in enumerate(names):
         if not name:
-            raise ValueError(f"{path}, line {i + 2}, column 'name': empty job name")
+            raise InputError(f"{path}, line {i + 2}, column 'name': empty job name")
         if name in seen:
-            raise ValueError(f"{path}, line {i + 2} (job {name!r}), column 'name': duplicate "
+            raise InputError(f"{path}, line {i + 2} (job {name!r}), column 'name': duplicate "
                              f"job name (first at line {seen[name] + 2})")
         seen[name] = i
     out = pd.DataFrame({"name": names})
@@ -312,7 +313,7 @@ def _read_jobs(path: Path) -> pd.DataFrame:
     for i, app in enumerate(apps):
         parts = app.split("@")
         if len(parts) != 2 or not all(parts):
-            raise ValueError(f"{path}, line {i + 2} (job {names[i]!r}), column "
+            raise InputError(f"{path}, line {i + 2} (job {names[i]!r}), column "
                              f"'application': must be 'model@dataset', got {app!r}")
         models.append(parts[0])
         datasets.append(parts[1])
@@ -333,9 +334,9 @@ def _read_scale(path: Path) -> dict[str, int]:
     for i, (name, value) in enumerate(zip(frame["dataset"], values, strict=True)):
         name = str(name).strip()
         if not name:
-            raise ValueError(f"{path}, line {i + 2}, column 'dataset': empty dataset name")
+            raise InputError(f"{path}, line {i + 2}, column 'dataset': empty dataset name")
         if name in scale:
-            raise ValueError(f"{path}, line {i + 2}, column 'dataset': duplicate dataset "
+            raise InputError(f"{path}, line {i + 2}, column 'dataset': duplicate dataset "
                              f"{name!r}")
         scale[name] = int(value)
     return scale
@@ -347,13 +348,13 @@ def _read_curves(path: Path) -> dict:
     try:
         curves = json.loads(path.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise ValueError(f"{path}: not readable JSON ({err})") from err
+        raise InputError(f"{path}: not readable JSON ({err})") from err
     if not isinstance(curves, dict) or not all(
             isinstance(by_dataset, dict) and all(
                 isinstance(by_lr, dict) and all(isinstance(s, dict) for s in by_lr.values())
                 for by_lr in by_dataset.values())
             for by_dataset in curves.values()):
-        raise ValueError(f"{path}: must map model -> dataset -> learning rate -> gradient "
+        raise InputError(f"{path}: must map model -> dataset -> learning rate -> gradient "
                          f"steps -> {{<metric>: [...], <metric>_epoch: [...]}}")
     return curves
 
@@ -375,17 +376,17 @@ def _curve(entry, path: Path, keys) -> tuple[str, list[float], list[float]]:
     at = f"{path}, curve {' -> '.join(keys)}"
     names = [k for k in entry if not k.endswith("_epoch")] if isinstance(entry, dict) else []
     if len(names) != 1 or f"{names[0]}_epoch" not in entry:
-        raise ValueError(f"{at}: must hold one <metric> list and its <metric>_epoch list, "
+        raise InputError(f"{at}: must hold one <metric> list and its <metric>_epoch list, "
                          f"has keys {list(entry) if isinstance(entry, dict) else entry!r}")
     name = names[0]
     values, epochs = entry[name], entry[f"{name}_epoch"]
     if not isinstance(values, list) or not isinstance(epochs, list) or len(values) != len(
             epochs):
-        raise ValueError(f"{at}: {name!r} and {name + '_epoch'!r} must be lists of equal "
+        raise InputError(f"{at}: {name!r} and {name + '_epoch'!r} must be lists of equal "
                          f"length")
     for label, seq in ((name, values), (f"{name}_epoch", epochs)):
         for j, v in enumerate(seq):
             if (isinstance(v, bool) or not isinstance(v, numbers.Real)
                     or not math.isfinite(v)):
-                raise ValueError(f"{at}, {label}[{j}]: must be a finite number, got {v!r}")
+                raise InputError(f"{at}, {label}[{j}]: must be a finite number, got {v!r}")
     return name, [float(v) for v in values], [float(e) for e in epochs]

@@ -16,6 +16,7 @@ import xarray as xr
 
 from ...experiments import Sweep
 from ...experiments import calibrate as _calibrate
+from ...model.errors import InputError
 from ...pdftsp.auction import ALPHA_GRID, BETA_GRID
 from ...pdftsp.baselines import titan as _titan
 from ...pdftsp.workload import LOADS
@@ -40,7 +41,7 @@ def titan_setting(mip: str):
     cells, so the two settings' cells never mix in a store)."""
     global TITAN_OPTIONS
     if mip not in _titan.MIP_SETTINGS:
-        raise ValueError(f"mip must be one of {tuple(_titan.MIP_SETTINGS)}, got {mip!r}")
+        raise InputError(f"mip must be one of {tuple(_titan.MIP_SETTINGS)}, got {mip!r}")
     saved = TITAN_OPTIONS
     TITAN_OPTIONS = {**saved, "mip": mip}
     try:

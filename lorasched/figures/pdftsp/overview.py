@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from ...experiments.grid import code_fingerprint
+from ...model.errors import InputError
 from ..base import Prose, check_size, default_store, paragraphs
 from . import common
 from .catalog import FIGURES, reproduce
@@ -155,7 +156,7 @@ def titan_setting_verdicts(settings=("rens_lean", "rens_pscost"), *, size: str =
     if merge and out_path is not None and Path(out_path).is_file():
         old = json.loads(Path(out_path).read_text())
         if old.get("size") != size:
-            raise ValueError(f"{out_path}: its rows are of size {old.get('size')!r}, not "
+            raise InputError(f"{out_path}: its rows are of size {old.get('size')!r}, not "
                              f"{size!r}: they cannot be merged")
     rows = {}
     for mip in settings:
@@ -191,7 +192,7 @@ def setting_verdicts_table(data: dict) -> pd.DataFrame:
     for mip in others:
         other = pd.DataFrame(data["rows"][mip])[key + ["ours", "verdict"]]
         if len(other) != len(table):
-            raise ValueError(f"the summaries under {first!r} and {mip!r} have different "
+            raise InputError(f"the summaries under {first!r} and {mip!r} have different "
                              f"claims ({len(table)} and {len(other)} rows)")
         table[f"ours ({mip})"] = other["ours"].values
         table[f"verdict ({mip})"] = other["verdict"].values

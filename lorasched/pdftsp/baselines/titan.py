@@ -80,6 +80,7 @@ import time
 import numpy as np
 from tqdm import tqdm
 
+from ...model.errors import InputError
 from .. import bound
 from ..decisions import CellCollector, Decisions
 from ..pricing import posted_prices
@@ -180,9 +181,9 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
     machine-dependent results.
     """
     if objective not in OBJECTIVES:
-        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+        raise InputError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
     if mip not in MIP_SETTINGS:
-        raise ValueError(f"mip must be one of {tuple(MIP_SETTINGS)}, got {mip!r}")
+        raise InputError(f"mip must be one of {tuple(MIP_SETTINGS)}, got {mip!r}")
     method, setting_nodes, mip_options = MIP_SETTINGS[mip]
     if mip_max_nodes is None:
         mip_max_nodes = setting_nodes

@@ -1,0 +1,45 @@
+"""lorasched's two documented error classes: the error contract of every system.
+
+* :class:`InputError` -- bad input: a scenario (file or dataset), a trace, a sweep or
+  constants file, an option of a policy, a flag of the command line, a request to the
+  service. Its message names the file or variable, the item (task, job, line, cell, node)
+  and the rule broken. It is a ``ValueError``, so code that catches ``ValueError`` keeps
+  working. The command line prints it as one line on stderr and exits with status 2.
+* :class:`ResultError` -- a result that breaks its system's model, raised by every
+  system's ``check_result`` (:func:`lorasched.check_result`). Its message names the
+  constraint, the item (task, job, node, slot) and the values. It is an
+  ``AssertionError``: a result that fails it is a bug, not bad input.
+"""
+
+from __future__ import annotations
+
+
+class InputError(ValueError):
+    """Bad input; the message names the file or variable, the item and the rule broken."""
+
+
+class ResultError(AssertionError):
+    """A result violates its system's model; the message names the constraint, the item
+    (task, job, node, slot) and the values."""
+
+
+def read_text(path, what: str = "file") -> str:
+    """The text of ``path`` (UTF-8), or :class:`InputError` naming the file and what is
+    wrong: missing, a folder, unreadable, or not UTF-8 (with the line and the byte)."""
+    from pathlib import Path
+
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder, not a {what}")
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such {what}") from None
+    except OSError as err:
+        raise InputError(f"{path}: cannot read the {what} ({err.strerror or err})") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw[:err.start].count(b"\n") + 1
+        raise InputError(f"{path} line {line}: byte 0x{raw[err.start]:02x} is not UTF-8 "
+                         f"text; save the {what} as UTF-8") from None
