@@ -216,7 +216,8 @@ def _parser() -> argparse.ArgumentParser:
     pdftsp.add_argument("--task-sizes", default="paper", choices=["paper", "trace"],
                      help="task work from the paper's ranges or the trace jobs' GPU time")
     sim.add_argument("--out", default=None, help="write the result dataset (netCDF)")
-    pdftsp.add_argument("--progress", action="store_true", help="show a progress bar")
+    sim.add_argument("--progress", action="store_true",
+                     help="show a progress bar (pdftsp: tasks; titan: finished jobs)")
 
     sw = sub.add_parser(
         "sweep", help="run a declared sweep (grid x algorithms x seeds), parallel, resumable",

@@ -143,7 +143,8 @@ def _simulate_titan(args) -> int:
         value = getattr(args, name)
         if value not in (None, False):
             options[name] = value
-    result = systems.simulate(scenario, algorithm=algorithm, seed=args.seed, **options)
+    result = systems.simulate(scenario, algorithm=algorithm, seed=args.seed,
+                              progress=args.progress, **options)
     systems.check_result(result)
     a = result.attrs
     print(f"{algorithm}: {a['n_jobs']} jobs ({workload} workload, density {args.density:g}, "

@@ -50,8 +50,8 @@ def simulate(scenario: xr.Dataset, algorithm: str | None = None, seed: int | Non
 
     ``algorithm`` defaults to the system's own algorithm (its first policy, e.g.
     ``"pdftsp"``). ``seed`` seeds the ``numpy.random.Generator`` handed to the policy; the
-    same seed gives the same result. ``options`` go to the policy; an unknown one is a
-    ``TypeError`` naming it.
+    same seed gives the same result. ``options`` go to the policy; an unknown one is an
+    :class:`~lorasched.InputError` naming it.
     """
     system = of(scenario)
     if algorithm is None:

@@ -204,7 +204,7 @@ def test_serverful_concurrency_above_the_cap(valid):
     assert peak >= 2
     bad = mutable(valid)
     bad.attrs["capacity"] = peak - 1
-    with pytest.raises(ValueError, match=rf"serverful concurrency <= the cap.*{peak} "
+    with pytest.raises(ResultError, match=rf"serverful concurrency <= the cap.*{peak} "
                                          rf"workers open at once, cap {peak - 1}"):
         check_result(bad)
     ok = mutable(valid)
@@ -248,7 +248,7 @@ def test_vast_lease_price_is_the_offer_price(valid):
     bad = mutable(valid)
     i = int(np.flatnonzero(bad["lease_provider"].values == "vast")[0])
     bad["lease_price_per_h"].values[i] *= 1.5
-    with pytest.raises(ValueError, match=rf"breaks 'marketplace leases pay the offer's "
+    with pytest.raises(ResultError, match=rf"breaks 'marketplace leases pay the offer's "
                                          rf"price': lease {i}"):
         check_result(bad)
 

@@ -164,11 +164,11 @@ def test_hyphenated_names(small, hyphen, name):
 
 
 def test_unknown_option_is_a_type_error_naming_it(small):
-    with pytest.raises(TypeError, match="bogus"):
+    with pytest.raises(ValueError, match="bogus"):
         simulate(small, "allpass", bogus=1)
-    with pytest.raises(TypeError, match="quantum_s"):
+    with pytest.raises(ValueError, match="quantum_s"):
         simulate(small, "tl_p", quantum_s=10.0)
-    with pytest.raises(TypeError, match="bogus"):
+    with pytest.raises(ValueError, match="bogus"):
         systems.simulate(small, "hpa", bogus=True)
 
 

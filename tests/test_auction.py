@@ -166,7 +166,7 @@ def test_invalid_options_are_clear_errors():
     with pytest.raises(ValueError, match="alpha"):
         OnlineAuction(arrays, alpha=float("nan"), beta=1.0)
     sc = lorasched.synthetic_scenario(nodes=2, slots=6, load=1.0, seed=0)
-    with pytest.raises(TypeError, match="alpah"):
+    with pytest.raises(ValueError, match="alpah"):
         lorasched.simulate(sc, alpah=1.0)
     with pytest.raises(ValueError, match="unknown algorithm"):
         lorasched.simulate(sc, algorithm="magic")

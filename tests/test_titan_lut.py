@@ -238,7 +238,7 @@ def test_bad_arguments_are_named(a100):
         best_configuration(a100, 8, [64, 0])
     with pytest.raises(ValueError, match="non-empty"):
         best_configuration(a100, 8, [])
-    with pytest.raises(TypeError, match="xarray.Dataset"):
+    with pytest.raises(ValueError, match="xarray.Dataset"):
         step_time({"step_time": 1}, 8, 512)
 
 

@@ -76,7 +76,7 @@ def test_allocation_set_rejects_negative():
     """A negative or non-integer max_gpus is refused by name."""
     with pytest.raises(ValueError, match="max_gpus"):
         allocation_set(-1)
-    with pytest.raises(TypeError, match="max_gpus"):
+    with pytest.raises(ValueError, match="max_gpus"):
         allocation_set(2.5)
 
 

@@ -515,9 +515,9 @@ def test_system_plumbing(authors, titan_result):
     assert res.attrs["algorithm"] == "titan_nomerge"
     assert res.attrs["n_merged_jobs"] == 0 and not res["merged"].values.any()
     assert (res["unit_size"].values == 1).all()
-    with pytest.raises(TypeError, match="frobnicate"):
+    with pytest.raises(ValueError, match="frobnicate"):
         lorasched.simulate(authors, "titan", frobnicate=1)
-    with pytest.raises(TypeError, match="merge"):  # titan_nomerge takes no 'merge'
+    with pytest.raises(ValueError, match="merge"):  # titan_nomerge takes no 'merge'
         lorasched.simulate(authors, "titan_nomerge", merge=True)
     metrics = measure(authors, titan_result)
     assert set(metrics) == set(METRICS)

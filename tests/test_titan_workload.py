@@ -288,7 +288,7 @@ def test_merge_candidates_small_case():
     ds = xr.Dataset({"application": ("job", np.array(["a@x", "b@y", "a@x", "c@z", "b@y",
                                                       "a@x"], dtype=object))})
     assert merge_candidates(ds) == [(0, 2, 5), (1, 4)]
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError):
         merge_candidates({"application": []})
     with pytest.raises(ValueError, match="application"):
         merge_candidates(xr.Dataset())

@@ -35,12 +35,13 @@ def policy_options(run: Callable) -> frozenset[str]:
 
 
 def check_options(run: Callable, algorithm: str, options: dict) -> None:
-    """``TypeError`` naming the options ``run`` does not accept, and those it does."""
+    """:class:`~lorasched.model.errors.InputError` naming the options ``run`` does not
+    accept, and those it does."""
     params = inspect.signature(run).parameters
     unknown = sorted(set(options) - set(params))
     if unknown:
         allowed = sorted(p for p in params if p not in POLICY_ARGUMENTS)
-        raise TypeError(f"algorithm {algorithm!r} got unknown option(s) {unknown}; "
+        raise InputError(f"algorithm {algorithm!r} got unknown option(s) {unknown}; "
                         f"it accepts {allowed}")
 
 

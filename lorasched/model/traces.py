@@ -138,7 +138,7 @@ def _resolve(name_or_path) -> tuple[str, Path]:
     if isinstance(name_or_path, str) and name_or_path in TRACES:
         return name_or_path, trace_dir() / TRACES[name_or_path]
     if not isinstance(name_or_path, str | os.PathLike):
-        raise TypeError(f"trace must be one of {sorted(TRACES)} or a path, got "
+        raise InputError(f"trace must be one of {sorted(TRACES)} or a path, got "
                         f"{type(name_or_path).__name__}")
     path = Path(name_or_path)
     if not path.is_file():

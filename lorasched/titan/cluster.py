@@ -69,11 +69,13 @@ Options beside the paper's reading (issue 25; each labelled, none the default):
 
 from __future__ import annotations
 
+import contextvars
 import math
 import time
 from itertools import combinations
 
 import numpy as np
+from tqdm import tqdm
 
 from ..jobsim.engine import on_tick
 from ..model.errors import InputError
@@ -123,6 +125,12 @@ def merged_iterations(iterations, scale, rule: str = "log") -> float:
     if base <= 0:  # scale below the law's range: fall back to proportional scaling
         return float(it[longest] * sc.sum() / sc[longest])
     return float(it[longest] * law / base)
+
+
+#: whether :meth:`TitanCluster.run` shows a bar of finished jobs: set for one run by
+#: :func:`lorasched.titan.system.simulate` (``progress=True``, ``lorasched simulate
+#: --system titan --progress``), so that no policy needs the option
+SHOW_PROGRESS = contextvars.ContextVar("titan_progress", default=False)
 
 
 class TitanCluster:
@@ -227,8 +235,13 @@ class TitanCluster:
         return True
 
     def run(self) -> Schedule:
-        while self.step():
-            pass
+        with tqdm(total=int(self._arrival.size), desc="titan", unit="job",
+                  disable=not SHOW_PROGRESS.get()) as bar:
+            while self.step():
+                if not bar.disable:  # the members of every unit run to its end
+                    done = sum(len(self.record.units[u]) for u, unit in enumerate(self.units)
+                               if unit[1] == 0.0)
+                    bar.update(done - bar.n)
         return self.record.schedule()
 
     # -- units ---------------------------------------------------------------------------

@@ -171,7 +171,7 @@ def from_frames(placements: pd.DataFrame, memory: pd.DataFrame | None = None,
     """
     for name, value in (("gpu", gpu), ("model", model), ("source", source)):
         if not isinstance(value, str) or not value:
-            raise TypeError(f"{name} must be a non-empty string, got {value!r}")
+            raise InputError(f"{name} must be a non-empty string, got {value!r}")
     tables = []
     for name, frame, required in (("placements", placements, True),
                                   ("memory", memory, False),
@@ -179,7 +179,7 @@ def from_frames(placements: pd.DataFrame, memory: pd.DataFrame | None = None,
         if frame is None and not required:
             tables.append(None)
         elif not isinstance(frame, pd.DataFrame):
-            raise TypeError(f"{name} must be a pandas DataFrame, got "
+            raise InputError(f"{name} must be a pandas DataFrame, got "
                             f"{type(frame).__name__}")
         else:
             tables.append(frame.reset_index(drop=True))
@@ -479,7 +479,7 @@ def _build(placements, memory, context_switch, *, gpu, model, source, names, row
 
 def _check_lut(lut) -> None:
     if not isinstance(lut, xr.Dataset):
-        raise TypeError(f"lut must be an xarray.Dataset from load_lut/from_frames, got "
+        raise InputError(f"lut must be an xarray.Dataset from load_lut/from_frames, got "
                         f"{type(lut).__name__}")
     for name in ("step_time", "sync_time", "gpus", "nodes"):
         if name not in lut.variables:

@@ -258,7 +258,7 @@ def solve_with_merging(T, merged_T, groups: Sequence[Sequence[int]], gpus_availa
 
 def _check_count(value, name: str) -> None:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
+        raise InputError(f"{name} must be an integer, got {value!r}")
     if value < 0:
         raise InputError(f"{name} must be >= 0, got {value}")
 
@@ -279,7 +279,7 @@ def _check_progress(values, allocs: tuple[int, ...], name: str, item: str) -> np
     try:
         arr = np.array(values, dtype=float)
     except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} must be a 2-D array of numbers: {err}") from None
+        raise InputError(f"{name} must be a 2-D array of numbers: {err}") from None
     if arr.ndim != 2 or arr.shape[1] != len(allocs):
         raise InputError(f"{name} must have shape ({item}s, {len(allocs)}) for allocations "
                          f"{allocs}, got shape {arr.shape}")
@@ -300,7 +300,7 @@ def _check_groups(groups, n: int) -> tuple[tuple[tuple[int, ...], ...], list[fro
         try:
             members = tuple(group)
         except TypeError:
-            raise TypeError(f"groups[{k}] must be a sequence of job indices, "
+            raise InputError(f"groups[{k}] must be a sequence of job indices, "
                             f"got {group!r}") from None
         for i in members:
             if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < n:

@@ -14,6 +14,7 @@ import xarray as xr
 
 from ..model.system import System, timed_run
 from . import policies
+from .cluster import SHOW_PROGRESS
 from .result import assemble, check_result
 from .scenario import titan_scenario, to_arrays
 
@@ -46,11 +47,18 @@ def policy_name(name: str) -> str:
 
 
 def simulate(scenario: xr.Dataset, algorithm: str = "titan", seed: int | None = 0,
-             **options) -> xr.Dataset:
+             progress: bool = False, **options) -> xr.Dataset:
     """Run policy ``algorithm`` on a TITAN scenario; the result Dataset of :mod:`.result`.
-    ``seed`` seeds the Generator handed to the policy (the shipped ones draw none)."""
-    schedule, elapsed = timed_run(SYSTEM.policy(policy_name(algorithm)), algorithm,
-                                  to_arrays(scenario), seed, options)
+    ``seed`` seeds the Generator handed to the policy (the shipped ones draw none);
+    ``progress`` shows a bar of finished jobs while TITAN's own loop runs (the baselines
+    take a second or less and show none). It is not an option of the policy: the result
+    does not record it."""
+    token = SHOW_PROGRESS.set(bool(progress))
+    try:
+        schedule, elapsed = timed_run(SYSTEM.policy(policy_name(algorithm)), algorithm,
+                                      to_arrays(scenario), seed, options)
+    finally:
+        SHOW_PROGRESS.reset(token)
     result = assemble(scenario, schedule, algorithm=policy_name(algorithm), seed=seed,
                       options=options)
     result.attrs["wall_seconds"] = elapsed

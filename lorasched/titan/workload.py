@@ -240,7 +240,7 @@ def merge_candidates(ds: xr.Dataset) -> list[tuple[int, ...]]:
     order of their first job. Raises ``TypeError`` / ``ValueError`` if ``ds`` is not a
     Dataset with ``application`` over ``job``."""
     if not isinstance(ds, xr.Dataset):
-        raise TypeError(f"ds must be an xarray.Dataset from load_workload, got "
+        raise InputError(f"ds must be an xarray.Dataset from load_workload, got "
                         f"{type(ds).__name__}")
     if "application" not in ds or ds["application"].dims != ("job",):
         raise InputError("ds has no 'application' over 'job': build it with load_workload")
