@@ -746,3 +746,14 @@ def test_cli_runs_the_authors_setup(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["simulate", "--setup", "authors_code"])
     assert stop.value.code == 2 and "--setup is TITAN's" in capsys.readouterr().err
+
+
+def test_progress_shows_finished_jobs_and_changes_nothing(helios, capfd):
+    quiet = lorasched.simulate(helios, "titan")
+    capfd.readouterr()
+    shown = lorasched.simulate(helios, "titan", progress=True)
+    err = capfd.readouterr().err
+    assert "titan" in err and f"{helios.sizes['job']}/{helios.sizes['job']}" in err
+    np.testing.assert_array_equal(shown["finish_s"].values, quiet["finish_s"].values)
+    assert shown.attrs["options"] == quiet.attrs["options"]  # not a policy option
+    lorasched.simulate(helios, "srtf", progress=True)  # the baselines accept it too
