@@ -147,7 +147,7 @@ def test_a_failing_cell_is_reported_and_the_others_finish(tmp_path, capsys):
                "--no-progress"])
     err = capsys.readouterr().err
     assert rc == 1
-    assert "pdftsp [nodes=0, algorithm=pdftsp, seed=1]: ValueError: nodes must be" in err
+    assert "pdftsp [nodes=0, algorithm=pdftsp, seed=1]: InputError: nodes must be" in err
     assert "eft [nodes=0, algorithm=eft, seed=1]" in err
     ds = xr.load_dataset(out)
     assert np.isfinite(ds["welfare"].sel(nodes=3)).all()
