@@ -80,6 +80,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
+from ..model import limits
 from ..model.errors import InputError
 
 #: the three tiers of sec. 2.2
@@ -466,6 +467,8 @@ def load_offer_book(path) -> xr.Dataset:
             if minute < 0:
                 raise InputError(f"{path}, line {line}, column 'minute': {text!r} is not a "
                                  f"non-negative integer")
+            limits.at_most([minute], limits.HORIZON_S // 60, str(path),
+                           lambda i, n=line: f"line {n}, column 'minute'")
             text = fields[i_price].strip()
             try:
                 price = float(text)
@@ -474,6 +477,8 @@ def load_offer_book(path) -> xr.Dataset:
             if not math.isfinite(price) or price <= 0:
                 raise InputError(f"{path}, line {line}, column 'price_per_gpu_h': {text!r} "
                                  f"is not a positive finite price")
+            limits.at_most([price], limits.MAX_PRICE_PER_GPU_H, str(path),
+                           lambda i, n=line: f"line {n}, column 'price_per_gpu_h'")
             rows.setdefault(minute, []).append(price)
     if not rows:
         raise InputError(f"{path}: no rows (one row per offered GPU expected)")

@@ -29,6 +29,7 @@ from typing import NamedTuple
 import numpy as np
 import xarray as xr
 
+from ..model import limits
 from ..model.errors import InputError
 from .clouds import load_offer_book, offer_book
 from .workload import PAPER_JOBS, allpass_workload
@@ -128,6 +129,17 @@ def validate(scenario: xr.Dataset) -> None:
              else list(range(scenario.sizes["job"])))
     if scenario.sizes.get("job", 0) < 1:
         raise InputError("scenario has no jobs")
+    for var in (*JOB_VARS, "price_per_gpu_h"):
+        if scenario[var].dtype.kind not in "iuf":
+            raise InputError(f"scenario variable {var!r} must hold numbers, got "
+                             f"{scenario[var].dtype} values")
+    if len(set(names)) != len(names):
+        seen: dict = {}
+        for j, name in enumerate(names):
+            if name in seen:
+                raise InputError(f"job {j} ({name!r}): duplicate 'name' (first at job "
+                                 f"{seen[name]})")
+            seen[name] = j
     for var in JOB_VARS:
         x = scenario[var].values.astype(float)
         bad = ~np.isfinite(x) | (x < 0)
@@ -138,6 +150,8 @@ def validate(scenario: xr.Dataset) -> None:
             raise InputError(f"{var} of job {names[j]!r} must be a "
                              f"{'positive' if var == 'work_s' else 'non-negative'} finite "
                              f"number of seconds, got {x[j]!r}")
+        limit = limits.MAX_DURATION_S if var == "work_s" else limits.HORIZON_S
+        limits.at_most(x, limit, f"scenario variable {var!r}", lambda j: f"job {names[j]!r}")
     submit = scenario["submit_s"].values.astype(float)
     back = np.flatnonzero(np.diff(submit) < 0)
     if back.size:
@@ -159,6 +173,8 @@ def validate(scenario: xr.Dataset) -> None:
     if bad.any():
         m = int(np.argwhere(bad)[0][0])
         raise InputError(f"price_per_gpu_h at minute {m} holds a non-positive price")
+    limits.at_most(prices, limits.MAX_PRICE_PER_GPU_H, "scenario variable 'price_per_gpu_h'",
+                   lambda k: f"minute {k // prices.shape[1]}")
     capacity_value(scenario.attrs.get("capacity", UNLIMITED))
 
 

@@ -69,6 +69,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import limits
 from .errors import InputError
 
 #: short name -> file in :func:`trace_dir` (MLaaS = Alibaba PAI, NSDI'22)
@@ -211,6 +212,12 @@ def _parse(path: Path) -> dict[str, np.ndarray]:
         raise InputError(f"{path} line {i + 2}: column 'submit_time_s' = {submit[i]} is "
                          f"before the previous row's {submit[i - 1]}; rows must be sorted "
                          "by submit_time_s")
+    for column, limit in (("submit_time_s", limits.HORIZON_S),
+                          ("duration_s", limits.MAX_DURATION_S),
+                          ("num_gpus", limits.MAX_GPUS)):
+        if column in out:
+            limits.at_most(out[column], limit, str(path),
+                           lambda i, c=column: f"line {i + 2}, column {c!r}")
     return out
 
 

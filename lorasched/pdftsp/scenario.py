@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 import xarray as xr
 
+from ..model import limits
 from ..model.errors import InputError
 
 DIMS = ("node", "slot", "task", "vendor")
@@ -167,6 +168,12 @@ def validate_scenario(ds: xr.Dataset) -> None:
         raise InputError(f"scenario attribute 'base_model_memory' must be a finite number "
                          f">= 0, got {r_b}")
 
+    for dim, limit in (("node", limits.MAX_NODES), ("slot", limits.MAX_SLOTS)):
+        limits.at_most([ds.sizes.get(dim, 0)], limit, f"scenario dimension {dim!r}",
+                       lambda i: "its size")
+    limits.at_most([ds.sizes.get("node", 0) * ds.sizes.get("slot", 0)],
+                   limits.MAX_NODE_SLOTS, "scenario dimensions 'node' x 'slot'",
+                   lambda i: "their product")
     for name, (dims, kind, meaning) in SCHEMA.items():
         if name not in ds:
             raise InputError(f"scenario variable '{name}' is missing ({meaning})")

@@ -54,7 +54,7 @@ import os
 import numpy as np
 import xarray as xr
 
-from ..model import profiles
+from ..model import limits, profiles
 from ..model import traces as _traces
 from ..model.errors import InputError
 from .scenario import SPEED_DTYPE, SPEED_MAX, validate_scenario
@@ -165,6 +165,10 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
         raise InputError(f"nodes must be a positive integer, got {nodes}")
     if int(slots) < 1:
         raise InputError(f"slots must be a positive integer, got {slots}")
+    limits.at_most([nodes], limits.MAX_NODES, "nodes", lambda i: f"{nodes} nodes")
+    limits.at_most([slots], limits.MAX_SLOTS, "slots", lambda i: f"{slots} slots")
+    limits.at_most([int(nodes) * int(slots)], limits.MAX_NODE_SLOTS, "nodes x slots",
+                   lambda i: f"{nodes} x {slots}")
     if int(vendors) < 0:
         raise InputError(f"vendors must be >= 0, got {vendors}")
     if deadline_policy not in DEADLINE_POLICIES:

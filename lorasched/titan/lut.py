@@ -58,6 +58,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ..model import limits
 from ..model.errors import InputError
 from ..model.traces import trace_dir
 from .tables import read_csv, require_columns
@@ -378,8 +379,10 @@ def _folder(folder) -> Path:
     return folder
 
 
-def _numbers(frame, column, name, row, offset, *, integer=False, positive=False):
-    """Column as floats; the first bad value raises, naming file/table, row and column."""
+def _numbers(frame, column, name, row, offset, *, integer=False, positive=False,
+             maximum=None):
+    """Column as floats; the first bad value raises, naming file/table, row and column
+    (``maximum``: a declared limit, :mod:`lorasched.model.limits`)."""
     raw = frame[column]
     values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
     bad = ~np.isfinite(values) | (values <= 0 if positive else values < 0)
@@ -391,6 +394,8 @@ def _numbers(frame, column, name, row, offset, *, integer=False, positive=False)
                 "a finite non-negative number" + (" of seconds" if "time" in column else ""))
         raise InputError(f"{name}, {row} {i + offset}, column {column!r}: must be {need}, "
                          f"got {str(raw.iloc[i])!r}")
+    if maximum is not None:
+        limits.at_most(values, maximum, name, lambda i: f"{row} {i + offset}, column {column!r}")
     return values
 
 
@@ -415,8 +420,10 @@ def _build(placements, memory, context_switch, *, gpu, model, source, names, row
                              f"string of digits 1-9 (GPUs per node), got "
                              f"{placements['placement'].iloc[i]!r}")
     bsz = _numbers(placements, "local_bsz", p_name, row, offset, integer=True).astype(np.int64)
-    step = _numbers(placements, "step_time", p_name, row, offset)
-    sync = _numbers(placements, "sync_time", p_name, row, offset)
+    step = _numbers(placements, "step_time", p_name, row, offset,
+                    maximum=limits.MAX_STEP_S)
+    sync = _numbers(placements, "sync_time", p_name, row, offset,
+                    maximum=limits.MAX_STEP_S)
     over = np.flatnonzero(sync > step)
     if over.size:
         i = int(over[0])
@@ -467,7 +474,8 @@ def _build(placements, memory, context_switch, *, gpu, model, source, names, row
         for i, a in enumerate(apps):
             if not a:
                 raise InputError(f"{c_name}, {row} {i + offset}, column 'app': empty name")
-        cost = _numbers(context_switch, "time_cost", c_name, row, offset)
+        cost = _numbers(context_switch, "time_cost", c_name, row, offset,
+                        maximum=limits.MAX_STEP_S)
         _unique(apps, c_name, row, offset, "app")
         coords["app"] = ("app", np.array(apps, dtype=object))
         data["context_switch_s"] = ("app", cost,

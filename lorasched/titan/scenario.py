@@ -54,6 +54,7 @@ from typing import NamedTuple
 import numpy as np
 import xarray as xr
 
+from ..model import limits
 from ..model.errors import InputError
 from .helios import helios_workload
 from .lut import load_lut, step_time, with_scalability
@@ -141,6 +142,8 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
     for name, value in (("nodes", nodes), ("gpus_per_node", gpus_per_node)):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
             raise InputError(f"{name} must be a positive integer, got {value!r}")
+    limits.at_most([nodes * gpus_per_node], limits.MAX_GPUS, "nodes x gpus_per_node",
+                   lambda i: f"{nodes} x {gpus_per_node} GPUs")
     if workload not in WORKLOADS:
         raise InputError(f"workload must be one of {WORKLOADS}, got {workload!r}")
     if (isinstance(density, bool) or not isinstance(density, numbers.Real)
@@ -321,7 +324,19 @@ def validate(scenario: xr.Dataset) -> None:
     M = scenario.attrs.get("gpus")
     if isinstance(M, bool) or not isinstance(M, numbers.Integral | np.integer) or M < 1:
         raise InputError(f"scenario attribute 'gpus' must be a positive integer, got {M!r}")
+    limits.at_most([M], limits.MAX_GPUS, "scenario attribute 'gpus'", lambda i: "the cluster")
     names = scenario["name"].values if "name" in scenario else np.arange(scenario.sizes["job"])
+    if "name" in scenario:
+        _, first, counts = np.unique(names.astype(str), return_index=True, return_counts=True)
+        if (counts > 1).any():
+            dup = int(np.sort(first[counts > 1])[0])
+            later = int(np.flatnonzero(names.astype(str) == str(names[dup]))[1])
+            raise InputError(f"job {later} ({names[later]!r}): duplicate 'name' (first at "
+                             f"job {dup})")
+    for var in scenario.data_vars:
+        if scenario[var].dtype.kind not in "biuf" and var not in ("name", "application"):
+            raise InputError(f"scenario variable {var!r} must hold numbers, got "
+                             f"{scenario[var].dtype} values")
     n_batch = scenario.sizes["batch"]
     checks = (
         ("submit_s", lambda v: np.isfinite(v) & (v >= 0), "must be finite and >= 0"),
@@ -338,9 +353,17 @@ def validate(scenario: xr.Dataset) -> None:
         if bad.size:
             j = int(bad[0])
             raise InputError(f"job {j} ({names[j]!r}): {var!r} = {values[j].item()!r} {why}")
+    for var, limit in (("submit_s", limits.HORIZON_S),
+                       ("total_iterations", limits.MAX_ITERATIONS),
+                       ("requested_iter_s", limits.MAX_STEP_S)):
+        limits.at_most(scenario[var].values, limit, f"scenario variable {var!r}",
+                       lambda j: f"job {j} ({names[j]!r})")
     iter_s = scenario["iter_s"].values
     if np.any(iter_s[np.isfinite(iter_s)] <= 0) or np.any(np.isinf(iter_s)):
         raise InputError("'iter_s' must be positive where given (nan = not offered)")
+    limits.at_most(iter_s, limits.MAX_STEP_S, "scenario variable 'iter_s'",
+                   lambda k: f"batch {scenario['batch'].values[k // iter_s.shape[1]]}, "
+                             f"allocation {scenario['allocation'].values[k % iter_s.shape[1]]}")
     allocs = scenario["allocation"].values
     if np.any(allocs > M) or np.any(allocs < 1):
         raise InputError(f"allocations {allocs.tolist()} must lie in 1..{M}")

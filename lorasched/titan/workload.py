@@ -63,6 +63,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ..model import limits
 from ..model.errors import InputError
 from ..model.traces import trace_dir
 from .tables import read_csv, require_columns
@@ -271,8 +272,10 @@ def _files(folder: Path) -> dict[float, dict[str, Path]]:
     return found
 
 
-def _numbers(frame, column, path, names, *, integer=False, positive=False, minimum=None):
-    """Column as floats; the first bad value raises, naming file, line, job and column."""
+def _numbers(frame, column, path, names, *, integer=False, positive=False, minimum=None,
+             maximum=None):
+    """Column as floats; the first bad value raises, naming file, line, job and column
+    (``maximum``: a declared limit, :mod:`lorasched.model.limits`)."""
     raw = frame[column]
     values = pd.to_numeric(raw.str.strip(), errors="coerce").to_numpy(dtype=float)
     bad = ~np.isfinite(values)
@@ -291,6 +294,10 @@ def _numbers(frame, column, path, names, *, integer=False, positive=False, minim
         job = f" (job {names[i]!r})" if names is not None else ""
         raise InputError(f"{path}, line {i + 2}{job}, column {column!r}: must be {need}, "
                          f"got {raw.iloc[i]!r}")
+    if maximum is not None:
+        limits.at_most(values, maximum, str(path), lambda i: (
+            f"line {i + 2}" + (f" (job {names[i]!r})" if names is not None else "")
+            + f", column {column!r}"))
     return values
 
 
@@ -307,7 +314,8 @@ def _read_jobs(path: Path) -> pd.DataFrame:
                              f"job name (first at line {seen[name] + 2})")
         seen[name] = i
     out = pd.DataFrame({"name": names})
-    out["submission_time"] = _numbers(frame, "submission_time", path, names, minimum=0)
+    out["submission_time"] = _numbers(frame, "submission_time", path, names, minimum=0,
+                                      maximum=limits.HORIZON_S)
     apps = [str(v).strip() for v in frame["application"]]
     models, datasets = [], []
     for i, app in enumerate(apps):
@@ -318,9 +326,11 @@ def _read_jobs(path: Path) -> pd.DataFrame:
         models.append(parts[0])
         datasets.append(parts[1])
     out["application"], out["model"], out["dataset"] = apps, models, datasets
-    for column in ("num_gpus", "target_batch_size", "target_gradient_steps"):
-        out[column] = _numbers(frame, column, path, names, integer=True,
-                               positive=True).astype(np.int64)
+    for column, maximum in (("num_gpus", limits.MAX_GPUS),
+                            ("target_batch_size", limits.MAX_BATCH),
+                            ("target_gradient_steps", limits.MAX_ITERATIONS)):
+        out[column] = _numbers(frame, column, path, names, integer=True, positive=True,
+                               maximum=maximum).astype(np.int64)
     out["target_lr"] = _numbers(frame, "target_lr", path, names, positive=True)
     out["target_metric"] = _numbers(frame, "target_metric", path, names)
     return out
@@ -329,7 +339,8 @@ def _read_jobs(path: Path) -> pd.DataFrame:
 def _read_scale(path: Path) -> dict[str, int]:
     frame = read_csv(path, str, required=True)
     require_columns(frame, path, SCALE_COLUMNS)
-    values = _numbers(frame, "samples_per_epoch", path, None, integer=True, positive=True)
+    values = _numbers(frame, "samples_per_epoch", path, None, integer=True, positive=True,
+                      maximum=limits.MAX_SAMPLES)
     scale: dict[str, int] = {}
     for i, (name, value) in enumerate(zip(frame["dataset"], values, strict=True)):
         name = str(name).strip()
