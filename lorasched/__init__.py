@@ -29,7 +29,7 @@ from .pdftsp.offline import offline_opt
 from .pdftsp.scenario import ScenarioArrays, to_arrays, validate_scenario
 from .pdftsp.schedule import Schedule, schedule
 from .pdftsp.workload import synthetic_scenario
-from .systems import SYSTEMS, check_result, simulate
+from .systems import SYSTEMS, check_result, load_scenario, simulate
 from .titan.scenario import titan_scenario
 
 __version__ = "0.1.0"
@@ -43,6 +43,7 @@ __all__ = [
     "ScenarioArrays",
     "Sweep",
     "check_result",
+    "load_scenario",
     "offline_opt",
     "offline_upper_bound",
     "payment_paper",

@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-import xarray as xr
-
-from .model.errors import InputError
+from . import systems
 from .service import AuctionService
 from .service import bench as service_bench
 from .service import http as service_http
@@ -35,10 +33,7 @@ def serve(args) -> int:
 def loadgen(args) -> int:
     """Replay a scenario against a server, print throughput, latency and the comparison
     with ``lorasched simulate``; exit 1 if any decision differs."""
-    try:
-        scenario = xr.load_dataset(args.scenario)
-    except (OSError, ValueError) as err:
-        raise InputError(f"SCENARIO: cannot read {args.scenario}: {err}") from None
+    scenario = systems.load_scenario(args.scenario)
     run = replay(args.url, scenario, concurrency=args.concurrency, rate=args.rate,
                  limit=args.limit, timeout=args.timeout, deadline_s=args.deadline,
                  token=args.token)

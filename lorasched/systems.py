@@ -9,6 +9,8 @@ through :func:`get`.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import xarray as xr
 
 from .allpass.system import SYSTEM as ALLPASS
@@ -62,3 +64,34 @@ def simulate(scenario: xr.Dataset, algorithm: str | None = None, seed: int | Non
 def check_result(result: xr.Dataset) -> None:
     """Validate a result with its system's checker (raises naming the broken constraint)."""
     of(result).check_result(result)
+
+
+def load_scenario(path) -> xr.Dataset:
+    """A scenario saved as netCDF (``Dataset.to_netcdf``; a result file holds its scenario
+    too), loaded into memory and validated by its system (its ``system`` attribute;
+    :data:`DEFAULT` when it has none). Every way a file can fail to be a scenario is an
+    :class:`~lorasched.InputError` that names the file: a folder or no file, bytes that are
+    not netCDF, an unknown ``system``, or the first thing it breaks in its system's schema
+    (which variable, which item, which rule)."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{path}: a folder, not a scenario file (.nc)")
+    if not path.is_file():
+        raise InputError(f"{path}: no such scenario file")
+    try:
+        ds = xr.load_dataset(path)
+    except Exception as err:  # netCDF4/h5netcdf/scipy raise many types for foreign bytes
+        first = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise InputError(f"{path}: not a netCDF file xarray can read ({first})") from None
+    name = ds.attrs.get("system", DEFAULT)
+    if name not in SYSTEMS:
+        raise InputError(f"{path}: attribute 'system' = {name!r} is not a lorasched system; "
+                         f"one of {sorted(SYSTEMS)}")
+    system = SYSTEMS[name]
+    try:
+        if system.validate is not None:
+            system.validate(ds)
+    except InputError as err:
+        raise InputError(f"{path}: not a valid {name} scenario: {err}") from None
+    return ds
+

@@ -142,3 +142,51 @@ def test_timed_run_checks_options_and_seeds_the_generator():
     assert a == b == 6.0 + np.random.default_rng(7).random() and seconds >= 0
     with pytest.raises(ValueError, match=r"'mine' got unknown option\(s\) \['speed'\]"):
         timed_run(run, "mine", 2.0, 7, {"speed": 1})
+
+
+# --- load_scenario: a netCDF file, validated by its system --------------------------------
+
+def test_load_scenario_reads_back_each_systems_scenario_and_a_result(tmp_path):
+    from lorasched.allpass.scenario import allpass_scenario
+    from lorasched.titan.scenario import titan_scenario
+
+    made = {"pdftsp": lorasched.synthetic_scenario(nodes=3, slots=12, load=2.0, seed=1),
+            "titan": titan_scenario(jobs=6, workload="helios", seed=1),
+            "allpass": allpass_scenario(jobs=5, book_hours=1, seed=1)}
+    for name, ds in made.items():
+        path = tmp_path / f"{name}.nc"
+        ds.to_netcdf(path)
+        back = lorasched.load_scenario(path)
+        assert back.attrs["system"] == name and back.sizes == ds.sizes
+    result = lorasched.simulate(made["pdftsp"], algorithm="pdftsp", seed=1)
+    result.to_netcdf(tmp_path / "result.nc")
+    assert lorasched.load_scenario(tmp_path / "result.nc").sizes["task"] == result.sizes["task"]
+
+
+def test_load_scenario_names_the_file_and_what_makes_it_no_scenario(tmp_path):
+    from lorasched.titan.scenario import titan_scenario
+
+    with pytest.raises(lorasched.InputError, match=r"a folder, not a scenario file"):
+        lorasched.load_scenario(tmp_path)
+    with pytest.raises(lorasched.InputError, match=r"none\.nc: no such scenario file"):
+        lorasched.load_scenario(tmp_path / "none.nc")
+    junk = tmp_path / "junk.nc"
+    junk.write_bytes(b"not netcdf at all\x00\xff" * 10)
+    with pytest.raises(lorasched.InputError, match=r"junk\.nc: not a netCDF file xarray can "
+                                                   r"read"):
+        lorasched.load_scenario(junk)
+    other = tmp_path / "other.nc"
+    xr.Dataset({"x": ("i", [1.0, 2.0])}).to_netcdf(other)
+    with pytest.raises(lorasched.InputError, match=r"other\.nc: not a valid pdftsp scenario: "
+                                                   r"scenario attribute '.*' is missing"):
+        lorasched.load_scenario(other)
+    xr.Dataset({"x": ("i", [1.0])}, attrs={"system": "slurm"}).to_netcdf(tmp_path / "s.nc")
+    with pytest.raises(lorasched.InputError, match=r"s\.nc: attribute 'system' = 'slurm' is "
+                                                   r"not a lorasched system"):
+        lorasched.load_scenario(tmp_path / "s.nc")
+    bad = titan_scenario(jobs=6, workload="helios", seed=1)
+    bad["submit_s"].values[4] = 1e18
+    bad.to_netcdf(tmp_path / "late.nc")
+    with pytest.raises(lorasched.InputError, match=r"late\.nc: not a valid titan scenario: "
+                                                   r"scenario variable 'submit_s', job 4"):
+        lorasched.load_scenario(tmp_path / "late.nc")

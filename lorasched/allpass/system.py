@@ -16,7 +16,7 @@ import xarray as xr
 from ..model.system import System, timed_run
 from . import policies
 from .result import assemble, check_result
-from .scenario import allpass_scenario, to_arrays
+from .scenario import allpass_scenario, to_arrays, validate
 
 #: per-cell results, with units
 METRICS = {
@@ -117,4 +117,5 @@ SYSTEM = System(
     metrics=METRICS,
     measure=measure,
     timings=TIMINGS,
+    validate=validate,
 )

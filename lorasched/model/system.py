@@ -98,6 +98,8 @@ class System:
     * ``bounds``: name -> :class:`Bound`; ``bound_metric`` is the metric a bound bounds
       (the engine stores ``bound / bound_metric`` as ``ratio_name``).
     * ``cost(params)``: a sort key; cells are submitted cheapest-last (slow ones first).
+    * ``validate(scenario)``: raises naming what a scenario breaks
+      (:func:`lorasched.systems.load_scenario` runs it on a file).
     """
 
     name: str
@@ -114,6 +116,9 @@ class System:
     bound_metric: str | None = None
     ratio_name: str = "ratio"
     cost: Callable | None = None
+    #: ``validate(scenario)`` raises an InputError naming the first thing a scenario of
+    #: this system breaks (its schema, its ranges, the declared limits)
+    validate: Callable | None = None
 
     def policy(self, name: str) -> Callable:
         """The ``run`` function of policy ``name``; ``ValueError`` naming the choices."""

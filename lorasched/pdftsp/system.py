@@ -19,6 +19,7 @@ from . import policies
 from .bound import offline_upper_bound
 from .offline import offline_opt
 from .result import check_result
+from .scenario import validate_scenario
 from .simulation import simulate
 from .workload import LOADS, synthetic_scenario
 
@@ -100,4 +101,5 @@ SYSTEM = System(
     bound_metric="welfare",
     ratio_name="competitive_ratio",
     cost=cost,
+    validate=validate_scenario,
 )

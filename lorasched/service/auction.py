@@ -29,6 +29,7 @@ import xarray as xr
 
 from ..pdftsp.auction import OnlineAuction
 from ..pdftsp.scenario import ScenarioArrays, to_arrays
+from ..systems import load_scenario
 from .store import Store
 from .tasks import ServiceInputError, one_task, parse_task
 
@@ -208,6 +209,10 @@ def _digest(payload: dict) -> str:
 
 def _load(path) -> xr.Dataset:
     try:
-        return xr.load_dataset(path)
-    except (OSError, ValueError) as err:
-        raise ServiceInputError("cluster", f"--cluster: cannot read {path}: {err}") from None
+        ds = load_scenario(path)
+    except ValueError as err:
+        raise ServiceInputError("cluster", f"--cluster: {err}") from None
+    if ds.attrs.get("system", "pdftsp") != "pdftsp":
+        raise ServiceInputError("cluster", f"--cluster: {path} is a {ds.attrs['system']} "
+                                "scenario; the service runs pdFTSP's auction on a pdftsp one")
+    return ds

@@ -16,7 +16,7 @@ from ..model.system import System, timed_run
 from . import policies
 from .cluster import SHOW_PROGRESS
 from .result import assemble, check_result
-from .scenario import titan_scenario, to_arrays
+from .scenario import titan_scenario, to_arrays, validate
 
 #: per-cell results, with units
 METRICS = {
@@ -154,4 +154,5 @@ SYSTEM = System(
     measure=measure,
     timings=TIMINGS,
     cost=cost,
+    validate=validate,
 )
