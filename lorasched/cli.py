@@ -17,6 +17,7 @@ from .experiments import Store, Sweep, compare_stores, default_store, grid, run_
 from .experiments import calibrate as calibration
 from .figures import allpass as allpass_figures
 from .figures import pdftsp as figures
+from .figures.allpass import common as allpass_common
 from .model.errors import InputError
 from .model.profiles import SOURCES, profile_table
 from .pdftsp import policies as algorithms
@@ -586,6 +587,12 @@ def export_sweeps(folder, size: str = "full") -> list[Path]:
                             f"lorasched.figures.{fig.system}.FIGURES[{fig.key!r}] by "
                             f"`lorasched export-sweeps`; do not edit\n" + sweep.to_toml())
             paths.append(path)
+    sweep = allpass_common.paper_sweep(size)  # Allpass's pages run in memory (no figure
+    path = folder / f"{sweep.name}.toml"      # sweep): their main runs as one declaration
+    path.write_text("# Allpass sec. 5.1: every policy in both setups (Figs. 6-12) — generated "
+                    "from lorasched.figures.allpass.common.paper_sweep by `lorasched "
+                    "export-sweeps`; do not edit\n" + sweep.to_toml())
+    paths.append(path)
     return paths
 
 

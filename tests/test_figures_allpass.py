@@ -85,3 +85,25 @@ def test_findings_name_the_slip_and_the_floor_from_the_data(page, monkeypatch):
     under = over.assign(**{"demoted jobs at once (oracle, F0)": [8], "above the cap": [False]})
     monkeypatch.setattr(type(fig), "overlap", lambda self, d: under)
     assert "no seed exceeds it" in str(fig.findings(data))
+
+
+def test_the_exported_allpass_sweep_gives_the_pages_metrics_cell_by_cell(page, tmp_path):
+    """`lorasched export-sweeps` writes allpass_full.toml from paper_sweep; run as a sweep
+    (here at the small size, one seed, two policies) it gives the pages' numbers."""
+    import dataclasses
+
+    from lorasched.experiments import run_sweep
+    from lorasched.figures.allpass.common import paper_sweep
+
+    full = paper_sweep("full")
+    assert full.name == "allpass_full" and full.system == "allpass" and full.seeds == (1, 2, 3)
+    assert full.base == {"jobs": 200} and set(full.axes["setup"]) == set(SETUPS)
+    sweep = dataclasses.replace(paper_sweep("small", seeds=1), algorithms=("allpass", "hpa"))
+    got = run_sweep(sweep, store=tmp_path, serial=True).dataset
+    pages = page[1].metrics  # the pages' batch, small size, seed 1
+    for setup in SETUPS:
+        for alg in ("allpass", "hpa"):
+            for metric in ("avg_jct_min", "cost_usd", "max_workers"):
+                assert float(got[metric].sel(setup=setup, algorithm=alg, seed=1)) == float(
+                    pages[metric].sel(setup=setup, algorithm=alg, seed=1)), (setup, alg,
+                                                                              metric)

@@ -36,6 +36,7 @@ from ... import systems
 from ...allpass.policies import LABELS
 from ...allpass.scalers import F0
 from ...allpass.scenario import allpass_scenario
+from ...experiments import Sweep
 from ...experiments.grid import code_fingerprint
 from ..base import Figure, check_size, default_store
 
@@ -140,6 +141,19 @@ def _runs(size: str, seeds: tuple[int, ...], progress: bool, path: Path | None) 
             pickle.dump(slim, fh, protocol=pickle.HIGHEST_PROTOCOL)
         tmp.replace(path)
     return out
+
+
+def paper_sweep(size: str = "full", seeds: int | None = None) -> Sweep:
+    """The pages' main runs as a sweep declaration: every policy of :data:`ALGORITHMS` in
+    both setups (:data:`SETUPS`) on the pages' seeds. ``lorasched sweep`` on it gives the
+    same metrics cell by cell as the pages' batch (:func:`runs`); the other readings and the
+    runs beyond the text are options of one policy, so they stay in the batch.
+    ``lorasched export-sweeps`` writes it as ``allpass_<size>.toml``."""
+    return Sweep(name=f"allpass_{size}", system="allpass", base={"jobs": _JOBS[size]},
+                 axes={"setup": {name: {"capacity": cap} for name, cap in SETUPS.items()}},
+                 algorithms=tuple(ALGORITHMS), seeds=tuple(seed_list(size, seeds)),
+                 description="Allpass and its baselines in the limited and unlimited "
+                             "setups of sec. 5.1 (the runs behind Figs. 6-12)")
 
 
 def runs(size: str = "small", seeds: int | None = None, progress: bool = False,
