@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..base import Figure, Prose, check_size, pick
+from .catalog import FIGURES
 from .common import ALGORITHMS, NAMES, SETUP_NAMES, SETUPS, _cache, runs, seed_list
-from .pages import FIGURES
 
 
 def figure(key: str) -> Figure:

@@ -188,6 +188,11 @@ def mean_sd(da) -> tuple[float, float]:
     return float(v.mean()), (float(v.std(ddof=1)) if v.size > 1 else 0.0)
 
 
+def pct(x: float) -> str:
+    """A share as a percentage with one decimal."""
+    return f"{100 * x:.1f} %"
+
+
 def fmt(ms: tuple[float, float], digits: int = 2) -> str:
     return f"{ms[0]:.{digits}f} ± {ms[1]:.{digits}f}"
 
