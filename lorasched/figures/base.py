@@ -230,17 +230,30 @@ def reproduce_together(sweeps_by_system: dict, size: str = "full", store=None, *
     return report, per
 
 
-def styled(table: pd.DataFrame):
-    """A claims or summary table for display: no index, left-aligned text, verdicts
-    coloured."""
+def styled(table):
+    """A table for display: its index hidden when it is pandas' default (0, 1, 2, ...: it
+    means nothing) and kept when it labels the rows, text left-aligned, and every column
+    whose name starts with ``verdict`` coloured by verdict (claims and summary tables). A
+    Series is shown as a one-column table; anything else is returned as it is."""
     colours = {"agrees": "#2a9d8f", "disagrees": "#e76f51"}
 
     def colour(v):
         return f"color: {colours.get(v, '#6c757d')}; font-weight: bold"
 
+    if isinstance(table, pd.Series):
+        table = table.to_frame()
+    if not isinstance(table, pd.DataFrame):
+        return table
     # a uuid of the table's content: the same HTML on every run (nbval compares it), and
     # another for every other table, so that two tables on one page do not share CSS rules
     # (they did: a "disagrees" of one table was drawn in another's colour)
-    uuid = "claims-" + hashlib.sha256(table.to_json().encode()).hexdigest()[:10]
-    return (table.style.set_uuid(uuid).hide(axis="index")
-            .map(colour, subset=["verdict"]).set_properties(**{"text-align": "left"}))
+    uuid = "claims-" + hashlib.sha256(table.to_csv().encode()).hexdigest()[:10]
+    out = table.style.set_uuid(uuid)
+    index = table.index
+    if (isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
+            and index.name is None):
+        out = out.hide(axis="index")
+    verdicts = [c for c in table.columns if str(c).startswith("verdict")]
+    if verdicts:
+        out = out.map(colour, subset=verdicts)
+    return out.set_properties(**{"text-align": "left"})
