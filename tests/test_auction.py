@@ -202,3 +202,19 @@ def test_dual_update_compounds_on_reused_cells():
     np.testing.assert_allclose(auc.phi, phi1 * (1 + 2 / 8) + 0.01 * second.b_bar * 2 / 8)
     # both tasks priced at the max over their cells, eq. (10)
     assert second.schedule.lam_hat == pytest.approx(lam1.max())
+
+
+@pytest.mark.parametrize("name, value, rule", [
+    ("alpha", "x", "alpha must be a real number, got 'x'"),
+    ("beta", True, "beta must be a real number, got True"),
+    ("alpha", float("nan"), "alpha must be finite"),
+    ("beta", -1.0, "beta must be >= 0"),
+    ("work_resolution", 1.5, "work_resolution must be a whole number, got 1.5"),
+    ("work_resolution", 0, "work_resolution must be >= 1"),
+])
+def test_auction_options_of_the_wrong_type_are_refused_by_name(name, value, rule):
+    """An option of the wrong type or range is an InputError naming it, before any work
+    (before, alpha="x" raised numpy's TypeError from np.isfinite, 1.5 was truncated)."""
+    arrays = declare(two_node_arrays(), 0.5, 2.0, 4.0)
+    with pytest.raises(lorasched.InputError, match=rule.replace("(", r"\(")):
+        OnlineAuction(arrays, **{name: value})

@@ -582,3 +582,21 @@ def test_typed_speeds_survive_netcdf(tmp_path):
     back = xr.load_dataset(tmp_path / "s.nc")
     np.testing.assert_array_equal(node_speed(back).values, node_speed(ds).values)
     assert lorasched.simulate(back).attrs["welfare"] == lorasched.simulate(ds).attrs["welfare"]
+
+
+@pytest.mark.parametrize("name, value, rule", [
+    ("nodes", 1.5, "nodes must be a whole number, got 1.5"),
+    ("nodes", "3", "nodes must be a whole number, got '3'"),
+    ("slots", True, "slots must be a whole number, got True"),
+    ("vendors", 2.5, "vendors must be a whole number"),
+    ("slot_minutes", "10", "slot_minutes must be a real number"),
+    ("slot_minutes", 0.0, "slot_minutes must be > 0"),
+    ("preprocessing_share", "half", "preprocessing_share must be a real number"),
+])
+def test_synthetic_scenario_refuses_counts_that_are_not_whole(name, value, rule):
+    """A count is a whole number (1.5 nodes was silently truncated to 1); a whole float is
+    the same scenario as the int."""
+    with pytest.raises(lorasched.InputError, match=rule):
+        synthetic_scenario(**{"nodes": 2, "slots": 6, "seed": 0, name: value})
+    assert synthetic_scenario(nodes=2.0, slots=6, seed=0).equals(
+        synthetic_scenario(nodes=2, slots=6, seed=0))

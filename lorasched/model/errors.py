@@ -43,3 +43,39 @@ def read_text(path, what: str = "file") -> str:
         line = raw[:err.start].count(b"\n") + 1
         raise InputError(f"{path} line {line}: byte 0x{raw[err.start]:02x} is not UTF-8 "
                          f"text; save the {what} as UTF-8") from None
+
+
+def real_number(name: str, value, *, low: float | None = None) -> float:
+    """``value`` as a finite float, or :class:`InputError` naming ``name`` and the rule
+    (a real number, finite, at least ``low``). A bool or text is refused, not coerced."""
+    import math
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputError(f"{name} must be a real number, got {value!r} "
+                         f"({type(value).__name__})")
+    x = float(value)
+    if not math.isfinite(x):
+        raise InputError(f"{name} must be finite, got {value!r}")
+    if low is not None and x < low:
+        raise InputError(f"{name} must be >= {low:g}, got {value!r}")
+    return x
+
+
+def whole_number(name: str, value, *, low: int | None = None) -> int:
+    """``value`` as an int, or :class:`InputError` naming ``name`` and the rule: a whole
+    number (an int, or a float with no fractional part such as ``100.0``), at least ``low``.
+    ``1.5``, ``True`` and text are refused, not truncated."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputError(f"{name} must be a whole number, got {value!r} "
+                         f"({type(value).__name__})")
+    if not isinstance(value, numbers.Integral):
+        x = float(value)
+        if not x.is_integer():
+            raise InputError(f"{name} must be a whole number, got {value!r}")
+    n = int(value)
+    if low is not None and n < low:
+        raise InputError(f"{name} must be >= {low}, got {value!r}")
+    return n

@@ -58,7 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm  # text bar: a widget bar would break plotly in the built book
 
-from ..model.errors import InputError
+from ..model.errors import InputError, real_number, whole_number
 from . import kernels
 from .decisions import CellCollector, Decisions
 from .index import CandidateIndex
@@ -176,15 +176,14 @@ class OnlineAuction:
             default_alpha, default_beta = default_alpha_beta(arrays, constants)
             alpha = default_alpha if alpha is None else alpha
             beta = default_beta if beta is None else beta
-        for name, v in (("alpha", alpha), ("beta", beta)):
-            if not np.isfinite(v) or v < 0:
-                raise InputError(f"{name} must be a finite number >= 0, got {v}")
+        alpha = real_number("alpha", alpha, low=0.0)
+        beta = real_number("beta", beta, low=0.0)
         self.arrays = arrays
         self.alpha = float(alpha)
         self.beta = float(beta)
         self.payment_rule = payment
         self.solver = solver
-        self.work_resolution = int(work_resolution)
+        self.work_resolution = whole_number("work_resolution", work_resolution, low=1)
         K, T = arrays.n_nodes, arrays.n_slots
         self.lam = np.zeros((K, T))  # lambda^(0) = 0, Algorithm 1 line 1
         self.phi = np.zeros((K, T))

@@ -56,7 +56,7 @@ import xarray as xr
 
 from ..model import limits, profiles
 from ..model import traces as _traces
-from ..model.errors import InputError
+from ..model.errors import InputError, real_number, whole_number
 from .scenario import SPEED_DTYPE, SPEED_MAX, validate_scenario
 
 LOADS = {"light": 30.0, "medium": 50.0, "high": 80.0}
@@ -161,21 +161,22 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
     (:data:`~lorasched.pdftsp.scenario.TYPED_SPEED_DIMS`); ``"node"`` as the (task, node)
     matrix (K times larger; the layout before issue 27). Both give the same results.
     """
-    if int(nodes) < 1:
-        raise InputError(f"nodes must be a positive integer, got {nodes}")
-    if int(slots) < 1:
-        raise InputError(f"slots must be a positive integer, got {slots}")
+    nodes = whole_number("nodes", nodes, low=1)
+    slots = whole_number("slots", slots, low=1)
+    vendors = whole_number("vendors", vendors, low=0)
+    slot_minutes = real_number("slot_minutes", slot_minutes)
+    if slot_minutes <= 0:
+        raise InputError(f"slot_minutes must be > 0, got {slot_minutes}")
     limits.at_most([nodes], limits.MAX_NODES, "nodes", lambda i: f"{nodes} nodes")
     limits.at_most([slots], limits.MAX_SLOTS, "slots", lambda i: f"{slots} slots")
-    limits.at_most([int(nodes) * int(slots)], limits.MAX_NODE_SLOTS, "nodes x slots",
+    limits.at_most([nodes * slots], limits.MAX_NODE_SLOTS, "nodes x slots",
                    lambda i: f"{nodes} x {slots}")
-    if int(vendors) < 0:
-        raise InputError(f"vendors must be >= 0, got {vendors}")
     if deadline_policy not in DEADLINE_POLICIES:
         raise InputError(f"deadline_policy must be one of {DEADLINE_POLICIES}, got "
                          f"{deadline_policy!r}")
     if preprocessing_share is None:  # nobody needs a vendor when there is none
-        preprocessing_share = 0.5 if int(vendors) > 0 else 0.0
+        preprocessing_share = 0.5 if vendors > 0 else 0.0
+    preprocessing_share = real_number("preprocessing_share", preprocessing_share)
     if not 0.0 <= preprocessing_share <= 1.0:
         raise InputError(f"preprocessing_share must be in [0, 1], got {preprocessing_share}")
     if vendors == 0 and preprocessing_share > 0:
@@ -189,7 +190,6 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
                          "arrivals)")
     if task_sizes == "trace" and trace is None:
         raise InputError("task_sizes='trace' needs a trace= to take the job sizes from")
-    nodes, slots, vendors = int(nodes), int(slots), int(vendors)
     rng = np.random.default_rng(seed)
 
     # cluster
