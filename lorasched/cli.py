@@ -4,128 +4,31 @@
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
-from pathlib import Path
 
-from . import cli_reproduce, cli_serve, cli_simulate, systems
+from . import cli_reproduce, cli_serve, cli_simulate, cli_sweep, systems
 from .allpass import policies as allpass_policies
-from .allpass.scenario import PAPER_CAPACITY, capacity_value
+from .allpass.scenario import PAPER_CAPACITY
 from .allpass.workload import PAPER_JOBS as ALLPASS_JOBS
-from .experiments import Store, Sweep, compare_stores, default_store, grid, run_sweep
+from .cli_args import (
+    capacity_arg,
+    constants_arg,
+    execution_args,
+    positive_float,
+    positive_int,
+    scenario_args,
+    seed_arg,
+)
 from .experiments import calibrate as calibration
+from .experiments import compare_stores
 from .figures import allpass as allpass_figures
 from .figures import pdftsp as figures
-from .figures.allpass import common as allpass_common
-from .model.errors import InputError
 from .model.profiles import SOURCES, profile_table
 from .pdftsp import policies as algorithms
 from .pdftsp.auction import ALPHA_GRID, BETA_GRID, CONSTANTS
 from .pdftsp.baselines.titan import MIP_SETTINGS as titan_mip_settings
-from .pdftsp.workload import DEADLINE_POLICIES, LOADS
 from .present import app, bench, bench_scale, bench_titan
-
-
-def _load(value: str):
-    """--load: a name (light/medium/high) or a mean number of arrivals per slot."""
-    if value in LOADS:
-        return value
-    try:
-        mean = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"must be one of {sorted(LOADS)} or a number, got {value!r}") from None
-    if not math.isfinite(mean) or mean < 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {value!r}")
-    return mean
-
-
-def _positive_float(value: str) -> float:
-    """A finite number > 0."""
-    try:
-        x = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number > 0, got {value!r}") from None
-    if not math.isfinite(x) or x <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {value!r}")
-    return x
-
-
-def _positive_int(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {value!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {n}")
-    return n
-
-
-def _seed(value: str) -> int:
-    """--seed: a whole number >= 0 (numpy's generators take no negative seed)."""
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {value!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {n}")
-    return n
-
-
-def _capacity(value: str):
-    """--capacity: a positive whole number of serverful workers, or none (unlimited). One
-    rule: any number below 1 is refused, -1 included (the scenario stores unlimited as -1,
-    but on the command line it is spelt none)."""
-    text = value.strip().lower()
-    if text in ("none", "unlimited"):
-        return "none"
-    try:
-        cap = int(text)
-    except ValueError:
-        cap = 0
-    if cap < 1:
-        raise argparse.ArgumentTypeError(
-            f"must be a positive whole number or none (unlimited), got {value!r}")
-    return capacity_value(cap)
-
-
-def _constants(value: str) -> str:
-    """--constants: a named rule, or the path of a file written by ``lorasched calibrate``."""
-    if value in CONSTANTS or os.path.isfile(value):
-        return value
-    raise argparse.ArgumentTypeError(f"must be one of {list(CONSTANTS)} or an existing "
-                                     f"constants file, got {value!r}")
-
-
-def _scenario_args(p: argparse.ArgumentParser, seed: bool = True,
-                   systems_: bool = False) -> None:
-    if systems_:  # simulate: defaults depend on --system
-        p.add_argument("--nodes", type=_positive_int, default=None,
-                       help="GPU nodes (pdftsp: K = 100; titan: 16 nodes x 4 GPUs)")
-        p.add_argument("--gpu", default=None, choices=["A100", "A40", "V100", "mix"],
-                       help="node type (pdftsp: mix of A100/A40; titan: the LUT's GPU, V100)")
-    else:
-        p.add_argument("--nodes", type=_positive_int, default=100, help="GPU nodes K (100)")
-        p.add_argument("--gpu", default="mix", choices=["A100", "A40", "mix"],
-                       help="node type (mix)")
-    p.add_argument("--load", type=_load, default="high",
-                   help="light, medium, high (30/50/80 arrivals per slot) or a mean (high)")
-    p.add_argument("--vendors", type=int, default=5, help="labelling vendors N (5)")
-    p.add_argument("--deadline-policy", default="slack", choices=DEADLINE_POLICIES)
-    p.add_argument("--slots", type=_positive_int, default=144, help="slots T (144)")
-    if seed:
-        p.add_argument("--seed", type=_seed, default=1, help="random seed, >= 0 (1)")
-
-
-def _execution_args(p: argparse.ArgumentParser) -> None:
-    """Where and how a batch of cells runs: --scheduler, --workers, --serial, --no-progress."""
-    p.add_argument("--scheduler", default=None,
-                   help="address of an existing Dask scheduler (tcp://HOST:PORT)")
-    p.add_argument("--workers", type=_positive_int, default=None,
-                   help="LocalCluster worker processes (default: one per CPU)")
-    p.add_argument("--serial", action="store_true", help="run in this process, no Dask")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -139,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
                          "(allpass)")
     sim.add_argument("--system", default="pdftsp", choices=sorted(systems.SYSTEMS),
                      help="which paper's model (pdftsp)")
-    _scenario_args(sim, systems_=True)
+    scenario_args(sim, systems_=True)
     sim.add_argument("--algorithm", default=None,
                      help="a policy of the system (default its own: pdftsp, titan or "
                      "allpass); pdftsp: " + ", ".join(sorted(algorithms.REGISTRY)) + "; titan: "
@@ -147,14 +50,14 @@ def _parser() -> argparse.ArgumentParser:
                      + "; allpass: "
                      + ", ".join(n.replace("_", "-") for n in allpass_policies.REGISTRY))
     titan = sim.add_argument_group("titan (--system titan)")
-    titan.add_argument("--jobs", type=_positive_int, default=None,
+    titan.add_argument("--jobs", type=positive_int, default=None,
                        help="titan: jobs at density 1 of the helios workload (320); "
                        f"allpass: jobs of the workload ({ALLPASS_JOBS})")
     titan.add_argument("--density", type=float, default=1.0,
                        help="workload density: 0.5, 1, 1.5, 2 (1)")
     titan.add_argument("--model", default="vit-large",
                        help="the LUT's model: vit, vit-large, roberta-base, roberta-large")
-    titan.add_argument("--gpus-per-node", type=_positive_int, default=4, help="(4)")
+    titan.add_argument("--gpus-per-node", type=positive_int, default=4, help="(4)")
     titan.add_argument("--preemptive", action="store_true",
                        help="TITAN re-allocates running jobs at each event (the authors' "
                        "later code); default non-preemptive, as the paper")
@@ -176,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="TITAN's MILP objective: eq. (1) (paper) or the authors' code's "
                        "FAIR (authors_fair, with --algorithm titan-nomerge)")
     allpass = sim.add_argument_group("allpass (--system allpass)")
-    allpass.add_argument("--capacity", type=_capacity, default=None,
+    allpass.add_argument("--capacity", type=capacity_arg, default=None,
                          help="cap on concurrent serverful workers, or none for unlimited "
                          f"({PAPER_CAPACITY})")
     allpass.add_argument("--sizing", default=None, choices=["cost", "trace"],
@@ -194,14 +97,14 @@ def _parser() -> argparse.ArgumentParser:
                      help="critical (truthful threshold bid) or paper (eq. 14)")
     pdftsp.add_argument("--solver", default="paper", choices=["paper", "exact"],
                      help="per-task schedule: the paper's DP or the exact solver")
-    pdftsp.add_argument("--constants", type=_constants, default="lemma2",
+    pdftsp.add_argument("--constants", type=constants_arg, default="lemma2",
                      help="pdFTSP's alpha and beta: lemma2 (default), vmax, or a FILE "
                      "written by `lorasched calibrate`")
     pdftsp.add_argument("--alpha", type=float, default=None,
                      help="eq. (7) constant (overrides --constants)")
     pdftsp.add_argument("--beta", type=float, default=None,
                      help="eq. (8) constant (overrides --constants)")
-    pdftsp.add_argument("--work-resolution", type=_positive_int, default=8,
+    pdftsp.add_argument("--work-resolution", type=positive_int, default=8,
                      help="work units per slowest-node slot in the DP (8)")
     pdftsp.add_argument("--candidate-cells", choices=["auto", "index", "scan"], default="auto",
                      help="pdFTSP's candidate cells: from the exact index (auto, where nodes "
@@ -232,7 +135,7 @@ def _parser() -> argparse.ArgumentParser:
     sw.add_argument("--scheduler", default=None,
                     help="address of an existing Dask scheduler (tcp://HOST:PORT); default: "
                     "an embedded LocalCluster")
-    sw.add_argument("--workers", type=_positive_int, default=None,
+    sw.add_argument("--workers", type=positive_int, default=None,
                     help="LocalCluster worker processes (default: one per CPU)")
     sw.add_argument("--serial", action="store_true", help="run in this process, no Dask")
     sw.add_argument("--store", default=None, help="folder of finished cells (OUT.cells)")
@@ -250,8 +153,8 @@ def _parser() -> argparse.ArgumentParser:
         "alpha x beta of the grid, as a parallel, resumable sweep; write the pair with the "
         "largest mean welfare to OUT, which `simulate --constants OUT` and `sweep --constants "
         "OUT` read. Evaluate on other seeds or days than these.")
-    _scenario_args(cal, seed=False)
-    cal.add_argument("--seeds", type=_seed, nargs="+", default=[calibration.CALIBRATION_SEED],
+    scenario_args(cal, seed=False)
+    cal.add_argument("--seeds", type=seed_arg, nargs="+", default=[calibration.CALIBRATION_SEED],
                      help=f"calibration seeds ({calibration.CALIBRATION_SEED})")
     cal.add_argument("--trace", default=None,
                      help="arrivals from a real trace: mlaas, philly, helios, acme or a CSV")
@@ -264,7 +167,7 @@ def _parser() -> argparse.ArgumentParser:
     cal.add_argument("--metric", default="welfare", help="what to maximise (welfare)")
     cal.add_argument("--out", default="constants.toml", help="file to write (constants.toml)")
     cal.add_argument("--store", default=None, help="folder of finished cells (OUT.cells)")
-    _execution_args(cal)
+    execution_args(cal)
 
     rep = sub.add_parser(
         "reproduce", help="run every figure of the papers' evaluations into one cell store",
@@ -281,14 +184,14 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--store", default=None,
                      help="folder of finished cells (default: build/sweeps/SIZE in a "
                      "checkout, as the notebooks expect)")
-    rep.add_argument("--seeds", type=_positive_int, default=None,
+    rep.add_argument("--seeds", type=positive_int, default=None,
                      help="seeds per cell (default: 3 full, 2 small)")
     rep.add_argument("--figures", nargs="+", default=None, metavar="FIG",
                      help="only these figures of --system (pdftsp, the default with --figures: "
                      "fig04 ... fig13, calibration; fig12 is two sweeps, LP bound and OPT; "
                      "titan: table3, fig05"
                      + "; allpass: " + ", ".join(allpass_figures.FIGURES) + ")")
-    _execution_args(rep)
+    execution_args(rep)
 
     cmp_stores = sub.add_parser(
         "compare-stores", help="do two cell stores hold the same numbers?",
@@ -308,19 +211,19 @@ def _parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="print benchmark figures")
     bsub = bench.add_subparsers(dest="bench", required=True)
     dec = bsub.add_parser("decision", help="time per task decision and numba speed-up")
-    _scenario_args(dec)
-    dec.add_argument("--python-tasks", type=_positive_int, default=40,
+    scenario_args(dec)
+    dec.add_argument("--python-tasks", type=positive_int, default=40,
                      help="decisions timed in pure Python (40)")
     sol = bsub.add_parser("solvers", help="how often the paper DP is optimal for (12)")
-    _scenario_args(sol)
-    sol.add_argument("--tasks", type=_positive_int, default=3000, help="tasks quoted (3000)")
+    scenario_args(sol)
+    sol.add_argument("--tasks", type=positive_int, default=3000, help="tasks quoted (3000)")
 
     rt = bsub.add_parser("runtime", help="time per task of pdFTSP and Titan (Fig. 13)")
-    _scenario_args(rt)
-    rt.add_argument("--sizes", type=_positive_int, nargs="+", default=[25, 50, 100],
+    scenario_args(rt)
+    rt.add_argument("--sizes", type=positive_int, nargs="+", default=[25, 50, 100],
                     help="cluster sizes K (25 50 100)")
     cmp_ = bsub.add_parser("compare", help="welfare of all algorithms and the OPT bound")
-    _scenario_args(cmp_)
+    scenario_args(cmp_)
     cmp_.add_argument("--no-bound", action="store_true", help="skip the offline LP bound")
     cmp_.add_argument("--bound-time-limit", type=float, default=600.0,
                       help="seconds for the bound's column generation (600)")
@@ -346,15 +249,15 @@ def _parser() -> argparse.ArgumentParser:
                          "(lorasched.pdftsp.index): seconds, median decision, and whether "
                          "every decision, payment and price is identical. K = 100 and 200 at "
                          "high load, 2,000 at the 10x day's 800 arrivals a slot.")
-    ix.add_argument("--nodes", nargs="+", type=_positive_int, default=[100, 200, 2000],
+    ix.add_argument("--nodes", nargs="+", type=positive_int, default=[100, 200, 2000],
                     help="cluster sizes K (100 200 2000)")
-    ix.add_argument("--seeds", nargs="+", type=_positive_int, default=[1, 2, 3],
+    ix.add_argument("--seeds", nargs="+", type=positive_int, default=[1, 2, 3],
                     help="seeds (1 2 3)")
     ix.add_argument("--solvers", nargs="+", default=["paper", "exact"],
                     choices=["paper", "exact"], help="DPs (paper exact)")
     ix.add_argument("--payments", nargs="+", default=["critical", "paper"],
                     choices=["critical", "paper"], help="payment rules (critical paper)")
-    ix.add_argument("--slots", type=_positive_int, default=144,
+    ix.add_argument("--slots", type=positive_int, default=144,
                     help="slots of each day (144)")
 
     tb = bsub.add_parser("titan", help="Titan's K = 100 high-load day under each MILP setting",
@@ -364,7 +267,7 @@ def _parser() -> argparse.ArgumentParser:
     tb.add_argument("--settings", nargs="+", default=list(titan_mip_settings),
                     choices=list(titan_mip_settings),
                     help=f"MILP settings (all: {' '.join(titan_mip_settings)})")
-    tb.add_argument("--seeds", nargs="+", type=_positive_int, default=[1, 2, 3],
+    tb.add_argument("--seeds", nargs="+", type=positive_int, default=[1, 2, 3],
                     help="seeds (1 2 3)")
     tb.add_argument("--algorithm", default="titan", choices=["titan", "titan_oracle"])
     tb.add_argument("--out", default=None, help="write the table as JSON here")
@@ -393,11 +296,11 @@ def _parser() -> argparse.ArgumentParser:
                          "offered in process, then through `lorasched serve` in its own "
                          "process; decisions/s, p50/p99 latency, and every decision compared "
                          "with lorasched simulate.")
-    bs.add_argument("--nodes", nargs="+", type=_positive_int, default=[100, 2000],
+    bs.add_argument("--nodes", nargs="+", type=positive_int, default=[100, 2000],
                     help="cluster sizes K (100 2000)")
-    bs.add_argument("--clients", nargs="+", type=_positive_int, default=[1, 2],
+    bs.add_argument("--clients", nargs="+", type=positive_int, default=[1, 2],
                     help="loopback client threads (1 2)")
-    bs.add_argument("--limit", type=_positive_int, default=None,
+    bs.add_argument("--limit", type=positive_int, default=None,
                     help="the day's first N tasks only")
     bs.add_argument("--out", default=None, help="write the rows as JSON here")
 
@@ -411,12 +314,12 @@ def _parser() -> argparse.ArgumentParser:
                     help=f"port on 127.0.0.1 ({app.DEFAULT_PORT}; 0: a free one)")
     ex.add_argument("--system", choices=list(app.VIEWS), default="pdftsp",
                     help="the view shown first (pdftsp)")
-    ex.add_argument("--nodes", type=_positive_int, default=6,
+    ex.add_argument("--nodes", type=positive_int, default=6,
                     help="pdFTSP's first scenario: GPU nodes K (6)")
-    ex.add_argument("--load", type=_positive_float, default=4.0,
+    ex.add_argument("--load", type=positive_float, default=4.0,
                     help="... mean arrivals per slot, > 0 (4)")
-    ex.add_argument("--slots", type=_positive_int, default=48, help="... slots (48)")
-    ex.add_argument("--seed", type=_seed, default=1, help="... workload seed (1)")
+    ex.add_argument("--slots", type=positive_int, default=48, help="... slots (48)")
+    ex.add_argument("--seed", type=seed_arg, default=1, help="... workload seed (1)")
     ex.add_argument("--notebook", default=None,
                     help="serve this notebook instead of the app (it should display widgets)")
     sv = sub.add_parser(
@@ -442,11 +345,11 @@ def _parser() -> argparse.ArgumentParser:
         "its decisions with lorasched simulate")
     lg.add_argument("url", help="the service, http://HOST:PORT")
     lg.add_argument("scenario", help="a pdFTSP scenario file (.nc) on the service's cluster")
-    lg.add_argument("--concurrency", type=_positive_int, default=1,
+    lg.add_argument("--concurrency", type=positive_int, default=1,
                     help="client threads (1: the scenario's order)")
     lg.add_argument("--rate", type=float, default=None,
                     help="requests per second at most (none: as fast as answered)")
-    lg.add_argument("--limit", type=_positive_int, default=None, help="send at most N tasks")
+    lg.add_argument("--limit", type=positive_int, default=None, help="send at most N tasks")
     lg.add_argument("--timeout", type=float, default=30.0, help="per request, s (30)")
     lg.add_argument("--deadline", type=float, default=600.0,
                     help="stop sending after this many seconds (600)")
@@ -486,17 +389,17 @@ def _main(argv: list[str] | None) -> int:
         if args.command == "simulate":
             return cli_simulate.simulate(args, parser)
         if args.command == "sweep":
-            return _sweep(args)
+            return cli_sweep.sweep(args)
         if args.command == "reproduce":
             return cli_reproduce.reproduce(args)
         if args.command == "calibrate":
-            return _calibrate(args)
+            return cli_sweep.calibrate(args)
         if args.command == "compare-stores":
             report = compare_stores(args.first, args.second)
             print(report)
             return 0 if report.identical else 1
         if args.command == "export-sweeps":
-            for path in export_sweeps(args.folder, args.size):
+            for path in cli_sweep.export_sweeps(args.folder, args.size):
                 print(path)
             return 0
         if args.command == "bench":
@@ -569,101 +472,9 @@ def _one_line(exc: Exception) -> str:
     return " ".join(str(exc).split())
 
 
-def export_sweeps(folder, size: str = "full") -> list[Path]:
-    """Write every figure's sweep declaration as ``<name>.toml`` in ``folder`` (the
-    examples in ``notebooks/sweeps/`` are these files; a test checks they are current)."""
-    folder = Path(folder)
-    if folder.exists() and not folder.is_dir():
-        raise InputError(f"export-sweeps: {folder} is a file, not a folder")
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for fig in [fig for module in cli_reproduce.figure_modules().values()
-                for fig in module.FIGURES.values()]:
-        for sweep in fig.sweeps(size).values():
-            path = folder / f"{sweep.name}.toml"
-            if path in paths:  # TITAN's pages share one sweep
-                continue
-            path.write_text(f"# {fig.number}: {fig.title} — generated from "
-                            f"lorasched.figures.{fig.system}.FIGURES[{fig.key!r}] by "
-                            f"`lorasched export-sweeps`; do not edit\n" + sweep.to_toml())
-            paths.append(path)
-    sweep = allpass_common.paper_sweep(size)  # Allpass's pages run in memory (no figure
-    path = folder / f"{sweep.name}.toml"      # sweep): their main runs as one declaration
-    path.write_text("# Allpass sec. 5.1: every policy in both setups (Figs. 6-12) — generated "
-                    "from lorasched.figures.allpass.common.paper_sweep by `lorasched "
-                    "export-sweeps`; do not edit\n" + sweep.to_toml())
-    paths.append(path)
-    return paths
 
-
-def _with_constants(sweep: Sweep, path) -> Sweep:
-    """``sweep`` with the options of the constants file ``path`` added to the options of
-    the algorithm it calibrates."""
-    data = calibration.read_constants(path)
-    if data["system"] != sweep.system or data["algorithm"] not in sweep.algorithms:
-        raise InputError(f"--constants: {path} calibrates {data['system']}/"
-                         f"{data['algorithm']}, which sweep {sweep.name!r} does not run")
-    decl = sweep.to_dict()
-    decl["options"].setdefault(data["algorithm"], {}).update(data["options"])
-    return Sweep.from_dict(decl)
-
-
-def _calibrate(args) -> int:
-    scenario = {"nodes": args.nodes, "gpu": args.gpu, "load": args.load,
-                "vendors": args.vendors, "deadline_policy": args.deadline_policy,
-                "slots": args.slots}
-    if args.trace is not None:
-        scenario["trace"] = args.trace
-        if args.trace_day is not None:
-            scenario["trace_day"] = (int(args.trace_day) if args.trace_day.isdigit()
-                                     else args.trace_day)
-    elif args.trace_day is not None:
-        raise InputError("--trace-day needs --trace")
-    out = Path(args.out)
-    cal = calibration.calibrate(
-        "pdftsp", "pdftsp", scenario, {"alpha": args.alpha, "beta": args.beta},
-        seeds=args.seeds, metric=args.metric,
-        store=args.store or default_store(out), scheduler=args.scheduler,
-        workers=args.workers, serial=args.serial, progress=not args.no_progress)
-    calibration.write_constants(out, cal)
-    surface = cal.surface.to_pandas()
-    surface.index = [f"alpha={a:g}" for a in surface.index]
-    surface.columns = [f"beta={b:g}" for b in surface.columns]
-    print(f"mean {cal.metric} over seed(s) {', '.join(map(str, cal.seeds))}:")
-    print(surface.round(1).to_string())
-    print(calibration.describe(cal) + f" -> {out}")
-    return 0
-
-
-def _sweep(args) -> int:
-    sweep = Sweep.from_file(args.file)
-    if args.constants:
-        sweep = _with_constants(sweep, args.constants)
-    if args.dry_run:
-        cells = grid.cells(sweep)
-        store = Store(args.store or default_store(args.out))
-        done = store.done()
-        dims = ", ".join(f"{d}={len(v)}" for d, v in grid.coords(sweep).items())
-        print(f"sweep {sweep.name!r}: {dims}; {len(cells)} distinct cells, "
-              f"{sum(c.key in done for c in cells)} already done in {store.folder}")
-        for cell in cells:
-            print(("done  " if cell.key in done else "to do ") + cell.describe())
-        return 0
-    report = run_sweep(sweep, args.out, store=args.store, scheduler=args.scheduler,
-                       workers=args.workers, serial=args.serial,
-                       progress=not args.no_progress)
-    if report.interrupted:
-        return 130
-    print(f"sweep {sweep.name!r}: {report.computed} cells computed, {report.skipped} "
-          f"already done, {len(report.failed)} failed -> {args.out}")
-    if report.failed:
-        print("failed cells (recorded with their traceback in "
-              f"{args.store or default_store(args.out)}/failed/; rerun to retry them):",
-              file=sys.stderr)
-        for where, error in report.failed:
-            print(f"  {where}: {error}", file=sys.stderr)
-        return 1
-    return 0
+# kept importable from here (tests, scripts)
+export_sweeps = cli_sweep.export_sweeps
 
 
 if __name__ == "__main__":

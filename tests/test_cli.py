@@ -336,13 +336,6 @@ def test_a_refused_input_is_one_line_and_exit_2(argv, message, capsys):
     assert "Traceback" not in err
 
 
-def test_capacity_none_is_unlimited_and_a_number_a_cap():
-    from lorasched.cli import _capacity
-
-    assert _capacity("none") == "none" and _capacity("unlimited") == "none"
-    assert _capacity("7") == 7
-
-
 def test_out_naming_a_folder_or_an_unreadable_file_is_one_line(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["simulate", "--nodes", "2", "--slots", "6", "--load", "1", "--out",
