@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _browser import ARTIFACTS, PLOT_DATA_JS, new_page, screenshot
+from _browser import ARTIFACTS, PLOT_DATA_JS, WINDOW, new_page, screenshot
 
 from lorasched import cli
 from lorasched.pdftsp.mechanism import AuctionReplay
@@ -231,6 +231,29 @@ def _open(browser, url: str):
     return page, log
 
 
+# every plotly figure the page shows: its CSS class and where its drawing lies
+_FIGURE_BOXES_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(d => {
+  const r = d.querySelector('svg.main-svg').getBoundingClientRect();
+  return {figure: [...d.classList].find(c => c.startsWith('lorasched-')),
+          left: r.left, right: r.right, width: r.width};
+})"""
+
+
+def _layout_problems(page, full_width: tuple[str, ...] = ()) -> list[str]:
+    """Figures drawn past the window's edges (clipped), and figures of ``full_width``
+    drawn narrower than 90 % of the window (a figure in a widget keeps plotly's default
+    700 px unless the explorer gives it a width)."""
+    problems = []
+    for box in page.evaluate(_FIGURE_BOXES_JS):
+        if box["left"] < 0 or box["right"] > WINDOW[0]:
+            problems.append(f"{box['figure']} spans {box['left']:.0f}-{box['right']:.0f} "
+                            f"px, past the {WINDOW[0]} px window")
+        if box["figure"] in full_width and box["width"] < 0.9 * WINDOW[0]:
+            problems.append(f"{box['figure']} is {box['width']:.0f} px wide in a "
+                            f"{WINDOW[0]} px window")
+    return problems
+
+
 def _drag_to_end(page, slider: str, end: str) -> None:
     """Drag slider ``slider``'s handle with the mouse past the ``end`` ("left" or
     "right") of its track: the value becomes the slider's min or max."""
@@ -322,6 +345,7 @@ def test_live_explorer_in_a_browser(browser, serve_app, first_replay):
     page, log = _open(browser, url)
     try:
         check_live_explorer(page, first_replay, "pdftsp")
+        layout = _layout_problems(page)
         # the TITAN and Allpass views, each with a control changed in the browser
         page.locator(".lorasched-system button", has_text="TITAN").click()
         page.wait_for_selector(".lorasched-timeline.js-plotly-plot", timeout=120_000)
@@ -341,9 +365,11 @@ def test_live_explorer_in_a_browser(browser, serve_app, first_replay):
                   .evaluate(PLOT_DATA_JS),
                   _plain(allpass_plots.timeline([("allpass", run)])), _same_data)
         screenshot(page, SHOTS / "allpass.png")
+        layout += _layout_problems(page, ("lorasched-jobs_timeline", "lorasched-pressure"))
     finally:
         page.context.close()
     assert not log.problems, "\n".join(log.problems)
+    assert not layout, "\n".join(layout)
 
 
 BROKEN = """\

@@ -217,6 +217,36 @@ _MATHJAX_JS = """async () => {
 }"""
 
 
+# every verdict cell of the styled tables (lorasched.figures.styled: the Styler id starts
+# with T_claims-), with the colour the browser computed for its text
+_VERDICTS_JS = """() => {
+  const cells = [];
+  for (const table of document.querySelectorAll('table[id^="T_claims-"]')) {
+    for (const th of table.querySelectorAll('th.col_heading')) {
+      if (!th.textContent.trim().startsWith('verdict')) continue;
+      const col = [...th.classList].find(c => /^col[0-9]+$/.test(c));
+      for (const td of table.querySelectorAll(`td.data.${col}`))
+        cells.push({table: table.id, text: td.textContent.trim(),
+                    colour: getComputedStyle(td).color});
+    }
+  }
+  return cells;
+}"""
+#: the colour figures.styled gives each verdict (any other text: grey)
+VERDICT_COLOURS = {"agrees": "rgb(42, 157, 143)", "disagrees": "rgb(231, 111, 81)"}
+OTHER_VERDICT_COLOUR = "rgb(108, 117, 125)"
+#: the summary page's tables hold at least this many verdicts (41 rows at stop 38)
+SUMMARY_VERDICTS = 30
+
+
+def _verdict_problems(cells: list[dict]) -> list[str]:
+    """Verdict cells drawn in another verdict's colour."""
+    return [f"verdict {c['text']!r} in {c['table']} drawn {c['colour']}, not "
+            f"{VERDICT_COLOURS.get(c['text'], OTHER_VERDICT_COLOUR)}"
+            for c in cells
+            if c["colour"] != VERDICT_COLOURS.get(c["text"], OTHER_VERDICT_COLOUR)]
+
+
 def _open_page(page, log, url: str, shot: Path) -> dict:
     """Load ``url``; wait for its figures, MathJax and the network to settle."""
     page.goto(url, wait_until="load")
@@ -232,7 +262,7 @@ def _open_page(page, log, url: str, shot: Path) -> dict:
     figures = page.evaluate(_FIGURES_JS)
     screenshot(page, shot)
     return {"figures": figures, "mathjax": mathjax,
-            "maths": page.locator(".math").count()}
+            "maths": page.locator(".math").count(), "verdicts": page.evaluate(_VERDICTS_JS)}
 
 
 def _page_problems(seen: dict, figure_page: bool) -> list[str]:
@@ -308,7 +338,11 @@ def test_book_pages_render_offline(request, browser):
         finally:
             page.context.close()
         shots.append(str(shot.relative_to(ROOT)))
-        found = _page_problems(seen, name in figure_pages) + log.problems
+        found = (_page_problems(seen, name in figure_pages) + log.problems
+                 + _verdict_problems(seen["verdicts"]))
+        if name == "notebooks/summary.html" and len(seen["verdicts"]) < SUMMARY_VERDICTS:
+            found.append(f"only {len(seen['verdicts'])} verdict cells found (expected at "
+                         f"least {SUMMARY_VERDICTS}): the verdict colours went unchecked")
         if name in MATHS_PAGES and not seen["maths"]:
             found.append("a maths page without maths (.math)")
         problems += [f"{name}: {p}" for p in found]
@@ -317,3 +351,38 @@ def test_book_pages_render_offline(request, browser):
     assert not problems, (
         f"the built book ({site}) has problems:\n  {listing}\nscreenshots: {SHOTS}"
     )
+
+
+@pytest.mark.browser
+def test_the_verdict_colour_check_sees_colliding_tables(browser, tmp_path):
+    """The check above reads the colour the browser draws: two styled tables that share one
+    Styler id (the summary page's bug at stop 37) draw a "disagrees" in "agrees"' colour,
+    and it says so; :func:`lorasched.figures.styled` gives each its own id, and it is quiet."""
+    import pandas as pd
+
+    from lorasched.figures import styled
+
+    first = pd.DataFrame({"claim": ["a", "b"], "verdict": ["agrees", "not shown"]})
+    second = pd.DataFrame({"claim": ["c"], "verdict": ["disagrees"]})
+
+    def page_of(tables) -> list[dict]:
+        path = tmp_path / "tables.html"
+        path.write_text("<html><body>" + "".join(t.to_html() for t in tables)
+                        + "</body></html>")
+        page, _ = new_page(browser)
+        try:
+            page.goto(path.as_uri())
+            return page.evaluate(_VERDICTS_JS)
+        finally:
+            page.context.close()
+
+    # the bug: both tables under one id, the first table's CSS rules colour the second's
+    shared = [styled(first), styled(second).set_uuid(styled(first).uuid)]
+    cells = page_of(shared)
+    assert len(cells) == 3
+    problems = _verdict_problems(cells)
+    # the later table's rule wins for both cells with the same id: the first table's
+    # "agrees" is drawn in "disagrees"' red
+    assert problems == [f"verdict 'agrees' in T_{styled(first).uuid} drawn "
+                        f"{VERDICT_COLOURS['disagrees']}, not {VERDICT_COLOURS['agrees']}"]
+    assert _verdict_problems(page_of([styled(first), styled(second)])) == []

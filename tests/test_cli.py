@@ -414,3 +414,16 @@ def test_a_scheduler_that_does_not_answer_is_named_after_a_bounded_wait(tmp_path
                        "Dask scheduler answered within 2 s"):
         lorasched.run_sweep(decl, tmp_path / "r.nc", scheduler=f"tcp://127.0.0.1:{port}",
                             progress=False)
+
+
+def test_python_dash_m_lorasched_is_the_command():
+    """``python -m lorasched`` runs the same command (its errors too: one line, exit 2)."""
+    import subprocess
+    import sys
+
+    ok = subprocess.run([sys.executable, "-m", "lorasched", "profiles"], capture_output=True,
+                        text=True)
+    assert ok.returncode == 0 and "sources:" in ok.stdout
+    bad = subprocess.run([sys.executable, "-m", "lorasched", "simulate", "--seed", "-1"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "--seed" in bad.stderr and "Traceback" not in bad.stderr

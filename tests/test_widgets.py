@@ -8,6 +8,7 @@ import ipywidgets
 import numpy as np
 import pytest
 
+import lorasched
 from lorasched.pdftsp.auction import OnlineAuction
 from lorasched.pdftsp.scenario import to_arrays
 from lorasched.pdftsp.workload import synthetic_scenario
@@ -203,3 +204,18 @@ def test_explorer_observers_update_the_figures(scenario):
 def test_no_interactive_frontend_outside_jupyter():
     """pytest (like papermill and nbval) is headless: the notebook shows no live widget."""
     assert interactive_frontend() is False
+
+
+def test_the_explorer_s_figures_add_up_to_its_width():
+    """The heatmaps take half the width each, the utility plot 52 % (the panel the rest);
+    a width that cannot hold them is refused by name."""
+    from lorasched.present.widgets import EXPLORER_WIDTH, Explorer
+
+    ex = Explorer(nodes=4, load=2.0, slots=12, seed=0)
+    assert ex.lam_fig.layout.width == ex.phi_fig.layout.width == EXPLORER_WIDTH // 2
+    assert ex.utility_fig.layout.width == int(0.52 * EXPLORER_WIDTH)
+    narrow = Explorer(nodes=4, load=2.0, slots=12, seed=0, width=800)
+    assert narrow.lam_fig.layout.width == 400
+    for bad in (300, 1.5e3, "wide", True):
+        with pytest.raises(lorasched.InputError, match="width"):
+            Explorer(nodes=4, load=2.0, slots=12, seed=0, width=bad)

@@ -79,7 +79,9 @@ def timeline(runs: list[tuple[str, object]]) -> go.Figure:
     tier against time; for runs with a threshold, F and the pressure p in a last row."""
     with_f = [(t, r) for t, r in runs if np.isfinite(r["F_s"].values).any()]
     n = len(runs) + (1 if with_f else 0)
-    fig = make_subplots(rows=n, cols=1, shared_xaxes=True, vertical_spacing=0.05,
+    height = 230 * n
+    # 70 px between rows: the lower row's title clears the upper row's axis
+    fig = make_subplots(rows=n, cols=1, shared_xaxes=True, vertical_spacing=70 / height,
                         subplot_titles=[t for t, _ in runs] + (["threshold F and pressure p"]
                                                               if with_f else []),
                         specs=[[{}]] * len(runs) + ([[{"secondary_y": True}]] if with_f
@@ -101,7 +103,7 @@ def timeline(runs: list[tuple[str, object]]) -> go.Figure:
         fig.add_scatter(x=t, y=p, mode="lines", name="p (capped at 10)",
                         line={"color": "#adb5bd", "width": 1}, row=n, col=1, secondary_y=True)
     fig.update_xaxes(title_text="time (h)", row=n, col=1)
-    fig.update_layout(template="plotly_white", height=230 * n)
+    fig.update_layout(template="plotly_white", height=height)
     return fig
 
 
@@ -159,8 +161,11 @@ def job_timeline(result, *, max_jobs: int = 60) -> go.Figure:
                         hoverinfo="text")
     fig.update_yaxes(title_text="job (by submission)", autorange="reversed")
     fig.update_xaxes(title_text="time (h)")
+    # the legend in one line above the plot, under the title (below it, it ran into
+    # whatever came next on the page)
     fig.update_layout(barmode="overlay", template="plotly_white", height=460,
-                      legend={"orientation": "h", "y": -0.2},
+                      margin={"t": 100},
+                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
                       title=f"{result.attrs['algorithm']}: the first {jobs.size} jobs")
     return fig
 

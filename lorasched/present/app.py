@@ -40,7 +40,7 @@ from ..systems import SYSTEMS, simulate
 from ..titan.scenario import titan_scenario
 from . import allpass as allpass_plots
 from . import titan as titan_plots
-from .widgets import Explorer, replace_figure
+from .widgets import EXPLORER_WIDTH, Explorer, replace_figure, wrapping_row
 
 #: the views of the app, in the toggle's order: value -> label
 VIEWS = {"pdftsp": "pdFTSP", "titan": "TITAN", "allpass": "Allpass"}
@@ -66,20 +66,24 @@ class _RunView(widgets.VBox):
         self.figs = {}
         self._run()
         for name in figures:
-            self.figs[name] = go.FigureWidget(self._figure(name))
+            self.figs[name] = go.FigureWidget(self._sized(name))
             self.figs[name].add_class(f"lorasched-{name}")
         self._summarise()
         for name in self.controls:
             getattr(self, name).observe(self._on_change, names="value")
         super().__init__([widgets.HTML(f"<b>{title}</b>"),
-                          widgets.HBox([getattr(self, n) for n in self.controls]),
+                          wrapping_row([getattr(self, n) for n in self.controls]),
                           self.summary, *self.figs.values()])
 
     def _on_change(self, change) -> None:
         self._run()
         for name, fig in self.figs.items():
-            replace_figure(fig, self._figure(name))
+            replace_figure(fig, self._sized(name))
         self._summarise()
+
+    def _sized(self, name: str) -> go.Figure:
+        """Figure ``name`` across the explorer's width (:data:`EXPLORER_WIDTH`)."""
+        return self._figure(name).update_layout(width=EXPLORER_WIDTH)
 
     def _run(self) -> None:  # pragma: no cover - every view defines it
         raise NotImplementedError

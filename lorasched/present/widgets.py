@@ -101,6 +101,18 @@ def interactive_frontend() -> bool:
     return bool(getattr(kernel, "_allow_stdin", False))
 
 
+#: the live explorer's width in px: its figures are drawn at fixed widths that add up to it
+#: (a figure in a widget is drawn once, before the page has laid it out, so it cannot take
+#: its container's width). 1,200 px fits a 1,280 px window; a narrower one wraps a row's
+#: figures onto rows of their own instead of clipping them.
+EXPLORER_WIDTH = 1_200
+
+
+def wrapping_row(children, **layout) -> widgets.HBox:
+    """An ``HBox`` whose children wrap onto the next line where the row is too narrow."""
+    return widgets.HBox(children, layout=widgets.Layout(flex_flow="row wrap", **layout))
+
+
 def replace_figure(target: go.FigureWidget, new: go.Figure) -> None:
     """Show ``new`` in the live figure ``target``, in place: traces are updated where
     their number and types agree (the browser then restyles them), else replaced."""
@@ -128,10 +140,14 @@ class Explorer(widgets.VBox):
 
     def __init__(self, scenario: xr.Dataset | None = None, *, nodes: int = 6,
                  load: float = 4.0, slots: int = 48, seed: int = 1, step: int | None = None,
-                 task: int | None = None, payment: str = "critical"):
+                 task: int | None = None, payment: str = "critical",
+                 width: int = EXPLORER_WIDTH):
         if scenario is not None:
             nodes, slots = scenario.sizes["node"], scenario.sizes["slot"]
         self._slots, self._payment = int(slots), payment
+        if isinstance(width, bool) or not isinstance(width, int) or width < 400:
+            raise InputError(f"width must be a whole number of px >= 400, got {width!r}")
+        self._width = width
         self.nodes = widgets.Dropdown(options=sorted({4, 6, 8, 12, int(nodes)}), value=nodes,
                                       description="nodes")
         self.load = widgets.Dropdown(options=sorted({2.0, 4.0, 8.0, float(load)}),
@@ -143,7 +159,8 @@ class Explorer(widgets.VBox):
         self.task = widgets.BoundedIntText(description="task", min=0, max=0)
         self.bid = widgets.FloatSlider(description="bid b'", min=0.0, max=1.0,
                                        continuous_update=False, readout_format=".4g")
-        self.panel = widgets.HTML()
+        # the panel takes what the utility figure leaves of the row (at least 320 px)
+        self.panel = widgets.HTML(layout=widgets.Layout(flex="1 1 320px", min_width="320px"))
         for name in ("nodes", "load", "seed", "step", "task", "bid", "panel"):
             getattr(self, name).add_class(f"lorasched-{name}")  # for the browser test
         self._figs: dict[str, go.FigureWidget] = {}
@@ -156,7 +173,7 @@ class Explorer(widgets.VBox):
             self._figs[name] = go.FigureWidget(self._make(name))
             self._figs[name].add_class(f"lorasched-{name}")
         self._draw_panel()
-        self._prices = widgets.HBox([self._figs["lam"], self._figs["phi"]])
+        self._prices = wrapping_row([self._figs["lam"], self._figs["phi"]])
         for control in (self.nodes, self.load, self.seed):
             control.observe(self._on_scenario, names="value")
         self.step.observe(self._on_step, names="value")
@@ -171,7 +188,7 @@ class Explorer(widgets.VBox):
             widgets.HTML("<b>One task at another bid</b> (against the prices just before "
                          "it arrives; nothing is committed)"),
             widgets.HBox([self.task, self.bid]),
-            widgets.HBox([self.panel, self._figs["utility"]]),
+            wrapping_row([self.panel, self._figs["utility"]]),
         ])
 
     # -- state
@@ -200,10 +217,16 @@ class Explorer(widgets.VBox):
 
     # -- figures
     def _make(self, name: str) -> go.Figure:
+        """Figure ``name`` at its width: the heatmaps half the explorer's width each, the
+        utility plot 52 % of it (the panel beside it the rest)."""
         if name == "utility":
-            return utility_figure(self.replay, self.task.value, bid=self.bid.value)
+            fig = utility_figure(self.replay, self.task.value, bid=self.bid.value)
+            # narrower than the notebook's: its legend takes two lines, so a taller margin
+            return fig.update_layout(width=int(0.52 * self._width), height=420,
+                                     margin={"t": 120})
         which = "lambda" if name == "lam" else "phi"
-        return dual_price_figure(self.replay, self.step.value, which, self.task.value)
+        fig = dual_price_figure(self.replay, self.step.value, which, self.task.value)
+        return fig.update_layout(width=self._width // 2)
 
     @property
     def lam_fig(self) -> go.FigureWidget:
@@ -270,12 +293,14 @@ class Explorer(widgets.VBox):
 
 def explorer(scenario: xr.Dataset | None = None, *, nodes: int = 6, load: float = 4.0,
              slots: int = 48, seed: int = 1, step: int | None = None,
-             task: int | None = None, payment: str = "critical") -> Explorer:
+             task: int | None = None, payment: str = "critical",
+             width: int = EXPLORER_WIDTH) -> Explorer:
     """The live explorer of pdFTSP: scenario dropdowns (``nodes``, ``load``: mean arrivals
     per slot, ``seed``), a slider over arrivals with heatmaps of ``lambda[k, t]`` and
     ``phi[k, t]``, and a task with a bid slider showing admission, schedule, payment and
     utility. ``scenario`` (optional) is shown first; the dropdowns then build synthetic
-    ones of ``slots`` slots. The returned :class:`Explorer` is an ipywidgets ``VBox``.
+    ones of ``slots`` slots. ``width`` (px, :data:`EXPLORER_WIDTH`) is what its figures
+    add up to across. The returned :class:`Explorer` is an ipywidgets ``VBox``.
     """
     return Explorer(scenario, nodes=nodes, load=load, slots=slots, seed=seed, step=step,
-                    task=task, payment=payment)
+                    task=task, payment=payment, width=width)
