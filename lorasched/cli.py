@@ -12,6 +12,7 @@ from .allpass import policies as allpass_policies
 from .allpass.scenario import PAPER_CAPACITY
 from .allpass.workload import PAPER_JOBS as ALLPASS_JOBS
 from .cli_args import (
+    Parser,
     capacity_arg,
     constants_arg,
     execution_args,
@@ -32,7 +33,7 @@ from .present import app, bench, bench_scale, bench_titan
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="lorasched",
         description="Online scheduling and auction pricing of LoRA fine-tuning jobs.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -384,6 +385,9 @@ def _file_error(exc: OSError) -> str:
 
 def _main(argv: list[str] | None) -> int:
     parser = _parser()
+    if not (sys.argv[1:] if argv is None else argv):  # `lorasched` alone: what it can do
+        parser.print_help(sys.stderr)
+        return 2
     args = parser.parse_args(argv)
     try:
         if args.command == "simulate":

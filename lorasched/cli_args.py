@@ -13,6 +13,17 @@ from .pdftsp.auction import CONSTANTS
 from .pdftsp.workload import DEADLINE_POLICIES, LOADS
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser whose errors are one line on stderr (exit status 2), as every
+    other input error of the command is: the rule broken and where to read the usage,
+    instead of the usage block followed by the error. Its sub-commands' parsers are of
+    this class too (argparse makes them of their parent's)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} "
+                     f"(see {self.prog} --help)\n")
+
+
 def load_arg(value: str):
     """--load: a name (light/medium/high) or a mean number of arrivals per slot."""
     if value in LOADS:

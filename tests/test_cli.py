@@ -427,3 +427,24 @@ def test_python_dash_m_lorasched_is_the_command():
     bad = subprocess.run([sys.executable, "-m", "lorasched", "simulate", "--seed", "-1"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "--seed" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["simulate", "--nodes", "0"], "lorasched simulate: error: argument --nodes: must be >= 1"),
+    (["simulate", "--system", "titan", "--setup", "nope"], "argument --setup: invalid choice"),
+    (["nope"], "lorasched: error: argument command: invalid choice: 'nope'"),
+    (["bench"], "lorasched bench: error: the following arguments are required: bench"),
+])
+def test_a_flag_s_error_is_one_line_naming_it(argv, message, capsys):
+    """argparse's errors too are one line on stderr, exit 2 (not the usage block first)."""
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and message in err, err
+    assert "--help)" in err
+
+
+def test_lorasched_alone_prints_its_commands(capsys):
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert "simulate" in err and "reproduce" in err and "serve" in err
