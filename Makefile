@@ -4,6 +4,7 @@
 #   make book    run every figure's cells (lorasched reproduce --size full, resumable, cached
 #                in build/sweeps/full), execute the notebooks with full parameters (NB_JOBS=2
 #                at a time), then build book/_build/html
+#   make publish make book, then commit book/_build/html to the gh-pages branch (no push)
 #   make lint    ruff only
 #   make lock    recompile requirements.lock (uv) and environment.yml from pyproject.toml;
 #                `make lock UPGRADE=1` moves every pin to the newest version allowed
@@ -33,7 +34,7 @@ params = $(or $(PARAMS_$(1)),$(if $(filter fig% summary calibration titan_% allp
 SWEEPS_STAMP := build/sweeps/full.stamp
 
 .DELETE_ON_ERROR:
-.PHONY: venv .venv test lint lock book notebooks reproduce clean distclean
+.PHONY: venv .venv test lint lock book publish notebooks reproduce clean distclean
 
 venv .venv: $(STAMP)
 
@@ -90,10 +91,23 @@ $(SWEEPS_STAMP): $(STAMP) $(LIB_SOURCES)
 # The notebooks are executed NB_JOBS at a time (each is one kernel, mostly one core).
 NB_JOBS ?= 2
 
+# The figure pages write the data they drew into build/figure-data/full
+# (lorasched.figures.datafiles); after the build it is copied into the site as data/, with
+# its SHA256SUMS.
+FIGURE_DATA := build/figure-data/full
+
 book: $(STAMP) $(SWEEPS_STAMP) book/_static/plotly.min.js
 	$(BIN)/python -m compileall -q lorasched
 	$(MAKE) --no-print-directory -j$(NB_JOBS) notebooks
 	$(BIN)/jupyter-book build book -W -n --keep-going
+	$(BIN)/python -c "from lorasched.figures import datafiles; \
+	  names = datafiles.publish('$(FIGURE_DATA)', 'book/_build/html'); \
+	  print(f'{len(names)} data files and SHA256SUMS in book/_build/html/data')"
+
+# `make publish`: the built book (made first if needed) committed to the gh-pages branch
+# of this checkout, not pushed (.ci/publish.py checks the site first and says how to push).
+publish: book
+	$(BIN)/python .ci/publish.py book/_build/html
 
 notebooks: $(BOOK_NOTEBOOKS)
 
@@ -109,7 +123,7 @@ book/_static/plotly.min.js: $(STAMP)
 
 # `clean` keeps the computed cells (build/sweeps: tens of minutes of work); distclean not.
 clean:
-	rm -rf book/_build book/notebooks book/_static/plotly.min.js
+	rm -rf book/_build book/notebooks book/_static/plotly.min.js build/figure-data
 
 distclean: clean
 	rm -rf $(VENV) build

@@ -82,6 +82,8 @@ class Figure:
     system: str = ""
     variant_column: str = "variant"  # the claims table's name for the variant column
     key: str = ""  # "fig08"
+    #: the name of the page's data file (:mod:`.datafiles`), when pages share one; "": key
+    data_name: str = ""
     number: str = ""  # "Fig. 8"
     title: str = ""
 

@@ -224,6 +224,7 @@ class AllpassFigure(Figure):
 
     system = "allpass"
     variant_column = "setup"
+    data_name = "runs"  # every such page draws from the same runs: one data file
 
     def data(self, size: str = "small", *, store=None, seeds: int | None = None,
              workers=None, scheduler=None, serial=None, progress: bool = False):

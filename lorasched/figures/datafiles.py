@@ -1,0 +1,448 @@
+"""The data behind every figure, as files a reader can download: one netCDF file per
+figure holding exactly what its page's plots and verdicts are computed from, and a CSV of
+its claims table.
+
+A figure page calls :func:`data_files` with its figure and the data it drew (the value of
+:meth:`Figure.data <lorasched.figures.base.Figure.data>`): the two files are written to
+:func:`data_folder` (``<system>/<key>.nc`` and ``<system>/<key>_claims.csv``) and the page
+shows links to them. ``make book`` copies the folder into the built site as ``data/`` with
+a ``SHA256SUMS`` manifest (:func:`publish`); :func:`load` reads a file back into the object
+the figure computes its claims from, so that ::
+
+    fig = lorasched.figures.FIGURES["pdftsp"]["fig08"]
+    fig.claims(lorasched.figures.load("pdftsp/fig08"))
+
+gives the page's claims table.
+
+A figure's data is a tree: an ``xarray.Dataset``, a ``pandas.DataFrame``, a numpy array,
+a dict or tuple of these, or Allpass's :class:`~lorasched.figures.allpass.common.
+AllpassData` (its runs). Each leaf is one netCDF group (``g0``, ``g1``, ...); the tree
+itself is JSON in the root group's attribute ``lorasched_tree``, with the figure
+(``lorasched_figure``), the size and lorasched's version. Attributes that netCDF cannot
+hold (booleans, None, nested lists) travel as JSON too, so a loaded leaf is identical to
+the written one (``xarray.testing.assert_identical``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import os
+import shutil
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+import netCDF4
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from ..model.errors import InputError
+from . import allpass, pdftsp, titan
+from .allpass.common import AllpassData
+from .base import Figure, check_size
+
+#: system -> {figure key -> Figure}: every figure that has a page
+FIGURES = {"pdftsp": pdftsp.FIGURES, "titan": titan.FIGURES, "allpass": allpass.FIGURES}
+
+#: the environment variable naming the folder the pages write their data files to
+DATA_ENV = "LORASCHED_FIGURE_DATA"
+#: the built site's folder of data files, relative to the site's root
+SITE_FOLDER = "data"
+#: the manifest published beside them (``sha256sum -c SHA256SUMS`` checks them)
+MANIFEST = "SHA256SUMS"
+#: attribute types netCDF holds as they are (others travel as JSON)
+_NATIVE = (str, int, float, np.integer, np.floating)
+
+
+def data_folder(size: str = "full") -> Path:
+    """Where the pages write their data files: ``$LORASCHED_FIGURE_DATA/<size>`` if set,
+    else ``build/figure-data/<size>`` in the source checkout (beside the cells' store,
+    :func:`~lorasched.figures.base.default_store`), else a per-user cache folder."""
+    check_size(size)
+    if os.environ.get(DATA_ENV):
+        return Path(os.environ[DATA_ENV]) / size
+    repo = Path(__file__).resolve().parents[2]
+    if (repo / "pyproject.toml").is_file() and (repo / "lorasched").is_dir():
+        return repo / "build" / "figure-data" / size
+    return Path.home() / ".cache" / "lorasched" / "figure-data" / size
+
+
+def file_names(fig: Figure) -> tuple[str, str]:
+    """The figure's two files, relative to a data folder: its netCDF file and its claims
+    CSV (``pdftsp/fig08.nc``, ``pdftsp/fig08_claims.csv``). Pages that draw from the same
+    data share its file (Allpass's pages from its runs: ``allpass/runs.nc``)."""
+    return (f"{fig.system}/{fig.data_name or fig.key}.nc",
+            f"{fig.system}/{fig.key}_claims.csv")
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _json_attrs(attrs: dict) -> tuple[dict, dict]:
+    """``attrs`` split into those netCDF holds and those it does not (as JSON)."""
+    native, other = {}, {}
+    for k, v in attrs.items():
+        if isinstance(v, _NATIVE) and not isinstance(v, bool):
+            native[k] = v
+        elif (isinstance(v, np.ndarray) and v.ndim == 1 and v.size
+              and v.dtype.kind in "iuf"):
+            native[k] = v
+        else:
+            other[k] = v.tolist() if isinstance(v, np.ndarray) else v
+    return native, other
+
+
+def _encodable(ds: xr.Dataset) -> xr.Dataset:
+    """``ds`` with every attribute netCDF cannot hold moved into a JSON attribute
+    ``lorasched_json_attrs`` (of the dataset or of the variable)."""
+    ds = ds.copy()
+    for name in list(ds.variables):
+        native, other = _json_attrs(ds[name].attrs)
+        if ds[name].dtype.kind == "O":  # text: netCDF reads it back as fixed-width
+            other["lorasched_dtype"] = "object"
+        ds[name].attrs = native
+        if other:
+            ds[name].attrs["lorasched_json_attrs"] = json.dumps(other)
+    native, other = _json_attrs(ds.attrs)
+    ds.attrs = native
+    if other:
+        ds.attrs["lorasched_json_attrs"] = json.dumps(other)
+    return ds
+
+
+def _leaf(obj) -> tuple[str, xr.Dataset, dict]:
+    """A leaf of the tree as ``(kind, dataset, extra)``."""
+    if isinstance(obj, xr.Dataset):
+        return "dataset", obj, {}
+    if isinstance(obj, xr.DataArray):
+        return "dataarray", obj.to_dataset(name=obj.name or "values"), {
+            "name": obj.name}
+    if isinstance(obj, pd.DataFrame):
+        default = (isinstance(obj.index, pd.RangeIndex) and obj.index.start == 0
+                   and obj.index.step == 1 and obj.index.name is None)
+        frame = obj if default else obj.reset_index()
+        ds = xr.Dataset({f"c{i}": ("row", frame[c].to_numpy())
+                         for i, c in enumerate(frame.columns)})
+        index = list(obj.index.names)
+        return "dataframe", ds, {"columns": [str(c) for c in frame.columns],
+                                 "index": None if default else index}
+    if isinstance(obj, np.ndarray):
+        return "ndarray", xr.Dataset({"values": (tuple(f"d{i}" for i in range(obj.ndim)),
+                                                 obj)}), {}
+    raise InputError(f"figure data: cannot write a {type(obj).__name__} (a Dataset, "
+                     "DataFrame, numpy array, dict, tuple or AllpassData is expected)")
+
+
+def _tree(obj, leaves: list) -> dict:
+    """The JSON description of ``obj``; its leaves appended to ``leaves``."""
+    if isinstance(obj, AllpassData):
+        return {"kind": "allpass", "size": obj.size, "results": _tree(obj.results, leaves)}
+    if isinstance(obj, dict):
+        return {"kind": "dict", "items": [[_key(k), _tree(v, leaves)] for k, v in obj.items()]}
+    if isinstance(obj, tuple | list):
+        return {"kind": type(obj).__name__, "items": [_tree(v, leaves) for v in obj]}
+    kind, ds, extra = _leaf(obj)
+    leaves.append(ds)
+    return {"kind": kind, "group": f"g{len(leaves) - 1}", **extra}
+
+
+def _key(k):
+    """A dict key as JSON: a string, a number, or a tuple as ``{"tuple": [...]}``."""
+    if isinstance(k, tuple):
+        return {"tuple": [_key(x) for x in k]}
+    if isinstance(k, np.integer):
+        return int(k)
+    if isinstance(k, str | int | float):
+        return k
+    raise InputError(f"figure data: cannot write a dict key of type {type(k).__name__}")
+
+
+#: a variable at least this large that is byte-for-byte the same as one written before
+#: (Allpass's marketplace offer book, the same in every run of a seed) is written once, in
+#: the group ``shared``, and the leaves point at it
+SHARE_BYTES = 64_000
+
+
+def _compressed(ds: xr.Dataset) -> dict:
+    """netCDF encoding for ``ds``: every numeric variable zlib-compressed (lossless)."""
+    return {v: {"zlib": True, "complevel": 6, "shuffle": True} for v in ds.data_vars
+            if ds[v].dtype.kind in "iufb"}
+
+
+def _share(ds: xr.Dataset, shared: dict, seen: dict) -> xr.Dataset:
+    """``ds`` without its large variables already written elsewhere: each goes to
+    ``shared`` once (``s0``, ``s1``, ...) and ``ds`` records where, with its dims and
+    attributes, in the attribute ``lorasched_shared``."""
+    moved = {}
+    for name in list(ds.data_vars):
+        var = ds[name].variable
+        if var.nbytes < SHARE_BYTES or var.dtype.kind not in "iufb":
+            continue
+        digest = hashlib.sha256(str((var.dtype.str, var.shape)).encode()
+                                + np.ascontiguousarray(var.values).tobytes()).hexdigest()
+        if digest not in seen:
+            seen[digest] = f"s{len(seen)}"
+            shared[seen[digest]] = (tuple(f"{seen[digest]}_{d}" for d in var.dims),
+                                    var.values)
+        moved[name] = {"ref": seen[digest], "dims": list(var.dims), "attrs": var.attrs}
+    if not moved:
+        return ds
+    ds = ds.drop_vars(list(moved))
+    ds.attrs["lorasched_shared"] = json.dumps(moved)
+    return ds
+
+
+def _canonical(value):
+    """An attribute value as plain JSON (numpy scalars and arrays as numbers and lists)."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def digest(data) -> str:
+    """A SHA-256 of a data tree's content: its structure, and each leaf's variables
+    (name, dims, values, attributes) and attributes; the same for a tree read back."""
+    leaves: list[xr.Dataset] = []
+    h = hashlib.sha256(json.dumps(_tree(data, leaves)).encode())
+    for ds in leaves:
+        for name in sorted(ds.variables, key=str):
+            var = ds.variables[name]
+            h.update(f"{name}|{var.dims}|{var.shape}|".encode())
+            values = var.values
+            if values.dtype.kind in "OUS":
+                h.update(json.dumps(values.astype(str).tolist()).encode())
+            else:
+                h.update(values.dtype.str.encode() + np.ascontiguousarray(values).tobytes())
+            h.update(json.dumps({k: _canonical(v) for k, v in var.attrs.items()},
+                                sort_keys=True, default=str).encode())
+        h.update(json.dumps({k: _canonical(v) for k, v in ds.attrs.items()}, sort_keys=True,
+                            default=str).encode())
+    return h.hexdigest()
+
+
+def written_digest(path) -> str | None:
+    """The content digest a data file was written with (None: no such file)."""
+    try:
+        with netCDF4.Dataset(path) as root:
+            return root.getncattr("lorasched_digest")
+    except (OSError, AttributeError):
+        return None
+
+
+def write(data, path, *, figure: str = "", size: str = "") -> Path:
+    """Write ``data`` (a figure's data tree) to the netCDF file ``path`` (written to a
+    temporary name first: an interrupted write leaves no broken file)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    leaves: list[xr.Dataset] = []
+    tree = _tree(data, leaves)
+    root = xr.Dataset(attrs={"lorasched_figure": figure, "lorasched_size": size,
+                             "lorasched_tree": json.dumps(tree),
+                             "lorasched_digest": digest(data),
+                             "lorasched_version": _version()})
+    nodes, shared, seen = {"/": root}, {}, {}
+    for i, ds in enumerate(leaves):
+        nodes[f"/g{i}"] = _share(_encodable(ds), shared, seen)
+    if shared:
+        nodes["/shared"] = xr.Dataset(shared)
+    encoding = {name: _compressed(ds) for name, ds in nodes.items()}
+    tmp = path.with_name(path.name + ".tmp")
+    xr.DataTree.from_dict(nodes).to_netcdf(tmp, engine="netcdf4", encoding=encoding)
+    os.replace(tmp, path)
+    return path
+
+
+def _version() -> str:
+    try:
+        return version("lorasched")
+    except PackageNotFoundError:  # pragma: no cover - run from a source tree
+        return "unknown"
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _decoded(ds: xr.Dataset, shared: xr.Dataset | None) -> xr.Dataset:
+    moved = ds.attrs.pop("lorasched_shared", None)
+    if moved is not None:
+        for name, where in json.loads(moved).items():
+            ds[name] = xr.Variable(tuple(where["dims"]), shared[where["ref"]].values,
+                                   where["attrs"])
+    for name in list(ds.variables):
+        extra = ds[name].attrs.pop("lorasched_json_attrs", None)
+        if extra is not None:
+            extra = json.loads(extra)
+            if extra.pop("lorasched_dtype", None) == "object":
+                attrs = ds[name].attrs
+                if name in ds.coords:
+                    ds = ds.assign_coords({name: ds[name].astype(object)})
+                else:
+                    ds[name] = ds[name].astype(object)
+                ds[name].attrs = attrs
+            ds[name].attrs.update(extra)
+    extra = ds.attrs.pop("lorasched_json_attrs", None)
+    if extra is not None:
+        ds.attrs.update(json.loads(extra))
+    return ds
+
+
+def _unkey(k):
+    if isinstance(k, dict):
+        return tuple(_unkey(x) for x in k["tuple"])
+    return k
+
+
+def _build(tree: dict, groups: xr.DataTree, path: Path):
+    kind = tree["kind"]
+    if kind == "allpass":
+        return AllpassData(tree["size"], _build(tree["results"], groups, path))
+    if kind == "dict":
+        return {_unkey(k): _build(v, groups, path) for k, v in tree["items"]}
+    if kind in ("tuple", "list"):
+        items = [_build(v, groups, path) for v in tree["items"]]
+        return tuple(items) if kind == "tuple" else items
+    shared = groups["shared"].to_dataset() if "shared" in groups.children else None
+    ds = _decoded(groups[tree["group"]].to_dataset(), shared)
+    if kind == "dataset":
+        return ds
+    if kind == "dataarray":
+        return ds[tree["name"] or "values"].rename(tree["name"])
+    if kind == "ndarray":
+        return ds["values"].values
+    if kind == "dataframe":
+        frame = pd.DataFrame({c: ds[f"c{i}"].values for i, c in enumerate(tree["columns"])})
+        return frame.set_index(tree["index"]) if tree["index"] else frame
+    raise InputError(f"{path}: group {tree.get('group')}: unknown kind {kind!r}")
+
+
+def read(path):
+    """The data tree in the netCDF file ``path`` (written by :func:`write`)."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder, not a figure's data file")
+    if not path.is_file():
+        raise InputError(f"{path}: no such figure data file")
+    try:
+        with xr.open_datatree(path, engine="netcdf4") as opened:
+            groups = opened.load()
+    except (OSError, ValueError) as err:
+        raise InputError(f"{path}: not a netCDF file ({' '.join(str(err).split())})") \
+            from None
+    if "lorasched_tree" not in groups.attrs:
+        raise InputError(f"{path}: a netCDF file, but not a figure's data (no attribute "
+                         "lorasched_tree: write it with lorasched.figures.datafiles)")
+    return _build(json.loads(groups.attrs["lorasched_tree"]), groups, path)
+
+
+def load(key, folder=None, *, size: str = "full"):
+    """A figure's data, read back: ``key`` is ``"<system>/<figure>"`` (e.g.
+    ``"pdftsp/fig08"``, looked up in ``folder``, default :func:`data_folder` of ``size``)
+    or the path of a downloaded ``.nc`` file. ``fig.claims(load(key))`` is the page's
+    claims table."""
+    text = str(key)
+    if text.endswith(".nc") or Path(text).is_file():
+        return read(text)
+    system, _, name = text.partition("/")
+    if system not in FIGURES or name not in FIGURES[system]:
+        known = [f"{s}/{k}" for s, figs in FIGURES.items() for k in figs]
+        raise InputError(f"figure data key {text!r}: not a figure; one of {known}, or the "
+                         "path of a .nc file")
+    folder = data_folder(size) if folder is None else Path(folder)
+    return read(folder / file_names(FIGURES[system][name])[0])
+
+
+# --------------------------------------------------------------------------- pages
+
+
+class DataLinks:
+    """What a page shows: links to its figure's data files (HTML; text elsewhere)."""
+
+    def __init__(self, fig: Figure, files: tuple[str, str], sizes: tuple[int, int]):
+        self.fig, self.files, self.sizes = fig, files, sizes
+
+    def _repr_html_(self) -> str:
+        nc, csv = (html.escape(f"../{SITE_FOLDER}/{f}") for f in self.files)
+        key = html.escape(f"{self.fig.system}/{self.fig.key}")
+        return (f'<p class="lorasched-data">The data behind this page: '
+                f'<a href="{nc}" download>{html.escape(Path(self.files[0]).name)}</a> '
+                f"(netCDF, {_human(self.sizes[0])}: every number its plots and verdicts "
+                f'are computed from) and <a href="{csv}" download>'
+                f"{html.escape(Path(self.files[1]).name)}</a> (its claims table, "
+                f"{_human(self.sizes[1])}). <code>lorasched.figures.load(\"{key}\")</code> "
+                "reads the first back; checksums in "
+                f'<a href="../{SITE_FOLDER}/{MANIFEST}">{MANIFEST}</a>.</p>')
+
+    def __repr__(self) -> str:
+        return f"data files: {', '.join(self.files)}"
+
+
+def _human(n: int) -> str:
+    for unit in ("bytes", "kB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n} bytes"  # pragma: no cover
+
+
+def data_files(fig: Figure, data, size: str = "full", folder=None) -> DataLinks:
+    """Write ``fig``'s data (what its page computed) and its claims table into ``folder``
+    (default :func:`data_folder` of ``size``); the page's links to them."""
+    folder = data_folder(size) if folder is None else Path(folder)
+    nc, csv = file_names(fig)
+    if written_digest(folder / nc) != digest(data):  # pages sharing a file write it once
+        write(data, folder / nc, figure=f"{fig.system}/{fig.data_name or fig.key}",
+              size=size)
+    fig.claims(data).to_csv(folder / csv, index=False)
+    return DataLinks(fig, (nc, csv), ((folder / nc).stat().st_size,
+                                      (folder / csv).stat().st_size))
+
+
+def expected_files() -> list[str]:
+    """Every figure's two files, relative to a data folder, in catalogue order."""
+    names = [f for figs in FIGURES.values() for fig in figs.values() for f in file_names(fig)]
+    return list(dict.fromkeys(names))  # a shared file once
+
+
+def sha256(path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def publish(source, site) -> list[str]:
+    """Copy every figure's files from ``source`` (a :func:`data_folder`) into the built
+    ``site``'s ``data/`` folder and write its ``SHA256SUMS`` (``sha256sum`` format, in
+    catalogue order); the files published. A figure whose page did not write them is an
+    error naming it (its page's links would be dead)."""
+    source, target = Path(source), Path(site) / SITE_FOLDER
+    names = expected_files()
+    missing = [n for n in names if not (source / n).is_file()]
+    if missing:
+        raise InputError(f"{source}: no data file for {len(missing)} figure file(s), e.g. "
+                         f"{missing[:3]}: build those pages first (make book)")
+    if target.exists():
+        shutil.rmtree(target)
+    lines = []
+    for name in names:
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source / name, target / name)
+        lines.append(f"{sha256(target / name)}  {name}")
+    (target / MANIFEST).write_text("\n".join(lines) + "\n")
+    return names
+
+
+def verify(site) -> list[str]:
+    """The files of ``site``'s manifest whose checksum does not match (empty: all do)."""
+    folder = Path(site) / SITE_FOLDER
+    bad = []
+    for line in (folder / MANIFEST).read_text().splitlines():
+        digest, name = line.split("  ", 1)
+        if not (folder / name).is_file() or sha256(folder / name) != digest:
+            bad.append(name)
+    return bad

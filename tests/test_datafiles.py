@@ -1,0 +1,159 @@
+"""lorasched.figures.datafiles: the data behind each figure written as files, read back
+identical, published with a manifest. (That every figure page's claims come back from its
+published file is checked on the built book: tests/test_book.py.)"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+
+import lorasched
+from lorasched.allpass.scenario import allpass_scenario
+from lorasched.figures import FIGURES, datafiles
+from lorasched.figures.allpass.common import AllpassData
+
+
+def _same(a, b) -> None:
+    """``a`` and ``b`` hold the same data, of the same types."""
+    assert type(a) is type(b), (type(a), type(b))
+    if isinstance(a, xr.Dataset):
+        xr.testing.assert_identical(a, b)
+    elif isinstance(a, pd.DataFrame):
+        pd.testing.assert_frame_equal(a, b)
+    elif isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+    elif isinstance(a, AllpassData):
+        assert a.size == b.size and a.seeds == b.seeds
+        _same(a.results, b.results)
+        xr.testing.assert_identical(a.metrics, b.metrics)
+    elif isinstance(a, dict):
+        assert list(a) == list(b)
+        for k in a:
+            _same(a[k], b[k])
+    elif isinstance(a, tuple | list):
+        assert len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            _same(x, y)
+    else:  # pragma: no cover - the tests give no other type
+        raise TypeError(type(a))
+
+
+def _dataset(seed: int = 0) -> xr.Dataset:
+    rng = np.random.default_rng(seed)
+    ds = xr.Dataset(
+        {"welfare": (("load", "seed"), rng.normal(size=(3, 2))),
+         "admitted": (("load", "seed"), rng.integers(0, 2, size=(3, 2)).astype(bool)),
+         "name": ("load", np.array(["light", "medium", "high"], dtype=object))},
+        coords={"load": [30, 50, 80], "seed": [1, 2]})
+    # attributes netCDF cannot hold travel as JSON
+    ds.attrs = {"algorithm": "pdftsp", "alpha": 4.0, "exact": True, "note": None,
+                "grid": [[1, 2], [3]], "n": np.int64(7), "betas": np.array([0.5, 1.0])}
+    ds["welfare"].attrs = {"units": "USD", "checked": False}
+    return ds
+
+
+@pytest.mark.parametrize("data", [
+    _dataset(),
+    {"lp": _dataset(1), "opt": _dataset(2), "tasks": np.arange(5)},
+    (_dataset(3), np.array([4, 8, 15], dtype=np.int64)),
+    {("limited", "allpass", 1): _dataset(4), ("unlimited", "tl_np", 2): _dataset(5)},
+    pd.DataFrame({"case": ["Case 1", "Case 2"], "A (min)": [10.0, np.nan],
+                  "jobs": [2, 3]}),
+    pd.DataFrame({"gpus": [1, 4]}, index=pd.Index(["a", "b"], name="workload")),
+    {"Helios Venus (all rows)": np.linspace(0, 1, 7), "fitted": np.ones(3)},
+], ids=["dataset", "dict", "tuple", "tuple-keys", "frame", "indexed-frame", "arrays"])
+def test_every_kind_of_figure_data_reads_back_identical(tmp_path, data):
+    path = datafiles.write(data, tmp_path / "fig.nc", figure="pdftsp/test", size="small")
+    back = datafiles.read(path)
+    _same(data, back)
+    assert datafiles.digest(back) == datafiles.digest(data) == datafiles.written_digest(path)
+
+
+def test_allpass_runs_read_back_with_their_metrics(tmp_path):
+    run = lorasched.simulate(allpass_scenario(jobs=5, seed=1), "allpass", seed=1)
+    data = AllpassData("small", {("limited", "allpass", 1): run,
+                                 ("limited", "tl_np", 1): run})
+    back = datafiles.read(datafiles.write(data, tmp_path / "runs.nc"))
+    _same(data, back)
+
+
+def test_a_large_variable_repeated_across_runs_is_written_once(tmp_path):
+    """Allpass's offer book is the same in every run of a seed: the file holds it once
+    (the Allpass pages' file was 47.6 MB with a copy per run, 7.2 MB with this and
+    compression, at the small size)."""
+    book = np.random.default_rng(0).normal(size=(1440, 60))  # 691 kB, incompressible
+    runs = {f"run{i}": xr.Dataset({"price": (("minute", "offer"), book),
+                                   "cost": ("x", np.full(3, float(i)))}) for i in range(6)}
+    one = datafiles.write({"run0": runs["run0"]}, tmp_path / "one.nc").stat().st_size
+    six = datafiles.write(runs, tmp_path / "six.nc").stat().st_size
+    assert six < 1.2 * one, (one, six)
+    _same(runs, datafiles.read(tmp_path / "six.nc"))
+
+
+def test_load_by_key_or_path_and_its_errors(tmp_path):
+    fig = FIGURES["titan"]["table2"]
+    data = fig.data("small")
+    links = datafiles.data_files(fig, data, "small", folder=tmp_path)
+    assert links.files == ("titan/table2.nc", "titan/table2_claims.csv")
+    _same(data, datafiles.load("titan/table2", tmp_path))
+    _same(data, datafiles.load(tmp_path / "titan" / "table2.nc"))
+    pd.testing.assert_frame_equal(fig.claims(datafiles.load("titan/table2", tmp_path)),
+                                  fig.claims(data))
+    assert (tmp_path / "titan" / "table2_claims.csv").read_text() == \
+        fig.claims(data).to_csv(index=False)
+    page = links._repr_html_()
+    assert 'href="../data/titan/table2.nc"' in page and 'href="../data/SHA256SUMS"' in page
+    with pytest.raises(lorasched.InputError, match="'titan/fig99': not a figure"):
+        datafiles.load("titan/fig99", tmp_path)
+    with pytest.raises(lorasched.InputError, match="no such figure data file"):
+        datafiles.load("titan/fig04", tmp_path)
+    (tmp_path / "text.nc").write_text("not netCDF")
+    with pytest.raises(lorasched.InputError, match="text.nc: not a netCDF file"):
+        datafiles.load(tmp_path / "text.nc")
+    xr.Dataset({"x": ("i", [1.0, 2.0])}).to_netcdf(tmp_path / "other.nc")
+    with pytest.raises(lorasched.InputError, match="other.nc: a netCDF file, but not"):
+        datafiles.load(tmp_path / "other.nc")
+    with pytest.raises(lorasched.InputError, match="is a folder"):
+        datafiles.read(tmp_path)
+
+
+def test_pages_sharing_data_share_one_file_written_once(tmp_path):
+    """Allpass's pages draw from the same runs: one file, rewritten only when they
+    change."""
+    run = lorasched.simulate(allpass_scenario(jobs=5, seed=1), "allpass", seed=1)
+    data = AllpassData("small", {("limited", "allpass", 1): run})
+    first, second = FIGURES["allpass"]["fig06"], FIGURES["allpass"]["fig07"]
+    assert datafiles.file_names(first)[0] == datafiles.file_names(second)[0] == \
+        "allpass/runs.nc"
+    datafiles.data_files(first, data, "small", folder=tmp_path)
+    path = tmp_path / "allpass" / "runs.nc"
+    stamp = path.stat().st_mtime_ns
+    datafiles.data_files(second, data, "small", folder=tmp_path)
+    assert path.stat().st_mtime_ns == stamp  # the same data: not written again
+    other = AllpassData("small", {("limited", "allpass", 2): run})
+    datafiles.data_files(second, other, "small", folder=tmp_path)
+    _same(other, datafiles.read(path))
+    assert {p.name for p in (tmp_path / "allpass").iterdir()} == {
+        "runs.nc", "fig06_claims.csv", "fig07_claims.csv"}
+
+
+def test_publish_copies_every_figure_s_files_with_their_checksums(tmp_path):
+    source, site = tmp_path / "data", tmp_path / "site"
+    names = datafiles.expected_files()
+    assert len(names) == len(set(names)) and "allpass/runs.nc" in names
+    with pytest.raises(lorasched.InputError, match="no data file for"):
+        datafiles.publish(source, site)
+    for i, name in enumerate(names):
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        (source / name).write_bytes(bytes([i % 256]) * (i + 1))
+    (source / "pdftsp" / "retired.nc").write_bytes(b"a figure no page shows")
+    assert datafiles.publish(source, site) == names
+    lines = (site / "data" / "SHA256SUMS").read_text().splitlines()
+    assert [line.split("  ")[1] for line in lines] == names
+    assert not (site / "data" / "pdftsp" / "retired.nc").exists()
+    assert datafiles.verify(site) == []
+    (site / "data" / names[0]).write_bytes(b"tampered")
+    assert datafiles.verify(site) == [names[0]]
