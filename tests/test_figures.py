@@ -525,3 +525,25 @@ def test_reproduce_together_runs_two_systems_in_one_batch(tmp_path):
     _, again = reproduce_together(by_system, "small", tmp_path, serial=True, progress=False)
     assert all(again[n].computed == 0 and again[n].skipped == per[n].computed
                for n in by_system)
+
+
+def test_styled_tables_hide_the_default_index_colour_verdicts_and_blank_missing_text():
+    import numpy as np
+    import pandas as pd
+
+    from lorasched.figures import styled
+
+    table = pd.DataFrame({"claim": ["a", "b", "c"], "case": ["Case 1", np.nan, np.nan],
+                          "ours": [1.5, np.nan, 2.0],
+                          "verdict": ["agrees", "disagrees", "not shown"]})
+    page = styled(table).to_html()
+    assert 'class="row_heading' not in page  # no 0, 1, 2 column
+    assert "color: #2a9d8f" in page and "color: #e76f51" in page and "color: #6c757d" in page
+    assert page.count(">nan<") == 1  # the number's NaN stays; the text's is blank
+    labelled = styled(table.set_index("claim")).to_html()
+    assert 'class="row_heading' in labelled  # an index that labels rows is kept
+    other = table.assign(claim=["d", "e", "f"])
+    assert styled(table).uuid != styled(other).uuid  # one id per table: no shared CSS
+    assert styled(table).uuid == styled(table.copy()).uuid  # and the same on every run
+    assert list(styled(table["claim"]).data.columns) == ["claim"]  # a Series: one column
+    assert styled("text") == "text"

@@ -235,8 +235,9 @@ def reproduce_together(sweeps_by_system: dict, size: str = "full", store=None, *
 def styled(table):
     """A table for display: its index hidden when it is pandas' default (0, 1, 2, ...: it
     means nothing) and kept when it labels the rows, text left-aligned, and every column
-    whose name starts with ``verdict`` coloured by verdict (claims and summary tables). A
-    Series is shown as a one-column table; anything else is returned as it is."""
+    whose name starts with ``verdict`` coloured by verdict (claims and summary tables); a
+    missing value in a text column is left blank. A Series is shown as a one-column table;
+    anything else is returned as it is."""
     colours = {"agrees": "#2a9d8f", "disagrees": "#e76f51"}
 
     def colour(v):
@@ -258,4 +259,10 @@ def styled(table):
     verdicts = [c for c in table.columns if str(c).startswith("verdict")]
     if verdicts:
         out = out.map(colour, subset=verdicts)
+    # a text column's missing value means "does not apply" (a summary's rows come from
+    # figures with other variant columns): blank, not "nan"
+    text = [c for c in table.columns
+            if pd.api.types.is_string_dtype(table[c]) or table[c].dtype == object]
+    if text:
+        out = out.format(na_rep="", subset=text)
     return out.set_properties(**{"text-align": "left"})
