@@ -1,9 +1,11 @@
 # lorasched developer tasks.  `make test` and `make book` create .venv on first use.
 #
-#   make test    ruff + pytest (2 workers) + notebooks under nbval (serial)
+#   make test    ruff + pytest (2 workers; the tests of the built book on one, which builds
+#                it once) + notebooks under nbval (serial)
 #   make book    run every figure's cells (lorasched reproduce --size full, resumable, cached
 #                in build/sweeps/full), execute the notebooks with full parameters (NB_JOBS=2
-#                at a time), then build book/_build/html
+#                at a time), then build book/_build/html with the figures' data in data/;
+#                `make book SIZE=small`: every figure scaled down, in minutes
 #   make publish make book, then commit book/_build/html to the gh-pages branch (no push)
 #   make lint    ruff only
 #   make lock    recompile requirements.lock (uv) and environment.yml from pyproject.toml;
@@ -23,15 +25,24 @@ NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 BOOK_NOTEBOOKS := $(patsubst notebooks/%,book/notebooks/%,$(NOTEBOOKS))
 LIB_SOURCES := $(shell find lorasched -name '*.py' 2>/dev/null)
 
-# Full papermill parameters for the book: PARAMS_<name> if set, else `-p size full` for the
-# figure notebooks (fig*, titan_*, allpass_*), the summary and the calibration page, else the notebook's
-# own defaults.
-PARAMS_day := -p nodes 100 -p load high -p seed 1 -p size full
-params = $(or $(PARAMS_$(1)),$(if $(filter fig% summary calibration titan_% allpass_%,$(1)),-p size full))
+# SIZE: the book's size, full (the papers' settings, the default) or small (every figure
+# scaled down: minutes, for a quick look or to try `make publish`). Switching it
+# re-executes the notebooks (their stamp book/notebooks/.size-$(SIZE) is new).
+SIZE ?= full
+ifeq ($(filter $(SIZE),full small),)
+$(error SIZE must be full or small, got '$(SIZE)')
+endif
+
+# Papermill parameters for the book: PARAMS_<name>_<size> if set, else `-p size $(SIZE)`
+# for the figure notebooks (fig*, titan_*, allpass_*), the summary and the calibration
+# page, else the notebook's own defaults.
+PARAMS_day_full := -p nodes 100 -p load high -p seed 1 -p size full
+params = $(or $(PARAMS_$(1)_$(SIZE)),$(if $(filter fig% summary calibration titan_% allpass_%,$(1)),-p size $(SIZE)))
 
 # The cells of every figure, computed once in parallel before the notebooks run; a change
 # to the library's source makes the cells' keys change, so they are recomputed.
-SWEEPS_STAMP := build/sweeps/full.stamp
+SWEEPS_STAMP := build/sweeps/$(SIZE).stamp
+SIZE_STAMP := book/notebooks/.size-$(SIZE)
 
 .DELETE_ON_ERROR:
 .PHONY: venv .venv test lint lock book publish notebooks reproduce clean distclean
@@ -75,7 +86,7 @@ lint: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check lorasched tests
-	$(BIN)/python -m pytest -n 2 tests
+	$(BIN)/python -m pytest -n 2 --dist loadgroup tests
 	$(BIN)/python -m pytest -p no:xdist --nbval-lax --nbval-current-env \
 	  --nbval-sanitize-with tests/nbval_sanitize.cfg notebooks/
 
@@ -85,7 +96,7 @@ reproduce: $(SWEEPS_STAMP)
 # imports it ready-made; a stale file is ignored, never wrong)
 $(SWEEPS_STAMP): $(STAMP) $(LIB_SOURCES)
 	$(BIN)/python -m compileall -q lorasched
-	$(BIN)/lorasched reproduce --size full
+	$(BIN)/lorasched reproduce --size $(SIZE)
 	@touch $@
 
 # The notebooks are executed NB_JOBS at a time (each is one kernel, mostly one core).
@@ -94,7 +105,7 @@ NB_JOBS ?= 2
 # The figure pages write the data they drew into build/figure-data/full
 # (lorasched.figures.datafiles); after the build it is copied into the site as data/, with
 # its SHA256SUMS.
-FIGURE_DATA := build/figure-data/full
+FIGURE_DATA := build/figure-data/$(SIZE)
 
 book: $(STAMP) $(SWEEPS_STAMP) book/_static/plotly.min.js
 	$(BIN)/python -m compileall -q lorasched
@@ -111,9 +122,16 @@ publish: book
 
 notebooks: $(BOOK_NOTEBOOKS)
 
-book/notebooks/%.ipynb: notebooks/%.ipynb $(STAMP) $(LIB_SOURCES) $(SWEEPS_STAMP)
+book/notebooks/%.ipynb: notebooks/%.ipynb $(STAMP) $(LIB_SOURCES) $(SWEEPS_STAMP) $(SIZE_STAMP)
 	@mkdir -p $(@D)
 	$(BIN)/papermill --kernel python3 --no-progress-bar $< $@ $(call params,$*)
+
+# the size the executed notebooks were run at: the other size's stamp is removed, so that
+# switching back re-executes them too
+$(SIZE_STAMP):
+	@mkdir -p $(@D)
+	@rm -f book/notebooks/.size-*
+	@touch $@
 
 # plotly.js for offline figures in the book; copied from the installed plotly package.
 book/_static/plotly.min.js: $(STAMP)

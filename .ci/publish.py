@@ -6,10 +6,11 @@ Jupyter Book convention), without pushing.
 SITE (default book/_build/html) is checked first, and nothing is committed if it fails:
 it has an index.html and the figures' data with their SHA256SUMS (data/, written by
 `make book`), every checksum matches, no file names an absolute path of this machine (the
-checkout's folder, the home folder, a file: URL), and no page loads anything from off the
-site (a script, stylesheet, image, font or frame from http(s): or //; links <a> may point
-anywhere). Then the site becomes one commit on the branch (with .nojekyll, so that GitHub
-Pages serves the _static/ folders), the previous one its parent. Prints the branch, its
+checkout's folder, the site's, the home folder), no page links a file: URL, and no page
+loads anything from off the site (a script, stylesheet, image, font or frame from http(s):
+or //; links <a> may point anywhere). Then the site becomes one commit on the branch
+(with .nojekyll, so that GitHub Pages serves the _static/ folders), the previous one its
+parent. Prints the branch, its
 commit, the number of files and their size. To serve it: `git push origin gh-pages`, then
 in the repository's Settings > Pages choose "Deploy from a branch", gh-pages, / (root): the
 book is at https://<owner>.github.io/<repository>/ (the workflow
@@ -29,11 +30,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = {".html", ".js", ".css", ".json", ".txt", ".md", ".ipynb", ".svg", ".xml", ".csv"}
 #: elements whose src/href the browser fetches as the page loads
+FILE_URL = re.compile(r"\s(?:src|href)\s*=\s*[\"'](file:[^\"']*)", re.IGNORECASE)
 LOADS = re.compile(r"<(script|link|img|iframe|source|video|audio|embed)\b[^>]*?"
                    r"\s(?:src|href)\s*=\s*[\"']((?:https?:)?//[^\"']+)", re.IGNORECASE)
 
 
-def problems(site: Path) -> list[str]:
+def problems(site: Path, repo: Path = ROOT) -> list[str]:
     """Everything that keeps ``site`` from being published (empty: nothing)."""
     out = []
     if not (site / "index.html").is_file():
@@ -49,7 +51,7 @@ def problems(site: Path) -> list[str]:
                 out.append(f"data/{name}: in SHA256SUMS but missing")
             elif hashlib.sha256(path.read_bytes()).hexdigest() != digest:
                 out.append(f"data/{name}: its SHA-256 differs from SHA256SUMS")
-    local = [str(ROOT), str(Path.home()), "file://"]
+    local = sorted({f"{p}/" for p in (ROOT, repo, site, Path.home())})
     for path in sorted(site.rglob("*")):
         if not path.is_file() or path.suffix not in TEXT:
             continue
@@ -61,6 +63,7 @@ def problems(site: Path) -> list[str]:
         if path.suffix == ".html":
             out += [f"{rel}: <{tag}> loads {url} from off the site"
                     for tag, url in LOADS.findall(text)]
+            out += [f"{rel}: links a file: URL ({url})" for url in FILE_URL.findall(text)]
     return out
 
 
@@ -76,7 +79,7 @@ def main(argv=None) -> int:
     parser.add_argument("--branch", default="gh-pages")
     args = parser.parse_args(argv)
     site, repo = Path(args.site).resolve(), Path(args.repo).resolve()
-    found = problems(site)
+    found = problems(site, repo)
     if found:
         print(f"publish: {len(found)} problem(s), nothing committed:", file=sys.stderr)
         for line in found[:40]:

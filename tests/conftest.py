@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from _book import build_book
 from _browser import CHROMIUM_ARGS, find_chromium
 
 
@@ -41,3 +42,10 @@ def browser(chromium):
             yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory):
+    """The book built with small parameters (once per pytest process: the tests that use
+    it share the xdist group "book", so that one worker builds it)."""
+    return build_book(tmp_path_factory.mktemp("book") / "book")

@@ -5,38 +5,18 @@ headless Chromium through Playwright."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from _book import BOOK, ROOT, toc_files, toc_notebooks, toc_pages
 from _browser import ARTIFACTS, PlaywrightError, new_page, screenshot
 
-ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
-BOOK = ROOT / "book"
+from lorasched.figures import datafiles
+
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 SUFFIXES = (".md", ".ipynb", ".rst")
-
-
-def _toc_files(node) -> list[str]:
-    """Every ``root``/``file`` entry of a Jupyter Book 1.x ``_toc.yml``, recursively."""
-    found: list[str] = []
-    if isinstance(node, dict):
-        for key in ("root", "file"):
-            if key in node:
-                found.append(str(node[key]))
-        for value in node.values():
-            if isinstance(value, dict | list):
-                found.extend(_toc_files(value))
-    elif isinstance(node, list):
-        for item in node:
-            found.extend(_toc_files(item))
-    return found
 
 
 def _source(entry: str) -> Path | None:
@@ -63,7 +43,7 @@ def _book_notebook_source(entry: str) -> Path | None:
 def test_toc_lists_only_existing_files():
     toc = yaml.safe_load((BOOK / "_toc.yml").read_text())
     assert toc.get("format") == "jb-book"
-    entries = _toc_files(toc)
+    entries = toc_files(toc)
     assert entries, "_toc.yml lists no files"
     missing = [e for e in entries if _source(e) is None and _book_notebook_source(e) is None]
     assert not missing, f"_toc.yml lists files that do not exist: {missing}"
@@ -112,86 +92,16 @@ TRACE_SELECTOR = "g.trace, g.hm, .heatmaplayer image, .contourlayer g.contour"
 MATHS_PAGES = ["model.html", "algorithm.html", "notebooks/explorer.html"]
 
 
-def _toc_pages() -> list[str]:
-    """Every page the toc lists, as the built HTML's path relative to the site root."""
-    toc = yaml.safe_load((BOOK / "_toc.yml").read_text())
-    return [Path(entry).with_suffix(".html").as_posix() for entry in _toc_files(toc)]
-
-
-def _toc_notebooks() -> list[str]:
-    """The notebooks the toc lists, as ``notebooks/<name>`` (no suffix)."""
-    return [Path(p).with_suffix("").as_posix() for p in _toc_pages()
-            if p.startswith("notebooks/")]
-
-
 def _figure_pages() -> list[str]:
     """The toc's notebook pages that show a figure (their code calls ``show(``)."""
     pages = []
-    for name in _toc_notebooks():
+    for name in toc_notebooks():
         nb = json.loads((ROOT / f"{name}.ipynb").read_text())
         code = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
         if "show(" in code:
             pages.append(f"{name}.html")
     return pages
 
-
-def _build_book(dest: Path) -> Path:
-    """Build the book like `make book`, with each notebook's default parameters.
-
-    Returns the built site (``dest/_build/html``).  Steps: copy the book sources; execute
-    every notebook the toc lists with papermill; copy plotly.min.js into _static/;
-    ``jupyter-book build -W -n --keep-going`` (which also copies MathJax 3 into the built
-    _static/, sphinx-mathjax-offline).
-    """
-    import papermill
-    import plotly
-
-    # 1. the sources, without the build outputs of `make book`, and the lock beside them
-    #    (the front page compares the installed versions with it: book/_ext/versions.py)
-    shutil.copyfile(ROOT / "requirements.lock", dest.parent / "requirements.lock")
-    shutil.copytree(
-        BOOK,
-        dest,
-        ignore=lambda d, names: (
-            ({"_build", "notebooks"} & set(names) if Path(d) == BOOK else set())
-            | ({"plotly.min.js"} & set(names) if Path(d) == BOOK / "_static" else set())
-        ),
-    )
-    # 2. the notebooks, default parameters; the python3 kernel spec runs `python`, so the
-    #    venv must come first on PATH (as in the Makefile)
-    (dest / "notebooks").mkdir()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-        for name in _toc_notebooks():
-            papermill.execute_notebook(
-                str(ROOT / f"{name}.ipynb"),
-                str(dest / f"{name}.ipynb"),
-                kernel_name="python3",
-                cwd=str(ROOT),
-                progress_bar=False,
-            )
-    # 3. plotly.js, loaded by every page from _static/ (html_js_files)
-    (dest / "_static").mkdir(exist_ok=True)
-    shutil.copyfile(
-        Path(plotly.__file__).parent / "package_data" / "plotly.min.js",
-        dest / "_static" / "plotly.min.js",
-    )
-    # 4. the build; warnings are errors
-    proc = subprocess.run(
-        [str(BIN / "jupyter-book"), "build", str(dest), "-W", "-n", "--keep-going"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    output = f"{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}"
-    assert proc.returncode == 0, f"jupyter-book build failed:\n{output}"
-    return dest / "_build" / "html"
-
-
-@pytest.fixture(scope="session")
-def built_book(tmp_path_factory) -> Path:
-    """The book built with small parameters (once per pytest process)."""
-    return _build_book(tmp_path_factory.mktemp("book") / "book")
 
 
 _FIGURES_JS = """() => {
@@ -292,6 +202,7 @@ def _page_problems(seen: dict, figure_page: bool) -> list[str]:
 
 
 @pytest.mark.browser
+@pytest.mark.xdist_group("book")
 def test_book_pages_render_offline(request, browser):
     """Build the book (small parameters) and open every page in headless Chromium: the
     figure pages must show rendered figures, the maths pages typeset formulas, and no
@@ -299,7 +210,7 @@ def test_book_pages_render_offline(request, browser):
 
     One test for all pages, so that the book is built once even under pytest-xdist.
     """
-    pages = _toc_pages()
+    pages = toc_pages()
     figure_pages = set(_figure_pages())
     assert set(MATHS_PAGES) <= set(pages), f"MATHS_PAGES {MATHS_PAGES} not all in the toc"
     assert len(figure_pages) >= 25, f"only {len(figure_pages)} figure pages found"
@@ -386,3 +297,46 @@ def test_the_verdict_colour_check_sees_colliding_tables(browser, tmp_path):
     assert problems == [f"verdict 'agrees' in T_{styled(first).uuid} drawn "
                         f"{VERDICT_COLOURS['disagrees']}, not {VERDICT_COLOURS['agrees']}"]
     assert _verdict_problems(page_of([styled(first), styled(second)])) == []
+
+
+def _page_of(fig) -> tuple[str, bool]:
+    """The built page of a figure (the toc notebook whose code names it), and whether it
+    shows the figure's claims table."""
+    module = f"lorasched.figures.{fig.system}"
+    for name in toc_notebooks():
+        nb = json.loads((ROOT / f"{name}.ipynb").read_text())
+        code = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+        if module in code and f'fig = figures.figure("{fig.key}")' in code:
+            return f"{name}.html", "fig.claims(" in code
+    raise AssertionError(f"no page shows {fig}")
+
+
+@pytest.mark.browser
+@pytest.mark.xdist_group("book")
+def test_every_figure_page_links_its_data_and_its_claims_come_back_from_it(request):
+    """Each figure page links its netCDF file and claims CSV, published in the site with
+    their SHA256SUMS; the claims that the figure object computes from the published file
+    are the page's: the page shows the table whose id hashes exactly that table
+    (figures.styled), and the CSV is that table."""
+    from lorasched.figures import FIGURES, styled
+
+    site = request.getfixturevalue("built_book")
+    assert datafiles.verify(site) == []
+    listed = [line.split("  ")[1]
+              for line in (site / "data" / "SHA256SUMS").read_text().splitlines()]
+    assert listed == datafiles.expected_files()
+    problems = []
+    for fig in [f for figs in FIGURES.values() for f in figs.values()]:
+        page, shows_claims = _page_of(fig)
+        text = (site / page).read_text()
+        nc, csv = datafiles.file_names(fig)
+        for name in (nc, csv):
+            if f'href="../data/{name}"' not in text:
+                problems.append(f"{page}: no link to data/{name}")
+        claims = fig.claims(datafiles.load(site / "data" / nc))
+        if shows_claims and f'id="T_{styled(claims).uuid}"' not in text:
+            problems.append(f"{page}: its claims table is not the one computed from "
+                            f"data/{nc}")
+        if (site / "data" / csv).read_text() != claims.to_csv(index=False):
+            problems.append(f"data/{csv}: not the claims computed from data/{nc}")
+    assert not problems, "\n".join(problems)

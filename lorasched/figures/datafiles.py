@@ -446,3 +446,20 @@ def verify(site) -> list[str]:
         if not (folder / name).is_file() or sha256(folder / name) != digest:
             bad.append(name)
     return bad
+
+
+def listing() -> pd.DataFrame:
+    """Every figure page's data files, as a table with links (for the book's data page,
+    one level below the site's root)."""
+    rows = []
+    for system, figs in FIGURES.items():
+        for fig in figs.values():
+            nc, csv = file_names(fig)
+            rows.append({"system": system, "page": f"{fig.number}: {fig.title}",
+                         "data (netCDF)": _anchor(nc), "claims (CSV)": _anchor(csv),
+                         "load": f'load("{system}/{fig.key}")'})
+    return pd.DataFrame(rows)
+
+
+def _anchor(name: str) -> str:
+    return f'<a href="../{SITE_FOLDER}/{html.escape(name)}" download>{html.escape(name)}</a>'

@@ -1,0 +1,106 @@
+"""Building the book for the browser tests (test_book, test_publish): the toc's pages,
+and the book built like `make book` with small parameters (the fixture ``built_book`` in
+conftest.py builds it once per pytest process)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from lorasched.figures import datafiles
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+BOOK = ROOT / "book"
+
+
+def toc_files(node) -> list[str]:
+    """Every ``root``/``file`` entry of a Jupyter Book 1.x ``_toc.yml``, recursively."""
+    found: list[str] = []
+    if isinstance(node, dict):
+        for key in ("root", "file"):
+            if key in node:
+                found.append(str(node[key]))
+        for value in node.values():
+            if isinstance(value, dict | list):
+                found.extend(toc_files(value))
+    elif isinstance(node, list):
+        for item in node:
+            found.extend(toc_files(item))
+    return found
+
+
+def toc_pages() -> list[str]:
+    """Every page the toc lists, as the built HTML's path relative to the site root."""
+    toc = yaml.safe_load((BOOK / "_toc.yml").read_text())
+    return [Path(entry).with_suffix(".html").as_posix() for entry in toc_files(toc)]
+
+
+def toc_notebooks() -> list[str]:
+    """The notebooks the toc lists, as ``notebooks/<name>`` (no suffix)."""
+    return [Path(p).with_suffix("").as_posix() for p in toc_pages()
+            if p.startswith("notebooks/")]
+
+
+def build_book(dest: Path) -> Path:
+    """Build the book like `make book`, with each notebook's default parameters.
+
+    Returns the built site (``dest/_build/html``).  Steps: copy the book sources; execute
+    every notebook the toc lists with papermill; copy plotly.min.js into _static/;
+    ``jupyter-book build -W -n --keep-going`` (which also copies MathJax 3 into the built
+    _static/, sphinx-mathjax-offline).
+    """
+    import papermill
+    import plotly
+
+    # 1. the sources, without the build outputs of `make book`, and the lock beside them
+    #    (the front page compares the installed versions with it: book/_ext/versions.py)
+    shutil.copyfile(ROOT / "requirements.lock", dest.parent / "requirements.lock")
+    shutil.copytree(
+        BOOK,
+        dest,
+        ignore=lambda d, names: (
+            ({"_build", "notebooks"} & set(names) if Path(d) == BOOK else set())
+            | ({"plotly.min.js"} & set(names) if Path(d) == BOOK / "_static" else set())
+        ),
+    )
+    # 2. the notebooks, default parameters; the python3 kernel spec runs `python`, so the
+    #    venv must come first on PATH (as in the Makefile). The figure pages write their
+    #    data files beside the copy (datafiles.DATA_ENV), not into the checkout.
+    (dest / "notebooks").mkdir()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+        mp.setenv(datafiles.DATA_ENV, str(dest.parent / "figure-data"))
+        for name in toc_notebooks():
+            papermill.execute_notebook(
+                str(ROOT / f"{name}.ipynb"),
+                str(dest / f"{name}.ipynb"),
+                kernel_name="python3",
+                cwd=str(ROOT),
+                progress_bar=False,
+            )
+    # 3. plotly.js, loaded by every page from _static/ (html_js_files)
+    (dest / "_static").mkdir(exist_ok=True)
+    shutil.copyfile(
+        Path(plotly.__file__).parent / "package_data" / "plotly.min.js",
+        dest / "_static" / "plotly.min.js",
+    )
+    # 4. the build; warnings are errors
+    proc = subprocess.run(
+        [str(BIN / "jupyter-book"), "build", str(dest), "-W", "-n", "--keep-going"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    output = f"{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}"
+    assert proc.returncode == 0, f"jupyter-book build failed:\n{output}"
+    # 5. the figures' data files and their SHA256SUMS into the site (as make book does)
+    site = dest / "_build" / "html"
+    datafiles.publish(dest.parent / "figure-data" / "small", site)
+    return site
