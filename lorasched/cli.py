@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from . import cli_reproduce, cli_serve, cli_simulate, cli_sweep, systems
+from . import cli_profile, cli_reproduce, cli_serve, cli_simulate, cli_sweep, systems
 from .allpass import policies as allpass_policies
 from .allpass.scenario import PAPER_CAPACITY
 from .allpass.workload import PAPER_JOBS as ALLPASS_JOBS
@@ -306,6 +306,7 @@ def _parser() -> argparse.ArgumentParser:
     bs.add_argument("--out", default=None, help="write the rows as JSON here")
 
     sub.add_parser("profiles", help="print the GPU/model profile table with sources")
+    cli_profile.add_parser(sub, positive_int)
 
     ex = sub.add_parser(
         "explore", help="serve the live explorer as a web app (Voila) on localhost",
@@ -451,6 +452,8 @@ def _main(argv: list[str] | None) -> int:
             return cli_serve.serve(args)
         if args.command == "loadgen":
             return cli_serve.loadgen(args)
+        if args.command == "profile":
+            return cli_profile.profile(args)
         if args.command == "profiles":
             for row in profile_table():
                 print(f"{row['quantity']:<45} {row['gpu']:<10} {row['value']!s:>12}  "

@@ -25,7 +25,7 @@ SYSTEM_PACKAGES = ("pdftsp", "titan", "allpass")
 LAYERS = [("model",), ("lp",), ("jobsim",), SYSTEM_PACKAGES, ("systems",), ("experiments",),
           ("figures",), ("present",), ("service",),
           ("cli", "cli_args", "cli_simulate", "cli_serve", "cli_sweep", "cli_reproduce",
-           "__main__", "__init__")]
+           "cli_profile", "__main__", "__init__")]
 #: modules that must not name a system: the experiment engine, the LP engine and the
 #: plug-in contract (jobsim may cite the papers whose queue definitions it implements)
 GENERIC = ("experiments", "lp", "model/system.py")

@@ -1,0 +1,72 @@
+"""``lorasched profile`` (the parser is :mod:`lorasched.cli`'s): time LoRA fine-tuning
+steps for a grid of configurations and write a measured table
+(:mod:`lorasched.model.profiler`, :mod:`lorasched.model.measured`)."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+
+from .model import lora_torch, measured, profiler
+
+
+def add_parser(sub, positive_int) -> None:
+    """The ``profile`` sub-command's flags."""
+
+    def counts(text: str) -> list[int]:
+        return [positive_int(part) for part in text.split(",") if part.strip()]
+
+    p = sub.add_parser(
+        "profile", help="measure LoRA fine-tuning throughput and memory into a table",
+        description="Time LoRA fine-tuning steps (warm-up, then timed steps) for every "
+        "combination of --ranks, --micro-batches and --adapters, and write a measured "
+        "table (CSV, its provenance in # lines) that lorasched's scenarios can read. "
+        "--backend torch builds the model from its configuration with random weights "
+        f"(needs {lora_torch.INSTALL}); --backend published writes what the scenarios "
+        "assume today (GPT-2 XL on A100 or A40), in the same format.")
+    p.add_argument("--model", required=True,
+                   help=f"architecture: {', '.join(sorted(measured.ARCHITECTURES))}")
+    p.add_argument("--gpu-label", required=True, help="the GPU's label in the table (H100)")
+    p.add_argument("--ranks", type=counts, default=[16], help="LoRA ranks (8,16,64)")
+    p.add_argument("--micro-batches", type=counts, default=[1, 2, 4],
+                   help="samples per step of one adapter (1,2,4,8)")
+    p.add_argument("--seq-len", type=positive_int, default=512, help="tokens per sample")
+    p.add_argument("--adapters", type=counts, default=[1],
+                   help="adapters sharing the base model (1,4)")
+    p.add_argument("--warmup", type=int, default=3, help="untimed steps first (3)")
+    p.add_argument("--steps", type=positive_int, default=10, help="timed steps (10)")
+    p.add_argument("--backend", choices=profiler.BACKENDS, default="torch")
+    p.add_argument("--device", default="cuda", help="torch device: cuda, cuda:1, cpu")
+    p.add_argument("--dtype", default="bfloat16", choices=["bfloat16", "float16", "float32"])
+    p.add_argument("--seed", type=int, default=0, help="seed of the weights and inputs")
+    p.add_argument("--out", required=True, help="the CSV file to write")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def profile(args) -> int:
+    configs = profiler.grid(args.model, args.gpu_label, args.ranks, args.micro_batches,
+                            args.seq_len, args.adapters)
+    if args.backend == "published":
+        build, device = profiler.PublishedWorkload, "none (published numbers)"
+    else:
+        device = lora_torch.device_name(args.device)
+
+        def build(config):
+            return lora_torch.workload(config, device=args.device, dtype=args.dtype,
+                                       seed=args.seed)
+    provenance = profiler.provenance(
+        args.backend, device, "lorasched profile " + shlex.join(sys.argv[2:]),
+        {"gpu_label": args.gpu_label, "dtype": args.dtype if args.backend == "torch" else ""})
+    table = profiler.profile(configs, build, warmup=args.warmup, steps=args.steps,
+                             provenance=provenance, progress=not args.no_progress)
+    path = measured.write(args.out, table)
+    for r in table.rows:
+        print(f"{r['model']} on {r['gpu_label']}: rank {r['rank']}, micro-batch "
+              f"{r['micro_batch']}, {r['adapters']} adapter(s): {r['step_time_s'] * 1e3:.1f} "
+              f"ms a step, {r['samples_per_s']:.2f} samples/s, peak "
+              f"{r['peak_memory_gb']:.1f} GB")
+    print(f"{len(table.rows)} configurations -> {path}")
+    return 0
+
+
+

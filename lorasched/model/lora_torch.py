@@ -1,0 +1,152 @@
+"""The ``torch`` backend of ``lorasched profile``: LoRA fine-tuning steps with PyTorch and
+PEFT on a model of a named architecture (:data:`lorasched.model.measured.ARCHITECTURES`),
+built from its configuration with random weights, on random inputs.
+
+torch, transformers and peft are the optional extra ``lorasched[profile]``: they are not
+in the lock (PyPI's torch for Linux is the CUDA build, gigabytes that ``make test`` would
+install for nothing on a machine without a GPU), so they are imported only when this
+backend runs, and :func:`workload` says how to install them when they are missing.
+
+One step trains every adapter once: the adapters share one copy of the base model in GPU
+memory (pdFTSP's multi-LoRA premise) and run one after another, each a forward and
+backward pass of one micro-batch and an AdamW step of its own LoRA weights. (Kernels that
+batch several adapters into one pass, as S-LoRA or mLoRA do, would be faster; this is the
+plain PEFT way, and a lower bound on what sharing a base model gives.) LoRA targets the
+attention's query and value projections, as Hu et al. (2021) did; ``lora_alpha`` is twice
+the rank. On a GPU the steps are timed with CUDA events and the memory is PyTorch's peak
+allocated memory; on a CPU, with ``time.perf_counter`` and no memory figure (0).
+"""
+
+from __future__ import annotations
+
+import time
+
+from .errors import InputError
+from .measured import ARCHITECTURES
+
+#: LoRA's target modules per family (the query and value projections)
+TARGETS = {"gpt2": ["c_attn"], "llama": ["q_proj", "v_proj"], "vit": ["query", "value"],
+           "roberta": ["query", "value"]}
+INSTALL = "pip install 'lorasched[profile]' (torch, transformers, peft)"
+
+
+def _modules():
+    try:
+        import peft
+        import torch
+        import transformers
+    except ImportError as err:
+        raise InputError(f"--backend torch needs {err.name}: {INSTALL}") from None
+    return torch, transformers, peft
+
+
+def build_model(name: str, transformers):
+    """The model of architecture ``name`` with random weights, and its family."""
+    family, cfg = ARCHITECTURES[name]
+    if family == "gpt2":
+        return transformers.GPT2LMHeadModel(transformers.GPT2Config(**cfg)), family
+    if family == "llama":
+        return transformers.LlamaForCausalLM(transformers.LlamaConfig(**cfg)), family
+    if family == "vit":
+        return (transformers.ViTForImageClassification(
+            transformers.ViTConfig(**cfg, num_labels=1000)), family)
+    return (transformers.RobertaForSequenceClassification(
+        transformers.RobertaConfig(**cfg, num_labels=2)), family)
+
+
+class TorchWorkload:
+    """One configuration on ``device`` (see the module docstring)."""
+
+    def __init__(self, config, *, device: str = "cuda", dtype: str = "bfloat16",
+                 seed: int = 0):
+        torch, transformers, peft = _modules()
+        if device.startswith("cuda") and not torch.cuda.is_available():
+            raise InputError("--device cuda: no CUDA GPU visible to torch (use --device cpu "
+                             "for a tiny model, or --backend published)")
+        self.torch, self.device = torch, torch.device(device)
+        self.cuda = self.device.type == "cuda"
+        torch.manual_seed(seed)
+        generator = torch.Generator().manual_seed(seed)
+        model, family = build_model(config.model, transformers)
+        model.to(self.device, dtype=getattr(torch, dtype))
+        if self.cuda:
+            torch.cuda.synchronize()
+            self.base_memory_gb = torch.cuda.memory_allocated(self.device) / 1e9
+        else:
+            self.base_memory_gb = 0.0
+        lora = peft.LoraConfig(r=config.rank, lora_alpha=2 * config.rank, lora_dropout=0.0,
+                               target_modules=TARGETS[family])
+        self.names = [f"adapter{i}" for i in range(config.adapters)]
+        self.model = peft.get_peft_model(model, lora, adapter_name=self.names[0])
+        for name in self.names[1:]:
+            self.model.add_adapter(name, lora)
+        self.optimizers = {}
+        for name in self.names:
+            params = [p for n, p in self.model.named_parameters() if f".{name}." in n]
+            for p in params:
+                p.requires_grad_(True)
+            self.optimizers[name] = torch.optim.AdamW(params, lr=1e-4)
+        b, s = config.micro_batch, config.seq_len
+        if family == "vit":
+            size = ARCHITECTURES[config.model][1]["image_size"]
+            self.batch = {"pixel_values": torch.randn(b, 3, size, size, generator=generator)
+                          .to(self.device, dtype=getattr(torch, dtype)),
+                          "labels": torch.randint(0, 1000, (b,), generator=generator)
+                          .to(self.device)}
+        else:
+            vocab = ARCHITECTURES[config.model][1].get("vocab_size", 1000)
+            ids = torch.randint(0, vocab, (b, s), generator=generator).to(self.device)
+            labels = (ids if family in ("gpt2", "llama")
+                      else torch.randint(0, 2, (b,), generator=generator).to(self.device))
+            self.batch = {"input_ids": ids, "labels": labels}
+        self.model.train()
+
+    def _step(self) -> None:
+        for name in self.names:
+            self.model.set_adapter(name)
+            loss = self.model(**self.batch).loss
+            loss.backward()
+            self.optimizers[name].step()
+            self.optimizers[name].zero_grad(set_to_none=True)
+
+    def run(self, n: int) -> float:
+        torch = self.torch
+        if self.cuda:
+            start, end = (torch.cuda.Event(enable_timing=True),
+                          torch.cuda.Event(enable_timing=True))
+            start.record()
+            for _ in range(n):
+                self._step()
+            end.record()
+            torch.cuda.synchronize()
+            return start.elapsed_time(end) / 1000.0
+        began = time.perf_counter()
+        for _ in range(n):
+            self._step()
+        return time.perf_counter() - began
+
+    def reset_peak(self) -> None:
+        if self.cuda:
+            self.torch.cuda.reset_peak_memory_stats(self.device)
+
+    def peak_memory_gb(self) -> float:
+        return (self.torch.cuda.max_memory_allocated(self.device) / 1e9 if self.cuda
+                else 0.0)
+
+    def close(self) -> None:
+        del self.model, self.optimizers, self.batch
+        if self.cuda:
+            self.torch.cuda.empty_cache()
+
+
+def workload(config, *, device: str = "cuda", dtype: str = "bfloat16", seed: int = 0):
+    """A :class:`TorchWorkload` (``InputError`` saying how to install torch if missing)."""
+    return TorchWorkload(config, device=device, dtype=dtype, seed=seed)
+
+
+def device_name(device: str) -> str:
+    """The GPU's name (or "cpu") for the table's provenance."""
+    torch, _, _ = _modules()
+    if device.startswith("cuda") and torch.cuda.is_available():
+        return torch.cuda.get_device_name(torch.device(device))
+    return "cpu"

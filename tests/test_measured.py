@@ -1,0 +1,77 @@
+"""lorasched.model.measured: the measured table's format, its reader's errors, and what
+each system reads from it."""
+
+from __future__ import annotations
+
+import pytest
+
+import lorasched
+from lorasched.model import measured
+
+
+def _table(rows=None) -> measured.MeasuredTable:
+    rows = rows or [
+        measured.row(model="gpt2", gpu_label="H100", rank=16, micro_batch=b, seq_len=512,
+                     adapters=a, steps=10, step_time_s=0.01 * b * a ** 0.5,
+                     peak_memory_gb=2.0 + 0.5 * b * a, base_memory_gb=0.4)
+        for a in (1, 4) for b in (1, 2, 4)]
+    return measured.MeasuredTable(rows, {"gpu": "NVIDIA H100 80GB HBM3", "date": "2026"})
+
+
+def test_a_table_reads_back_as_written(tmp_path):
+    table = _table()
+    back = measured.read(measured.write(tmp_path / "t.csv", table))
+    assert back.provenance == table.provenance
+    assert len(back.rows) == 6
+    for a, b in zip(table.rows, back.rows, strict=True):
+        assert a.keys() == b.keys()
+        for k in a:
+            assert b[k] == (pytest.approx(a[k], rel=1e-9) if isinstance(a[k], float) else a[k])
+
+
+def test_each_system_reads_its_numbers():
+    table = _table()
+    got = measured.pdftsp_profile(table, model="gpt2", gpu_label="H100", rank=16,
+                                  seq_len=512)
+    assert got["speed"] == {b: int(b / (0.01 * b) * 600) for b in (1, 2, 4)}
+    assert got["memory_gb"][4] == pytest.approx(2.0 + 2.0 - 0.4)
+    assert got["capacity"] == int(max(r["samples_per_s"] for r in table.rows) * 600)
+    lut = measured.titan_placements(table, model="gpt2", gpu_label="H100", rank=16,
+                                    seq_len=512)
+    assert [r["local_bsz"] for r in lut] == [1, 2, 4]
+    assert all(r["placement"] == "1" and r["sync_time"] == 0.0 for r in lut)
+    assert measured.allpass_epoch_s(table, model="gpt2", gpu_label="H100", rank=16,
+                                    seq_len=512, micro_batch=2, samples=1000) == \
+        pytest.approx(1000 / 100.0)
+    with pytest.raises(lorasched.InputError, match="no row for one adapter"):
+        measured.pdftsp_profile(table, model="gpt2", gpu_label="A100", rank=16, seq_len=512)
+
+
+HEADER = ",".join(measured.COLUMNS)
+GOOD = "gpt2,H100,16,1,512,1,10,0.01,100,51200,2.5,0.4"
+
+
+@pytest.mark.parametrize("text, rule", [
+    (f"{HEADER}\n{GOOD}\n", "line 1: not a lorasched measured profile"),
+    ("# lorasched measured profile\nmodel,rank\ngpt2,16\n", "columns ["),
+    (f"# lorasched measured profile\n{HEADER}\n{GOOD.replace('0.01', 'fast')}\n",
+     "line 3, column 'step_time_s': 'fast' is not a number"),
+    (f"# lorasched measured profile\n{HEADER}\n{GOOD.replace(',16,', ',1.5,')}\n",
+     "column 'rank': 1.5 is not a whole number >= 1"),
+    (f"# lorasched measured profile\n{HEADER}\n{GOOD.replace(',10,0.01', ',10,0')}\n",
+     "'step_time_s': must be > 0"),
+    (f"# lorasched measured profile\n{HEADER}\n{GOOD.replace(',10,0.01', ',10,1e9')}\n",
+     "exceeds lorasched's limit"),
+    (f"# lorasched measured profile\n{HEADER}\n{GOOD}\n{GOOD}\n", "line 4: a second row"),
+    (f"# lorasched measured profile\n{HEADER}\n", "no rows"),
+])
+def test_a_bad_table_is_refused_by_line_and_column(tmp_path, text, rule):
+    path = tmp_path / "bad.csv"
+    path.write_text(text)
+    with pytest.raises(lorasched.InputError, match=rule.replace("[", r"\[")):
+        measured.read(path)
+
+
+def test_out_must_be_a_file(tmp_path):
+    with pytest.raises(lorasched.InputError, match="is a folder"):
+        measured.write(tmp_path, _table())
