@@ -75,7 +75,8 @@ class TorchWorkload:
         else:
             self.base_memory_gb = 0.0
         lora = peft.LoraConfig(r=config.rank, lora_alpha=2 * config.rank, lora_dropout=0.0,
-                               target_modules=TARGETS[family])
+                               target_modules=TARGETS[family],
+                               fan_in_fan_out=family == "gpt2")  # GPT-2's Conv1D layers
         self.names = [f"adapter{i}" for i in range(config.adapters)]
         self.model = peft.get_peft_model(model, lora, adapter_name=self.names[0])
         for name in self.names[1:]:

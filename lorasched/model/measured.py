@@ -81,7 +81,7 @@ ARCHITECTURES = {
                                  "vocab_size": 50265, "max_position_embeddings": 514}),
     # a few layers of each family, for tests on a CPU
     "tiny-gpt2": ("gpt2", {"n_layer": 2, "n_embd": 64, "n_head": 2, "n_positions": 128,
-                           "vocab_size": 1000}),
+                           "vocab_size": 1000, "bos_token_id": 0, "eos_token_id": 0}),
     "tiny-llama": ("llama", {"num_hidden_layers": 2, "hidden_size": 64,
                              "intermediate_size": 128, "num_attention_heads": 4,
                              "num_key_value_heads": 2, "vocab_size": 1000,
