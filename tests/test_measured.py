@@ -75,3 +75,20 @@ def test_a_bad_table_is_refused_by_line_and_column(tmp_path, text, rule):
 def test_out_must_be_a_file(tmp_path):
     with pytest.raises(lorasched.InputError, match="is a folder"):
         measured.write(tmp_path, _table())
+
+
+def test_titan_builds_a_lut_from_a_measured_table():
+    """The placement-1 rows and the memory rows are a LUT TITAN reads
+    (lorasched.titan.lut.from_frames): the step time of each local batch as measured."""
+    import pandas as pd
+
+    from lorasched.titan.lut import from_frames
+
+    table = _table()
+    where = {"model": "gpt2", "gpu_label": "H100", "rank": 16, "seq_len": 512}
+    lut = from_frames(pd.DataFrame(measured.titan_placements(table, **where)),
+                      pd.DataFrame(measured.titan_memory(table, **where)), gpu="H100",
+                      model="gpt2", source="measured by lorasched profile")
+    assert lut["step_time"].sel(placement="1").values.tolist() == pytest.approx(
+        [0.01, 0.02, 0.04])
+    assert lut["memory"].values.tolist() == pytest.approx([2.5, 3.0, 4.0])

@@ -27,7 +27,8 @@ What each system reads from it (:func:`pdftsp_profile`, :func:`titan_placements`
   ``C_kp`` (the most samples per slot any number of adapters reached);
 * TITAN: the rows of a LUT's ``placements`` table for one GPU (``placement`` "1",
   ``local_bsz`` = micro-batch, ``step_time``; ``sync_time`` 0: one GPU does not
-  synchronise);
+  synchronise) and of its ``memory`` table (:func:`titan_memory`), which
+  :func:`lorasched.titan.lut.from_frames` turns into a LUT;
 * Allpass: the seconds of one epoch of a dataset of ``samples`` samples.
 """
 
@@ -225,6 +226,16 @@ def titan_placements(table: MeasuredTable, *, model: str, gpu_label: str, rank: 
              seq_len=seq_len, adapters=1)
     return [{"placement": "1", "local_bsz": r["micro_batch"], "step_time": r["step_time_s"],
              "sync_time": 0.0} for r in sorted(rows, key=lambda r: r["micro_batch"])]
+
+
+def titan_memory(table: MeasuredTable, *, model: str, gpu_label: str, rank: int,
+                 seq_len: int) -> list[dict]:
+    """The rows of a TITAN LUT ``memory`` table for one GPU (one adapter): ``local_bsz``,
+    ``gpu_memory`` (GB, the peak)."""
+    rows = table.select(model=model, gpu_label=gpu_label, rank=rank, seq_len=seq_len,
+                        adapters=1)
+    return [{"local_bsz": r["micro_batch"], "gpu_memory": r["peak_memory_gb"]}
+            for r in sorted(rows, key=lambda r: r["micro_batch"])]
 
 
 def allpass_epoch_s(table: MeasuredTable, *, model: str, gpu_label: str, rank: int,
