@@ -449,15 +449,14 @@ def verify(site) -> list[str]:
 
 
 def listing() -> pd.DataFrame:
-    """Every figure page's data files, as a table with links (for the book's data page,
-    one level below the site's root)."""
+    """Every figure page's data files, as a table with links (for the book's data page, one
+    level below the site's root); ``key`` is what :func:`load` takes."""
     rows = []
     for system, figs in FIGURES.items():
         for fig in figs.values():
             nc, csv = file_names(fig)
-            rows.append({"system": system, "page": f"{fig.number}: {fig.title}",
-                         "data (netCDF)": _anchor(nc), "claims (CSV)": _anchor(csv),
-                         "load": f'load("{system}/{fig.key}")'})
+            rows.append({"key": f"{system}/{fig.key}", "page": f"{fig.number}: {fig.title}",
+                         "data (netCDF)": _anchor(nc), "claims (CSV)": _anchor(csv)})
     return pd.DataFrame(rows)
 
 
