@@ -18,9 +18,12 @@ A figure's data is a tree: an ``xarray.Dataset``, a ``pandas.DataFrame``, a nump
 a dict or tuple of these, or Allpass's :class:`~lorasched.figures.allpass.common.
 AllpassData` (its runs). Each leaf is one netCDF group (``g0``, ``g1``, ...); the tree
 itself is JSON in the root group's attribute ``lorasched_tree``, with the figure
-(``lorasched_figure``), the size and lorasched's version. Attributes that netCDF cannot
-hold (booleans, None, nested lists) travel as JSON too, so a loaded leaf is identical to
-the written one (``xarray.testing.assert_identical``).
+(``lorasched_figure``), the size, lorasched's version and a digest of the content
+(``lorasched_digest``: pages that share a file write it once). Attributes that netCDF
+cannot hold (booleans, None, nested lists) travel as JSON too, so a loaded leaf is
+identical to the written one (``xarray.testing.assert_identical``). Numbers are
+zlib-compressed (lossless), and a large variable repeated across leaves (Allpass's offer
+book, the same in every run of a seed) is stored once, in the group ``shared``.
 """
 
 from __future__ import annotations
