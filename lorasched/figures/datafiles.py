@@ -237,8 +237,10 @@ def written_digest(path) -> str | None:
 
 
 def write(data, path, *, figure: str = "", size: str = "") -> Path:
-    """Write ``data`` (a figure's data tree) to the netCDF file ``path`` (written to a
-    temporary name first: an interrupted write leaves no broken file)."""
+    """Write ``data`` (a figure's data tree) to the netCDF file ``path``: to a temporary
+    name of this process first, then renamed, so that an interrupted write leaves no
+    broken file and two pages writing one shared file at once (``make book`` runs two
+    notebooks at a time) do not collide (HDF5 locks a file being written)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     leaves: list[xr.Dataset] = []
@@ -253,7 +255,7 @@ def write(data, path, *, figure: str = "", size: str = "") -> Path:
     if shared:
         nodes["/shared"] = xr.Dataset(shared)
     encoding = {name: _compressed(ds) for name, ds in nodes.items()}
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     xr.DataTree.from_dict(nodes).to_netcdf(tmp, engine="netcdf4", encoding=encoding)
     os.replace(tmp, path)
     return path
