@@ -157,3 +157,29 @@ def test_publish_copies_every_figure_s_files_with_their_checksums(tmp_path):
     assert datafiles.verify(site) == []
     (site / "data" / names[0]).write_bytes(b"tampered")
     assert datafiles.verify(site) == [names[0]]
+
+
+def _write_many(path, barrier, times):
+    data = {f"run{i}": xr.Dataset({"x": ("t", np.random.default_rng(i).normal(size=50_000))})
+            for i in range(8)}
+    barrier.wait()
+    for _ in range(times):
+        datafiles.write(data, path)
+
+
+def test_two_processes_writing_one_shared_file_at_once_do_not_collide(tmp_path):
+    """`make book` runs two Allpass pages at once, and both write allpass/runs.nc: a
+    shared temporary name made the second fail (HDF5's lock: PermissionError)."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    barrier = ctx.Barrier(2)
+    path = tmp_path / "runs.nc"
+    procs = [ctx.Process(target=_write_many, args=(path, barrier, 5)) for _ in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0, 0]
+    assert len(datafiles.read(path)) == 8
+    assert [p.name for p in tmp_path.iterdir()] == ["runs.nc"]  # no temporary left

@@ -18,9 +18,12 @@ A figure's data is a tree: an ``xarray.Dataset``, a ``pandas.DataFrame``, a nump
 a dict or tuple of these, or Allpass's :class:`~lorasched.figures.allpass.common.
 AllpassData` (its runs). Each leaf is one netCDF group (``g0``, ``g1``, ...); the tree
 itself is JSON in the root group's attribute ``lorasched_tree``, with the figure
-(``lorasched_figure``), the size and lorasched's version. Attributes that netCDF cannot
-hold (booleans, None, nested lists) travel as JSON too, so a loaded leaf is identical to
-the written one (``xarray.testing.assert_identical``).
+(``lorasched_figure``), the size, lorasched's version and a digest of the content
+(``lorasched_digest``: pages that share a file write it once). Attributes that netCDF
+cannot hold (booleans, None, nested lists) travel as JSON too, so a loaded leaf is
+identical to the written one (``xarray.testing.assert_identical``). Numbers are
+zlib-compressed (lossless), and a large variable repeated across leaves (Allpass's offer
+book, the same in every run of a seed) is stored once, in the group ``shared``.
 """
 
 from __future__ import annotations
@@ -234,8 +237,10 @@ def written_digest(path) -> str | None:
 
 
 def write(data, path, *, figure: str = "", size: str = "") -> Path:
-    """Write ``data`` (a figure's data tree) to the netCDF file ``path`` (written to a
-    temporary name first: an interrupted write leaves no broken file)."""
+    """Write ``data`` (a figure's data tree) to the netCDF file ``path``: to a temporary
+    name of this process first, then renamed, so that an interrupted write leaves no
+    broken file and two pages writing one shared file at once (``make book`` runs two
+    notebooks at a time) do not collide (HDF5 locks a file being written)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     leaves: list[xr.Dataset] = []
@@ -250,7 +255,7 @@ def write(data, path, *, figure: str = "", size: str = "") -> Path:
     if shared:
         nodes["/shared"] = xr.Dataset(shared)
     encoding = {name: _compressed(ds) for name, ds in nodes.items()}
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     xr.DataTree.from_dict(nodes).to_netcdf(tmp, engine="netcdf4", encoding=encoding)
     os.replace(tmp, path)
     return path
@@ -449,15 +454,14 @@ def verify(site) -> list[str]:
 
 
 def listing() -> pd.DataFrame:
-    """Every figure page's data files, as a table with links (for the book's data page,
-    one level below the site's root)."""
+    """Every figure page's data files, as a table with links (for the book's data page, one
+    level below the site's root); ``key`` is what :func:`load` takes."""
     rows = []
     for system, figs in FIGURES.items():
         for fig in figs.values():
             nc, csv = file_names(fig)
-            rows.append({"system": system, "page": f"{fig.number}: {fig.title}",
-                         "data (netCDF)": _anchor(nc), "claims (CSV)": _anchor(csv),
-                         "load": f'load("{system}/{fig.key}")'})
+            rows.append({"key": f"{system}/{fig.key}", "page": f"{fig.number}: {fig.title}",
+                         "data (netCDF)": _anchor(nc), "claims (CSV)": _anchor(csv)})
     return pd.DataFrame(rows)
 
 
