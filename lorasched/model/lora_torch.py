@@ -19,6 +19,7 @@ allocated memory; on a CPU, with ``time.perf_counter`` and no memory figure (0).
 
 from __future__ import annotations
 
+import importlib
 import time
 
 from .errors import InputError
@@ -31,13 +32,15 @@ INSTALL = "pip install 'lorasched[profile]' (torch, transformers, peft)"
 
 
 def _modules():
-    try:
-        import peft
-        import torch
-        import transformers
-    except ImportError as err:
-        raise InputError(f"--backend torch needs {err.name}: {INSTALL}") from None
-    return torch, transformers, peft
+    """torch, transformers and peft, imported in that order (the error names the first
+    one missing)."""
+    found = []
+    for name in ("torch", "transformers", "peft"):
+        try:
+            found.append(importlib.import_module(name))
+        except ImportError:
+            raise InputError(f"--backend torch needs {name}: {INSTALL}") from None
+    return tuple(found)
 
 
 def build_model(name: str, transformers):
