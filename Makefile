@@ -102,7 +102,7 @@ $(SWEEPS_STAMP): $(STAMP) $(LIB_SOURCES)
 # The notebooks are executed NB_JOBS at a time (each is one kernel, mostly one core).
 NB_JOBS ?= 2
 
-# The figure pages write the data they drew into build/figure-data/full
+# The figure pages write the data they drew into build/figure-data/$(SIZE)
 # (lorasched.figures.datafiles); after the build it is copied into the site as data/, with
 # its SHA256SUMS.
 FIGURE_DATA := build/figure-data/$(SIZE)
