@@ -547,3 +547,23 @@ def test_styled_tables_hide_the_default_index_colour_verdicts_and_blank_missing_
     assert styled(table).uuid == styled(table.copy()).uuid  # and the same on every run
     assert list(styled(table["claim"]).data.columns) == ["claim"]  # a Series: one column
     assert styled("text") == "text"
+
+
+def test_atomic_file_lets_overlapping_writers_finish_and_leaves_nothing_on_failure(tmp_path):
+    """Two writers of one file at once (two test workers sharing the default store wrote
+    Allpass's run cache through one fixed temporary name: the second rename found nothing)
+    each get their own temporary file; a failed write leaves no file behind."""
+    import pytest
+
+    from lorasched.figures.base import atomic_file
+
+    path = tmp_path / "runs.pkl"
+    with atomic_file(path) as first, atomic_file(path) as second:
+        assert first != second
+        first.write_bytes(b"first")
+        second.write_bytes(b"second")
+    assert path.read_bytes() == b"first"  # the outer block ends last
+    with pytest.raises(RuntimeError), atomic_file(tmp_path / "broken.pkl") as tmp:
+        tmp.write_bytes(b"half")
+        raise RuntimeError("interrupted")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs.pkl"]

@@ -22,6 +22,8 @@ import hashlib
 import math
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,6 +74,25 @@ def default_store(size: str = "small") -> Path:
     if (repo / "pyproject.toml").is_file() and (repo / "lorasched").is_dir():
         return repo / "build" / "sweeps" / size
     return Path.home() / ".cache" / "lorasched" / "sweeps" / size
+
+
+@contextmanager
+def atomic_file(path) -> Iterator[Path]:
+    """A temporary path beside ``path``, unique to this writer (``tempfile.mkstemp``),
+    renamed to ``path`` when the block ends, removed if it fails: an interrupted write
+    leaves no broken file, and processes writing one file at once (two notebooks of
+    ``make book``, two test workers sharing the default store) do not take each other's
+    temporary file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 class Figure:

@@ -44,7 +44,7 @@ import xarray as xr
 from ..model.errors import InputError
 from . import allpass, pdftsp, titan
 from .allpass.common import AllpassData
-from .base import Figure, check_size
+from .base import Figure, atomic_file, check_size
 
 #: system -> {figure key -> Figure}: every figure that has a page
 FIGURES = {"pdftsp": pdftsp.FIGURES, "titan": titan.FIGURES, "allpass": allpass.FIGURES}
@@ -255,9 +255,8 @@ def write(data, path, *, figure: str = "", size: str = "") -> Path:
     if shared:
         nodes["/shared"] = xr.Dataset(shared)
     encoding = {name: _compressed(ds) for name, ds in nodes.items()}
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    xr.DataTree.from_dict(nodes).to_netcdf(tmp, engine="netcdf4", encoding=encoding)
-    os.replace(tmp, path)
+    with atomic_file(path) as tmp:
+        xr.DataTree.from_dict(nodes).to_netcdf(tmp, engine="netcdf4", encoding=encoding)
     return path
 
 

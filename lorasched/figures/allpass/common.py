@@ -38,7 +38,7 @@ from ...allpass.scalers import F0
 from ...allpass.scenario import allpass_scenario
 from ...experiments import Sweep
 from ...experiments.grid import code_fingerprint
-from ..base import Figure, check_size, default_store
+from ..base import Figure, atomic_file, check_size, default_store
 
 #: the two deployment setups of sec. 5.1, as the scenario's capacity
 SETUPS = {"limited": 30, "unlimited": "none"}
@@ -134,12 +134,9 @@ def _runs(size: str, seeds: tuple[int, ...], progress: bool, path: Path | None) 
         systems.check_result(result)
         out[setup, alg, seed] = result
     if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         slim = {k: v.drop_vars("price_per_gpu_h") for k, v in out.items()}
-        tmp = path.with_suffix(".tmp")
-        with tmp.open("wb") as fh:
+        with atomic_file(path) as tmp, tmp.open("wb") as fh:
             pickle.dump(slim, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp.replace(path)
     return out
 
 
