@@ -7,8 +7,8 @@ A :class:`Figure` holds, in one place, everything a book page shows that is comp
   runs in seconds (tests, quick looks);
 * :meth:`Figure.data` — runs them (or, with their cells in the store, only assembles
   them);
-* :meth:`Figure.claims` — the paper's reported number beside ours, with a verdict:
-  ``agrees``, ``disagrees`` or ``not shown``;
+* :meth:`Figure.claims` — the paper's reported number beside ours, with a verdict of
+  :mod:`.verdicts` (magnitude and uncertainty) and, for every row not reproduced, why;
 * :meth:`Figure.findings` — the page's closing prose, every number in it taken from the
   data, so that the small build and the book's full build each say what they show.
 
@@ -21,20 +21,27 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..experiments import Sweep, run_sweep, run_sweeps
 from ..model.errors import InputError
+from . import numbers
+from .verdicts import COLOURS, GREY, NOT_EXPLAINED, REASONS, REPRODUCED, VERDICTS
 
 SIZES = ("small", "full")
-VERDICTS = ("agrees", "disagrees", "not shown")
-CLAIM_COLUMNS = ["figure", "claim", "variant", "paper", "ours", "verdict"]
+CLAIM_COLUMNS = ["figure", "claim", "variant", "paper", "ours", "verdict", "why"]
+#: the heading of the section of a figure page that measures why its rows differ (its
+#: anchor is what the summary's "why" column links to)
+WHY_HEADING = "Why ours differs"
+WHY_ANCHOR = "why-ours-differs"
 
 
 def check_size(size: str) -> None:
@@ -42,20 +49,22 @@ def check_size(size: str) -> None:
         raise InputError(f"size must be one of {SIZES}, got {size!r}")
 
 
-def verdict(ok: bool) -> str:
-    return "agrees" if ok else "disagrees"
-
-
 def gain(a: float, b: float) -> float:
     """Relative improvement of ``a`` over ``b`` in percent (NaN if ``b`` <= 0)."""
     return 100.0 * (a / b - 1.0) if b > 0 else math.nan
 
 
+#: a ``$`` that opens a dollar amount ("$236.69", "-$5"), not maths
+_DOLLAR = re.compile(r"(?<!\\)\$(?=[0-9])")
+
+
 class Prose(str):
-    """Markdown text that a notebook renders as markdown when it is a cell's value."""
+    """Markdown text that a notebook renders as markdown when it is a cell's value. The
+    ``$`` of a dollar amount is escaped, so MathJax does not take "$236.69 (of which
+    $18.02" for maths."""
 
     def _repr_markdown_(self) -> str:
-        return str(self)
+        return _DOLLAR.sub(r"\\$", str(self))
 
 
 def paragraphs(*parts: str) -> Prose:
@@ -103,6 +112,9 @@ class Figure:
     system: str = ""
     variant_column: str = "variant"  # the claims table's name for the variant column
     key: str = ""  # "fig08"
+    #: the notebook of the figure's page, without suffix ("fig08_load"): the summary links
+    #: each row's "why" to its section there
+    page: str = ""
     #: the name of the page's data file (:mod:`.datafiles`), when pages share one; "": key
     data_name: str = ""
     number: str = ""  # "Fig. 8"
@@ -160,20 +172,51 @@ class Figure:
         return ""
 
     def claim_rows(self, data) -> list[dict]:
-        """The claims as rows ``{claim, variant, paper, ours, verdict}``."""
+        """The claims as rows ``{claim, variant, paper, ours, verdict, why}``: the verdict
+        from :func:`.verdicts.judge` (or a not-compared verdict), and for a row that is
+        not reproduced, ``why`` -- a sentence with the number this page measures that
+        shows the cause (:meth:`why` gives the section that measures it)."""
         raise NotImplementedError
 
     def claims(self, data) -> pd.DataFrame:
-        """The paper's reported numbers beside ours, with a verdict per claim."""
+        """The paper's reported numbers beside ours, with a verdict per claim and, for each
+        row that is not reproduced, why (a not-compared verdict gives its own reason; a row
+        with none says :data:`~.verdicts.NOT_EXPLAINED`)."""
         rows = self.claim_rows(data)
         for r in rows:
             r.setdefault("variant", "")
             if r["verdict"] not in VERDICTS:
                 raise InputError(f"{self.number}: verdict {r['verdict']!r} is not one of "
                                  f"{VERDICTS}")
+            why = (r.get("why") or "").strip()
+            if r["verdict"] == REPRODUCED:
+                why = ""
+            elif not why:
+                why = REASONS.get(r["verdict"], NOT_EXPLAINED)
+            r["why"] = why
         out = pd.DataFrame(rows, columns=CLAIM_COLUMNS[1:])
         out.insert(0, "figure", self.number)
         return out.rename(columns={"variant": self.variant_column})
+
+    def why(self, data) -> Prose:
+        """The page's section :data:`WHY_HEADING`: for each claim that is not reproduced,
+        its reason (the claims table's ``why``: the mechanism this page measures, every
+        number from ``data``). A figure whose reasons need more than a sentence each (a
+        table, a measured ladder) overrides this and keeps the bullets."""
+        return self.why_bullets(self.claims(data))
+
+    def why_bullets(self, claims: pd.DataFrame) -> Prose:
+        """One bullet per claim that is not reproduced: the claim, its verdict, its why."""
+        variant = self.variant_column
+        off = claims[claims["verdict"] != REPRODUCED]
+        if off.empty:
+            return Prose("Every claim on this page is reproduced within the band of the "
+                         "verdict rule.")
+        lines = []
+        for r in off.to_dict("records"):
+            what = r["claim"] + (f" ({r[variant]})" if r.get(variant) else "")
+            lines.append(f"- **{what}**: *{r['verdict']}*. {r['why']}")
+        return Prose("\n".join(lines))
 
     def findings(self, data) -> Prose:
         """The page's closing prose; every number in it comes from ``data``."""
@@ -253,16 +296,27 @@ def reproduce_together(sweeps_by_system: dict, size: str = "full", store=None, *
     return report, per
 
 
+def _cell(v):
+    """One cell for people: a float to significant digits (:func:`.numbers.num`), True and
+    False as yes and no, a missing value blank."""
+    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
+        return ""
+    if isinstance(v, bool | np.bool_):
+        return "yes" if v else "no"
+    if isinstance(v, float | np.floating):
+        return numbers.num(v)
+    return v
+
+
 def styled(table):
     """A table for display: its index hidden when it is pandas' default (0, 1, 2, ...: it
     means nothing) and kept when it labels the rows, text left-aligned, and every column
-    whose name starts with ``verdict`` coloured by verdict (claims and summary tables); a
-    missing value in a text column is left blank. A Series is shown as a one-column table;
-    anything else is returned as it is."""
-    colours = {"agrees": "#2a9d8f", "disagrees": "#e76f51"}
+    whose name starts with ``verdict`` coloured by verdict (claims and summary tables);
+    floats to significant digits, True/False as yes/no, a missing value blank. A Series is
+    shown as a one-column table; anything else is returned as it is."""
 
     def colour(v):
-        return f"color: {colours.get(v, '#6c757d')}; font-weight: bold"
+        return f"color: {COLOURS.get(v, GREY)}; font-weight: bold"
 
     if isinstance(table, pd.Series):
         table = table.to_frame()
@@ -270,7 +324,7 @@ def styled(table):
         return table
     # a uuid of the table's content: the same HTML on every run (nbval compares it), and
     # another for every other table, so that two tables on one page do not share CSS rules
-    # (they did: a "disagrees" of one table was drawn in another's colour)
+    # (they did: a verdict of one table was drawn in another's colour)
     uuid = "claims-" + hashlib.sha256(table.to_csv().encode()).hexdigest()[:10]
     out = table.style.set_uuid(uuid)
     index = table.index
@@ -280,10 +334,8 @@ def styled(table):
     verdicts = [c for c in table.columns if str(c).startswith("verdict")]
     if verdicts:
         out = out.map(colour, subset=verdicts)
-    # a text column's missing value means "does not apply" (a summary's rows come from
-    # figures with other variant columns): blank, not "nan"
-    text = [c for c in table.columns
-            if pd.api.types.is_string_dtype(table[c]) or table[c].dtype == object]
-    if text:
-        out = out.format(na_rep="", subset=text)
+    # a missing value means "does not apply" (a summary's rows come from figures with
+    # other variant columns): blank, never "nan" or "None"
+    out = out.format(_cell)
+    out = out.format_index(_cell, axis="index")
     return out.set_properties(**{"text-align": "left"})

@@ -1,0 +1,82 @@
+"""Numbers for people: the one formatter of every number a page's tables and prose show.
+
+A page formats a value once, with these helpers, and uses the same string in its claims
+table and its prose, so the two cannot disagree (the book's tests read the prose's
+numbers back from the table and the data). Dollar amounts are written ``$1,234``; a
+:class:`~lorasched.figures.base.Prose` escapes their ``$`` from MathJax.
+"""
+
+from __future__ import annotations
+
+import math
+
+#: what a missing number shows
+MISSING = "—"
+
+
+def _finite(x) -> bool:
+    try:
+        return math.isfinite(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def num(x, digits: int = 3, sign: bool = False) -> str:
+    """``x`` to ``digits`` significant digits; whole (with thousands separators) from 100
+    on: ``0.346``, ``12.3``, ``2,572``; ``sign``: a leading ``+`` on positive numbers."""
+    if not _finite(x):
+        return MISSING
+    x = float(x)
+    plus = "+" if sign else ""
+    if abs(x) >= 100 or x == 0:
+        return f"{x:{plus},.0f}"
+    text = f"{x:{plus}.{digits}g}"
+    if "e" in text:  # tiny numbers: plain decimals rather than scientific notation
+        text = f"{x:{plus}.{digits - 1 - math.floor(math.log10(abs(x)))}f}"
+    return text
+
+
+def pct(x, sign: bool = True) -> str:
+    """A percentage (``x`` already in percent): ``+3.4 %``, ``-38 %`` (whole from 10 on)."""
+    if not _finite(x):
+        return MISSING
+    plus = "+" if sign else ""
+    return f"{float(x):{plus}.0f} %" if abs(float(x)) >= 10 else f"{float(x):{plus}.1f} %"
+
+
+def usd(x, cents: bool | None = None, digits: int | None = None) -> str:
+    """A dollar amount: ``$236.69`` (cents below $10,000, or when ``cents``), else
+    ``$344,326``; negative amounts ``-$5.00``; ``digits``: to that many significant digits
+    instead (``$0.006284``: amounts below a cent)."""
+    if not _finite(x):
+        return MISSING
+    x = float(x)
+    cents = abs(x) < 10_000 if cents is None else cents
+    if digits is not None:
+        body = num(abs(x), digits)
+    else:
+        body = f"{abs(x):,.2f}" if cents else f"{abs(x):,.0f}"
+    return ("-" if x < 0 else "") + "$" + body
+
+
+def minutes(x) -> str:
+    """A duration in minutes: ``41.4 min``."""
+    return f"{num(x)} min" if _finite(x) else MISSING
+
+
+def seconds(x) -> str:
+    """A duration in seconds: ``0.21 s``, ``1,573 s``."""
+    return f"{num(x)} s" if _finite(x) else MISSING
+
+
+def interval(est, fmt=num, unit_seeds: str = "seeds") -> str:
+    """An :class:`~lorasched.figures.verdicts.Estimate` as text: ``+3.4 % (95 %: +1.0 %
+    to +5.8 %, 3 seeds)``, or the bare number when it has no spread."""
+    if not est.spread:
+        return fmt(est.mean) + (f" ({est.n} {unit_seeds}, all equal)" if est.n > 1 else "")
+    return f"{fmt(est.mean)} (95 %: {fmt(est.low)} to {fmt(est.high)}, {est.n} {unit_seeds})"
+
+
+def signed_pct(x) -> str:
+    """:func:`pct` with its sign (for use as an :func:`interval` formatter)."""
+    return pct(x, sign=True)

@@ -1,0 +1,93 @@
+"""What every figure page shares (lorasched.figures.base): the claims' verdicts and why,
+the prose's escaped dollars, tables for people, and atomic data files."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lorasched.figures import styled
+from lorasched.figures import verdicts as v
+from lorasched.figures.base import Figure, Prose
+from lorasched.model.errors import InputError
+
+
+def test_styled_tables_hide_the_default_index_colour_verdicts_and_read_as_people_write():
+    table = pd.DataFrame({"claim": ["a", "b", "c", "d"], "case": ["Case 1", np.nan, None, ""],
+                          "ours": [1.5, np.nan, 2572.09, 0.346000],
+                          "moved": [True, False, np.bool_(True), False],
+                          "verdict": [v.REPRODUCED, v.CONTRADICTED, v.SAME_DIRECTION,
+                                      v.NOT_RUN]})
+    page = styled(table).to_html()
+    assert 'class="row_heading' not in page  # no 0, 1, 2 column
+    for verdict in (v.REPRODUCED, v.CONTRADICTED, v.SAME_DIRECTION):
+        assert f"color: {v.COLOURS[verdict]}" in page
+    assert f"color: {v.GREY}" in page  # a not-compared verdict
+    text = {c.strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", page, re.S)}
+    assert not text & {"nan", "None", "True", "False", "NaN"}, text
+    assert {"2,572", "0.346", "1.5", "yes", "no"} <= text
+    labelled = styled(table.set_index("claim")).to_html()
+    assert 'class="row_heading' in labelled  # an index that labels rows is kept
+    other = table.assign(claim=["w", "x", "y", "z"])
+    assert styled(table).uuid != styled(other).uuid  # one id per table: no shared CSS
+    assert styled(table).uuid == styled(table.copy()).uuid  # and the same on every run
+    assert list(styled(table["claim"]).data.columns) == ["claim"]  # a Series: one column
+    assert styled("text") == "text"
+
+
+def test_prose_escapes_dollar_amounts_but_not_maths():
+    text = Prose("It costs $236.69 (of which $18.02 idle), and $\\alpha$ is kept.")
+    md = text._repr_markdown_()
+    assert "\\$236.69" in md and "\\$18.02" in md and "$\\alpha$" in md
+    assert Prose("already \\$5")._repr_markdown_() == "already \\$5"
+
+
+class _Page(Figure):
+    key, number, title, page = "figx", "Fig. X", "A test figure", "figx_page"
+
+    def __init__(self, rows):
+        self.rows = rows
+
+    def claim_rows(self, data):
+        return [dict(r) for r in self.rows]
+
+
+def test_claims_fill_why_and_count_a_missing_one_as_not_explained():
+    rows = [
+        {"claim": "a", "paper": "+19 %", "ours": "+20 %", "verdict": v.REPRODUCED,
+         "why": "ignored"},
+        {"claim": "b", "paper": "+19 %", "ours": "+84 %", "verdict": v.SAME_DIRECTION,
+         "why": "TITAN merges 41 % of jobs."},
+        {"claim": "c", "paper": "+19 %", "ours": "-5 %", "verdict": v.CONTRADICTED},
+        {"claim": "d", "paper": "not run", "ours": "+3 %", "verdict": v.NOT_RUN},
+    ]
+    table = _Page(rows).claims(None)
+    assert list(table.columns) == ["figure", "claim", "variant", "paper", "ours", "verdict",
+                                   "why"]
+    assert list(table["why"]) == ["", "TITAN merges 41 % of jobs.", v.NOT_EXPLAINED,
+                                  v.REASONS[v.NOT_RUN]]
+    why = _Page(rows).why(None)
+    assert why.count("\n- ") == 2 and "**b**" in why and "not explained" in why
+    assert "Every claim" in _Page(rows[:1]).why(None)
+    with pytest.raises(InputError, match="verdict"):
+        _Page([{"claim": "e", "paper": "", "ours": "", "verdict": "fine"}]).claims(None)
+
+
+def test_atomic_file_lets_overlapping_writers_finish_and_leaves_nothing_on_failure(tmp_path):
+    """Two writers of one file at once each get their own temporary file; a failed write
+    leaves no file behind."""
+    from lorasched.figures.base import atomic_file
+
+    path = tmp_path / "runs.pkl"
+    with atomic_file(path) as first, atomic_file(path) as second:
+        assert first != second
+        first.write_bytes(b"first")
+        second.write_bytes(b"second")
+    assert path.read_bytes() == b"first"  # the outer block ends last
+    with pytest.raises(RuntimeError), atomic_file(tmp_path / "broken.pkl") as tmp:
+        tmp.write_bytes(b"half")
+        raise RuntimeError("interrupted")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs.pkl"]

@@ -1,0 +1,75 @@
+"""The three papers' summary (lorasched.figures.summary): common columns, counts that add
+up, links to each row's why, and prose whose numbers are the counts'."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+
+from lorasched.figures import summary
+from lorasched.figures import verdicts as v
+
+
+def _system(rows, variant="variant"):
+    return pd.DataFrame([{"figure": f, "claim": c, variant: s, "paper": "+1 %", "ours": "+2 %",
+                          "verdict": verdict, "why": why, "page": page}
+                         for f, c, s, verdict, why, page in rows])
+
+
+P = _system([("Fig. 5", "rise", "Lemma 2", v.REPRODUCED, "", "fig05_vendors"),
+             ("Fig. 5", "rise", "calibrated", v.SAME_DIRECTION, "eq. (14) prices out 4 %",
+              "fig05_vendors"),
+             ("Fig. 8", "gain", "Lemma 2", v.NOT_RUN, v.REASONS[v.NOT_RUN], "fig08_load")])
+T = _system([("Table 3", "faster", "FM-1", v.CONTRADICTED, v.NOT_EXPLAINED, "titan_table3"),
+             ("Table 3", "faster", "", v.INCONCLUSIVE, "interval holds 0", "titan_table3")],
+            variant="workload")
+
+
+def test_tidy_joins_each_system_s_variant_columns_into_a_setting():
+    got = summary.tidy("titan", T)
+    assert list(got.columns) == summary.COLUMNS
+    assert list(got["setting"]) == ["FM-1", ""] and set(got["system"]) == {"TITAN"}
+    with pytest.raises(KeyError, match="why"):
+        summary.tidy("pdftsp", P.drop(columns="why"))
+
+
+def test_counts_add_up_by_system_and_count_the_unexplained():
+    table = pd.concat([summary.tidy("pdftsp", P), summary.tidy("titan", T)])
+    c = summary.counts(table)
+    assert list(c.index) == ["pdFTSP", "TITAN", "all"]
+    assert c.loc["pdFTSP", "claims"] == 3 and c.loc["TITAN", "claims"] == 2
+    assert c.loc["all", v.NOT_EXPLAINED] == 1 and c.loc["pdFTSP", v.NOT_EXPLAINED] == 0
+    verdict_columns = [col for col in c.columns if col in v.VERDICTS]
+    assert (c[verdict_columns].sum(axis=1) == c["claims"]).all()
+    assert verdict_columns == [x for x in v.VERDICTS if x in verdict_columns]  # rule order
+
+
+def test_linked_rows_point_at_their_page_s_why_section():
+    out = summary.linked(summary.tidy("pdftsp", P))
+    assert "page" not in out.columns
+    assert out["figure"].iloc[0] == '<a href="fig05_vendors.html">Fig. 5</a>'
+    assert out["why"].iloc[0] == ""  # reproduced: no why
+    assert out["why"].iloc[1] == ('<a href="fig05_vendors.html#why-ours-differs">'
+                                  "eq. (14) prices out 4 %</a>")
+
+
+def test_findings_take_every_number_from_the_counts():
+    table = pd.concat([summary.tidy("pdftsp", P), summary.tidy("titan", T)])
+    text = summary.findings(table)
+    assert text.startswith("5 claims across the three papers. 4 have a number or a "
+                           "direction to compare: 1 reproduced, 1 same direction, "
+                           "1 contradicted, 1 inconclusive. The others: 0 no number in "
+                           "the paper, 1 not run by the paper, 0 plot only.")
+    assert "pdFTSP: 1 of 2 compared claims reproduced" in text
+    assert "TITAN: none compared claims reproduced" not in text
+    assert 'Of the 4 rows that are not reproduced, 1 says "not explained"' in text
+    numbers = [int(x) for x in re.findall(r"\b\d+\b", text.replace("(14)", ""))]
+    assert sum(numbers) > 0
+    explained = pd.concat([summary.tidy("pdftsp", P)])
+    assert "every one carries a reason" in summary.findings(explained)
+
+
+def test_the_rule_is_the_verdicts_module_s():
+    assert summary.rule() == v.RULE
