@@ -101,3 +101,33 @@ def test_untruthful_tasks_gain_by_overbidding_under_eq_14_only():
 def test_bad_input_names_the_field(scenario, kwargs, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(")):
         mechanism.utility_curve(scenario, **kwargs)
+
+
+def test_misreport_gains_probe_every_task_as_offering_it_would():
+    scenario = lorasched.synthetic_scenario(nodes=10, load=5.0, slots=48, seed=1)
+    probe = mechanism.misreport_gains(scenario)
+    n = scenario.sizes["task"]
+    assert probe.sizes["task"] == n and probe.attrs["bids"] == mechanism.CURVE_POINTS
+    # the critical payment: nobody gains; eq. (14): exactly the untruthful tasks do
+    assert float(probe["gain"].sel(payment_rule="critical").max()) == 0.0
+    paper = probe["gain"].sel(payment_rule="paper").values
+    bad = mechanism.untruthful_tasks(scenario)
+    assert bad.size and np.array_equal(np.flatnonzero(paper > 0), bad)
+    # each probed outcome is what offering the task at that bid gives
+    value = probe["value"].values
+    for task in (0, int(bad[0]), n // 2, n - 1):
+        bids = value[task] * mechanism.PROBE_GRID
+        for rule in ("critical", "paper"):
+            curve = mechanism.utility_curve(scenario, task, bids, payment=rule)
+            truth = mechanism.utility_curve(scenario, task, [value[task]], payment=rule)
+            gain = max(float(curve["utility"].max() - truth["utility"][0]), 0.0)
+            assert float(probe["gain"].sel(payment_rule=rule, task=task)) == \
+                pytest.approx(gain, abs=1e-12)
+    # the gain under eq. (14) is the value less the eq. (14) payment, at a bid above the
+    # critical bid
+    i = int(bad[0])
+    assert paper[i] == pytest.approx(value[i] - float(probe["payment14"][i]))
+    assert float(probe["best_bid"].sel(payment_rule="paper", task=i)) > \
+        float(probe["critical_bid"][i])
+    with pytest.raises(ValueError, match="bids must be"):
+        mechanism.misreport_gains(scenario, bids=[-1.0])

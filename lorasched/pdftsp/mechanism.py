@@ -11,7 +11,9 @@ is asked to, and keeps snapshots of the state every ``snapshot_every`` arrivals,
   (:meth:`AuctionReplay.prices_after`: the prices as a Dataset over ``(node, slot)``);
 * :meth:`AuctionReplay.what_if` offers task ``i`` at another bid against the state just
   before it arrives (nothing is committed) and returns a :class:`WhatIf`;
-* :meth:`AuctionReplay.utility_curve` does so for every bid of a grid.
+* :meth:`AuctionReplay.utility_curve` does so for every bid of a grid;
+* :func:`misreport_gains` probes every task of a day over a grid of bids under both payment
+  rules, in one pass.
 
 The outcome of an offer:
 
@@ -57,6 +59,7 @@ __all__ = [
     "SNAPSHOT_BUDGET",
     "AuctionReplay",
     "WhatIf",
+    "misreport_gains",
     "untruthful_tasks",
     "utility_curve",
 ]
@@ -385,3 +388,65 @@ def untruthful_tasks(scenario: xr.Dataset, *, alpha: float | None = None,
         if payment_paper(s, float(r[i])) < float(bid[i]) <= s.critical_bid:
             found.append(i)
     return np.asarray(found, dtype=np.int64)
+
+
+#: the bids :func:`misreport_gains` probes, as multiples of each task's value
+PROBE_GRID = np.linspace(0.0, 2.0, CURVE_POINTS)
+
+
+def misreport_gains(scenario: xr.Dataset, bids=PROBE_GRID, *, alpha: float | None = None,
+                    beta: float | None = None, constants: str = "lemma2",
+                    solver: str = "paper") -> xr.Dataset:
+    """Every task of ``scenario`` offered at every bid of a grid (``bids``: multiples of its
+    value, default 0 to 2 in :data:`CURVE_POINTS` steps), against the state its truthful
+    predecessors leave, under both payment rules: what the task gains by misreporting.
+
+    One online pass at truthful bids (the dual updates do not depend on the payment rule).
+    Algorithm 2's schedule, and so the critical bid, does not depend on the bid (eq. (10)
+    adds the bid to every schedule's surplus alike), so task ``i`` at bid ``b'`` wins iff
+    ``b' > critical bid`` (eq. 11) and pays the critical bid (``"critical"``) or eq. (14)
+    (``"paper"``) whatever ``b'``: each offer's outcome follows from the task's one quote,
+    as :meth:`AuctionReplay.utility_curve` would find by offering it.
+
+    Returns a Dataset over ``task`` (and ``payment_rule``) with ``value``,
+    ``critical_bid`` (NaN where no schedule is feasible), ``payment14`` (eq. (14) on the
+    schedule), ``operating_cost``, ``truthful_utility``, ``gain`` (the largest utility over
+    the grid less the truthful one, >= 0) and ``best_bid`` (a bid attaining it; the value
+    itself where no bid gains)."""
+    replay = _one_pass(scenario, alpha=alpha, beta=beta, constants=constants,
+                       payment="critical", solver=solver)
+    grid = np.asarray(bids, dtype=float)
+    if grid.ndim != 1 or grid.size == 0 or not (np.isfinite(grid) & (grid >= 0)).all():
+        raise InputError("bids must be a non-empty 1-d grid of finite multiples >= 0")
+    n = replay.n_tasks
+    value = np.asarray(replay.arrays.bid, dtype=float)
+    memory = np.asarray(replay.arrays.memory, dtype=float)
+    crit, p14, cost = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
+    for i, d in enumerate(replay.decisions):
+        s = d.schedule
+        if s.feasible:
+            crit[i], cost[i] = s.critical_bid, s.op_cost
+            p14[i] = payment_paper(s, float(memory[i]))
+    offered = value[:, None] * grid[None, :]  # task x bid
+    wins = np.isfinite(crit)[:, None] & (offered - np.nan_to_num(crit)[:, None] > 0)
+    truthful_wins = np.isfinite(crit) & (value - np.nan_to_num(crit) > 0)
+    gains, best_bids, truthful = [], [], []
+    for pay in (crit, p14):
+        u = np.where(wins, value[:, None] - np.nan_to_num(pay)[:, None], 0.0)
+        u0 = np.where(truthful_wins, value - np.nan_to_num(pay), 0.0)
+        j = np.argmax(u, axis=1)
+        best = u[np.arange(n), j]
+        gain = np.maximum(best - u0, 0.0)
+        gains.append(gain)
+        best_bids.append(np.where(gain > 0, offered[np.arange(n), j], value))
+        truthful.append(u0)
+    rules = ["critical", "paper"]
+    return xr.Dataset(
+        {"value": ("task", value), "critical_bid": ("task", crit),
+         "payment14": ("task", p14), "operating_cost": ("task", cost),
+         "truthful_utility": (("payment_rule", "task"), np.array(truthful)),
+         "gain": (("payment_rule", "task"), np.array(gains)),
+         "best_bid": (("payment_rule", "task"), np.array(best_bids))},
+        coords={"task": np.arange(n), "payment_rule": rules},
+        attrs={"alpha": replay.alpha, "beta": replay.beta, "bids": grid.size,
+               "bid_low": float(grid.min()), "bid_high": float(grid.max())})

@@ -31,21 +31,9 @@ evaluates (they use seeds 1..3), keeping the pair of largest welfare, then used 
 every figure (:func:`.common.calibration`; the calibration page shows the scan on both days).
 Titan is the paper's: its own progress objective, no bids (``"Titan"``); Figs. 4 and 8 also
 show the welfare-maximising variant, an oracle that sees every bid (``"Titan (welfare
-oracle)"``). Titan solves one MILP per slot with 10 column-generation rounds and ``mip =
-"rens_lean"`` (the library's default is ``"root"``, which costs several times as much a
-day): the columns the last restricted LP sets to 1 are kept, those it sets to 0 dropped, and
-the MILP over its fractional columns alone is solved (RENS,
-:meth:`lorasched.lp.MasterLP.solve_fixed`), with no branching over the rest, branching on
-pseudo-costs without HiGHS's strong branching, and with a small cut pool (``mip =
-"rens_pscost"`` keeps HiGHS's cut pool: the same optimum per slot in about twice the
-sub-MILP time, the figures' setting before issue 24's closing step; ``mip = "rens"`` also
-keeps HiGHS's reliability branching, the figures' before that). Before that the figures used
-``mip = "rounding"`` (``mip_max_nodes = 0``), in which HiGHS does the same completion inside
-its presolve of the whole MILP (seen in HiGHS 1.15's log of the slots; up to its
-``mip_max_start_nodes`` = 500 nodes) and then stops: the summary page shows which verdicts
-the change moved. With 1000 branch-and-bound nodes per slot one K = 100 high-load day takes
-about 20 minutes for a few percent more welfare (the speed page gives the numbers). The
-round limit costs Titan more than the node limit, most at large K (see the Fig. 4 page). """
+oracle)"``). Titan solves one MILP per slot with 10 column-generation rounds and the MILP
+setting :data:`.common.TITAN_OPTIONS` (see :data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`;
+the pages describe it from those settings). """
 
 from ..base import styled
 from .catalog import FIGURES, figure, reproduce, sweeps
@@ -70,13 +58,13 @@ from .overview import (
     setting_verdicts_findings,
     setting_verdicts_table,
     summary,
-    summary_findings,
+    titan_budget_text,
     titan_setting_verdicts,
+    verdict_counts,
 )
 
 __all__ = ["ALGORITHMS", "BASELINES", "CALIBRATED", "FIGURES", "LEMMA2", "NAMES", "ORACLE",
            "TITAN_OPTIONS", "VARIANTS", "SweepFigure", "base", "by_method", "calibration",
            "figure", "pdftsp_constants", "reproduce", "setting_verdicts_findings",
-           "setting_verdicts_table", "styled", "summary", "summary_findings", "sweeps",
-           "titan_setting",
-           "titan_setting_verdicts", "welfare_table"]
+           "setting_verdicts_table", "styled", "summary", "sweeps", "titan_budget_text",
+           "titan_setting", "titan_setting_verdicts", "verdict_counts", "welfare_table"]

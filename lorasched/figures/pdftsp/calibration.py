@@ -37,6 +37,7 @@ def base_of(ds: xr.Dataset) -> dict:
 class Calibration(Figure):
     system = "pdftsp"
     key, number, title = "calibration", "Calibration", "pdFTSP's α and β on a held-out day"
+    page = "calibration"
 
     def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
         check_size(size)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import inspect
 import json
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -20,17 +19,27 @@ from ...model.errors import InputError
 from ...pdftsp.auction import ALPHA_GRID, BETA_GRID
 from ...pdftsp.baselines import titan as _titan
 from ...pdftsp.workload import LOADS
-from ..base import Figure, check_size, default_store, gain, verdict
+from ..base import Figure, check_size, default_store, gain
+from ..numbers import interval, num, pct, usd
+from ..verdicts import (
+    INCONCLUSIVE,
+    NOT_RUN,
+    REPRODUCED,
+    Estimate,
+    estimate,
+    inconclusive_why,
+    judge,
+    judge_all,
+    t975,
+)
 
 #: the paper's algorithms; Figs. 4 and 8 add Titan's welfare oracle (:data:`ORACLE_FIGURES`)
 ALGORITHMS = ("pdftsp", "titan", "eft", "ntm")
 ORACLE_FIGURES = ("fig04", "fig08")
-#: Titan's per-slot MILP in the figures: ``"rens_lean"`` (the LP's 0/1 columns kept, a MILP
-#: over its fractional ones, branching on pseudo-costs without strong branching, with a small
-#: cut pool); ``"rens_pscost"`` (the same with HiGHS's cut pool) before issue 24's closing
-#: step, ``"rens"`` (reliability branching) before that, ``"rounding"`` before that; the
-#: library's default is ``"root"`` (:data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`),
-#: which costs several times the time per day (see the speed page)
+#: Titan's per-slot MILP in the figures (:data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`):
+#: ``"rens_lean"``, the LP's 0/1 columns kept and a MILP over its fractional ones, branching
+#: on pseudo-costs without strong branching, with a small cut pool; the library's default,
+#: ``"root"``, costs several times the time per day (see the speed page)
 TITAN_OPTIONS = {"mip": "rens_lean"}
 
 
@@ -154,43 +163,116 @@ def _mean(ds, var="welfare") -> xr.DataArray:
 
 
 def _best_at(m: xr.DataArray, axis: str, variant: str) -> list[bool]:
-    """At each setting of ``axis``: is ``variant`` above every baseline?"""
+    """At each setting of ``axis``: is ``variant``'s mean above every baseline's?"""
     return [float(m.sel({axis: x, "algorithm": variant}))
             > max(float(m.sel({axis: x, "algorithm": b})) for b in BASELINES)
             for x in m[axis].values]
 
 
-def _rank_rows(m: xr.DataArray, axis: str, claim: str, paper: str) -> list[dict]:
-    """Rows for "pdFTSP is the best at every setting" claims, for both pdFTSP variants."""
+# --------------------------------------------------------------------------- verdicts
+# Every claim is judged per seed (:mod:`lorasched.figures.verdicts`): a gain of A over B is
+# computed on each seed's day, paired, and then estimated.
+
+def seed_gain(flat: xr.DataArray, a: str, b: str) -> xr.DataArray:
+    """The gain of ``a`` over ``b`` in percent, per seed and setting (``flat``: by
+    :func:`by_method`); NaN where ``b`` earns nothing."""
+    x, y = flat.sel(algorithm=a, drop=True), flat.sel(algorithm=b, drop=True)
+    return 100.0 * (x / y.where(y > 0) - 1.0)
+
+
+def seed_margin(flat: xr.DataArray, variant: str, among=BASELINES) -> xr.DataArray:
+    """The gain of ``variant`` over the best of ``among`` on each seed's day, in percent."""
+    best = flat.sel(algorithm=list(among)).max("algorithm")
+    return 100.0 * (flat.sel(algorithm=variant, drop=True) / best.where(best > 0) - 1.0)
+
+
+def estimate_of(da) -> Estimate:
+    """:func:`~lorasched.figures.verdicts.estimate` of ``da``'s values (one per seed)."""
+    return estimate(np.asarray(getattr(da, "values", da), dtype=float).ravel())
+
+
+def ours_pct(est: Estimate) -> str:
+    """A percentage estimate as the claims table shows it."""
+    return interval(est, pct)
+
+
+def admissions(ds: xr.Dataset, a: str, b: str, at: dict) -> str:
+    """Why ``a``'s welfare stands where it does against ``b``'s at setting ``at``, measured:
+    the tasks each admits (means over seeds, of those that arrive) and the welfare per
+    admitted task, whose product is the welfare ("" where ``ds`` does not count them)."""
+    if "n_admitted" not in ds or "n_tasks" not in ds:
+        return ""
+    adm = by_method(ds, "n_admitted").sel(at).mean("seed")
+    w = by_method(ds).sel(at).mean("seed")
+    tasks = float(ds["n_tasks"].sel(at).mean())
+    na, nb = float(adm.sel(algorithm=a)), float(adm.sel(algorithm=b))
+    pa = float(w.sel(algorithm=a)) / na if na else float("nan")
+    pb = float(w.sel(algorithm=b)) / nb if nb else float("nan")
+    count = (f"{pct(100 * (1 - na / nb), sign=False)} fewer admissions" if na < nb else
+             f"{pct(100 * (na / nb - 1), sign=False)} more admissions")
+    each = (f"{pct(100 * (pa / pb - 1), sign=False)} more welfare per task" if pa > pb else
+            f"{pct(100 * (1 - pa / pb), sign=False)} less welfare per task")
+    return (f"{_who([a])} admits {num(na)} of {num(tasks)} tasks ({usd(pa)} of welfare "
+            f"per admitted task), {b} {num(nb)} ({usd(pb)}): {count}, at {each}.")
+
+
+def _rank_rows(ds: xr.Dataset, axis: str, claim: str, where) -> list[dict]:
+    """Rows for "pdFTSP is the best at every setting" claims, for both pdFTSP variants:
+    at each setting, pdFTSP's per-seed margin over the best baseline of that day (a
+    direction claim, judged above zero), the worst setting deciding (:func:`judge_all`).
+    ``where(xs)`` names settings in prose. A row not reproduced says why at a setting with
+    its verdict: the admissions and welfare per task against the leading baseline."""
+    flat = by_method(ds)
+    m = flat.mean("seed")
     rows = []
     for variant in (LEMMA2, CALIBRATED):
-        best = _best_at(m, axis, variant)
-        rows.append({"claim": claim, "variant": VARIANTS[variant], "paper": paper,
-                     "ours": f"best in {sum(best)} of {len(best)}",
-                     "verdict": verdict(all(best))})
+        margin = seed_margin(flat, variant)
+        xs = list(margin[axis].values)
+        ests = {x: estimate_of(margin.sel({axis: x})) for x in xs}
+        verdicts = {x: judge(e, None, side=1) for x, e in ests.items()}
+        verdict = judge_all(verdicts.values())
+        # the setting that decides the verdict (of those, the smallest margin)
+        x = min((x for x in xs if verdicts[x] == verdict), key=lambda x: ests[x].mean)
+        above = sum(v == REPRODUCED for v in verdicts.values())
+        row = {"claim": claim, "variant": VARIANTS[variant], "paper": "the best",
+               "ours": f"margin over the best baseline {where([x])}: {ours_pct(ests[x])}"
+                       + (f"; above it beyond the interval in {above} of {len(xs)} settings"
+                          if len(xs) > 1 else ""),
+               "verdict": verdict}
+        if verdict != REPRODUCED:
+            lead = _leader(m.sel({axis: x}))
+            row["why"] = (f"{_cap(where([x]))}: "
+                          + (inconclusive_why(ests[x], 0.0, pct) + " "
+                             if verdict == INCONCLUSIVE else "")
+                          + admissions(ds, variant, lead, {axis: x}))
+        rows.append(row)
     return rows
 
 
-def _gain_rows(m: xr.DataArray, where: dict, paper: dict, claim: str) -> list[dict]:
+def _gain_rows(ds: xr.Dataset, where: dict, paper: dict, claim: str) -> list[dict]:
     """The paper's gains of pdFTSP over each baseline (``paper``: label -> %) beside ours,
-    for both pdFTSP variants; over Titan's welfare oracle too where the sweep ran it (the
-    paper reports none: "not shown" against an oracle it did not run)."""
+    per seed and paired, for both pdFTSP variants; over Titan's welfare oracle too where
+    the sweep ran it (the paper did not run it: :data:`NOT_RUN`). A row not reproduced says
+    why: the admissions and welfare per task of pdFTSP against the baseline."""
     rows = []
-    col = m.sel(where)
-    labels = [str(a) for a in m["algorithm"].values]
+    flat = by_method(ds).sel(where)
+    labels = [str(a) for a in flat["algorithm"].values]
     if ORACLE in labels:
         paper = {**paper, ORACLE: None}
     for b, p in paper.items():
         for variant in (LEMMA2, CALIBRATED):
-            g = gain(float(col.sel(algorithm=variant)), float(col.sel(algorithm=b)))
+            est = estimate_of(seed_gain(flat, variant, b))
+            row = {"claim": f"{claim}: pdFTSP over {b}", "variant": VARIANTS[variant],
+                   "paper": "not run" if p is None else pct(p), "ours": ours_pct(est)}
             if p is None:
-                rows.append({"claim": f"{claim}: pdFTSP over {b}", "variant": VARIANTS[variant],
-                             "paper": "not run", "ours": f"{g:+.1f} %",
-                             "verdict": "not shown"})
-                continue
-            rows.append({"claim": f"{claim}: pdFTSP over {b}", "variant": VARIANTS[variant],
-                         "paper": f"+{p:.2f} %", "ours": f"{g:+.1f} %",
-                         "verdict": verdict(g > 0)})
+                row["verdict"] = NOT_RUN
+            else:
+                row["verdict"] = judge(est, p)
+                if row["verdict"] != REPRODUCED:
+                    row["why"] = ((inconclusive_why(est, 0.0, pct) + " "
+                                   if row["verdict"] == INCONCLUSIVE else "")
+                                  + admissions(ds, variant, b, where))
+            rows.append(row)
     return rows
 
 
@@ -214,13 +296,14 @@ def _cap(text: str) -> str:
 
 
 def _num(x: float) -> str:
-    """An amount (USD, tasks): whole from 100 on, three significant digits below."""
-    return f"{x:.0f}" if abs(x) >= 100 else f"{x:.3g}"
+    """An amount (USD, tasks): :func:`lorasched.figures.numbers.num`."""
+    return num(x)
 
 
 def _pct(g: float, sign: str = "+") -> str:
-    """A relative change in percent, signed (``sign=""``: unsigned): whole from 10 % on."""
-    return f"{g:{sign}.0f} %" if abs(g) >= 10 else f"{g:{sign}.1f} %"
+    """A relative change in percent (:func:`lorasched.figures.numbers.pct`), signed unless
+    ``sign=""``."""
+    return pct(g, sign=bool(sign))
 
 
 def _who(labels) -> str:
@@ -261,37 +344,29 @@ def _leader(col: xr.DataArray, among=BASELINES) -> str:
 
 
 def _change(ds: xr.Dataset, alg: str, at0: dict, at1: dict,
-            var: str = "welfare") -> tuple[str, float, bool]:
-    """How ``alg``'s mean ``var`` changes from ``at0`` to ``at1``: ("rises by 2.5 %", the
-    change in percent, whether it exceeds the spread over seeds, i.e. the larger standard
-    deviation at either end). The text says "(within the spread over seeds)" if not."""
+            var: str = "welfare") -> tuple[str, Estimate]:
+    """How ``alg``'s ``var`` changes from ``at0`` to ``at1``, per seed (each seed's day at
+    both settings), in percent: ("rises by 2.5 % (95 %: ...)", the estimate). The text says
+    so when the seeds cannot tell the direction (the interval holds zero)."""
     da = by_method(ds, var).sel(algorithm=alg)
-    a, b = da.sel(at0), da.sel(at1)
-    g = gain(float(b.mean()), float(a.mean()))
-    text = ("rises" if g > 0 else "falls") + f" by {abs(g):.1f} %" if g else "does not change"
-    noise = (max(float(a.std(ddof=1)), float(b.std(ddof=1)))
-             if da.sizes.get("seed", 1) > 1 else 0.0)
-    real = abs(float(b.mean()) - float(a.mean())) > noise
-    return text + ("" if real else " (within the spread over seeds)"), g, real
+    a, b = da.sel(at0, drop=True), da.sel(at1, drop=True)
+    est = estimate_of(100.0 * (b / a.where(a > 0) - 1.0))
+    if not est.spread and est.mean == 0:
+        return "does not change", est
+    if est.holds(0.0):
+        return f"changes by {ours_pct(est)}, a direction the seeds cannot tell", est
+    if est.mean > 0:
+        return "rises by " + interval(est, lambda x: pct(x, sign=False)), est
+    down = Estimate(-est.mean, -est.high, -est.low, est.n)
+    return "falls by " + interval(down, lambda x: pct(x, sign=False)), est
 
 
-#: two-sided 95 % quantiles of Student's t by degrees of freedom (1.96 beyond 30)
-_T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
-         9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131,
-         16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086, 25: 2.060, 30: 2.042}
-
-
-def _t975(df: int) -> float:
-    if df > 30:
-        return 1.96
-    return _T975[max(d for d in _T975 if d <= df)]
-
-
-def fit_trend(da: xr.DataArray, axis: str, x=None, transform=None) -> dict:
+def fit_trend(da: xr.DataArray, axis: str, x=None, transform=None) -> Estimate:
     """A trend with its uncertainty: the least-squares slope of ``da`` on ``x`` (default the
     ``axis`` coordinate) over every (setting, seed) point -- each seed is a repeat of the
-    experiment -- with its standard error and 95 % interval (Student's t, n - 2 degrees of
-    freedom). ``transform`` (e.g. ``np.log``) applies to both ``x`` and ``da``."""
+    experiment -- as an :class:`~lorasched.figures.verdicts.Estimate` with its 95 % interval
+    (Student's t, n - 2 degrees of freedom; ``n``: the points). ``transform`` (e.g.
+    ``np.log``) applies to both ``x`` and ``da``."""
     xs = np.asarray(da[axis].values if x is None else x, dtype=float)
     y = da.transpose(axis, "seed").values.astype(float)
     x2 = np.broadcast_to(xs[:, None], y.shape)
@@ -301,32 +376,38 @@ def fit_trend(da: xr.DataArray, axis: str, x=None, transform=None) -> dict:
     x2, y = x2[ok], y[ok]
     n = int(y.size)
     if n < 3 or np.ptp(x2) == 0:
-        return {"slope": np.nan, "se": np.nan, "low": np.nan, "high": np.nan, "n": n}
+        return Estimate(np.nan, np.nan, np.nan, n)
     xc = x2 - x2.mean()
     slope = float((xc * (y - y.mean())).sum() / (xc ** 2).sum())
     resid = y - y.mean() - slope * xc
     se = float(np.sqrt((resid ** 2).sum() / (n - 2) / (xc ** 2).sum()))
-    half = _t975(n - 2) * se
-    return {"slope": slope, "se": se, "low": slope - half, "high": slope + half, "n": n}
+    half = t975(n - 2) * se
+    return Estimate(slope, slope - half, slope + half, n)
 
 
-def trend_verdict(fit: dict) -> str:
-    """"agrees" with a claimed rise when the 95 % interval of the slope is above zero,
-    "disagrees" when it is below, "not shown" when it holds zero (the data cannot tell)."""
-    if fit["low"] > 0:
-        return "agrees"
-    if fit["high"] < 0:
-        return "disagrees"
-    return "not shown"
+def fit_why(fit: Estimate, unit: str = "") -> str:
+    """The measured reason of an inconclusive trend: the slope's interval holds zero."""
+    return (f"The slope's 95 % interval over {fit.n} runs, {num(fit.low, sign=True)} to "
+            f"{num(fit.high, sign=True)}{' ' + unit if unit else ''}, holds zero: the spread "
+            "between seeds is larger than the trend.")
 
 
-def trend_text(fit: dict, unit: str, digits: int = 3) -> str:
-    """"slope +12.3 per node (95 %: +10.1 to +14.5; 12 runs)"."""
-    def num(v):
-        return f"{v:+.{digits}g}"
+def dollars(x: float, digits: int = 3) -> str:
+    """A small dollar amount to ``digits`` significant digits (``$0.00312``), where
+    :func:`~lorasched.figures.numbers.usd`'s cents would round it away."""
+    return ("-" if x < 0 else "") + "$" + num(abs(x), digits)
 
-    return (f"slope {num(fit['slope'])} {unit} (95 %: {num(fit['low'])} to "
-            f"{num(fit['high'])}; {fit['n']} runs)")
+
+def trend_verdict(fit: Estimate) -> str:
+    """The verdict on a claimed rise: a direction, judged on the slope's interval."""
+    return judge(fit, None, side=1)
+
+
+def trend_text(fit: Estimate, unit: str) -> str:
+    """"slope +12.3 per node (95 %: +10.1 to +14.5, 12 runs)"."""
+    text = interval(fit, lambda v: num(v, sign=True), unit_seeds="runs")
+    head, _, tail = text.partition(" (")
+    return f"slope {head} {unit}" + (f" ({tail}" if tail else "")
 
 
 def _declaration(ds: xr.Dataset) -> dict:
@@ -349,12 +430,31 @@ def _titan_budget(ds: xr.Dataset | None = None) -> tuple[int, str, int]:
     return int(budget["max_cg_iterations"]), str(budget["mip"]), int(nodes)
 
 
+#: the words for the HiGHS options of :data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`
+#: that change how a sub-MILP is solved, each defining its term at first use
+_MIP_OPTION_WORDS = {
+    "mip_pscost_minreliable": lambda v: (
+        "branching on pseudo-costs (it picks the variable to branch on from the objective "
+        "changes seen in earlier branchings, instead of trial solves of candidate branches, "
+        "strong branching)" if v == 0 else None),
+    "mip_pool_soft_limit": lambda v: (
+        f"a cut pool (the cutting planes HiGHS keeps and re-applies) held to about {num(v)} "
+        f"cut{'' if v == 1 else 's'}"),
+}
+
+
 def _titan_solve(mip: str, nodes: int) -> str:
-    """How a per-slot MILP is solved under setting ``mip`` with ``nodes`` nodes, in words."""
-    if _titan.MIP_SETTINGS[mip][0] == "rens":
-        return ("is solved by fixing the columns the column-generation LP sets to 0 or 1 and "
-                f"solving the MILP over its fractional ones alone (RENS, at most {nodes:,} "
-                "branch-and-bound nodes), with no branching over the others")
+    """How a per-slot MILP is solved under setting ``mip`` with ``nodes`` nodes, in words,
+    from :data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS` (every term defined)."""
+    method, _, options = _titan.MIP_SETTINGS[mip]
+    if method == "rens":
+        extra = [w for k, f in _MIP_OPTION_WORDS.items() if k in options
+                 and (w := f(options[k]))]
+        return ("is solved by RENS (relaxation enforced neighbourhood search): the columns "
+                "the column-generation LP sets to 0 or 1 are fixed there and the MILP over its "
+                f"fractional columns alone is solved by branch and bound, with at most "
+                f"{num(nodes)} nodes" + (", " + _and(extra) if extra else "")
+                + ", with no branching over the fixed columns")
     if nodes == 0:
         return ("is not branched on (`mip_max_nodes = 0`): HiGHS rounds the column-generation "
                 "LP's solution by fixing the columns it already sets to 0 or 1 and solving a "
@@ -362,7 +462,7 @@ def _titan_solve(mip: str, nodes: int) -> str:
     if nodes == 1:
         return ("is solved at the root node only (root LP, cuts and HiGHS's cheap "
                 "heuristics, no branching)")
-    return f"is solved with at most {nodes} branch-and-bound nodes"
+    return f"is solved with at most {num(nodes)} branch-and-bound nodes"
 
 
 def _titan_branches(ds: xr.Dataset | None = None) -> bool:
@@ -421,12 +521,11 @@ class SweepFigure(Figure):
         lf = ds["load_factor"].mean("seed")
         titan = ", ".join(f"{k} = {v}" for k, v in
                           decl.get("options", {}).get("titan", {}).items())
-        return textwrap.fill(
-            f"{decl['description']}. Fixed: {fixed}. Varied: {axes}. Seeds "
-            f"{', '.join(map(str, ds['seed'].values))} (error bars: one standard deviation). "
-            f"On average {float(ds['n_tasks'].mean()):.0f} tasks arrive per run; the offered "
-            f"work is {float(lf.min()):.2f}x to {float(lf.max()):.2f}x what the cluster can "
-            f"process in the horizon. Titan: {titan or 'defaults'}.", width=76)
+        return (f"{decl['description']}. Fixed: {fixed}. Varied: {axes}. Seeds "
+                f"{', '.join(map(str, ds['seed'].values))} (error bars: one standard "
+                f"deviation). On average {num(float(ds['n_tasks'].mean()))} tasks arrive per "
+                f"run; the offered work is {num(float(lf.min()))}x to {num(float(lf.max()))}x "
+                f"what the cluster can process in the horizon. Titan: {titan or 'defaults'}.")
 
     # ---------------------------------------------------------------- prose helpers
     every = "in every setting"  # "at every K"

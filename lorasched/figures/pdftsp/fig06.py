@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from ...model import profiles
-from ..base import paragraphs, verdict
+from ..base import paragraphs
+from ..numbers import num, pct
+from ..verdicts import INCONCLUSIVE, REPRODUCED, inconclusive_why, judge
 from .common import (
     CALIBRATED,
     LEMMA2,
@@ -18,11 +20,15 @@ from .common import (
     _sentences,
     _val,
     _who,
+    by_method,
+    estimate_of,
+    ours_pct,
 )
 
 
 class Fig06(SweepFigure):
     key, number, title, axis = "fig06", "Fig. 6", "Impact of per-node capacity", "gpu"
+    page = "fig06_capacity"
     every = "on every cluster"
     _names = {"A100": "all-A100", "A40": "all-A40", "mix": "mixed"}
 
@@ -33,16 +39,37 @@ class Fig06(SweepFigure):
         return (f"on the {_and(self._names.get(str(x), x) for x in xs)} "
                 f"cluster{'s' if len(xs) > 1 else ''}")
 
+    @staticmethod
+    def node_ratio() -> tuple[float, float, float]:
+        """An A100 node's samples per slot over an A40's in lorasched's profiles, and the two
+        GPUs' memory (GB)."""
+        a100, a40 = (profiles.GPUS[profiles.GPU_ALIASES[g]] for g in ("A100", "A40"))
+        return (profiles.node_capacity(a100) / profiles.node_capacity(a40),
+                a100.memory_gb, a40.memory_gb)
+
     def claim_rows(self, ds):
-        m = _mean(ds)
+        flat = by_method(ds)
         rows = []
         for variant in (LEMMA2, CALIBRATED):
-            a100, a40 = (float(m.sel(algorithm=variant, gpu=g)) for g in ("A100", "A40"))
-            rows.append({"claim": "A100 nodes give more welfare than A40",
-                         "variant": VARIANTS[variant], "paper": "yes",
-                         "ours": f"A100 {a100:.0f} vs A40 {a40:.0f}",
-                         "verdict": verdict(a100 > a40)})
-        return rows + _rank_rows(m.sel(gpu=["mix"]), "gpu", "pdFTSP best on mixed GPUs", "yes")
+            one = flat.sel(algorithm=variant)
+            est = estimate_of(100.0 * (one.sel(gpu="A100") / one.sel(gpu="A40") - 1.0))
+            row = {"claim": "A100 nodes give more welfare than A40",
+                   "variant": VARIANTS[variant], "paper": "more",
+                   "ours": f"A100 over A40: {ours_pct(est)}",
+                   "verdict": judge(est, None, side=1)}
+            if row["verdict"] != REPRODUCED:
+                speed, m100, m40 = self.node_ratio()
+                adm = by_method(ds, "n_admitted").sel(algorithm=variant).mean("seed")
+                row["why"] = ((inconclusive_why(est, 0.0, pct) + " "
+                               if row["verdict"] == INCONCLUSIVE else "")
+                              + f"An A100 node processes {num(speed)} times an A40's samples "
+                              f"per slot ({num(m100)} GB against {num(m40)} GB), and "
+                              f"{_who([variant])} admits {num(float(adm.sel(gpu='A100')))} "
+                              f"tasks on the all-A100 cluster and "
+                              f"{num(float(adm.sel(gpu='A40')))} on the all-A40 one.")
+            rows.append(row)
+        return rows + _rank_rows(ds.sel(gpu=["mix"]), "gpu", "pdFTSP best on mixed GPUs",
+                                 self.where)
 
     def findings(self, ds):
         m = _mean(ds)
@@ -53,21 +80,20 @@ class Fig06(SweepFigure):
             ratio = {a: _val(m, a, gpu="A100") / _val(m, a, gpu="A40") for a in labels}
             more = [a for a in labels if ratio[a] > 1]
             lo, hi = min(ratio.values()), max(ratio.values())
-            a100, a40 = (profiles.GPUS[profiles.GPU_ALIASES[g]] for g in ("A100", "A40"))
-            speed = profiles.node_capacity(a100) / profiles.node_capacity(a40)
-            why = (f"in lorasched's profiles an A100 node processes {speed:.1f} times the "
-                   f"samples per slot of an A40 and has {a100.memory_gb:.0f} GB of memory "
-                   f"against {a40.memory_gb:.0f} GB, room for more adapters next to the shared "
+            speed, m100, m40 = self.node_ratio()
+            why = (f"in lorasched's profiles an A100 node processes {num(speed)} times the "
+                   f"samples per slot of an A40 and has {num(m100)} GB of memory "
+                   f"against {num(m40)} GB, room for more adapters next to the shared "
                    "base model")
             if len(more) == len(labels):
-                parts.append(f"Every algorithm earns {lo:.1f} to {hi:.1f} times as much on the "
+                parts.append(f"Every algorithm earns {num(lo)} to {num(hi)} times as much on the "
                              f"all-A100 cluster as on the all-A40 one, as in the paper: {why}.")
             else:
                 fewer = [a for a in labels if a not in more]
                 parts.append(f"{_cap(_who(more)) or 'No algorithm'} earn"
                              f"{'s' if len(more) == 1 else ''} more on the all-A100 cluster "
-                             f"than on the all-A40 one, {_who(fewer)} not ({lo:.1f} to "
-                             f"{hi:.1f} times as much), although {why}.")
+                             f"than on the all-A40 one, {_who(fewer)} not ({num(lo)} to "
+                             f"{num(hi)} times as much), although {why}.")
         parts += [self.standing(ds, CALIBRATED), self.standing(ds, LEMMA2)]
         if "mix" in gpus:
             col = m.sel(gpu="mix")
