@@ -757,3 +757,23 @@ def test_progress_shows_finished_jobs_and_changes_nothing(helios, capfd):
     np.testing.assert_array_equal(shown["finish_s"].values, quiet["finish_s"].values)
     assert shown.attrs["options"] == quiet.attrs["options"]  # not a policy option
     lorasched.simulate(helios, "srtf", progress=True)  # the baselines accept it too
+
+
+def test_authors_fair_with_their_merger_merges_a_pair_their_way():
+    # two never-started jobs of different datasets, equal length: reweight 1.5 >= 1.1
+    sc = _scenario([(0, 1, 100, "a@x", 1000.0), (0, 1, 100, "a@y", 1000.0)], 2,
+                   {"1": 1.0, "2": 0.6})
+    arrays = to_arrays(sc)
+    cluster = TitanCluster(arrays, np.zeros(2), merge=True, candidates="cross_dataset",
+                           merge_length="first", objective="authors_fair")
+    cluster.step()
+    members = [list(cluster.record.units[u]) for u in cluster.running]
+    assert members == [[0, 1]]  # one merged unit: it costs one job's time, not two
+    # the pair's value: 2 x 10^4 minus max(R_last(a), tick) / (reweight max(R_m(f), tick)),
+    # over eq. (5)'s bonus 1.5; R in seconds, f = max(1, 2 // 2) = 1
+    allocs = arrays.allocations[arrays.allocations <= 2]
+    value = cluster._authors_merged([0, 1], [(0, 1)], [100.0], [int(arrays.batch[0])],
+                                    allocs, 2, 2)
+    r = 100 * arrays.iter_s[arrays.batch[1]][np.searchsorted(arrays.allocations, allocs)]
+    cost = r / (1.5 * 100 * arrays.iter_s[arrays.batch[0], 0])
+    np.testing.assert_allclose(value[0], (2e4 - cost) / 1.5)

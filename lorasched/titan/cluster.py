@@ -39,7 +39,7 @@ batch of its longest member and ends when all targets are met, after
 The switch (sec. 4.3): each start on ``a`` GPUs spends ``switch_s[a]`` seconds loading
 parameters before any progress.
 
-Options beside the paper's reading (issue 25; each labelled, none the default):
+Options beside the paper's reading (each labelled, none the default):
 
 * ``restart_cost`` (preemptive only, default ``True``): the MILP weighs what a restart
   costs. A unit's progress rate on allocation ``a`` becomes the rate over what is left of
@@ -60,7 +60,12 @@ Options beside the paper's reading (issue 25; each labelled, none the default):
   ``a`` GPUs and ``f`` its fair share ``max(1, floor(M / n))`` of the ``n`` candidates
   (capped at its largest allocation; ``R`` interpolated linearly between allocations),
   none at cost 10^4; the sum is minimised. Restarts are not weighed (as in that code).
-  Modelled without the task merger, as the authors' main experiment runs it.
+  Modelled without the task merger, as the authors' main experiment runs it, or with
+  their merger (``candidates="cross_dataset"``, the run behind their checkpoint sweep's
+  result files): a merged pair then costs ``max(R_z(a), tick) / (w max(R_m(f), tick))``
+  and ``2 x 10^4`` left out, for ``w`` its ``reweight``, ``R_m`` its own seconds of work
+  left and ``R_z`` those of the last never-started job (``mtask_builder`` weighs every
+  pair with the loop variable its pending-job loop leaves behind), :meth:`_authors_merged`.
 * ``candidates="cross_dataset"``, ``merge_length="first"``: the authors' code's merge
   candidates (pairs of never-started jobs of *different* datasets) and merged length (the
   first-submitted member's iterations alone, however long the other), readings of their
@@ -149,9 +154,10 @@ class TitanCluster:
                                      ("keep", keep, KEEP)):
             if value not in allowed:
                 raise InputError(f"{name} must be one of {allowed}, got {value!r}")
-        if objective == "authors_fair" and merge:
+        if objective == "authors_fair" and merge and candidates != "cross_dataset":
             raise InputError("objective='authors_fair' is modelled without the task merger "
-                             "(the authors' main experiment runs it so): use merge=False")
+                             "(the authors' main experiment runs it so), or with their "
+                             "merger only: use merge=False or candidates='cross_dataset'")
         if (isinstance(tick_s, bool) or not isinstance(tick_s, int | float)
                 or not math.isfinite(tick_s) or tick_s < 0):
             raise InputError(f"tick_s must be a non-negative number of seconds (0: "
@@ -350,6 +356,31 @@ class TitanCluster:
         value = NO_ALLOCATION_COST - cost
         return np.where(value > 0, value, np.nan)  # costlier than none: never chosen
 
+    def _authors_merged(self, jobs: list[int], groups, g_iters, g_batch, allocs: np.ndarray,
+                        M: int, n: int) -> np.ndarray:
+        """The authors' FAIR value of each merged pair (module docstring, ``objective``),
+        divided by eq. (5)'s bonus (1 + 2) / 2 so that the MILP's bonus restores it: the
+        pair's value is ``2 x 10^4`` (its cost left out) minus its cost on ``a``."""
+        a, tick = self.a, self.tick_s
+        fair = max(1, M // max(n, 1))
+        cols = np.searchsorted(a.allocations, allocs)
+        last = jobs[-1]
+        r_last = float(a.iterations[last]) * a.iter_s[a.batch[last]][cols]      # (A,)
+        out = np.full((len(groups), allocs.size), np.nan)
+        for k, g in enumerate(groups):
+            la, lb = (float(a.iterations[jobs[p]]) for p in g)
+            reweight = (la + lb + min(la, lb)) / (2.0 * la)
+            step = a.iter_s[g_batch[k]][cols]
+            ok = np.isfinite(step)
+            if not ok.any():
+                continue
+            fair_s = self._remaining_s(np.array([g_iters[k]]), np.array([g_batch[k]]),
+                                       [min(fair, float(allocs[ok].max()))])[0]
+            cost = np.maximum(r_last, tick) / (reweight * max(fair_s, tick))
+            value = 2 * NO_ALLOCATION_COST - cost
+            out[k] = np.where(ok & np.isfinite(value) & (value > 0), value / 1.5, np.nan)
+        return out
+
     def _with_restarts(self, T: np.ndarray, units: list[int], work: np.ndarray,
                        batch: np.ndarray, allocs: np.ndarray) -> np.ndarray:
         """eq. (1)'s rate times ``D / (D + s)`` (module docstring, ``restart_cost``)."""
@@ -421,8 +452,12 @@ class TitanCluster:
                 g_iters.append(merged_iterations(a.iterations[members], a.scale[members],
                                                  self.merge_length))
                 g_batch.append(a.batch[members[int(np.argmax(a.iterations[members]))]])
-            merged_T = self._progress(np.array(g_iters), np.array(g_batch, dtype=np.int64),
-                                      allocs)
+            if self.objective == "authors_fair":
+                merged_T = self._authors_merged(jobs, groups, g_iters, g_batch, allocs, M,
+                                                len(units) + len(jobs))
+            else:
+                merged_T = self._progress(np.array(g_iters),
+                                          np.array(g_batch, dtype=np.int64), allocs)
             sol = solve_with_merging(T, merged_T, [tuple(offset + p for p in g) for g in groups],
                                      free, tuple(allocs.tolist()), self.constraints)
             group_gpus = sol.group_gpus

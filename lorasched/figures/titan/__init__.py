@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..base import Figure, Prose, figure_sweeps, pick
+from ..base import Figure, figure_sweeps, pick
 from ..base import reproduce as _reproduce
 from .authors import AuthorsSetup
 from .common import ALGORITHMS, NAMES, WORKLOADS, declaration, table
@@ -48,31 +48,20 @@ def reproduce(size: str = "full", store=None, *, seeds: int | None = None, figur
 
 
 __all__ = ["ALGORITHMS", "FIGURES", "NAMES", "WORKLOADS", "declaration", "figure",
-           "reproduce", "summary", "summary_findings", "sweeps", "table"]
+           "reproduce", "summary", "sweeps", "table"]
 
 
 def summary(size: str = "small", *, seeds: int | None = None, store=None):
-    """Every TITAN page's claims in one table (the TITAN rows of the reproduction
-    summary): the paper's setup; the authors' setup page keeps its claims to itself."""
+    """Every TITAN page's claims in one table, the authors' setup page included: columns
+    figure, claim, the pages' variant columns, paper, ours, verdict, why and ``page`` (the
+    notebook each row's why lives on)."""
     tables = []
     for fig in FIGURES.values():
-        if fig.key == "authors":
-            continue
         if fig.key in ("table2", "fig04"):
             data = fig.data(size)
         else:
             data = fig.data(size, seeds=seeds, store=store)
-        tables.append(fig.claims(data))
+        claims = fig.claims(data)
+        claims["page"] = fig.page
+        tables.append(claims)
     return pd.concat(tables, ignore_index=True)
-
-
-def summary_findings(table) -> Prose:
-    """The TITAN part of the summary page's prose, from :func:`summary`'s table."""
-    count = table["verdict"].value_counts()
-    agree, disagree, unknown = (int(count.get(v, 0)) for v in ("agrees", "disagrees",
-                                                                "not shown"))
-    off = table[table["verdict"] == "disagrees"]
-    where = "; ".join(f"{r.figure}: {r.claim} ({r.workload})" for r in off.itertuples())
-    return Prose(f"Of {len(table)} TITAN checks, {agree} agree, {disagree} disagree and "
-                 f"{unknown} {'is' if unknown == 1 else 'are'} not shown."
-                 + (f" The disagreements: {where}." if where else ""))

@@ -18,6 +18,8 @@ Sweeps (``setup="authors_code"`` unless said):
 * ``merge_authors``: FM-1-vit, TITAN with the authors' code's merge candidates and merged
   length (``candidates="cross_dataset"``, ``merge_length="first"``), and ``merge_cross``
   with their candidates but lorasched's length law (which of the two moves the JCT);
+* ``merge_fair``: FM-1-vit, TITAN with the authors' merge rules under their objective
+  (:data:`MERGE_AS_RUN`): the merger as their simulator ran it for their result files;
 * ``no_restart_cost``: FM-1-vit, TITAN's preemptive re-solve without weighing restarts.
 
 The authors' workloads are fixed files, so at ``"full"`` one run per cell says it all
@@ -38,7 +40,17 @@ from ...systems import simulate
 from ...titan.lut import MODELS
 from ...titan.scenario import AUTHORS_CKPT_S, titan_scenario
 from ..base import check_size, paragraphs
-from .common import PAPER_TABLE3, TitanFigure, declaration, mean_sd
+from ..numbers import num, pct, seconds
+from ..verdicts import CONTRADICTED, INCONCLUSIVE, SAME_DIRECTION
+from .common import (
+    PAPER_TABLE3,
+    TitanFigure,
+    change,
+    declaration,
+    judged,
+    mean_sd,
+    paper_change,
+)
 
 #: the policies of the page, in the order of the tables
 POLICIES = ["srtf", "tiresias", "titan_nomerge", "fair", "titan"]
@@ -67,6 +79,22 @@ LADDER = [
     ("the paper's setup: allocations {1, 2, 4m} up to 16 GPUs, no job cap", None, None),
 ]
 _LADDER_MODEL, _VIT = "vit-large", "vit"
+#: the third reading of their merger: the authors' candidates and merged length under
+#: their objective (what their simulator ran for the checkpoint sweep's result files)
+MERGE_AS_RUN = {"candidates": "cross_dataset", "merge_length": "first",
+                "objective": "authors_fair"}
+#: the authors' result files (gaow0007/TitanSched at f71cf44, ``result/``), FM-1-vit:
+#: average JCT (h, the mean of completion_time - submission_time, their
+#: plot/draw_ckpt.py's cal_jct), makespan (h, last completion), jobs, jobs that finished
+#: inside a merged ("mtask_") job by titan_logs.json, and the merged units of other kinds
+#: (transfer_, temporal_transfer_) in that log
+THEIR_RESULTS = {
+    "merger": {"file": "result/ckpt/FM-1-vit/30/titan.csv", "avg_jct_h": 0.22646,
+               "makespan_h": 8.5768, "jobs": 320, "merged_jobs": 134, "other_units": 0},
+    "no merger": {"file": "result/main/titan/FM-1-vit-False-True/titan.csv",
+                  "avg_jct_h": 0.38136, "makespan_h": 8.7537, "jobs": 320,
+                  "merged_jobs": 0, "other_units": 0},
+}
 
 
 def _seeds(size: str, seeds: int | None) -> int:
@@ -103,6 +131,80 @@ class AuthorsSetup(TitanFigure):
     key, number = "authors", "Authors' setup"
     title = "TITAN as the authors' code runs it"
     variant_column = "workload"
+    page = "titan_authors"
+
+    @staticmethod
+    def merger_parts() -> pd.DataFrame:
+        """Each part of the task merger and the switch: in the paper, in the authors'
+        simulator as their checkpoint sweep ran it (``run/exp_cluster/
+        fast_batch_run_ckpt.sh``: ``--schedule=titan --multi_task_adaptivity=True
+        --temporal_transferability=True --transferability=True --add_ckpt=30``), and in
+        lorasched's readings, with the evidence (file and function at f71cf44)."""
+        rows = [
+            ("merge candidates", "jobs whose datasets share semantics (dataset cards, "
+             "sec. 4.2)",
+             "pairs of never-started jobs of different datasets among the 32 the MILP sees, "
+             "kept when reweight = (L_A + L_B + min) / (2 L_A) >= 1.1, then >= log10(rows) "
+             "+ 0.1 (alg/scheduler/titan_mtask.py, mtask_builder)",
+             "pairs of one application, neighbours by length",
+             "as the authors' simulator", "as the authors' simulator"),
+            ("merged job's length", "measured (Table 2)",
+             "its first member's alone: max_progress is copied from model A, the line "
+             "setting it is commented out (client/job/foundation_model.py, "
+             "MtaskFoundationModelJob)", "the authors' log law of dataset scale",
+             "the first member's", "the first member's"),
+            ("merged job's value in the MILP", "progress rate times (1 + |mj|) / 2, eq. (5)",
+             "FAIR cost (METHOD = \"FAIR\", power = -1, minimised) divided by reweight, "
+             "the remaining time that of the last pending job the loop left in `job`; "
+             "left out it costs 2 x 10^4 (base_weight_scale 0.5) (titan_mtask.py, "
+             "titan_solver.py)", "eq. (5) on eq. (1)'s rates", "eq. (5) on eq. (1)'s rates",
+             "the authors' FAIR cost, as in their code"),
+            ("transfer (a job started from a finished one's weights)", "not in the paper",
+             "off: main.py does not pass --transferability to TitanScheduler "
+             "(kwargs.get('transferability', False))", "none", "none", "none"),
+            ("temporal transfer (two jobs one after the other)", "not in the paper",
+             "built every tick, never run: no temporal_transfer_ job in titan_logs.json "
+             "(its step() reads an unassigned placement, so a run would have failed)",
+             "none", "none", "none"),
+            ("pipeline switch", "sec. 4.3, Fig. 3",
+             "off: reallocate() sets kwargs['pipeline'] = False; every start pays the "
+             "model's context switch plus add_ckpt = 30 s (client/job/foundation_model.py)",
+             "off (the setup's restart)", "off", "off"),
+        ]
+        return pd.DataFrame(rows, columns=["part", "in the paper",
+                                           "in the authors' simulator as run",
+                                           "lorasched's TITAN", "lorasched, the authors' "
+                                           "merge rules", "lorasched, the merger as run"])
+
+    def against_their_results(self, data) -> pd.DataFrame:
+        """FM-1-vit: TITAN's average JCT and makespan in the authors' result files beside
+        lorasched's readings of their merger (mean over seeds; the files hold the whole
+        workload, so only the ``"full"`` size compares like with like)."""
+        base = data["authors"].sel(model=_VIT, density=1.0)
+        fair = data["fair"].sel(model=_VIT, density=1.0, algorithm="titan_nomerge")
+        theirs = THEIR_RESULTS
+        rows = []
+        for label, ds, ref in (
+                ("lorasched's TITAN (its merger, eq. (1))", base.sel(algorithm="titan"),
+                 "merger"),
+                ("lorasched, the authors' merge rules (eq. (1))",
+                 data["merge_authors"].sel(algorithm="titan"), "merger"),
+                ("lorasched, the merger as run (the authors' merge rules and objective)",
+                 data["merge_fair"].sel(algorithm="titan"), "merger"),
+                ("lorasched, no merger, the authors' objective", fair, "no merger")):
+            jct = float(ds["avg_jct_h"].mean())
+            mk = float(ds["makespan_h"].mean())
+            rows.append({"TITAN": label, "jobs": num(float(ds["n_jobs"].mean())),
+                         "avg JCT (h)": num(jct), "makespan (h)": num(mk),
+                         "jobs merged": num(float(ds["n_merged_jobs"].mean())),
+                         "their file": theirs[ref]["file"],
+                         "their avg JCT (h)": num(theirs[ref]["avg_jct_h"]),
+                         "their jobs merged": num(theirs[ref]["merged_jobs"]),
+                         "JCT against theirs": pct(100 * (jct / theirs[ref]["avg_jct_h"]
+                                                          - 1)),
+                         "makespan against theirs": pct(100 * (mk / theirs[ref]["makespan_h"]
+                                                               - 1))})
+        return pd.DataFrame(rows)
 
     def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
         check_size(size)
@@ -126,6 +228,10 @@ class AuthorsSetup(TitanFigure):
                 "and lorasched's merged length, FM-1-vit",
                 _base(size, model=_VIT, density=1.0), {}, ["titan"],
                 {"titan": {"candidates": "cross_dataset"}}),
+            "merge_fair": _sweep(
+                "mergefair", size, seeds, "TITAN with the authors' code's merger under "
+                "their objective, FM-1-vit", _base(size, model=_VIT, density=1.0), {},
+                ["titan"], {"titan": dict(MERGE_AS_RUN)}),
             "no_restart_cost": _sweep(
                 "norestart", size, seeds, "TITAN's preemptive re-solve without weighing "
                 "restarts, FM-1-vit", _base(size, model=_VIT, density=1.0), {},
@@ -171,7 +277,7 @@ class AuthorsSetup(TitanFigure):
                 row = {"workload": f"FM-{float(d):g}-{m}",
                        "jobs": int(ds["n_jobs"].sel(algorithm="srtf", **at).mean())}
                 for p in POLICIES:
-                    row[LABELS[p]] = round(self._cell(data, p, var, **at)[0], 3)
+                    row[LABELS[p]] = self._cell(data, p, var, **at)[0]
                 rows.append(row)
         return pd.DataFrame(rows)
 
@@ -192,11 +298,11 @@ class AuthorsSetup(TitanFigure):
             rows.append({
                 "policy": LABELS[p],
                 "paper's setup: avg JCT (h)": None if b is None else
-                round(float(b["avg_jct_h"].mean()), 3),
+                float(b["avg_jct_h"].mean()),
                 "paper's setup: makespan (h)": None if b is None else
-                round(float(b["makespan_h"].mean()), 2),
-                "authors' setup: avg JCT (h)": round(float(a["avg_jct_h"].mean()), 3),
-                "authors' setup: makespan (h)": round(float(a["makespan_h"].mean()), 2),
+                float(b["makespan_h"].mean()),
+                "authors' setup: avg JCT (h)": float(a["avg_jct_h"].mean()),
+                "authors' setup: makespan (h)": float(a["makespan_h"].mean()),
                 "paper's Table 3: avg JCT (h)": PAPER_TABLE3[p][0] if p in PAPER_TABLE3
                 else None})
         return pd.DataFrame(rows)
@@ -211,8 +317,8 @@ class AuthorsSetup(TitanFigure):
         for k, ((label, _, _), ds) in enumerate(zip(LADDER, parts, strict=True)):
             row = {"step": k, "change": label}
             for alg in _ALGS:
-                row[LABELS[alg]] = round(float(ds["avg_jct_h"].sel(algorithm=alg).mean()), 3)
-            row["TITAN vs SRTF"] = (f"{-100 * (1 - row['TITAN'] / row['SRTF']):+.1f} %")
+                row[LABELS[alg]] = float(ds["avg_jct_h"].sel(algorithm=alg).mean())
+            row["TITAN vs SRTF"] = pct(100 * (row["TITAN"] / row["SRTF"] - 1))
             rows.append(row)
         return pd.DataFrame(rows)
 
@@ -223,8 +329,7 @@ class AuthorsSetup(TitanFigure):
         for c in ds["ckpt_s"].values:
             row = {"checkpoint (s)": float(c)}
             for alg in _ALGS:
-                row[LABELS[alg]] = round(float(ds[var].sel(algorithm=alg,
-                                                           ckpt_s=c).mean()), 3)
+                row[LABELS[alg]] = float(ds[var].sel(algorithm=alg, ckpt_s=c).mean())
             rows.append(row)
         return pd.DataFrame(rows)
 
@@ -234,6 +339,9 @@ class AuthorsSetup(TitanFigure):
         of Tiresias' gap to SRTF is the order it serves a queue in. FIFO is computed here
         (the job engine runs it in well under a second)."""
         ds = data["authors"]
+        key = (id(ds), tuple(ds["seed"].values.tolist()))
+        if self.__dict__.get("_order_key") == key:
+            return self._order.copy()
         base = json.loads(ds.attrs["sweep"])["base"]
         rows = []
         for m in ds["model"].values:
@@ -245,11 +353,11 @@ class AuthorsSetup(TitanFigure):
                         for seed in ds["seed"].values]
                 at = dict(model=str(m), density=float(d))
                 rows.append({"workload": f"FM-{float(d):g}-{m}",
-                             "SRTF": round(self._cell(data, "srtf", "avg_jct_h", **at)[0], 3),
-                             "Tiresias": round(self._cell(data, "tiresias", "avg_jct_h",
-                                                          **at)[0], 3),
-                             "FIFO": round(float(np.mean(fifo)), 3)})
-        return pd.DataFrame(rows)
+                             "SRTF": self._cell(data, "srtf", "avg_jct_h", **at)[0],
+                             "Tiresias": self._cell(data, "tiresias", "avg_jct_h", **at)[0],
+                             "FIFO": float(np.mean(fifo))})
+        self._order, self._order_key = pd.DataFrame(rows), key
+        return self._order.copy()
 
     def merge_table(self, data) -> pd.DataFrame:
         """FM-1-vit: TITAN with lorasched's merger (the paper's candidates: jobs of one
@@ -263,83 +371,120 @@ class AuthorsSetup(TitanFigure):
                  "member's length)", data["merge_authors"], "titan"),
                 ("TITAN, the authors' code's candidates, lorasched's merged length",
                  data["merge_cross"], "titan"),
+                ("TITAN, the merger as the authors' simulator ran it (their candidates, "
+                 "length and objective)", data["merge_fair"], "titan"),
                 ("TITAN w/o merger", base, "titan_nomerge"),
                 ("TITAN, restarts not weighed", data["no_restart_cost"], "titan"),
                 ("TITAN w/o merger, restarts not weighed", data["no_restart_cost"],
                  "titan_nomerge")):
             d = ds.sel(algorithm=alg)
             rows.append({"TITAN": label,
-                         "avg JCT (h)": round(float(d["avg_jct_h"].mean()), 3),
-                         "makespan (h)": round(float(d["makespan_h"].mean()), 2),
-                         "jobs merged": int(d["n_merged_jobs"].mean()),
-                         "starts per job": round(float(d["starts_per_job"].mean()), 2),
-                         "GPU-h switching": round(float(d["switch_h"].mean()), 1)})
+                         "avg JCT (h)": float(d["avg_jct_h"].mean()),
+                         "makespan (h)": float(d["makespan_h"].mean()),
+                         "jobs merged": float(d["n_merged_jobs"].mean()),
+                         "starts per job": float(d["starts_per_job"].mean()),
+                         "GPU-h switching": float(d["switch_h"].mean())})
         return pd.DataFrame(rows)
 
     # ------------------------------------------------------------------ claims, prose
     def claim_rows(self, data):
         rows = []
-        paper_jct = 100 * (1 - PAPER_TABLE3["titan"][0] / PAPER_TABLE3["srtf"][0])
-        paper_merge = 100 * (1 - PAPER_TABLE3["titan"][0] / PAPER_TABLE3["titan_nomerge"][0])
         ds = data["authors"]
+        order = self.order_table(data).set_index("workload")
         for m in ds["model"].values:
             for d in ds["density"].values:
                 at = dict(model=str(m), density=float(d))
                 name = f"FM-{float(d):g}-{m}"
-                jct = {p: self._cell(data, p, "avg_jct_h", **at)[0] for p in _ALGS}
-                for claim, better, worse, paper in (
-                        ("TITAN's average JCT against SRTF", "titan", "srtf", paper_jct),
-                        ("the task merger's share of the JCT reduction", "titan",
-                         "titan_nomerge", paper_merge)):
-                    ours = 100 * (1 - jct[better] / jct[worse])
-                    rows.append({"claim": claim, "variant": name, "paper": f"-{paper:.0f} %",
-                                 "ours": f"{-ours:+.1f} %",
-                                 "verdict": "agrees" if ours > 0 else "disagrees"})
-                gap = 100 * (jct["tiresias"] / jct["srtf"] - 1)
-                rows.append({"claim": "Tiresias about as good as SRTF (average JCT)",
-                             "variant": name, "paper": "1.67 h vs 1.68 h",
-                             "ours": f"{gap:+.1f} %",
-                             "verdict": "agrees" if abs(gap) <= 10 else "disagrees"})
+                gpus = {p: float(ds["mean_gpus"].sel(algorithm=p, **at).mean())
+                        for p in ("titan", "srtf")}
+                merged = float(ds["n_merged_jobs"].sel(algorithm="titan", **at).mean())
+                jobs = float(ds["n_jobs"].sel(algorithm="titan", **at).mean())
+                fifo = 100 * (order.loc[name, "FIFO"] / order.loc[name, "SRTF"] - 1)
+                why = {
+                    "jct": f"TITAN runs a job on {num(gpus['titan'])} GPUs on average where "
+                           f"SRTF runs it on the {num(gpus['srtf'])} it requested, on a "
+                           "cluster of 32 GPUs that every start pays a checkpoint on.",
+                    "merger": f"TITAN merges {num(merged)} of {num(jobs)} jobs per run "
+                              f"({pct(100 * merged / jobs, sign=False)}): "
+                              + ("most jobs run alone, so the merger can move the average "
+                                 "JCT little." if merged < jobs / 2 else
+                                 "most jobs run merged."),
+                    "tiresias": f"FIFO (arrival order, never preempting) is {pct(fifo)} from "
+                                "SRTF on this workload: the gap is the order a queue is "
+                                "served in, which Tiresias keeps within each queue."}
+                for claim, key, values, paper, fmt in (
+                        ("TITAN's average JCT against SRTF", "jct",
+                         change(ds, "avg_jct_h", "titan", "srtf", **at),
+                         paper_change("titan", "srtf"), pct),
+                        ("the task merger's share of the JCT reduction", "merger",
+                         change(ds, "avg_jct_h", "titan", "titan_nomerge", **at),
+                         paper_change("titan", "titan_nomerge"), pct),
+                        ("Tiresias about as good as SRTF (average JCT, % of SRTF's)",
+                         "tiresias", 100 + change(ds, "avg_jct_h", "tiresias", "srtf", **at),
+                         100 + paper_change("tiresias", "srtf"),
+                         lambda x: pct(x, sign=False))):
+                    row = judged(claim, name, values, paper, fmt=fmt)
+                    if row["verdict"] in (SAME_DIRECTION, CONTRADICTED):
+                        row["why"] = why[key]
+                    elif row["verdict"] == INCONCLUSIVE:
+                        row["why"] += " " + why[key]
+                    rows.append(row)
         return rows
+
+    def why(self, data):
+        """The bullets, then what the authors' simulator ran of the merger against
+        lorasched's readings (FM-1-vit)."""
+        t = self.against_their_results(data).set_index("TITAN")
+        own, rules, run, nomerge = t.index.tolist()
+        return paragraphs(
+            self.why_bullets(self.claims(data)),
+            f"Beside the authors' own result files (FM-1-vit, a 30 s checkpoint: "
+            f"{THEIR_RESULTS['merger']['file']}), lorasched's TITAN's average JCT is "
+            f"{t.loc[own, 'JCT against theirs']} from their TITAN's and lorasched's run "
+            f"of their merge rules {t.loc[rules, 'JCT against theirs']}; both keep eq. (1) as "
+            "the objective. Their simulator ran their merge rules under their own objective "
+            "(the table of the merger's parts below); lorasched with the same is "
+            f"{t.loc[run, 'JCT against theirs']} from their JCT, and without the merger "
+            f"{t.loc[nomerge, 'JCT against theirs']} from their run without it "
+            f"({THEIR_RESULTS['no merger']['file']}). This page runs at its own size: the "
+            "files hold the whole workload, so only the book's full size compares like "
+            "with like.")
 
     def findings(self, data):
         grid = self.grid(data)
         t, s, r, nm = (LABELS[p] for p in ("titan", "srtf", "tiresias", "titan_nomerge"))
-        gain = 100 * (1 - grid[t] / grid[s])
-        merge = 100 * (1 - grid[t] / grid[nm])
+        gain = 100 * (grid[t] / grid[s] - 1)
+        merge = 100 * (grid[t] / grid[nm] - 1)
         tir = 100 * (grid[r] / grid[s] - 1)
         out = [f"Over the {len(grid)} workloads, TITAN's average JCT is "
-               f"{gain.min():.0f} to {gain.max():.0f} % below SRTF's (median "
-               f"{gain.median():.0f} %; the paper's Table 3: "
-               f"{100 * (1 - PAPER_TABLE3['titan'][0] / PAPER_TABLE3['srtf'][0]):.0f} %), "
-               f"and the task merger takes {merge.min():.0f} to {merge.max():.0f} % off "
-               f"TITAN without it. Tiresias' average JCT is {tir.min():+.0f} to "
-               f"{tir.max():+.0f} % from SRTF's (median {tir.median():+.0f} %)."]
+               f"{pct(gain.max())} to {pct(gain.min())} against SRTF's (median "
+               f"{pct(gain.median())}; the paper's Table 3: "
+               f"{pct(paper_change('titan', 'srtf'))}), and the task merger changes it by "
+               f"{pct(merge.max())} to {pct(merge.min())} against TITAN without it. "
+               f"Tiresias' average JCT is {pct(tir.min())} to {pct(tir.max())} from SRTF's "
+               f"(median {pct(tir.median())})."]
         lad = self.ladder(data)
         gap = 100 * (lad[r] / lad[s] - 1)
-        hi, lo = int(tir.idxmax()), int(tir.idxmin())
-
+        hi, lo = int(tir.idxmax()), int(tir.abs().idxmin())
         order = self.order_table(data)
         fifo = 100 * (order["FIFO"] / order["SRTF"] - 1)
-        out.append(f"Tiresias' gap to SRTF follows the load: it is largest on "
-                   f"{grid['workload'][hi]} ({grid['jobs'][hi]} jobs, {tir[hi]:+.0f} %) and "
-                   f"smallest on {grid['workload'][lo]} ({grid['jobs'][lo]} jobs, "
-                   f"{tir[lo]:+.0f} %); on FM-1-{_LADDER_MODEL} it is {gap.iloc[0]:+.1f} % "
-                   f"in the authors' setup and {gap.iloc[-2]:+.1f} % once the cluster has "
-                   f"64 GPUs (the steps below). It is the order a queue is served in: FIFO "
-                   f"(arrival order, never preempting) is {fifo.min():+.0f} to "
-                   f"{fifo.max():+.0f} % from SRTF on the same workloads (on "
-                   f"{grid['workload'][hi]} {fifo[hi]:+.0f} %), and Tiresias, which serves "
-                   f"each of its queues in arrival order, starts a job about once (the "
-                   f"checkpoint paragraph below).")
+        out.append(f"Tiresias' gap to SRTF is largest on {grid['workload'][hi]} "
+                   f"({grid['jobs'][hi]} jobs, {pct(tir[hi])}) and smallest on "
+                   f"{grid['workload'][lo]} ({grid['jobs'][lo]} jobs, {pct(tir[lo])}); on "
+                   f"FM-1-{_LADDER_MODEL} it is {pct(gap.iloc[0])} in the authors' setup and "
+                   f"{pct(gap.iloc[-2])} once the cluster has 64 GPUs (the steps below). FIFO "
+                   f"(first in, first out: arrival order, never preempting) is "
+                   f"{pct(fifo.min())} to {pct(fifo.max())} from SRTF on the same workloads "
+                   f"(on {grid['workload'][hi]} {pct(fifo[hi])}): the order a queue is served "
+                   "in, which Tiresias keeps within each of its queues.")
         jct = lad[t].to_numpy()
         srtf = lad[s].to_numpy()
-        steps = [f"{row.change}: TITAN {100 * (jct[k] / jct[k - 1] - 1):+.0f} %, SRTF "
-                 f"{100 * (srtf[k] / srtf[k - 1] - 1):+.0f} %"
+        steps = [f"{row.change}: TITAN {pct(100 * (jct[k] / jct[k - 1] - 1))}, SRTF "
+                 f"{pct(100 * (srtf[k] / srtf[k - 1] - 1))}"
                  for k, row in enumerate(lad.itertuples()) if k > 0]
         out.append(f"From the authors' setup to the paper's on FM-1-{_LADDER_MODEL}, one "
                    f"change at a time, each step's effect on the average JCT: "
-                   + "; ".join(steps) + f". TITAN's lead over SRTF goes from "
+                   + "; ".join(steps) + f". TITAN against SRTF goes from "
                    f"{lad['TITAN vs SRTF'].iloc[0]} to {lad['TITAN vs SRTF'].iloc[-1]}.")
         ck = self.ckpt_table(data)
         starts = self.ckpt_table(data, "starts_per_job")
@@ -347,29 +492,28 @@ class AuthorsSetup(TitanFigure):
         per = {alg: np.polyfit(ck["checkpoint (s)"], ck[LABELS[alg]], 1)[0] * 3600
                for alg in _ALGS}
         out.append("On FM-1-vit each second of checkpoint per start adds "
-                   + ", ".join(f"{v:.1f} s to {LABELS[a]}'s" for a, v in per.items())
+                   + ", ".join(f"{seconds(v)} to {LABELS[a]}'s" for a, v in per.items())
                    + " average JCT (slope of a line through the four costs); at the "
-                   f"default {AUTHORS_CKPT_S:.0f} s the policies start each job "
-                   + ", ".join(f"{starts[LABELS[a]].iloc[mid]:.2f} ({LABELS[a]})"
+                   f"default {seconds(AUTHORS_CKPT_S)} the policies start each job "
+                   + ", ".join(f"{num(starts[LABELS[a]].iloc[mid])} ({LABELS[a]})"
                                for a in _ALGS) + " times.")
         mt = self.merge_table(data).set_index("TITAN")
         rows = mt.index.tolist()
-        own, theirs, cross, nomerge, plain = rows[0], rows[1], rows[2], rows[3], rows[4]
+        own, theirs, cross, run, nomerge, plain = rows[:6]
         jct = mt["avg JCT (h)"]
         by_candidates, by_length = jct[cross] - jct[own], jct[theirs] - jct[cross]
-        out.append(f"With the authors' code's merger, TITAN merges "
-                   f"{mt.loc[theirs, 'jobs merged']} jobs (lorasched's: "
-                   f"{mt.loc[own, 'jobs merged']}) and its average JCT is "
-                   f"{mt.loc[theirs, 'avg JCT (h)']:.3f} h against "
-                   f"{mt.loc[own, 'avg JCT (h)']:.3f} h ("
-                   f"{mt.loc[nomerge, 'avg JCT (h)']:.3f} h without merging); with their "
-                   f"candidates but lorasched's merged length it is "
-                   f"{mt.loc[cross, 'avg JCT (h)']:.3f} h, so the difference between the "
-                   f"two candidate rules is {by_candidates:+.3f} h "
-                   f"and the length rule (there a merged job lasts as long as its first "
-                   f"member alone) {by_length:+.3f} h. "
+        out.append(f"With the authors' code's merge rules, TITAN merges "
+                   f"{num(mt.loc[theirs, 'jobs merged'])} jobs (lorasched's merger: "
+                   f"{num(mt.loc[own, 'jobs merged'])}) and its average JCT is "
+                   f"{num(jct[theirs])} h against {num(jct[own])} h ({num(jct[nomerge])} h "
+                   f"without merging); with their candidates but lorasched's merged length "
+                   f"it is {num(jct[cross])} h, so the candidate rule moves it by "
+                   f"{num(by_candidates, sign=True)} h and the length rule (a merged job as "
+                   f"long as its first member alone) by {num(by_length, sign=True)} h. Under "
+                   f"the authors' objective as well (the merger as their simulator ran it) it "
+                   f"is {num(jct[run])} h with {num(mt.loc[run, 'jobs merged'])} jobs merged. "
                    f"Not weighing restarts, TITAN starts each job "
-                   f"{mt.loc[plain, 'starts per job']:.2f} times instead of "
-                   f"{mt.loc[own, 'starts per job']:.2f}, with an average JCT of "
-                   f"{mt.loc[plain, 'avg JCT (h)']:.3f} h.")
+                   f"{num(mt.loc[plain, 'starts per job'])} times instead of "
+                   f"{num(mt.loc[own, 'starts per job'])}, with an average JCT of "
+                   f"{num(jct[plain])} h.")
         return paragraphs(*out)

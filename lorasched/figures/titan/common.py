@@ -20,7 +20,10 @@ import pandas as pd
 import xarray as xr
 
 from ...experiments import Sweep
+from ...titan.scenario import titan_scenario
 from ..base import Figure, check_size
+from ..numbers import interval, num, pct
+from ..verdicts import Estimate, estimate, inconclusive_why, judge
 
 #: the policies of Table 3, in the paper's order
 ALGORITHMS = ["srtf", "tiresias", "titan_nomerge", "titan_noswitch", "titan"]
@@ -127,7 +130,36 @@ def cell(ds: xr.Dataset, var: str, **at) -> tuple[float, float]:
 
 
 def fmt(ms: tuple[float, float], digits: int = 2) -> str:
-    return f"{ms[0]:.{digits}f} ± {ms[1]:.{digits}f}"
+    return f"{num(ms[0])} ± {num(ms[1])}"
+
+
+def change(ds: xr.Dataset, var: str, policy: str, against: str, **at) -> np.ndarray:
+    """Per seed, the change of ``var`` of ``policy`` against ``against`` in percent
+    (negative: lower), paired on the seed."""
+    a = ds[var].sel(algorithm=policy, **at)
+    b = ds[var].sel(algorithm=against, **at)
+    return np.asarray(100.0 * (a / b - 1.0)).ravel()
+
+
+def paper_change(policy: str, against: str, column: int = 0) -> float:
+    """The change of ``policy`` against ``against`` in the paper's Table 3, percent."""
+    return 100.0 * (PAPER_TABLE3[policy][column] / PAPER_TABLE3[against][column] - 1.0)
+
+
+def judged(claim: str, variant: str, values, paper: float | None, *, threshold: float = 0.0,
+           side: int | None = None, fmt=pct, paper_text: str | None = None,
+           why: str = "") -> dict:
+    """One claims row: ``values`` (one per seed, or an :class:`Estimate`) judged against
+    the paper's number or side; an inconclusive row says its interval."""
+    est = values if isinstance(values, Estimate) else estimate(values)
+    verdict = judge(est, paper, threshold=threshold, side=side)
+    if verdict == "inconclusive":
+        why = (inconclusive_why(est, threshold, fmt) if est.spread else
+               f"Every run gives {fmt(est.mean)}, the threshold itself.")
+    text = paper_text if paper_text is not None else (fmt(paper) if paper is not None
+                                                      else "")
+    return {"claim": claim, "variant": variant, "paper": text,
+            "ours": interval(est, fmt), "verdict": verdict, "why": why}
 
 
 def reduction(ds: xr.Dataset, var: str, better: str, worse: str, **at) -> float:
@@ -150,3 +182,20 @@ def table(ds: xr.Dataset, workload: str, density: float = 1.0) -> pd.DataFrame:
                      "jobs merged": f"{cell(ds, 'n_merged_jobs', **at)[0]:.0f}",
                      "switching (GPU-h)": f"{cell(ds, 'switch_h', **at)[0]:.1f}"})
     return pd.DataFrame(rows)
+
+
+def alone_h(ds: xr.Dataset) -> xr.DataArray:
+    """Mean time a job takes alone on its requested GPUs (h), per workload, density and
+    seed, from the sweep's scenarios (what SRTF's JCT would be without queueing)."""
+    decl = json.loads(ds.attrs["sweep"])
+    out = xr.DataArray(np.nan, coords={d: ds[d].values for d in ("workload", "density",
+                                                                  "seed")},
+                       dims=("workload", "density", "seed"))
+    for wl in ds["workload"].values:
+        for d in ds["density"].values:
+            for seed in ds["seed"].values:
+                sc = titan_scenario(workload=str(wl), density=float(d), seed=int(seed),
+                                    **decl["base"])
+                out.loc[wl, d, seed] = float((sc["total_iterations"]
+                                              * sc["requested_iter_s"]).mean()) / 3600
+    return out

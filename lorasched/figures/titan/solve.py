@@ -9,7 +9,9 @@ import pandas as pd
 from ...systems import simulate
 from ...titan.scenario import titan_scenario
 from ..base import paragraphs
-from .common import PAPER_SOLVE, WORKLOADS, TitanFigure, cell
+from ..numbers import num, seconds
+from ..verdicts import REPRODUCED
+from .common import PAPER_SOLVE, WORKLOADS, TitanFigure, judged
 
 
 class SolveTime(TitanFigure):
@@ -30,19 +32,26 @@ class SolveTime(TitanFigure):
                 "solve_ms": 1000 * run["solve_s"].values}))
         return pd.concat(frames, ignore_index=True)
 
+    page = "titan_solve"
+
     def claim_rows(self, ds):
         rows = []
         for wl in ds["workload"].values:
             at = dict(workload=str(wl), density=1.0, algorithm="titan")
-            mean = cell(ds, "solve_time_mean", **at)[0]
-            top = float(ds["solve_time_max"].sel(**at).max())
             jobs = float(ds["n_jobs"].sel(**at).mean())
-            rows.append({"claim": f"MILP solve time, mean / max ({jobs:.0f} jobs)",
-                         "variant": WORKLOADS[str(wl)],
-                         "paper": f"{PAPER_SOLVE[0]} s / {PAPER_SOLVE[1]} s (320 jobs, 1 vCPU)",
-                         "ours": f"{mean:.4f} s / {top:.3f} s",
-                         "verdict": "agrees" if mean <= 2 * PAPER_SOLVE[0]
-                         and top <= 2 * PAPER_SOLVE[1] else "disagrees"})
+            cand = float(ds["candidates_mean"].sel(**at).mean())
+            why = (f"Ours solves for {num(jobs)} jobs, not 320, with HiGHS on this machine: "
+                   f"the MILP is offered {num(cand)} units and merge candidates per event "
+                   "on average, and its time follows that size.")
+            for claim, var, paper in (("MILP solve time, mean", "solve_time_mean",
+                                       PAPER_SOLVE[0]),
+                                      ("MILP solve time, largest", "solve_time_max",
+                                       PAPER_SOLVE[1])):
+                row = judged(claim, WORKLOADS[str(wl)], ds[var].sel(**at).values, paper,
+                             fmt=seconds, paper_text=f"{seconds(paper)} (320 jobs, 1 vCPU)")
+                if row["verdict"] != REPRODUCED:
+                    row["why"] = why
+                rows.append(row)
         return rows
 
     def findings(self, ds):
@@ -54,14 +63,15 @@ class SolveTime(TitanFigure):
             dens = [float(d) for d in ds["density"].values]
             out.append(
                 f"On the {WORKLOADS[str(wl)]}, the MILP is offered "
-                + ", ".join(f"{float(cand.sel(density=d)):.1f}" for d in dens)
+                + ", ".join(num(float(cand.sel(density=d))) for d in dens)
                 + " units and merge candidates per event on average at densities "
-                + ", ".join(f"{d:g}" for d in dens)
+                + ", ".join(num(d) for d in dens)
                 + ", and takes "
-                + ", ".join(f"{1000 * float(solve.sel(density=d)):.1f}" for d in dens)
+                + ", ".join(num(1000 * float(solve.sel(density=d))) for d in dens)
                 + " ms per solve: its size, and its time, follow the queue (each candidate "
                 "has one binary per allowed allocation).")
-        out.append("Solve times are wall times of HiGHS (exact, one thread) on this machine "
-                   "and include building the model; the paper's are on one vCPU of its "
+        out.append("Solve times are wall times of HiGHS (an exact MILP solver, one thread) on "
+                   "this machine and include building the model; the paper's are on one "
+                   "vCPU of its "
                    "machine, for a queue whose length it does not give.")
         return paragraphs(*out)
