@@ -229,7 +229,7 @@ def _parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--bound-time-limit", type=float, default=600.0,
                       help="seconds for the bound's column generation (600)")
 
-    sc = bsub.add_parser("scale", help="time and memory at every scale (issue-14 table)",
+    sc = bsub.add_parser("scale", help="time and memory at every scale (the speed table)",
                          description="Each row is measured in its own process (peak memory "
                          "= its max RSS); prints the table, writes it as JSON.")
     sc.add_argument("--rows", nargs="+", default=list(bench_scale.DEFAULT_ROWS),
@@ -243,7 +243,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="book row: copy the fresh clone's store of cells to DIR")
     sc.add_argument("--candidates", choices=["auto", "scan"], default="auto",
                     help="pdFTSP's candidate cells in every pdFTSP day: the index (auto) or "
-                    "the scan (as before issue 27)")
+                    "the scan (slower; the same decisions)")
 
     ix = bsub.add_parser("index", help="pdFTSP with and without the exact candidate index",
                          description="The same days run with the scan and with the index "

@@ -26,7 +26,7 @@ def reproduce(args) -> int:
     else:  # --figures alone names pdFTSP's figures, as before TITAN's pages existed
         chosen = ["pdftsp"] if args.figures else list(figure_modules())
     modules = figure_modules()
-    # the systems whose figures are sweeps of cells share one pool of workers (issue 24)
+    # the systems whose figures are sweeps of cells share one pool of workers
     batched = {name: modules[name].sweeps(args.size, args.seeds, args.figures)
                for name in chosen if hasattr(modules[name], "sweeps")}
     status = 0

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,7 @@ import yaml
 from _book import BOOK, ROOT, toc_files, toc_notebooks, toc_pages
 from _browser import ARTIFACTS, PlaywrightError, new_page, screenshot
 
-from lorasched.figures import datafiles
+from lorasched.figures import datafiles, verdicts
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 SUFFIXES = (".md", ".ipynb", ".rst")
@@ -142,19 +144,119 @@ _VERDICTS_JS = """() => {
   }
   return cells;
 }"""
-#: the colour figures.styled gives each verdict (any other text: grey)
-VERDICT_COLOURS = {"agrees": "rgb(42, 157, 143)", "disagrees": "rgb(231, 111, 81)"}
-OTHER_VERDICT_COLOUR = "rgb(108, 117, 125)"
-#: the summary page's tables hold at least this many verdicts (41 rows at stop 38)
+def _rgb(hex_colour: str) -> str:
+    """A ``#rrggbb`` colour as the browser computes it: ``rgb(r, g, b)``."""
+    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
+
+
+#: the colour figures.styled gives each compared verdict; a not-compared one is grey
+VERDICT_COLOURS = {v: _rgb(c) for v, c in verdicts.COLOURS.items()}
+OTHER_VERDICT_COLOUR = _rgb(verdicts.GREY)
+#: the summary page's tables hold at least this many verdicts
 SUMMARY_VERDICTS = 30
 
 
 def _verdict_problems(cells: list[dict]) -> list[str]:
-    """Verdict cells drawn in another verdict's colour."""
-    return [f"verdict {c['text']!r} in {c['table']} drawn {c['colour']}, not "
-            f"{VERDICT_COLOURS.get(c['text'], OTHER_VERDICT_COLOUR)}"
-            for c in cells
-            if c["colour"] != VERDICT_COLOURS.get(c["text"], OTHER_VERDICT_COLOUR)]
+    """Verdict cells that are not a verdict of the rule (lorasched.figures.verdicts), or
+    drawn in another verdict's colour (one line per table, text and colour, counted)."""
+    found: dict[str, int] = {}
+    for c in cells:
+        want = VERDICT_COLOURS.get(c["text"], OTHER_VERDICT_COLOUR)
+        if c["text"] not in verdicts.VERDICTS:
+            line = f"{c['text']!r} in {c['table']} is not a verdict of the rule"
+            found[line] = found.get(line, 0) + 1
+        if c["colour"] != want:
+            line = f"verdict {c['text']!r} in {c['table']} drawn {c['colour']}, not {want}"
+            found[line] = found.get(line, 0) + 1
+    return [line + (f" ({n} cells)" if n > 1 else "") for line, n in found.items()]
+
+
+# What a reader must not see on a page (the built book's warts), read in the browser:
+#
+# * papermill's injected-parameters cell (book/_ext/injected.py removes it; MyST-NB gives
+#   every cell a class tag_<tag> for each of its tags);
+# * after the page's title (its h1), anything but prose or a figure. Prose: a p,
+#   blockquote, ul, ol or dl element. A figure: a figure or img element, or a code cell
+#   whose code is not shown (hide-input: inside a closed <details>) and whose visible
+#   output holds a plot (.plotly-graph-div, img, svg). Anything else fails: a code cell
+#   whose code is shown; a hidden cell (hide-cell: the whole cell behind its "Show code
+#   cell content" toggle, which is not prose); a cell's output that is no plot (a table,
+#   printed text); a section heading; nothing at all;
+# * a table cell (td or th) that reads exactly nan, NaN, None, True, False, <NA> or NaT;
+# * a dollar amount typeset as maths: "$2.10 of $ a" in markdown is the formula
+#   "2.10 of " (book/_config.yml's myst_dmath_allow_digits: false keeps "$2.10 of $3" out
+#   of maths, not that). The TeX of every formula MathJax typeset is read back
+#   (MathJax.startup.document.math); _is_amount says what counts as an amount.
+_READER_JS = """async () => {
+  const article = document.querySelector('article') || document.body;
+  const visible = (el, sel) => [...el.querySelectorAll(sel)].filter(e => !e.closest('details'));
+  const describe = el => {
+    if (!el) return 'nothing';
+    const tag = el.tagName.toLowerCase();
+    if (['p', 'blockquote', 'ul', 'ol', 'dl'].includes(tag)) return 'prose';
+    if (tag === 'figure' || tag === 'img') return 'figure';
+    if (el.classList.contains('cell')) {
+      if (visible(el, '.cell_input').length) return 'a code cell with its code shown';
+      const outputs = visible(el, '.cell_output');
+      if (!outputs.length) return 'a hidden code cell (its "show code" toggle only)';
+      if (outputs.some(o => o.querySelector('.plotly-graph-div, img, svg'))) return 'figure';
+      return "a code cell's output that is not a figure";
+    }
+    if (tag === 'section') {
+      const h = el.querySelector('h1, h2, h3, h4');
+      return 'a section heading: ' + (h ? h.textContent.replace('#', '').trim() : '');
+    }
+    return `a <${tag} class="${el.className}">`;
+  };
+  const h1 = article.querySelector('h1');
+  const formulas = [];
+  if (window.MathJax && window.MathJax.startup && window.MathJax.startup.promise) {
+    await window.MathJax.startup.promise;
+    for (const item of window.MathJax.startup.document.math) formulas.push(item.math);
+  }
+  return {
+    injected: article.querySelectorAll('.tag_injected-parameters').length,
+    title: h1 ? h1.textContent.replace('#', '').trim() : null,
+    opening: h1 ? describe(h1.nextElementSibling) : null,
+    cells: [...article.querySelectorAll('table td, table th')]
+             .map(c => c.textContent.trim()).filter(t => BAD.includes(t)),
+    formulas: formulas,
+  };
+}"""
+#: what no table cell may read: pandas' missing values and Python's literals
+BAD_CELLS = ("nan", "NaN", "None", "True", "False", "<NA>", "NaT")
+_READER_JS = _READER_JS.replace("BAD", json.dumps(list(BAD_CELLS)))
+#: a formula's TeX that is a dollar amount's, not maths: it starts with a digit, and ends
+#: in a space (the space before the next "$", as in "$2.10 of $3") or holds a word of two
+#: or more letters that is no TeX command ("2.10/GPU-h billed per second, ..."); the
+#: content of \text{...}, \mathrm{...} and the like is not counted, and maths that starts
+#: with a digit ("1 / \gamma", "80 \times 100", "300 \le") is not an amount
+_TEXT_ARGUMENT = re.compile(r"\\(?:text[a-z]*|math[a-z]*|operatorname|mbox)\s*\{[^{}]*\}")
+_PLAIN_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
+
+
+def _is_amount(tex: str) -> bool:
+    """Whether the formula ``tex`` is a dollar amount typeset as maths."""
+    if not re.match(r"\s*[0-9]", tex):
+        return False
+    return tex != tex.rstrip() or bool(_PLAIN_WORD.search(_TEXT_ARGUMENT.sub("", tex)))
+
+
+def _reader_problems(seen: dict, figure_page: bool) -> list[str]:
+    """What a reader must not see on one page (``_READER_JS``'s findings); the opening
+    after the title is checked on figure pages only."""
+    problems = []
+    if seen["injected"]:
+        problems.append(f"{seen['injected']} injected-parameters cell(s) shown "
+                        "(papermill's; book/_ext/injected.py removes them)")
+    if figure_page and seen["opening"] != "prose" and seen["opening"] != "figure":
+        problems.append(f"after the title {seen['title']!r} comes {seen['opening']}, "
+                        "not prose or a figure")
+    problems += [f"a table cell reads {t!r}" for t in dict.fromkeys(seen["cells"])]
+    problems += [f"a dollar amount typeset as maths: ${' '.join(tex.split())}$ (write \\$ "
+                 "in markdown)" for tex in seen["formulas"] if _is_amount(tex)]
+    return problems
 
 
 def _open_page(page, log, url: str, shot: Path) -> dict:
@@ -172,7 +274,8 @@ def _open_page(page, log, url: str, shot: Path) -> dict:
     figures = page.evaluate(_FIGURES_JS)
     screenshot(page, shot)
     return {"figures": figures, "mathjax": mathjax,
-            "maths": page.locator(".math").count(), "verdicts": page.evaluate(_VERDICTS_JS)}
+            "maths": page.locator(".math").count(), "verdicts": page.evaluate(_VERDICTS_JS),
+            "reader": page.evaluate(_READER_JS)}
 
 
 def _page_problems(seen: dict, figure_page: bool) -> list[str]:
@@ -250,7 +353,8 @@ def test_book_pages_render_offline(request, browser):
             page.context.close()
         shots.append(str(shot.relative_to(ROOT)))
         found = (_page_problems(seen, name in figure_pages) + log.problems
-                 + _verdict_problems(seen["verdicts"]))
+                 + _verdict_problems(seen["verdicts"])
+                 + _reader_problems(seen["reader"], name in figure_pages))
         if name == "notebooks/summary.html" and len(seen["verdicts"]) < SUMMARY_VERDICTS:
             found.append(f"only {len(seen['verdicts'])} verdict cells found (expected at "
                          f"least {SUMMARY_VERDICTS}): the verdict colours went unchecked")
@@ -264,39 +368,149 @@ def test_book_pages_render_offline(request, browser):
     )
 
 
+def _evaluate(browser, path: Path, html: str, script: str):
+    """``script``'s value on a page of ``html`` written to ``path``."""
+    path.write_text(html)
+    page, _ = new_page(browser)
+    try:
+        page.goto(path.as_uri())
+        return page.evaluate(script)
+    finally:
+        page.context.close()
+
+
 @pytest.mark.browser
 def test_the_verdict_colour_check_sees_colliding_tables(browser, tmp_path):
     """The check above reads the colour the browser draws: two styled tables that share one
-    Styler id (the summary page's bug at stop 37) draw a "disagrees" in "agrees"' colour,
-    and it says so; :func:`lorasched.figures.styled` gives each its own id, and it is quiet."""
+    Styler id (a bug the summary page had) draw a "reproduced" in "contradicted"'s colour,
+    and it says so; :func:`lorasched.figures.styled` gives each its own id, and it is quiet.
+    A verdict that is not one of the rule's is named."""
     import pandas as pd
 
     from lorasched.figures import styled
 
-    first = pd.DataFrame({"claim": ["a", "b"], "verdict": ["agrees", "not shown"]})
-    second = pd.DataFrame({"claim": ["c"], "verdict": ["disagrees"]})
+    first = pd.DataFrame({"claim": ["a", "b"],
+                          "verdict": [verdicts.REPRODUCED, verdicts.NO_NUMBER]})
+    second = pd.DataFrame({"claim": ["c"], "verdict": [verdicts.CONTRADICTED]})
 
-    def page_of(tables) -> list[dict]:
-        path = tmp_path / "tables.html"
-        path.write_text("<html><body>" + "".join(t.to_html() for t in tables)
-                        + "</body></html>")
-        page, _ = new_page(browser)
-        try:
-            page.goto(path.as_uri())
-            return page.evaluate(_VERDICTS_JS)
-        finally:
-            page.context.close()
+    def cells_of(tables) -> list[dict]:
+        return _evaluate(browser, tmp_path / "tables.html", "<html><body>"
+                         + "".join(t.to_html() for t in tables) + "</body></html>",
+                         _VERDICTS_JS)
 
     # the bug: both tables under one id, the first table's CSS rules colour the second's
     shared = [styled(first), styled(second).set_uuid(styled(first).uuid)]
-    cells = page_of(shared)
+    cells = cells_of(shared)
     assert len(cells) == 3
-    problems = _verdict_problems(cells)
     # the later table's rule wins for both cells with the same id: the first table's
-    # "agrees" is drawn in "disagrees"' red
-    assert problems == [f"verdict 'agrees' in T_{styled(first).uuid} drawn "
-                        f"{VERDICT_COLOURS['disagrees']}, not {VERDICT_COLOURS['agrees']}"]
-    assert _verdict_problems(page_of([styled(first), styled(second)])) == []
+    # "reproduced" is drawn in "contradicted"'s colour
+    assert _verdict_problems(cells) == [
+        f"verdict 'reproduced' in T_{styled(first).uuid} drawn "
+        f"{VERDICT_COLOURS[verdicts.CONTRADICTED]}, not {VERDICT_COLOURS[verdicts.REPRODUCED]}"]
+    assert _verdict_problems(cells_of([styled(first), styled(second)])) == []
+    legacy = styled(pd.DataFrame({"claim": ["d", "e"], "verdict": ["agrees", "agrees"]}))
+    assert _verdict_problems(cells_of([legacy])) == [
+        f"'agrees' in T_{legacy.uuid} is not a verdict of the rule (2 cells)"]
+
+
+#: MathJax 3 as the book has it (sphinx-mathjax-offline's copy, the book's settings)
+_MATHJAX = (Path(sysconfig.get_paths()["purelib"]) / "sphinx-mathjax-offline" / "static"
+            / "mathjax" / "tex-chtml.js")
+_MATHJAX_SETTINGS = ('<script>window.MathJax = {"options": {"processHtmlClass": '
+                     '"tex2jax_process|mathjax_process|math|output_area"}}</script>')
+
+#: the openings of a figure page after its title, as MyST-NB renders them, and whether the
+#: reader check accepts them
+OPENINGS = {
+    "prose": ("<p>The paper says so.</p>", True),
+    "a quote": ("<blockquote><p>We claim it.</p></blockquote>", True),
+    "a figure, its code hidden": (
+        '<div class="cell tag_hide-input docutils container"><details class="hide '
+        'above-input"><summary>Show code cell source</summary><div class="cell_input">'
+        '<pre>show(fig)</pre></div></details><div class="cell_output"><div '
+        'class="plotly-graph-div"></div></div></div>', True),
+    "a code cell, its code shown": (
+        '<div class="cell docutils container"><div class="cell_input"><pre>size = "small"'
+        '</pre></div></div>', False),
+    "a hidden cell": (
+        '<div class="cell tag_hide-cell docutils container"><details class="hide '
+        'above-input"><summary>Show code cell content</summary><div class="cell_input">'
+        '<pre>import lorasched</pre></div></details></div>', False),
+    "a table, its code hidden": (
+        '<div class="cell tag_hide-input docutils container"><details class="hide '
+        'above-input"><summary>Show code cell source</summary><div class="cell_input">'
+        '<pre>styled(t)</pre></div></details><div class="cell_output"><table><tr><td>1'
+        '</td></tr></table></div></div>', False),
+    "a section": ('<section id="s"><h2>The paper beside lorasched</h2></section>', False),
+}
+
+
+def _article(opening: str, rest: str = "", maths: bool = False) -> str:
+    """A page as the book's: a title, ``opening`` after it, then ``rest``."""
+    head = (_MATHJAX_SETTINGS + f'<script src="{_MATHJAX.as_uri()}"></script>') if maths else ""
+    return (f"<html><head>{head}</head><body><article class=\"bd-article\"><section>"
+            f"<h1>Fig. 1: A title<a class=\"headerlink\" href=\"#\">#</a></h1>{opening}"
+            f"{rest}</section></article></body></html>")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("opening", OPENINGS)
+def test_the_opening_check_takes_only_prose_or_a_figure_after_the_title(browser, tmp_path,
+                                                                       opening):
+    html, good = OPENINGS[opening]
+    seen = _evaluate(browser, tmp_path / "page.html", _article(html), _READER_JS)
+    problems = _reader_problems(seen, figure_page=True)
+    if good:
+        assert problems == []
+    else:
+        assert len(problems) == 1 and problems[0].startswith(
+            "after the title 'Fig. 1: A title' comes "), problems
+    assert _reader_problems(seen, figure_page=False) == []  # other pages: not checked
+
+
+@pytest.mark.browser
+def test_the_reader_checks_see_a_broken_page_and_pass_a_good_one(browser, tmp_path):
+    """An injected-parameters cell, table cells reading nan/None/True/False and dollar
+    amounts that MathJax typeset as a formula are named; the same page done right (the
+    cell removed, styled's yes/no and blanks, the amounts escaped, real maths that starts
+    with a digit) passes."""
+    assert _MATHJAX.is_file(), f"no MathJax 3 at {_MATHJAX} (sphinx-mathjax-offline)"
+    injected = ('<div class="cell tag_injected-parameters docutils container"><div '
+                'class="cell_input"><pre>size = "full"</pre></div></div>')
+    table = "<table><tr><th>{}</th><td>{}</td><td>{}</td><td>{}</td></tr></table>"
+    maths = '<p>{} and <span class="math notranslate nohighlight">\\({}\\)</span>.</p>'
+    broken = _article("<p>The paper says so.</p>", injected
+                      + table.format("True", "nan", "None", "False")
+                      + maths.format("It costs", "2.10 of ")
+                      + maths.format("and", "698 at"), maths=True)
+    seen = _evaluate(browser, tmp_path / "broken.html", broken, _READER_JS)
+    assert seen["formulas"] == ["2.10 of ", "698 at"], "MathJax typeset nothing"
+    assert _reader_problems(seen, figure_page=True) == [
+        "1 injected-parameters cell(s) shown (papermill's; book/_ext/injected.py removes "
+        "them)",
+        "a table cell reads 'True'", "a table cell reads 'nan'", "a table cell reads 'None'",
+        "a table cell reads 'False'",
+        "a dollar amount typeset as maths: $2.10 of$ (write \\$ in markdown)",
+        "a dollar amount typeset as maths: $698 at$ (write \\$ in markdown)"]
+    good = _article("<p>The paper says so.</p>",
+                    table.format("yes", "", "0.346", "no") + "<p>It costs $2.10 of $3.</p>"
+                    + maths.format("A bound", "1 / \\gamma")
+                    + maths.format("a grid", "80 \\times 100 \\times 20")
+                    + maths.format("a range", "300 \\le \\mathit{duration} < 36{,}000"),
+                    maths=True)
+    seen = _evaluate(browser, tmp_path / "good.html", good, _READER_JS)
+    assert len(seen["formulas"]) == 3
+    assert _reader_problems(seen, figure_page=True) == []
+
+
+@pytest.mark.parametrize("tex, amount", [
+    ("2.10 of ", True), ("698 at\n", True), ("236.69 (of which ", True),
+    ("2.10/GPU-h billed per second, Vast.ai's median ", True),
+    ("1 / \\gamma", False), ("1/R", False), ("80 \\times 100 \\times 20", False),
+    ("300 \\le", False), ("2 v_i", False), ("1, \\dots, n", False), ("x^2", False),
+    ("2 \\cdot \\text{slot minutes}", False)])
+def test_a_dollar_amount_is_told_from_maths(tex, amount):
+    assert _is_amount(tex) is amount
 
 
 def _page_of(fig) -> tuple[str, bool]:
@@ -340,3 +554,28 @@ def test_every_figure_page_links_its_data_and_its_claims_come_back_from_it(reque
         if (site / "data" / csv).read_text() != claims.to_csv(index=False):
             problems.append(f"data/{csv}: not the claims computed from data/{nc}")
     assert not problems, "\n".join(problems)
+
+
+def test_the_injected_parameters_cell_is_tagged_for_removal():
+    """book/_ext/injected.py tags papermill's cell remove-cell (MyST-NB then leaves it out
+    of the page) and changes nothing else; a notebook without one is left as it is."""
+    sys.path.insert(0, str(BOOK / "_ext"))
+    try:
+        import injected
+    finally:
+        sys.path.remove(str(BOOK / "_ext"))
+    cells = [{"cell_type": "code", "source": 'size = "small"',
+              "metadata": {"tags": ["parameters", "hide-cell"]}},
+             {"cell_type": "code", "source": 'size = "full"',
+              "metadata": {"tags": ["injected-parameters"]}},
+             {"cell_type": "markdown", "source": "# Fig. 1", "metadata": {}}]
+    text = injected.remove_injected(json.dumps({"cells": cells, "metadata": {}}))
+    tags = [c["metadata"].get("tags") for c in json.loads(text)["cells"]]
+    assert tags == [["parameters", "hide-cell"], ["injected-parameters", "remove-cell"],
+                    None]
+    assert injected.remove_injected(text) is None  # already tagged
+    assert injected.remove_injected(json.dumps({"cells": cells[:1]})) is None
+    assert injected.remove_injected("# Title\n\nnot a notebook") is None
+    config = yaml.safe_load((BOOK / "_config.yml").read_text())["sphinx"]
+    assert config["local_extensions"]["injected"] == "_ext"
+    assert "injected" in config["config"]["extensions"]
