@@ -1,10 +1,14 @@
-"""Allpass's readings page (lorasched.figures.allpass.readings.Readings) at the small size: the
-units slip against the default, the queue-all oracle's floor and the overlap of demoted jobs
-against the cap, computed from the shared batch of runs."""
+"""Allpass's pages (lorasched.figures.allpass) at the small size: the claims judged on per-seed
+estimates with a measured why, the summary of every claim with its page, Fig. 1 judged on
+Kalos, one judgement of the cap claim on two pages, and the readings page (the units slip,
+the queue-all oracle's floor, the overlap of demoted jobs against the cap)."""
 
 from __future__ import annotations
 
+import copy
 import json
+import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -13,7 +17,26 @@ import pytest
 import lorasched.figures.allpass as figures
 import lorasched.present.allpass as plots
 from lorasched.allpass.diagnose import demoted_overlap
-from lorasched.figures.allpass.common import BEYOND_TEXT, READINGS, SETUPS
+from lorasched.figures.allpass import fig01 as fig01_module
+from lorasched.figures.allpass.common import BEYOND_TEXT, READINGS, SETUPS, claim, explain
+from lorasched.figures.numbers import minutes, num
+from lorasched.figures.summary import tidy
+from lorasched.figures.verdicts import (
+    COMPARED,
+    CONTRADICTED,
+    INCONCLUSIVE,
+    NOT_EXPLAINED,
+    NOT_RUN,
+    REPRODUCED,
+    SAME_DIRECTION,
+    VERDICTS,
+    Estimate,
+    estimate,
+    judge,
+)
+from lorasched.model.traces import read_trace
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +65,7 @@ def test_units_table_puts_the_slip_beside_the_default_and_modal(page):
     assert list(table["policy"][:3]) == ["Allpass", "Allpass (units slip)", "Modal"]
     slip = data.run("limited", "allpass_slip")
     cell = table.loc[1, "highest F (s)"]
-    assert cell.startswith(f"{np.nanmax(slip['F_s'].values):.0f} ")
+    assert cell == num(np.nanmax(slip["F_s"].values))           # one seed: no spread
     assert table.loc[2, "highest F (s)"] == ""                   # Modal has no threshold
     runs = fig.units_runs(data)
     assert [r for _, r in runs] == [data.run("limited", "allpass"), slip]
@@ -73,9 +96,9 @@ def test_findings_name_the_slip_and_the_floor_from_the_data(page, monkeypatch):
     fig, data = page
     text = str(fig.findings(data))
     q = data.m("queue_min", "limited", "allpass_slip")[0]
-    assert "The units slip, a hypothesis about the authors' code" in text
-    assert f"to {q:.1f} min" in text
-    assert f"{data.m('queue_min', 'unlimited', 'queue_all_oracle')[0]:.2f} min without" in text
+    assert "The *units slip* is a hypothesis about the authors' code" in text
+    assert f"to {minutes(q)}" in text
+    assert f"{minutes(data.m('queue_min', 'unlimited', 'queue_all_oracle')[0])} without" in text
     # the wording follows the overlap count against the cap
     over = pd.DataFrame({"seed": [1], "demoted jobs at once (oracle, F0)": [64],
                          "demoted jobs at once (Allpass default)": [62], "cap": [30],
@@ -96,7 +119,8 @@ def test_the_exported_allpass_sweep_gives_the_pages_metrics_cell_by_cell(page, t
     from lorasched.figures.allpass.common import paper_sweep
 
     full = paper_sweep("full")
-    assert full.name == "allpass_full" and full.system == "allpass" and full.seeds == (1, 2, 3)
+    assert full.name == "allpass_full" and full.system == "allpass"
+    assert full.seeds == tuple(range(1, 21))
     assert full.base == {"jobs": 200} and set(full.axes["setup"]) == set(SETUPS)
     sweep = dataclasses.replace(paper_sweep("small", seeds=1), algorithms=("allpass", "hpa"))
     got = run_sweep(sweep, store=tmp_path, serial=True).dataset
@@ -107,3 +131,89 @@ def test_the_exported_allpass_sweep_gives_the_pages_metrics_cell_by_cell(page, t
                 assert float(got[metric].sel(setup=setup, algorithm=alg, seed=1)) == float(
                     pages[metric].sel(setup=setup, algorithm=alg, seed=1)), (setup, alg,
                                                                               metric)
+
+
+# --------------------------------------------------------------------------- the verdicts
+def test_summary_holds_every_claim_of_every_page_with_a_verdict_and_a_why(page):
+    table = figures.summary("small", seeds=1, store=False)
+    for column in ("figure", "claim", "setup", "trace", "paper", "ours", "verdict", "why",
+                   "page"):
+        assert column in table.columns
+    assert set(table["page"]) == {f.page for f in figures.FIGURES.values()}
+    for name in set(table["page"]):
+        assert (NOTEBOOKS / f"{name}.ipynb").is_file(), name
+    assert set(table["verdict"]) <= set(VERDICTS)               # no sign-only verdicts
+    assert not hasattr(figures, "summary_findings")
+    off = table[table["verdict"].isin(COMPARED) & (table["verdict"] != REPRODUCED)]
+    assert (off["why"] != NOT_EXPLAINED).all(), off[["figure", "claim"]]
+    assert off["why"].map(lambda w: bool(re.search(r"\d", w))).all()   # a measured number
+    assert (table.loc[table["verdict"] == REPRODUCED, "why"] == "").all()
+    common = tidy("allpass", table)                              # the cross-system summary
+    assert len(common) == len(table) and set(common["system"]) == {"Allpass"}
+
+
+def test_explain_says_what_an_inconclusive_interval_holds():
+    noisy = estimate([1.0, -1.0, 2.0])
+    assert explain(INCONCLUSIVE, noisy, "The cause.").startswith(
+        "The 95 % interval over 3 seeds")
+    assert explain(INCONCLUSIVE, noisy, "The cause.").endswith("The cause.")
+    flat = estimate([0.0, 0.0, 0.0])
+    assert explain(INCONCLUSIVE, flat, "Nothing moves.").startswith("Every seed gives 0")
+    assert explain(SAME_DIRECTION, noisy, "The cause.") == "The cause."
+    row = claim("a claim", "limited", "1", Estimate.point(1.0), REPRODUCED, "unused")
+    assert row["why"] == "" and row["ours"] == "1"
+
+
+def test_fig01_judges_the_short_jobs_on_kalos_and_shows_helios_as_context():
+    fig = figures.figure("fig01")
+    data = fig.data()
+    rows = fig.claims(data)
+    kalos = rows[rows["trace"] == fig01_module.KALOS].set_index("claim")
+    helios = rows[rows["trace"] == fig01_module.HELIOS]
+    assert set(helios["verdict"]) == {NOT_RUN}
+    d = read_trace("acme").duration_s.astype(float)
+    short = estimate(100.0 * (d <= 600))
+    short_row = kalos.loc["more than 80 % of jobs last at most 10 min"]
+    assert short_row["verdict"] == judge(short, None, threshold=80.0, side=+1)
+    if short_row["verdict"] != REPRODUCED:                       # its why names the subset
+        assert f"keeps {num(d.size)} of the 62,413" in short_row["why"]
+    # the verdict follows the trace: a Kalos of short jobs reproduces the claim
+    fake = dict(data)
+    fake[fig01_module.KALOS] = np.full(50, 30.0)
+    verdicts = fig.claims(fake).set_index(["claim", "trace"])["verdict"]
+    assert verdicts["more than 80 % of jobs last at most 10 min",
+                    fig01_module.KALOS] == REPRODUCED
+
+
+def _with_peaks(data, peak: float):
+    out = copy.copy(data)
+    out.__dict__.pop("_memo", None)                             # its own measurements
+    out.metrics = data.metrics.copy(deep=True)
+    out.metrics["max_workers"].loc[dict(setup="limited", algorithm="allpass")] = peak
+    return out
+
+
+def test_the_cap_claim_is_one_judgement_on_figs_7_and_10(page):
+    _, data = page
+    cap = SETUPS["limited"]
+
+    def cap_rows(d):
+        seven = figures.figure("fig07").claims(d)
+        ten = figures.figure("fig10").claims(d)
+        return (seven[seven["claim"].str.startswith("Allpass never reaches")].iloc[0],
+                ten[ten["claim"].str.startswith("Allpass's peak serverful")].iloc[0])
+
+    below, below10 = cap_rows(_with_peaks(data, cap - 11))
+    assert below["verdict"] == REPRODUCED                      # a direction: below the cap
+    assert below10["verdict"] == SAME_DIRECTION                # 19 against the paper's 27
+    assert below["ours"] == below10["ours"]
+    above, above10 = cap_rows(_with_peaks(data, cap + 1))
+    assert above["verdict"] == above10["verdict"] == CONTRADICTED
+    assert "1 of 1 seeds reach the cap" in above["why"]
+
+
+def test_money_in_prose_is_escaped_from_mathjax(page):
+    _, data = page
+    text = figures.figure("fig09").findings(data)
+    assert "$" in text and "\\$" not in text                    # plain in the string
+    assert "\\$" in text._repr_markdown_()                       # escaped when rendered

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..base import Figure, Prose, check_size, pick
+from ..base import Figure, check_size, pick
 from .catalog import FIGURES
 from .common import ALGORITHMS, NAMES, SETUP_NAMES, SETUPS, _cache, runs, seed_list
 
@@ -46,26 +46,16 @@ def reproduce(size: str = "full", store=None, *, seeds: int | None = None, figur
                   seconds=time.perf_counter() - start)
 
 
-def summary(size: str = "small", *, seeds: int | None = None, store=None):
-    """Every Allpass page's claims in one table (the Allpass rows of the reproduction
-    summary)."""
-    return pd.concat([fig.claims(fig.data(size, seeds=seeds, store=store))
-                      for fig in FIGURES.values()],
-                     ignore_index=True)
-
-
-def summary_findings(table) -> Prose:
-    """The Allpass part of the summary page's prose, from :func:`summary`'s table."""
-    count = table["verdict"].value_counts()
-    agree, disagree, unknown = (int(count.get(v, 0)) for v in ("agrees", "disagrees",
-                                                                "not shown"))
-    off = table[table["verdict"] == "disagrees"]
-    col = "setup" if "setup" in table else table.columns[2]
-    where = "; ".join(f"{r['figure']}: {r['claim']} ({r[col]})" for _, r in off.iterrows())
-    return Prose(f"Of {len(table)} Allpass checks, {agree} agree, {disagree} disagree and "
-                 f"{unknown} {'is' if unknown == 1 else 'are'} not shown."
-                 + (f" The disagreements: {where}." if where else ""))
+def summary(size: str = "small", *, seeds: int | None = None, store=None) -> pd.DataFrame:
+    """Every claim of every Allpass page in one table: the columns of
+    :meth:`~lorasched.figures.base.Figure.claims` (the variant column of each page: ``trace``
+    for Fig. 1, ``setup`` for the others) and ``page``, the notebook of the claim's page."""
+    tables = []
+    for fig in FIGURES.values():
+        table = fig.claims(fig.data(size, seeds=seeds, store=store))
+        tables.append(table.assign(page=fig.page))
+    return pd.concat(tables, ignore_index=True)
 
 
 __all__ = ["ALGORITHMS", "FIGURES", "NAMES", "SETUPS", "SETUP_NAMES", "figure", "reproduce",
-           "runs", "seed_list", "summary", "summary_findings"]
+           "runs", "seed_list", "summary"]

@@ -1,16 +1,20 @@
 """What Allpass's section-5 pages share: sizes, the policies and their names, the paper's
-numbers, and the one batch of runs behind Figs. 6-12.
+numbers, the one batch of runs behind Figs. 6-12, and the per-seed estimates the verdicts
+are judged on.
 
 Sizes
 -----
 ``"full"`` is the paper's setting: 200 jobs (a Helios Venus window, durations / 5 and
 inter-arrival times / 15, work scaled to the paper's implied 332 A100-h, :mod:`lorasched.
 allpass.workload`), the limited (30 serverful A100s) and the unlimited setup, every policy,
-seeds 1-3 (± : one standard deviation over seeds). ``"small"`` runs 40 jobs and 2 seeds so
-that every page runs in seconds.
+seeds 1-20. ``"small"`` runs 40 jobs and 5 seeds so that every page runs in seconds.
+
+Every claim is judged on one value per seed (:meth:`AllpassData.est`, a mean with its 95 %
+interval, :func:`lorasched.figures.verdicts.estimate`); a gain or a ratio of two policies
+is computed per seed on the same scenario (paired), then estimated.
 
 Every run is kept whole (per-job JCTs, leases, ticks), not reduced to a metric: the pages
-draw CDFs and timelines. A run takes about half a second, so the pages run them directly
+draw CDFs and timelines. A run takes a fraction of a second, so the pages run them directly
 (:func:`runs`) rather than through the sweep store, and keep the batch in one file under the
 figure store (``<store>/allpass/<code fingerprint>-<seeds>.pkl``, without the offer book,
 which is rebuilt from the scenario), so that ``lorasched reproduce`` computes it once for
@@ -24,7 +28,6 @@ from __future__ import annotations
 
 import functools
 import pickle
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -36,9 +39,12 @@ from ... import systems
 from ...allpass.policies import LABELS
 from ...allpass.scalers import F0
 from ...allpass.scenario import allpass_scenario
+from ...allpass.workload import PAPER_JOBS, PAPER_WORK_H
 from ...experiments import Sweep
 from ...experiments.grid import code_fingerprint
-from ..base import Figure, atomic_file, check_size, default_store
+from ..base import Figure, Prose, atomic_file, check_size, default_store
+from ..numbers import interval, num, pct
+from ..verdicts import INCONCLUSIVE, REPRODUCED, Estimate, estimate, inconclusive_why
 
 #: the two deployment setups of sec. 5.1, as the scenario's capacity
 SETUPS = {"limited": 30, "unlimited": "none"}
@@ -93,7 +99,7 @@ PAPER_FIG11 = {"median": 2.86, "vs60": 71.01, "vs600": 35.94}
 #: Fig. 12 / A.2: average marketplace price, savings against Lambda and Modal, percent
 PAPER_FIG12 = {"price": 0.74, "vs_lambda": 42.6, "vs_modal": 64.7}
 _JOBS = {"full": 200, "small": 40}
-_SEEDS = {"full": 3, "small": 2}
+_SEEDS = {"full": 20, "small": 5}
 
 
 def seed_list(size: str, seeds: int | None = None) -> list[int]:
@@ -180,18 +186,30 @@ def metrics(results: dict) -> xr.Dataset:
     return ds
 
 
-def mean_sd(da) -> tuple[float, float]:
-    v = np.asarray(getattr(da, "values", da), dtype=float).ravel()
+def seeds_estimate(values) -> Estimate:
+    """:func:`~lorasched.figures.verdicts.estimate` of per-seed values, or an estimate of
+    NaNs (judged *inconclusive*, shown as missing) when no seed has a finite value."""
+    v = np.asarray(values, dtype=float)
+    if not np.isfinite(v).any():
+        return Estimate(np.nan, np.nan, np.nan, 0)
+    return estimate(v)
+
+
+def mean_sd(values) -> tuple[float, float]:
+    """Mean and standard deviation (ddof 1; 0 for one value) of per-seed values."""
+    v = np.asarray(getattr(values, "values", values), dtype=float).ravel()
     return float(v.mean()), (float(v.std(ddof=1)) if v.size > 1 else 0.0)
 
 
-def pct(x: float) -> str:
-    """A share as a percentage with one decimal."""
-    return f"{100 * x:.1f} %"
+def fmt(values, f=num) -> str:
+    """Per-seed values as ``mean ± sd`` for the data tables, each number by ``f``."""
+    mean, sd = mean_sd(values)
+    return f"{f(mean)} ± {f(sd)}" if sd > 0 else f(mean)
 
 
-def fmt(ms: tuple[float, float], digits: int = 2) -> str:
-    return f"{ms[0]:.{digits}f} ± {ms[1]:.{digits}f}"
+def share(x: float) -> str:
+    """A share (0-1) as a percentage without sign: ``68.5 %`` -> ``68 %``."""
+    return pct(100 * x, sign=False)
 
 
 class AllpassData:
@@ -203,9 +221,34 @@ class AllpassData:
         self.metrics = metrics(results)
         self.seeds = sorted({k[2] for k in results})
 
+    def cached(self, key, compute):
+        """``compute()``, computed once per ``key`` for these runs (a page's measured
+        tables are read by several of its claims)."""
+        memo = self.__dict__.setdefault("_memo", {})
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]
+
+    def values(self, metric: str, setup: str, algorithm: str) -> np.ndarray:
+        """One value of ``metric`` per seed."""
+        return self.metrics[metric].sel(setup=setup, algorithm=algorithm).values.astype(float)
+
     def m(self, metric: str, setup: str, algorithm: str) -> tuple[float, float]:
         """Mean and sd over seeds."""
-        return mean_sd(self.metrics[metric].sel(setup=setup, algorithm=algorithm))
+        return mean_sd(self.values(metric, setup, algorithm))
+
+    def est(self, metric: str, setup: str, algorithm: str, scale: float = 1.0) -> Estimate:
+        """The mean of ``metric`` (times ``scale``) with its 95 % interval over seeds."""
+        return seeds_estimate(scale * self.values(metric, setup, algorithm))
+
+    def per_seed(self, setup: str, algorithm: str, f) -> np.ndarray:
+        """``f(run)`` of each seed's run (NaN for a seed without that run)."""
+        return np.array([float(f(self.results[setup, algorithm, s]))
+                         if (setup, algorithm, s) in self.results else np.nan
+                         for s in self.seeds])
+
+    def has(self, setup: str, algorithm: str, seed: int) -> bool:
+        return (setup, algorithm, seed) in self.results
 
     def jct_min(self, setup: str, algorithm: str) -> np.ndarray:
         """Every job's JCT (min) over all seeds."""
@@ -230,25 +273,67 @@ class AllpassFigure(Figure):
         signature)."""
         return AllpassData(size, runs(size, seeds, progress, store))
 
-    def describe(self, data: AllpassData) -> str:
+    def setting(self, data: AllpassData) -> str:
+        """The setting of the runs, in one paragraph (markdown)."""
         first = data.run("limited", "allpass")
-        work = data.metrics["work_h"].sel(setup="limited", algorithm="allpass").values
-        return textwrap.fill(
-            f"{first.sizes['job']} jobs per run from a {first.attrs['source']} window "
-            f"(durations x {first.attrs['duration_scale']:g} x {first.attrs['work_scale']:.2f}"
-            f" (sizing '{first.attrs['sizing']}'), inter-arrival times x "
-            f"{first.attrs['iat_scale']:.4g}), A100-hours of work per seed: "
-            + ", ".join(f"{w:.0f}" for w in work)
-            + f". Seeds {', '.join(map(str, data.seeds))}; limited setup: "
-            f"{SETUPS['limited']} serverful A100s; unlimited: no cap (± : one standard "
-            "deviation over seeds).", width=76)
+        work = data.values("work_h", "limited", "allpass")
+        seeds = data.seeds
+        source = {"helios": "Helios Venus", "mixture": "mixture fitted to Seren"}.get(
+            first.attrs["source"], first.attrs["source"])
+        sizing = (f"the *cost sizing*: every job's work multiplied by "
+                  f"{num(first.attrs['work_scale'])}, one factor set so that "
+                  f"{num(PAPER_JOBS)} jobs hold, in expectation, the {num(PAPER_WORK_H)} "
+                  "A100-hours the paper's Modal bill implies"
+                  if first.attrs["sizing"] == "cost" else
+                  "the trace sizing: the scaled durations as they are")
+        return (
+            f"{num(first.sizes['job'])} jobs per run from a {source} window: trace "
+            f"durations times {num(first.attrs['duration_scale'])} ({sizing}), "
+            f"inter-arrival times times {num(first.attrs['iat_scale'])}; "
+            f"{num(work.mean())} A100-hours of work per seed on average "
+            f"({num(work.min())} to {num(work.max())}). Seeds {seeds[0]} to {seeds[-1]} "
+            f"({len(seeds)} runs of every policy); every verdict is judged on one value per "
+            "seed, its mean and 95 % interval (Student's t). The limited setup caps the "
+            f"serverful tier at {SETUPS['limited']} A100s; the unlimited one has no cap. "
+            "The data tables show the mean ± one standard deviation over seeds.")
+
+    def describe(self, data: AllpassData) -> Prose:
+        return Prose(self.setting(data))
 
 
 def paper_table(data: AllpassData, rows: list[tuple]) -> pd.DataFrame:
-    """A table of (label, setup, algorithm, metric, digits, paper) rows: ours (mean ± sd)
-    beside the paper's."""
+    """A table of (label, setup, algorithm, metric, scale, formatter, paper) rows: ours
+    (mean ± sd over seeds) beside the paper's (already formatted, or "")."""
     return pd.DataFrame([{"": label, "setup": setup, "policy": NAMES[alg],
-                          "lorasched": fmt(data.m(metric, setup, alg), digits),
+                          "lorasched": fmt(scale * data.values(metric, setup, alg), f),
                           "paper": paper}
-                         for label, setup, alg, metric, digits, paper in rows])
+                         for label, setup, alg, metric, scale, f, paper in rows])
 
+
+def explain(verdict: str, est: Estimate, mechanism: str, threshold: float = 0.0,
+            f=num) -> str:
+    """The ``why`` of a claim row: for an *inconclusive* one, what its interval holds (or,
+    when every seed gives the same number, that number), then ``mechanism``, the cause
+    the page measures."""
+    if verdict != INCONCLUSIVE:
+        return mechanism
+    if not est.spread:
+        lead = (f"Every seed gives {f(est.mean)}, which is the threshold {f(threshold)} "
+                "itself.")
+    else:
+        lead = inconclusive_why(est, threshold, f)
+    return f"{lead} {mechanism}".strip()
+
+
+def claim(claim: str, variant: str, paper: str, est: Estimate, verdict: str,
+          mechanism: str, f=num, threshold: float = 0.0, ours: str | None = None) -> dict:
+    """A claim row: ours as the estimate with its interval (``f`` formats each number),
+    the verdict, and for a row not reproduced, why (:func:`explain`)."""
+    return {"claim": claim, "variant": variant, "paper": paper,
+            "ours": interval(est, f) if ours is None else ours, "verdict": verdict,
+            "why": "" if verdict == REPRODUCED else explain(verdict, est, mechanism,
+                                                            threshold, f)}
+
+
+#: the clouds by the names the paper gives them
+CLOUD_NAMES = {"modal": "Modal", "vast": "Vast.ai", "lambda": "Lambda"}

@@ -1,71 +1,146 @@
-"""Allpass's Fig. 9: Cost breakdown by scheduler, the paper's numbers beside ours."""
+"""Allpass's Fig. 9: cost by scheduler, the paper's numbers beside ours."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ...allpass.clouds import PROVIDERS
-from ..base import Prose, paragraphs, verdict
+from ...allpass.workload import PAPER_WORK_H
+from ..base import Prose, paragraphs
+from ..numbers import interval, num, pct, seconds, usd
+from ..verdicts import judge
 from .common import (
+    CLOUD_NAMES,
     NAMES,
     PAPER_FIG9,
+    PAPER_FIG12,
     AllpassData,
     AllpassFigure,
+    claim,
     fmt,
-    pct,
+    seeds_estimate,
+    share,
 )
+from .fig07 import ratio
+from .fig12 import per_gpu_h
+
+
+def _busy_share(run) -> float:
+    """The share of the serverful workers' open ticks in which they were busy."""
+    open_ = run["workers"].values.sum()
+    return float(run["busy"].values.sum() / open_) if open_ > 0 else float("nan")
 
 
 class Fig09(AllpassFigure):
-    key, number, title = "fig09", "Fig. 9", "Cost breakdown by scheduler"
+    key, number, title = "fig09", "Fig. 9", "Cost by scheduler"
+    page = "allpass_fig09"
     ORDER = [("allpass", "limited"), ("tl_np", "limited"), ("tl_p", "limited"),
              ("sjf_np", "limited"), ("sjf_p", "limited"), ("allpass", "unlimited"),
              ("hpa", "unlimited"), ("modal", "unlimited")]
+
+    def cost(self, data: AllpassData, a: str, st: str) -> np.ndarray:
+        return data.values("cost_usd", st, a)
 
     def table(self, data: AllpassData) -> pd.DataFrame:
         rows = []
         for a, st in self.ORDER:
             rows.append({"policy": NAMES[a], "setup": st,
-                         "total ($)": fmt(data.m("cost_usd", st, a)),
-                         **{f"{PROVIDERS[p].name} ($)": fmt(data.m(f"cost_{p}_usd", st, a))
+                         "total": fmt(data.values("cost_usd", st, a), usd),
+                         **{CLOUD_NAMES[p]: fmt(data.values(f"cost_{p}_usd", st, a), usd)
                             for p in PROVIDERS},
-                         "work (A100-h)": f"{data.m('work_h', st, a)[0]:.0f}"})
+                         "work (A100-h)": fmt(data.values("work_h", st, a))})
         return pd.DataFrame(rows)
 
     def claim_rows(self, data: AllpassData):
-        c = {(a, st): data.m("cost_usd", st, a)[0] for a, st in self.ORDER}
-        al = c["allpass", "limited"]
-        au = c["allpass", "unlimited"]
-        sl = data.m("cost_modal_usd", "limited", "allpass")[0]
-        rows = [{"claim": "Allpass's total", "variant": "limited",
-                 "paper": f"${PAPER_FIG9['allpass']:.2f}", "ours": f"${al:.2f}",
-                 "verdict": "not shown"},
-                {"claim": "Allpass's serverless part of its total", "variant": "limited",
-                 "paper": f"{100 * PAPER_FIG9['allpass_serverless'] / PAPER_FIG9['allpass']:.1f}"
-                          " %", "ours": pct(sl / al),
-                 "verdict": verdict(sl / al <= 0.2)}]
+        al = self.cost(data, "allpass", "limited")
+        au = self.cost(data, "allpass", "unlimited")
+        total = seeds_estimate(al)
+        rows = [claim("Allpass's total", "limited", usd(PAPER_FIG9["allpass"]), total,
+                      judge(total, PAPER_FIG9["allpass"]), self._total_why(data), usd)]
+        sl = seeds_estimate(100 * data.values("cost_modal_usd", "limited", "allpass") / al)
+        paper_sl = 100 * PAPER_FIG9["allpass_serverless"] / PAPER_FIG9["allpass"]
+        rows.append(claim("Allpass's serverless part of its total", "limited",
+                          f"{pct(paper_sl, sign=False)} ({usd(PAPER_FIG9['allpass_serverless'])}"
+                          f" of {usd(PAPER_FIG9['allpass'])})", sl, judge(sl, paper_sl),
+                          self._serverless_why(data), lambda x: pct(x, sign=False)))
         for a, label, paper in (("tl", "Tiresias-L", PAPER_FIG9["tl"]),
                                 ("sjf", "SJF", PAPER_FIG9["sjf"])):
-            mine = [c[f"{a}_np", "limited"], c[f"{a}_p", "limited"]]
-            rows.append({"claim": f"Allpass costs less than {label} (both variants)",
-                         "variant": "limited", "paper": f"${paper:.2f}",
-                         "ours": f"${mine[0]:.2f} (NP), ${mine[1]:.2f} (P)",
-                         "verdict": verdict(al < min(mine))})
+            paper_saving = 100 * (1 - PAPER_FIG9["allpass"] / paper)
+            for variant in (f"{a}_np", f"{a}_p"):
+                saving = seeds_estimate(100 * (1 - al / self.cost(data, variant, "limited")))
+                rows.append(claim(f"Allpass's saving against {NAMES[variant]}", "limited",
+                                  f"{pct(paper_saving)} ({label}: {usd(paper)})", saving,
+                                  judge(saving, paper_saving),
+                                  self._saving_why(data, variant), pct))
         for a, key in (("hpa", "hpa_ratio"), ("modal", "modal_ratio")):
-            r = c[a, "unlimited"] / au
-            rows.append({"claim": f"{NAMES[a]}'s cost over Allpass's", "variant": "unlimited",
-                         "paper": f"{PAPER_FIG9[key]:.2f}x", "ours": f"{r:.2f}x",
-                         "verdict": verdict(r > 1)})
+            bill = self.cost(data, a, "unlimited")
+            r = seeds_estimate(bill / au)
+            rows.append(claim(f"{NAMES[a]}'s cost over Allpass's", "unlimited",
+                              ratio(PAPER_FIG9[key]), r,
+                              judge(r, PAPER_FIG9[key], threshold=1.0),
+                              self._ratio_why(data, a), ratio, threshold=1.0,
+                              ours=f"{interval(r, ratio)}; bills {usd(bill.mean())} against "
+                                   f"{usd(au.mean())} on average"))
         return rows
+
+    def _total_why(self, data: AllpassData) -> str:
+        work = data.values("work_h", "limited", "allpass")
+        price = data.m("vast_price_mean", "limited", "allpass")[0]
+        bills = {p: data.m(f"cost_{p}_usd", "limited", "allpass")[0] for p in PROVIDERS}
+        return (f"The runs carry {num(work.mean())} A100-hours of work on average "
+                f"({num(work.min())} to {num(work.max())} by seed) against the "
+                f"{num(PAPER_WORK_H)} the paper's bills imply, and Allpass's marketplace "
+                f"workers cost {per_gpu_h(price)} against the paper's "
+                f"{per_gpu_h(PAPER_FIG12['price'])} (Fig. 12); its bill splits into "
+                + ", ".join(f"{CLOUD_NAMES[p]} {usd(v)}" for p, v in bills.items()) + ".")
+
+    def _serverless_why(self, data: AllpassData) -> str:
+        served = 1 - data.m("demoted_share", "limited", "allpass")[0]
+        F = data.per_seed("limited", "allpass", lambda r: np.nanmean(r["F_s"].values))
+        return (f"{share(served)} of Allpass's jobs finish on the serverless tier and every "
+                f"demoted job ran there first, up to the threshold F ({seconds(F.mean())} on "
+                "average over the ticks); serverless time costs "
+                f"{per_gpu_h(PROVIDERS['modal'].price_per_gpu_h)}.")
+
+    def _saving_why(self, data: AllpassData, variant: str) -> str:
+        def vast(a):
+            return data.m("cost_vast_usd", "limited", a)[0]
+
+        def peak(a):
+            return data.m("max_workers", "limited", a)[0]
+
+        modal = data.m("cost_modal_usd", "limited", "allpass")[0]
+        served = 1 - data.m("demoted_share", "limited", "allpass")[0]
+        return (f"{NAMES[variant]} runs every job on rented machines: {usd(vast(variant))} "
+                f"of marketplace time with up to {num(peak(variant))} workers, against "
+                f"Allpass's {usd(vast('allpass'))} with up to {num(peak('allpass'))} plus "
+                f"{usd(modal)} of serverless time for the {share(served)} of jobs that never "
+                "leave it.")
+
+    def _ratio_why(self, data: AllpassData, a: str) -> str:
+        price = data.m("vast_price_mean", "unlimited", "allpass")[0]
+        if a == "modal":
+            bill = data.m("cost_usd", "unlimited", "modal")[0]
+            return (f"Modal bills {per_gpu_h(PROVIDERS['modal'].price_per_gpu_h)} for all "
+                    f"the work, {usd(bill)} per run on average; Allpass's marketplace workers "
+                    f"cost {per_gpu_h(price)} on "
+                    f"average against the paper's {per_gpu_h(PAPER_FIG12['price'])} "
+                    "(Fig. 12), so Modal's bill is a larger multiple of Allpass's here.")
+        peak = data.m("max_workers", "unlimited", "hpa")[0]
+        busy = data.per_seed("unlimited", "hpa", _busy_share)
+        return (f"HPA rents up to {num(peak)} serverful workers on average per seed, busy "
+                f"{share(np.nanmean(busy))} of their open time; its bill over Allpass's "
+                "follows that idle time.")
 
     def findings(self, data: AllpassData) -> Prose:
         c = {(a, st): data.m("cost_usd", st, a)[0] for a, st in self.ORDER}
         w = data.m("work_h", "limited", "allpass")[0]
+        modal = c["modal", "unlimited"]
         return paragraphs(
-            "Bills (mean over seeds): " + ", ".join(
-                f"{NAMES[a]} ({st}) ${c[a, st]:.2f}" for a, st in self.ORDER) + ".",
-            f"The runs carry {w:.0f} A100-hours of work on average (the paper's Modal bill "
-            f"implies about 332); Modal alone therefore costs ${c['modal', 'unlimited']:.0f}, "
-            f"{c['modal', 'unlimited'] / c['allpass', 'unlimited']:.2f} times Allpass without "
-            f"a cap and {c['modal', 'unlimited'] / c['allpass', 'limited']:.2f} times Allpass "
-            "under the cap.")
+            "Bills (means over seeds): " + ", ".join(
+                f"{NAMES[a]} ({st}) {usd(c[a, st])}" for a, st in self.ORDER) + ".",
+            f"The runs carry {num(w)} A100-hours of work on average (the paper's Modal bill "
+            f"implies about {num(PAPER_WORK_H)}); Modal alone therefore costs "
+            f"{usd(modal)}, {ratio(modal / c['allpass', 'unlimited'])} Allpass's bill without "
+            f"a cap and {ratio(modal / c['allpass', 'limited'])} Allpass's under the cap.")
