@@ -64,7 +64,8 @@ def test_findings_take_every_number_from_the_counts():
                            "the paper, 1 not run by the paper, 0 plot only.")
     assert "pdFTSP: 1 of 2 compared claims reproduced" in text
     assert "TITAN: none compared claims reproduced" not in text
-    assert 'Of the 4 rows that are not reproduced, 1 says "not explained"' in text
+    assert ('Of the 4 rows that are not reproduced, 1 has nothing to compare and says why; '
+            'of the other 3, 1 says "not explained"') in text
     numbers = [int(x) for x in re.findall(r"\b\d+\b", text.replace("(14)", ""))]
     assert sum(numbers) > 0
     explained = pd.concat([summary.tidy("pdftsp", P)])

@@ -106,7 +106,12 @@ def findings(table: pd.DataFrame) -> Prose:
                      + ", ".join(f"{row.get(v, 0)} {v}" for v in COMPARED[1:]) + ").")
     unexplained = int(total[NOT_EXPLAINED])
     off = int(total["claims"] - total.get(REPRODUCED, 0))
-    parts.append(f"Of the {off} rows that are not reproduced, "
+    not_compared = int(sum(total.get(v, 0) for v in NOT_COMPARED))
+    parts.append(f"Of the {off} rows that are not reproduced, {not_compared} "
+                 + ("has nothing to compare and says" if not_compared == 1
+                    else "have nothing to compare and say")
+                 + " why; of the other "
+                 f"{off - not_compared}, "
                  + (f"{unexplained} {'says' if unexplained == 1 else 'say'} "
                     f"\"{NOT_EXPLAINED}\"" if unexplained else "every one")
                  + (" and the rest carry" if unexplained else " carries")

@@ -27,7 +27,9 @@ other readings (:data:`READINGS`, limited setup) and two runs outside the paper'
 from __future__ import annotations
 
 import functools
+import os
 import pickle
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -120,6 +122,18 @@ def _cache(store, size: str, seeds: tuple[int, ...]) -> Path | None:
     return folder / f"{code_fingerprint('allpass')}-{'_'.join(map(str, seeds))}.pkl"
 
 
+#: the runs a process takes on at the least before :func:`_runs` starts several
+_PER_PROCESS = 100
+
+
+def _run(work) -> xr.Dataset:
+    """One checked run: ``(scenario, policy, options, seed)``."""
+    scenario, policy, options, seed = work
+    result = systems.simulate(scenario, policy, seed=seed, **options)
+    systems.check_result(result)
+    return result
+
+
 @functools.lru_cache(maxsize=4)
 def _runs(size: str, seeds: tuple[int, ...], progress: bool, path: Path | None) -> dict:
     scenarios = _scenarios(size, seeds)
@@ -133,11 +147,17 @@ def _runs(size: str, seeds: tuple[int, ...], progress: bool, path: Path | None) 
     cells = [(setup, seed, alg) for setup in SETUPS for seed in seeds for alg in ALGORITHMS]
     cells += [("limited", seed, key) for seed in seeds for key in READINGS]
     cells += [(setup, seed, key) for setup in SETUPS for seed in seeds for key in BEYOND_TEXT]
-    for setup, seed, alg in tqdm(cells, desc=f"Allpass runs ({size})", disable=not progress,
-                                 leave=False):
-        policy, options, _ = (READINGS | BEYOND_TEXT).get(alg, (alg, {}, ""))
-        result = systems.simulate(scenarios[setup, seed], policy, seed=seed, **options)
-        systems.check_result(result)
+    work = [(scenarios[setup, seed], *(READINGS | BEYOND_TEXT).get(alg, (alg, {}, ""))[:2],
+             seed) for setup, seed, alg in cells]
+    processes = min(os.cpu_count() or 1, len(cells) // _PER_PROCESS)
+    bar = functools.partial(tqdm, total=len(cells), desc=f"Allpass runs ({size})",
+                            disable=not progress, leave=False)
+    if processes > 1:  # each run is seeded: the same results in any process
+        with ProcessPoolExecutor(processes) as pool:
+            done = list(bar(pool.map(_run, work, chunksize=8)))
+    else:
+        done = [_run(w) for w in bar(work)]
+    for (setup, seed, alg), result in zip(cells, done, strict=True):
         out[setup, alg, seed] = result
     if path is not None:
         slim = {k: v.drop_vars("price_per_gpu_h") for k, v in out.items()}
