@@ -22,6 +22,7 @@ from ...pdftsp.workload import LOADS
 from ..base import Figure, check_size, default_store, gain
 from ..numbers import interval, num, pct, usd
 from ..verdicts import (
+    BAND,
     INCONCLUSIVE,
     NOT_RUN,
     REPRODUCED,
@@ -614,22 +615,24 @@ class SweepFigure(Figure):
 
     def magnitudes(self, ds: xr.Dataset, x) -> str:
         """The paper's gains at setting ``x`` (:attr:`paper_gains`) against ours: those that
-        either pdFTSP setting comes within a tenth of, and those that neither does."""
+        either pdFTSP setting comes within the verdict rule's band of (:data:`BAND`,
+        relative, on the means), and those that neither does."""
         col = _mean(ds).sel({self.axis: x})
         close, far = [], []
         for b, p in self.paper_gains.items():
             ours = {v: gain(_val(col, v), _val(col, b)) for v in (LEMMA2, CALIBRATED)}
-            near = [v for v, g in ours.items() if abs(g - p) <= 0.1 * abs(p)]
+            near = [v for v, g in ours.items() if abs(g - p) <= BAND * abs(p)]
             if near:
-                close.append(f"+{p:.2f} % over {b} ({_WITH[near[0]].lower()}: "
+                close.append(f"{pct(p)} over {b} ({_WITH[near[0]].lower()}: "
                              f"{_pct(ours[near[0]])})")
             else:
-                far.append(f"+{p:.2f} % over {b}")
+                far.append(f"{pct(p)} over {b}")
         where = self.where([x])
         if not close:
             return (f"The paper's gains {where} ({_and(far)}) are not reproduced in magnitude "
                     "by either pdFTSP setting.")
-        return (f"Of the paper's gains {where}, lorasched comes within a tenth of "
+        return (f"Of the paper's gains {where}, lorasched comes within "
+                f"{num(BAND * 100)} % of "
                 f"{_and(close)}" + (f"; the others ({_and(far)}) are not reproduced in "
                                     "magnitude by either pdFTSP setting." if far else "."))
 
