@@ -46,7 +46,6 @@ from .common import (
     ORACLE,
     TITAN_OPTIONS,
     VARIANTS,
-    SweepFigure,
     base,
     by_method,
     calibration,
@@ -62,6 +61,7 @@ from .overview import (
     titan_setting_verdicts,
     verdict_counts,
 )
+from .sweep_figure import SweepFigure
 
 __all__ = ["ALGORITHMS", "BASELINES", "CALIBRATED", "FIGURES", "LEMMA2", "NAMES", "ORACLE",
            "TITAN_OPTIONS", "VARIANTS", "SweepFigure", "base", "by_method", "calibration",

@@ -11,7 +11,6 @@ from .common import (
     CALIBRATED,
     LEMMA2,
     VARIANTS,
-    SweepFigure,
     _and,
     _gain_rows,
     _leader,
@@ -28,6 +27,7 @@ from .common import (
     trend_text,
     trend_verdict,
 )
+from .sweep_figure import SweepFigure
 
 
 class Fig04(SweepFigure):

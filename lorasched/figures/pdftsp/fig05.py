@@ -13,7 +13,6 @@ from .common import (
     CALIBRATED,
     LEMMA2,
     VARIANTS,
-    SweepFigure,
     _and,
     _change,
     _rank_rows,
@@ -24,6 +23,7 @@ from .common import (
     trend_text,
     trend_verdict,
 )
+from .sweep_figure import SweepFigure
 
 
 class Fig05(SweepFigure):

@@ -10,7 +10,6 @@ from .common import (
     CALIBRATED,
     LEMMA2,
     VARIANTS,
-    SweepFigure,
     _and,
     _cap,
     _leader,
@@ -24,6 +23,7 @@ from .common import (
     estimate_of,
     ours_pct,
 )
+from .sweep_figure import SweepFigure
 
 
 class Fig06(SweepFigure):

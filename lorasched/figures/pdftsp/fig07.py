@@ -12,7 +12,6 @@ from ..verdicts import REPRODUCED
 from .common import (
     CALIBRATED,
     LEMMA2,
-    SweepFigure,
     _and,
     _best_at,
     _cap,
@@ -26,6 +25,7 @@ from .common import (
     _val,
     _who,
 )
+from .sweep_figure import SweepFigure
 
 
 class Fig07(SweepFigure):

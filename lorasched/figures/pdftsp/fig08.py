@@ -9,7 +9,6 @@ from .common import (
     CALIBRATED,
     LEMMA2,
     VARIANTS,
-    SweepFigure,
     _and,
     _change,
     _gain_rows,
@@ -29,6 +28,7 @@ from .common import (
     trend_text,
     trend_verdict,
 )
+from .sweep_figure import SweepFigure
 
 
 def _load_mean(label) -> float:

@@ -9,7 +9,6 @@ from ..verdicts import REPRODUCED
 from .common import (
     CALIBRATED,
     LEMMA2,
-    SweepFigure,
     _and,
     _change,
     _mean,
@@ -19,6 +18,7 @@ from .common import (
     _val,
     _who,
 )
+from .sweep_figure import SweepFigure
 
 
 class Fig09(SweepFigure):

@@ -18,7 +18,6 @@ from .common import (
     CALIBRATED,
     LEMMA2,
     VARIANTS,
-    SweepFigure,
     _and,
     _cap,
     _declaration,
@@ -28,6 +27,7 @@ from .common import (
     by_method,
     estimate_of,
 )
+from .sweep_figure import SweepFigure
 
 #: branch-and-bound nodes of the exact OPT's search on the tiny instances: the search is
 #: stopped by a count, so the bound is the same on every machine (a wall-clock limit would

@@ -19,7 +19,6 @@ from ..verdicts import (
 from .common import (
     CALIBRATED,
     LEMMA2,
-    SweepFigure,
     _and,
     _load_name,
     _mean,
@@ -34,6 +33,7 @@ from .common import (
     trend_verdict,
 )
 from .fig04 import Fig04
+from .sweep_figure import SweepFigure
 
 REPEATS = 3  # each cell runs three times back to back; times are the median
 def log_slope(da: xr.DataArray, axis: str = "nodes") -> dict:
