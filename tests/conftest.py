@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from _book import build_book
@@ -47,5 +48,14 @@ def browser(chromium):
 @pytest.fixture(scope="session")
 def built_book(tmp_path_factory):
     """The book built with small parameters (once per pytest process: the tests that use
-    it share the xdist group "book", so that one worker builds it)."""
+    it share the xdist group "book", so that one worker builds it).
+
+    ``LORASCHED_BUILT_BOOK``: the site (``<dest>/_build/html``) of a book that
+    ``tests/_book.build_book`` built before, reused as it is, for a developer iterating on
+    the checks of the built book (never set in CI)."""
+    if os.environ.get("LORASCHED_BUILT_BOOK"):
+        site = Path(os.environ["LORASCHED_BUILT_BOOK"])
+        if not (site / "index.html").is_file():
+            pytest.fail(f"LORASCHED_BUILT_BOOK={site} holds no built site (index.html)")
+        return site
     return build_book(tmp_path_factory.mktemp("book") / "book")

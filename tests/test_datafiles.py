@@ -120,6 +120,24 @@ def test_load_by_key_or_path_and_its_errors(tmp_path):
         datafiles.read(tmp_path)
 
 
+def test_a_page_that_quotes_derived_numbers_writes_and_links_their_table(tmp_path):
+    fig = FIGURES["titan"]["fig04"]
+    assert fig.quotes and not FIGURES["titan"]["table2"].quotes
+    data = fig.data("small")
+    links = datafiles.data_files(fig, data, "small", folder=tmp_path)
+    assert links.files == ("titan/fig04.nc", "titan/fig04_claims.csv",
+                           "titan/fig04_quoted.csv")
+    written = pd.read_csv(tmp_path / "titan" / "fig04_quoted.csv")
+    pd.testing.assert_frame_equal(written, fig.quoted(data))
+    assert len(written) >= 2 and all(q in fig.findings(data) for q in written["as quoted"])
+    assert 'href="../data/titan/fig04_quoted.csv"' in links._repr_html_()
+    assert "titan/fig04_quoted.csv" in datafiles.expected_files()
+    assert "titan/table2_quoted.csv" not in datafiles.expected_files()
+    given = written.iloc[:1]  # the page's own table, when it computed it already
+    datafiles.data_files(fig, data, "small", folder=tmp_path, quoted=given)
+    assert len(pd.read_csv(tmp_path / "titan" / "fig04_quoted.csv")) == 1
+
+
 def test_pages_sharing_data_share_one_file_written_once(tmp_path):
     """Allpass's pages draw from the same runs: one file, rewritten only when they
     change."""

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 import xarray as xr
 
@@ -14,6 +15,7 @@ from lorasched.cli import main
 from lorasched.experiments import grid, run_sweep, without_timings
 from lorasched.figures import pdftsp as figures
 from lorasched.figures.base import Prose
+from lorasched.figures.pdftsp import day
 from lorasched.figures.pdftsp import fig13 as fig13_module
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
@@ -291,7 +293,7 @@ def test_fig04_findings_follow_the_data():
     assert "K = 50 is the most overloaded cluster" in text  # why Titan wins there
     assert ("within 25 % of +156 % over NTM (with the constants calibrated on the "
             "held-out day: +146 %)") in text
-    assert "Titan's welfare grows by 0.3 % (7,277, then 7,297), EFT's grows by 11.4 %" in text
+    assert "Titan's welfare grows by 0.3 % (7,277, then 7,297), EFT's grows by 11 %" in text
     assert "Titan nearly stops gaining" in text and "10 rounds of column generation" in text
     assert "3182 of 7113 tasks, EFT 3600, although the offered work is only 0.55x" in text
     # a weaker Titan: the numbers follow, and the sentences that explain its lead go
@@ -513,3 +515,14 @@ def test_reproduce_together_runs_two_systems_in_one_batch(tmp_path):
     _, again = reproduce_together(by_system, "small", tmp_path, serial=True, progress=False)
     assert all(again[n].computed == 0 and again[n].skipped == per[n].computed
                for n in by_system)
+
+
+def test_the_day_page_shows_priced_out_tasks_in_words_not_a_describe_dump():
+    po = pd.DataFrame({"task": [1, 2, 3, 4, 5], "compute_used": [0.1, 0.2, 0.3, 0.4, 0.5],
+                       "lam_hat": [1.0, 2.0, 3.0, 4.0, 5.0], "lam_floor": [0.5] * 5})
+    table = day.priced_out_table({"priced_out": po})
+    assert table.index.tolist() == ["compute in use on its best schedule's cells",
+                                    "compute price λ there", "Lemma 2's floor for λ there"]
+    assert table.loc["compute in use on its best schedule's cells"].tolist() == [
+        "", "20 %", "30 %", "40 %"]
+    assert table.loc["compute price λ there"].tolist() == ["v_max per sample", "2", "3", "4"]

@@ -9,9 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lorasched.figures import styled
+from lorasched.figures import quoted_table, styled
 from lorasched.figures import verdicts as v
 from lorasched.figures.base import Figure, Prose
+from lorasched.figures.numbers import pct, quote
 from lorasched.model.errors import InputError
 
 
@@ -91,3 +92,30 @@ def test_atomic_file_lets_overlapping_writers_finish_and_leaves_nothing_on_failu
         tmp.write_bytes(b"half")
         raise RuntimeError("interrupted")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["runs.pkl"]
+
+
+class _Quoting(Figure):
+    """A page whose findings derive a gain and whose why quotes a constant."""
+
+    number = "Fig. 0"
+
+    def claim_rows(self, data):
+        return [{"claim": "a", "paper": "+19 %", "ours": "+84 %", "verdict": v.SAME_DIRECTION,
+                 "why": f"TITAN merges {quote('merged share, %', data['merged'])} of jobs."}]
+
+    def findings(self, data, at: str = "K = 5"):
+        return Prose(f"At {at} Titan grows by {quote(f'growth at {at}, %', data['g'], pct)}"
+                     f" and again by {quote(f'growth at {at}, %', data['g'], pct)}.")
+
+
+def test_quoted_lists_each_number_the_findings_and_why_derive_once():
+    page, data = _Quoting(), {"g": 11.789, "merged": 41.2}
+    table = page.quoted(data, at="K = 20")
+    assert list(table.columns) == ["quantity", "value", "as quoted"]
+    assert table.values.tolist() == [["growth at K = 20, %", 11.789, "+12 %"],
+                                     ["merged share, %", 41.2, "41.2"]]
+    assert "+12 %" in page.findings(data) and "41.2" in page.why(data)
+    assert _Page([]).quoted(None).empty
+    shown = quoted_table(table).to_html()
+    assert "11.789" in shown and "+12 %" in shown
+    assert "quotes no number" in quoted_table(_Page([]).quoted(None))

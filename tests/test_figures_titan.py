@@ -11,6 +11,7 @@ import pytest
 import lorasched.figures.titan as figures
 import lorasched.present.titan as plots
 from lorasched.figures.base import VERDICTS
+from lorasched.figures.numbers import num
 from lorasched.figures.titan.common import PAPER_TABLE3, PAPER_TABLE4
 from lorasched.figures.verdicts import NOT_EXPLAINED, REPRODUCED
 
@@ -57,6 +58,12 @@ def test_fig04_claims_name_each_workload():
     assert (off["why"] != NOT_EXPLAINED).all()
     show = plots.duration_cdf(df), plots.gpu_requests(df)
     assert all(len(f.data) == 2 for f in show)
+    table = fig.workload_table(df)  # the workloads in a few numbers, not a describe() dump
+    assert table["workload"].tolist() == list(figures.WORKLOADS.values())
+    assert table["jobs"].tolist() == df.groupby("workload", sort=False).size().tolist()
+    assert table["median length alone"].str.endswith(" min").all()
+    assert table["GPUs requested, at most"].tolist() == \
+        df.groupby("workload", sort=False)["gpus"].max().tolist()
 
 
 def test_table3_and_fig05_claims_from_the_sweep(sweep_data):
@@ -155,6 +162,10 @@ def test_solve_page_lists_every_solve(sweep_data):
     claims = fig.claims(ds)
     assert len(claims) == 4
     assert claims["paper"].str.startswith(("0.005 s", "0.16 s")).all()
+    table = fig.solve_table(df)
+    assert table["MILP solves"].tolist() == df.groupby("workload", sort=False).size().tolist()
+    largest = df.groupby("workload", sort=False)["solve_ms"].max()
+    assert table["solve time, largest"].tolist() == [f"{num(x)} ms" for x in largest]
 
 
 def test_authors_page_ladder_runs_from_their_setup_to_the_papers(tmp_path):

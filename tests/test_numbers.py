@@ -34,3 +34,26 @@ def test_interval():
     assert n.interval(est, n.signed_pct) == "+84 % (95 %: +74 % to +94 %, 3 seeds)"
     assert n.interval(Estimate.point(2.5)) == "2.5"
     assert n.interval(Estimate(2.5, 2.5, 2.5, 4)) == "2.5 (4 seeds, all equal)"
+
+
+def test_quote_formats_and_records_only_inside_quoting():
+    assert n.quote("a gain, %", 11.79, n.signed_pct) == "+12 %"  # no block open: not kept
+    with n.quoting() as rows:
+        assert n.quote("Titan's growth, %", 11.789, n.signed_pct) == "+12 %"
+        assert n.quote("nodes", 10_000) == "10,000"
+        n.quote("missing", math.nan)  # a missing number is printed, never recorded
+        with n.quoting() as inner:  # an inner block takes its own rows
+            n.quote("inner", 1.5)
+    assert rows == [("Titan's growth, %", 11.789, "+12 %"), ("nodes", 10000.0, "10,000")]
+    assert inner == [("inner", 1.5, "1.5")]
+    assert n.quote("after", 2.0) == "2"
+
+
+def test_quote_interval_names_the_mean_and_bounds():
+    with n.quoting() as rows:
+        text = n.quote_interval("change, %", Estimate(9.5, -44.4, 63.5, 2), n.signed_pct)
+        point = n.quote_interval("fixed", Estimate.point(3.0))
+    assert text == "+9.5 % (95 %: -44 % to +64 %, 2 seeds)" and point == "3"
+    assert [r[0] for r in rows] == ["change, %, mean over seeds", "change, %, 95 % low",
+                                    "change, %, 95 % high", "fixed"]
+    assert [r[1] for r in rows] == [9.5, -44.4, 63.5, 3.0]

@@ -5,7 +5,9 @@ notebook shows it) is read number by number. A number is *held* when
 
 * its digits appear as a number of the page's claims table (the CSV the page wrote, the
   ``why`` column too: the table the page shows states the measured reason with its
-  number, and the prose may quote it);
+  number, and the prose may quote it), or it is one of the page's quoted numbers (the
+  CSV of :meth:`Figure.quoted <lorasched.figures.base.Figure.quoted>`: a number the
+  prose derives from the data, named, with its unrounded value);
 * or a value of the page's data (the netCDF file the page wrote: every variable,
   coordinate, dimension size and numeric attribute; and each variable's mean over its
   ``seed`` dimension) printed at the number's precision is that number: 0.3462 holds
@@ -245,36 +247,6 @@ def book_unheld(notebooks: Path, site: Path) -> tuple[list[Unheld], int]:
     return found, pages
 
 
-#: OPEN WORK, to be emptied: the unheld numbers the check found on the small book when it
-#: was written, by page (derived ratios, constants and timings that the pages' prose
-#: quotes but neither their claims table nor their data file holds yet). A page may not
-#: have more; a page not named here may have none.
-KNOWN_UNHELD = {"notebooks/calibration": 2, "notebooks/fig04_scale": 5,
-                "notebooks/fig05_vendors": 2, "notebooks/fig06_capacity": 2,
-                "notebooks/fig08_load": 2, "notebooks/fig12_competitiveness": 2,
-                "notebooks/fig13_runtime": 5, "notebooks/titan_authors": 2,
-                "notebooks/titan_fig04": 2, "notebooks/titan_solve": 3}
-
-
-def over_allowance(found: list[Unheld], known: dict[str, int]) -> list[str]:
-    """The pages with more unheld numbers than ``known`` allows them."""
-    count: dict[str, int] = {}
-    for u in found:
-        count[u.page] = count.get(u.page, 0) + 1
-    return [f"{page}: {n} unheld, {known.get(page, 0)} known" for page, n in
-            sorted(count.items()) if n > known.get(page, 0)]
-
-
-def test_the_allowance_names_a_page_with_one_number_more():
-    found = [Unheld("notebooks/fig05_vendors", "2.5 %", "…"),
-             Unheld("notebooks/fig05_vendors", "9.5 %", "…"),
-             Unheld("notebooks/fig07_traces", "6.0", "…")]
-    assert over_allowance(found, KNOWN_UNHELD) == ["notebooks/fig07_traces: 1 unheld, 0 known"]
-    assert over_allowance(found[:2], KNOWN_UNHELD) == []
-    assert over_allowance(found[:2], {"notebooks/fig05_vendors": 1}) == [
-        "notebooks/fig05_vendors: 2 unheld, 1 known"]
-
-
 @pytest.mark.browser
 @pytest.mark.xdist_group("book")
 def test_every_number_in_a_figure_page_prose_is_held_by_its_table_or_data(request):
@@ -282,9 +254,8 @@ def test_every_number_in_a_figure_page_prose_is_held_by_its_table_or_data(reques
     found, pages = book_unheld(site.parents[1] / "notebooks", site)
     assert pages >= 25, f"only {pages} figure pages with prose and data files found"
     listing = "\n  ".join(str(u) for u in found)
-    over = over_allowance(found, KNOWN_UNHELD)
-    assert not over, (f"{'; '.join(over)}. The {len(found)} number(s) in figure pages' "
-                      f"prose that neither the claims table nor the data hold:\n  {listing}")
+    assert not found, (f"{len(found)} number(s) in figure pages' prose that neither the "
+                       f"claims table, the quoted numbers nor the data hold:\n  {listing}")
 
 
 # ------------------------------------------------------------------- the check itself

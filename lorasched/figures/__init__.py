@@ -8,8 +8,9 @@ behind each page as files (:mod:`.datafiles`) that :func:`load` reads back.
 """
 
 from . import allpass, datafiles, pdftsp, titan
-from .base import Figure, Prose, default_store, reproduce, styled
+from .base import Figure, Prose, default_store, quoted_table, reproduce, styled
 from .datafiles import FIGURES, data_files, load
 
 __all__ = ["FIGURES", "Figure", "Prose", "allpass", "data_files", "datafiles",
-           "default_store", "load", "pdftsp", "reproduce", "styled", "titan"]
+           "default_store", "load", "pdftsp", "quoted_table", "reproduce", "styled",
+           "titan"]

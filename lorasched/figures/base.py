@@ -119,6 +119,9 @@ class Figure:
     data_name: str = ""
     number: str = ""  # "Fig. 8"
     title: str = ""
+    #: whether the page's prose quotes numbers it derives from the data (:meth:`quoted`):
+    #: its data files then include their table
+    quotes: bool = False
 
     def __repr__(self) -> str:
         return f"<{self.system} {self.number}: {self.title}>"
@@ -221,6 +224,18 @@ class Figure:
     def findings(self, data) -> Prose:
         """The page's closing prose; every number in it comes from ``data``."""
         return Prose("")
+
+    def quoted(self, data, **findings_options) -> pd.DataFrame:
+        """The numbers the page's prose (:meth:`findings`, given ``findings_options``, and
+        :meth:`why`) derives from ``data`` rather than reads off its tables -- a gain
+        between two settings, a constant, a median time -- each named, with its unrounded
+        value and as the prose prints it (every :func:`~lorasched.figures.numbers.quote`
+        they make), a repeated one once. The page shows this table and its data files
+        include it."""
+        with numbers.quoting() as rows:
+            self.findings(data, **findings_options)
+            self.why(data)
+        return pd.DataFrame(list(dict.fromkeys(rows)), columns=numbers.QUOTED_COLUMNS)
 
 
 def pick(figures: dict, key: str) -> Figure:
@@ -339,3 +354,15 @@ def styled(table):
     out = out.format(_cell)
     out = out.format_index(_cell, axis="index")
     return out.set_properties(**{"text-align": "left"})
+
+
+def quoted_table(table: pd.DataFrame):
+    """A page's table of quoted numbers (:meth:`Figure.quoted`) for display: each value
+    to six significant digits beside the number as the prose prints it; a sentence when
+    the prose quotes none."""
+    if table.empty:
+        return Prose("The prose above quotes no number beyond its tables and its data.")
+    out = table.copy()
+    out["value"] = [f"{v:,.6g}" for v in out["value"]]
+    return styled(out).set_table_styles([{"selector": "td, th",
+                                          "props": "padding: 0.1em 1.2em 0.1em 0"}])

@@ -80,6 +80,17 @@ def file_names(fig: Figure) -> tuple[str, str]:
             f"{fig.system}/{fig.key}_claims.csv")
 
 
+def quoted_name(fig: Figure) -> str | None:
+    """The figure's table of quoted numbers, relative to a data folder
+    (``pdftsp/fig04_quoted.csv``), for a figure whose prose quotes numbers it derives
+    (:attr:`Figure.quotes <lorasched.figures.base.Figure.quotes>`); else None."""
+    return f"{fig.system}/{fig.key}_quoted.csv" if fig.quotes else None
+
+
+def _names(fig: Figure) -> list[str]:
+    return [*file_names(fig), *([quoted_name(fig)] if fig.quotes else [])]
+
+
 # --------------------------------------------------------------------------- writing
 
 
@@ -365,20 +376,23 @@ def load(key, folder=None, *, size: str = "full"):
 class DataLinks:
     """What a page shows: links to its figure's data files (HTML; text elsewhere)."""
 
-    def __init__(self, fig: Figure, files: tuple[str, str], sizes: tuple[int, int]):
+    def __init__(self, fig: Figure, files: tuple[str, ...], sizes: tuple[int, ...]):
         self.fig, self.files, self.sizes = fig, files, sizes
 
     def _repr_html_(self) -> str:
-        nc, csv = (html.escape(f"../{SITE_FOLDER}/{f}") for f in self.files)
+        href = [html.escape(f"../{SITE_FOLDER}/{f}") for f in self.files]
+        name = [html.escape(Path(f).name) for f in self.files]
         key = html.escape(f"{self.fig.system}/{self.fig.key}")
+        quoted = (f', and <a href="{href[2]}" download>{name[2]}</a> (the numbers its prose '
+                  f"derives from them, {_human(self.sizes[2])})" if len(self.files) > 2
+                  else "")
         return (f'<p class="lorasched-data">The data behind this page: '
-                f'<a href="{nc}" download>{html.escape(Path(self.files[0]).name)}</a> '
+                f'<a href="{href[0]}" download>{name[0]}</a> '
                 f"(netCDF, {_human(self.sizes[0])}: every number its plots and verdicts "
-                f'are computed from) and <a href="{csv}" download>'
-                f"{html.escape(Path(self.files[1]).name)}</a> (its claims table, "
-                f"{_human(self.sizes[1])}). <code>lorasched.figures.load(\"{key}\")</code> "
-                "reads the first back; checksums in "
-                f'<a href="../{SITE_FOLDER}/{MANIFEST}">{MANIFEST}</a>.</p>')
+                f'are computed from), <a href="{href[1]}" download>'
+                f"{name[1]}</a> (its claims table, {_human(self.sizes[1])}){quoted}. "
+                f"<code>lorasched.figures.load(\"{key}\")</code> reads the first back; "
+                f'checksums in <a href="../{SITE_FOLDER}/{MANIFEST}">{MANIFEST}</a>.</p>')
 
     def __repr__(self) -> str:
         return f"data files: {', '.join(self.files)}"
@@ -392,22 +406,30 @@ def _human(n: int) -> str:
     return f"{n} bytes"  # pragma: no cover
 
 
-def data_files(fig: Figure, data, size: str = "full", folder=None) -> DataLinks:
-    """Write ``fig``'s data (what its page computed) and its claims table into ``folder``
-    (default :func:`data_folder` of ``size``); the page's links to them."""
+def data_files(fig: Figure, data, size: str = "full", folder=None, *,
+               quoted: pd.DataFrame | None = None) -> DataLinks:
+    """Write ``fig``'s data (what its page computed), its claims table and, for a figure
+    that :attr:`~lorasched.figures.base.Figure.quotes`, its table of quoted numbers
+    (``quoted``, if the page computed it already; else :meth:`Figure.quoted
+    <lorasched.figures.base.Figure.quoted>`) into ``folder`` (default :func:`data_folder`
+    of ``size``); the page's links to them."""
     folder = data_folder(size) if folder is None else Path(folder)
     nc, csv = file_names(fig)
     if written_digest(folder / nc) != digest(data):  # pages sharing a file write it once
         write(data, folder / nc, figure=f"{fig.system}/{fig.data_name or fig.key}",
               size=size)
     fig.claims(data).to_csv(folder / csv, index=False)
-    return DataLinks(fig, (nc, csv), ((folder / nc).stat().st_size,
-                                      (folder / csv).stat().st_size))
+    if fig.quotes:
+        (fig.quoted(data) if quoted is None else quoted).to_csv(
+            folder / quoted_name(fig), index=False)
+    names = tuple(_names(fig))
+    return DataLinks(fig, names, tuple((folder / n).stat().st_size for n in names))
 
 
 def expected_files() -> list[str]:
-    """Every figure's two files, relative to a data folder, in catalogue order."""
-    names = [f for figs in FIGURES.values() for fig in figs.values() for f in file_names(fig)]
+    """Every figure's files (two, or three with its quoted numbers), relative to a data
+    folder, in catalogue order."""
+    names = [f for figs in FIGURES.values() for fig in figs.values() for f in _names(fig)]
     return list(dict.fromkeys(names))  # a shared file once
 
 
@@ -460,7 +482,9 @@ def listing() -> pd.DataFrame:
         for fig in figs.values():
             nc, csv = file_names(fig)
             rows.append({"key": f"{system}/{fig.key}", "page": f"{fig.number}: {fig.title}",
-                         "data (netCDF)": _anchor(nc), "claims (CSV)": _anchor(csv)})
+                         "data (netCDF)": _anchor(nc), "claims (CSV)": _anchor(csv),
+                         "quoted numbers (CSV)": _anchor(quoted_name(fig)) if fig.quotes
+                         else ""})
     return pd.DataFrame(rows)
 
 

@@ -2,13 +2,20 @@
 
 A page formats a value once, with these helpers, and uses the same string in its claims
 table and its prose, so the two cannot disagree (the book's tests read the prose's
-numbers back from the table and the data). Dollar amounts are written ``$1,234``; a
+numbers back from the table and the data). A number the prose derives from the data
+rather than reads off a table (a gain between two settings, a constant, a median time) is
+formatted with :func:`quote`, which names it: the page's table of quoted numbers
+(:meth:`Figure.quoted <lorasched.figures.base.Figure.quoted>`) lists each with its
+unrounded value. Dollar amounts are written ``$1,234``; a
 :class:`~lorasched.figures.base.Prose` escapes their ``$`` from MathJax.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 #: what a missing number shows
 MISSING = "—"
@@ -80,3 +87,42 @@ def interval(est, fmt=num, unit_seeds: str = "seeds") -> str:
 def signed_pct(x) -> str:
     """:func:`pct` with its sign (for use as an :func:`interval` formatter)."""
     return pct(x, sign=True)
+
+
+#: the columns of a page's table of quoted numbers
+QUOTED_COLUMNS = ["quantity", "value", "as quoted"]
+#: the rows :func:`quote` records while a :func:`quoting` block is open (None: none is)
+_QUOTES: ContextVar[list | None] = ContextVar("lorasched_quotes", default=None)
+
+
+def quote(quantity: str, value, fmt: Callable = num) -> str:
+    """``fmt(value)``, the way a page's prose prints a number it derives from its data;
+    inside :func:`quoting` the number is also recorded as a row ``(quantity, value, as
+    quoted)`` of the page's table of quoted numbers. ``quantity`` names what it is
+    ("Titan's welfare growth from K = 15 to 20, %")."""
+    text = fmt(value)
+    rows = _QUOTES.get()
+    if rows is not None and _finite(value):
+        rows.append((str(quantity), float(value), text))
+    return text
+
+
+def quote_interval(quantity: str, est, fmt: Callable = num,
+                   unit_seeds: str = "seeds") -> str:
+    """:func:`interval` of ``est``, its mean and bounds each a :func:`quote` (``quantity``
+    with ", mean over seeds", ", 95 % low", ", 95 % high")."""
+    names = iter([f"{quantity}, mean over seeds", f"{quantity}, 95 % low",
+                  f"{quantity}, 95 % high"] if est.spread else [quantity])
+    return interval(est, lambda x: quote(next(names), x, fmt), unit_seeds)
+
+
+@contextmanager
+def quoting() -> Iterator[list]:
+    """Collect the rows :func:`quote` records inside the block (a list, filled as the
+    block runs; a repeated row once)."""
+    rows: list = []
+    token = _QUOTES.set(rows)
+    try:
+        yield rows
+    finally:
+        _QUOTES.reset(token)

@@ -24,6 +24,7 @@ from ...pdftsp.auction import default_alpha_beta
 from ...pdftsp.scenario import to_arrays
 from ...pdftsp.workload import synthetic_scenario
 from ..base import Figure, check_size, gain, paragraphs
+from ..numbers import quote
 from .common import _SEEDS, CALIBRATION_SEEDS, _pct, base, calibration_grid
 
 RULES = {"Lemma 2": "lemma2", "v_max units": "vmax"}
@@ -37,6 +38,7 @@ def base_of(ds: xr.Dataset) -> dict:
 class Calibration(Figure):
     system = "pdftsp"
     key, number, title = "calibration", "Calibration", "pdFTSP's α and β on a held-out day"
+    quotes = True
     page = "calibration"
 
     def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
@@ -118,11 +120,13 @@ class Calibration(Figure):
             f"{near} of the {surf.size} pairs of the grid come within 3 % of the evaluation "
             "days' best; the calibrated pair is " + ("one of them." if chosen_close
                                                       else "not among them."),
-            f"The Lemma-2 rule (α = {lemma['alpha']:.3g}, β = {lemma['beta']:.4g}) gives "
+            f"The Lemma-2 rule (α = {quote('α of the Lemma-2 rule', lemma['alpha'])}, "
+            f"β = {quote('β of the Lemma-2 rule', lemma['beta'])}) gives "
             f"{lemma['evaluation days']:.0f} on the evaluation days, "
             f"{_pct(gain(lemma['evaluation days'], cal['evaluation days']))} against the "
             f"calibrated pair; measuring money in units of v_max instead (α = "
-            f"{vmax['alpha']:.3g}, β = {vmax['beta']:.4g}, no scan) gives "
+            f"{quote('α in units of v_max', vmax['alpha'])}, "
+            f"β = {quote('β in units of v_max', vmax['beta'])}, no scan) gives "
             f"{vmax['evaluation days']:.0f} "
             f"({_pct(gain(vmax['evaluation days'], cal['evaluation days']))})."]
         return paragraphs(" ".join(text))

@@ -19,7 +19,7 @@ from ...pdftsp.auction import ALPHA_GRID, BETA_GRID
 from ...pdftsp.baselines import titan as _titan
 from ...pdftsp.workload import LOADS
 from ..base import check_size, default_store
-from ..numbers import interval, num, pct, usd
+from ..numbers import interval, num, pct, quote, quote_interval, signed_pct, usd
 from ..verdicts import (
     INCONCLUSIVE,
     NOT_RUN,
@@ -352,12 +352,20 @@ def _change(ds: xr.Dataset, alg: str, at0: dict, at1: dict,
     est = estimate_of(100.0 * (b / a.where(a > 0) - 1.0))
     if not est.spread and est.mean == 0:
         return "does not change", est
+    what = f"{alg}'s {var} change from {_where_text(at0)} to {_where_text(at1)}, %"
     if est.holds(0.0):
-        return f"changes by {ours_pct(est)}, a direction the seeds cannot tell", est
+        return (f"changes by {quote_interval(what, est, signed_pct)}, a direction the seeds "
+                "cannot tell"), est
     if est.mean > 0:
-        return "rises by " + interval(est, lambda x: pct(x, sign=False)), est
+        return "rises by " + quote_interval(what, est, lambda x: pct(x, sign=False)), est
     down = Estimate(-est.mean, -est.high, -est.low, est.n)
-    return "falls by " + interval(down, lambda x: pct(x, sign=False)), est
+    return ("falls by " + quote_interval(what.replace(" change ", " fall "), down,
+                                         lambda x: pct(x, sign=False)), est)
+
+
+def _where_text(at: dict) -> str:
+    """``{"vendors": 1}`` as "vendors = 1"."""
+    return ", ".join(f"{k} = {v}" for k, v in at.items())
 
 
 def fit_trend(da: xr.DataArray, axis: str, x=None, transform=None) -> Estimate:
@@ -437,8 +445,8 @@ _MIP_OPTION_WORDS = {
         "changes seen in earlier branchings, instead of trial solves of candidate branches, "
         "strong branching)" if v == 0 else None),
     "mip_pool_soft_limit": lambda v: (
-        f"a cut pool (the cutting planes HiGHS keeps and re-applies) held to about {num(v)} "
-        f"cut{'' if v == 1 else 's'}"),
+        f"a cut pool (the cutting planes the HiGHS solver keeps and re-applies) held to about "
+        f"{num(v)} cut{'' if v == 1 else 's'}"),
 }
 
 
@@ -450,18 +458,21 @@ def _titan_solve(mip: str, nodes: int) -> str:
         extra = [w for k, f in _MIP_OPTION_WORDS.items() if k in options
                  and (w := f(options[k]))]
         return ("is solved by RENS (relaxation enforced neighbourhood search): the columns "
-                "the column-generation LP sets to 0 or 1 are fixed there and the MILP over its "
-                f"fractional columns alone is solved by branch and bound, with at most "
-                f"{num(nodes)} nodes" + (", " + _and(extra) if extra else "")
+                "the column-generation linear program sets to 0 or 1 are fixed there and the "
+                "MILP over its fractional columns alone is solved by branch and bound, with "
+                "at most " + quote("Titan's branch-and-bound node limit per slot", nodes)
+                + " nodes" + (", " + _and(extra) if extra else "")
                 + ", with no branching over the fixed columns")
     if nodes == 0:
-        return ("is not branched on (`mip_max_nodes = 0`): HiGHS rounds the column-generation "
-                "LP's solution by fixing the columns it already sets to 0 or 1 and solving a "
-                "small MILP over the rest, and keeps that solution")
+        return ("is not branched on (`mip_max_nodes = 0`): the HiGHS solver rounds the "
+                "column-generation linear program's solution by fixing the columns it already "
+                "sets to 0 or 1 and solving a small MILP over the rest, and keeps that solution")
     if nodes == 1:
-        return ("is solved at the root node only (root LP, cuts and HiGHS's cheap "
-                "heuristics, no branching)")
-    return f"is solved with at most {num(nodes)} branch-and-bound nodes"
+        return ("is solved at the root node only (its linear relaxation, cuts and the HiGHS "
+                "solver's cheap heuristics, no branching)")
+    return ("is solved with at most "
+            + quote("Titan's branch-and-bound node limit per slot", nodes)
+            + " branch-and-bound nodes")
 
 
 def _titan_branches(ds: xr.Dataset | None = None) -> bool:

@@ -19,6 +19,7 @@ from ...pdftsp import diagnostics
 from ...pdftsp.auction import declared_bounds
 from ...pdftsp.mechanism import AuctionReplay
 from ..base import Prose, paragraphs
+from ..numbers import num
 from .common import CALIBRATED, LEMMA2, _pct
 
 #: policy label -> (algorithm, options); the calibrated pair is added by :func:`mechanism`
@@ -51,6 +52,36 @@ def mechanism(scenario: xr.Dataset, *, calibrated: dict | None = None,
     return {"merging": merging,
             "priced_out": diagnostics.priced_out(scenario, constants="lemma2"),
             "b_bar": pd.Series(b_bar, name="b_bar (v_min)")}
+
+
+#: the columns of :func:`lorasched.pdftsp.diagnostics.priced_out` a reader is shown, in words
+PRICED_OUT_WORDS = {
+    "compute_used": ("compute in use on its best schedule's cells", "share"),
+    "memory_used": ("memory in use on its best schedule's cells", "share"),
+    "lam_hat": ("compute price λ there", "v_max per sample"),
+    "lam_floor": ("Lemma 2's floor for λ there", "v_max per sample"),
+    "phi_hat": ("memory price φ there", "v_max·s per GB and slot"),
+    "phi_floor": ("Lemma 2's floor for φ there", "v_max·s per GB and slot"),
+    "compute_charge": ("compute's part of the price quoted", "share"),
+    "value_density": ("its bid per sample", "v_min"),
+}
+
+
+def priced_out_table(m: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The tasks pdFTSP with the Lemma-2 constants prices out (:func:`mechanism`'s
+    ``priced_out``), one row per measured quantity in words with its unit: the quartiles
+    over those tasks (shares as percentages)."""
+    po = m["priced_out"]
+    rows = []
+    for column, (what, unit) in PRICED_OUT_WORDS.items():
+        if column not in po:
+            continue
+        q = po[column].quantile([0.25, 0.5, 0.75]).to_numpy()
+        fmt = ((lambda x: _pct(100 * x, "")) if unit == "share"
+               else (lambda x: num(float(x))))
+        rows.append({"quantity": what, "unit": "" if unit == "share" else unit,
+                     "25 %": fmt(q[0]), "median": fmt(q[1]), "75 %": fmt(q[2])})
+    return pd.DataFrame(rows).set_index("quantity")
 
 
 def mechanism_findings(m: dict[str, pd.DataFrame]) -> Prose:

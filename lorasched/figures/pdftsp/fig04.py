@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import gain, paragraphs
+from ..numbers import pct, quote
 from ..verdicts import REPRODUCED
 from .common import (
     _SCALE,
@@ -101,7 +102,9 @@ class Fig04(SweepFigure):
         g = {a: gain(w[a][1], w[a][0]) for a in w}
 
         def moved(a):
-            return (f"{'grows' if g[a] > 0 else 'falls'} by {abs(g[a]):.1f} % "
+            by = quote(f"{a}'s welfare change from K = {k0} to {k1}, %", abs(g[a]),
+                       lambda v: pct(v, sign=False))
+            return (f"{'grows' if g[a] > 0 else 'falls'} by {by} "
                     f"({_num(w[a][0])}, then {_num(w[a][1])})")
 
         text = [f"**Titan at large K.** From K = {k0} to {k1} Titan's welfare "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...model import profiles
 from ..base import paragraphs
-from ..numbers import num, pct
+from ..numbers import num, pct, quote
 from ..verdicts import INCONCLUSIVE, REPRODUCED, inconclusive_why, judge
 from .common import (
     CALIBRATED,
@@ -80,20 +80,24 @@ class Fig06(SweepFigure):
             ratio = {a: _val(m, a, gpu="A100") / _val(m, a, gpu="A40") for a in labels}
             more = [a for a in labels if ratio[a] > 1]
             lo, hi = min(ratio.values()), max(ratio.values())
+            lo = quote("the smallest ratio of an algorithm's welfare on all-A100 to all-A40",
+                       lo)
+            hi = quote("the largest ratio of an algorithm's welfare on all-A100 to all-A40",
+                       hi)
             speed, m100, m40 = self.node_ratio()
             why = (f"in lorasched's profiles an A100 node processes {num(speed)} times the "
                    f"samples per slot of an A40 and has {num(m100)} GB of memory "
                    f"against {num(m40)} GB, room for more adapters next to the shared "
                    "base model")
             if len(more) == len(labels):
-                parts.append(f"Every algorithm earns {num(lo)} to {num(hi)} times as much on the "
+                parts.append(f"Every algorithm earns {lo} to {hi} times as much on the "
                              f"all-A100 cluster as on the all-A40 one, as in the paper: {why}.")
             else:
                 fewer = [a for a in labels if a not in more]
                 parts.append(f"{_cap(_who(more)) or 'No algorithm'} earn"
                              f"{'s' if len(more) == 1 else ''} more on the all-A100 cluster "
-                             f"than on the all-A40 one, {_who(fewer)} not ({num(lo)} to "
-                             f"{num(hi)} times as much), although {why}.")
+                             f"than on the all-A40 one, {_who(fewer)} not ({lo} to "
+                             f"{hi} times as much), although {why}.")
         parts += [self.standing(ds, CALIBRATED), self.standing(ds, LEMMA2)]
         if "mix" in gpus:
             col = m.sel(gpu="mix")

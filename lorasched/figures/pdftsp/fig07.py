@@ -7,7 +7,7 @@ import numpy as np
 from ...model import traces as _traces
 from ...pdftsp.workload import LOADS
 from ..base import gain, paragraphs
-from ..numbers import num, pct
+from ..numbers import num, pct, quote
 from ..verdicts import REPRODUCED
 from .common import (
     CALIBRATED,
@@ -89,8 +89,10 @@ class Fig07(SweepFigure):
         if all(_best_at(m, "trace", CALIBRATED)):
             margins = [gain(_val(m, CALIBRATED, trace=x), _val(m, _leader(m.sel(trace=x)), trace=x))
                        for x in xs]
-            tuned = tuned[:-1] + (", by " + _and(f"{_pct(g, '')} ({name[x]})" for g, x in
-                                                 zip(margins, xs, strict=True))
+            tuned = tuned[:-1] + (", by " + _and(
+                quote(f"{CALIBRATED} over the best baseline on {name[x]}, %", g,
+                      lambda v: _pct(v, "")) + f" ({name[x]})"
+                for g, x in zip(margins, xs, strict=True))
                                   + " over the best baseline, as the paper reports.")
         return paragraphs(_sentences(tuned, self.standing(ds, LEMMA2)),
                           _sentences(self._least(ds), self._titan(ds)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..base import gain, paragraphs
+from ..numbers import quote
 from ..verdicts import INCONCLUSIVE, REPRODUCED
 from .common import (
     BASELINES,
@@ -89,7 +90,11 @@ class Fig08(SweepFigure):
             return [gain(_val(m, CALIBRATED, load=x), _val(m, b, load=x)) for x in xs]
 
         def listed(bs):
-            return "; ".join(f"over {b} " + ", ".join(_pct(g) for g in gains(b)) for b in bs)
+            return "; ".join(
+                f"over {b} " + ", ".join(
+                    quote(f"{CALIBRATED} against {b} at the {_load_name(x)} load, %",
+                          g, _pct) for g, x in zip(gains(b), xs, strict=True))
+                for b in bs)
 
         def growth(a):
             return gain(_val(m, a, load=hi), _val(m, a, load=lo))
@@ -119,15 +124,28 @@ class Fig08(SweepFigure):
             tuned.append(
                 "Titan's per-slot MILP gains more from a busier slot: from the "
                 f"{_load_name(lo)} to the {_load_name(hi)} load its welfare grows by "
-                f"{_pct(growth('Titan'), '')} "
+                f"{quote(_grew('Titan', lo, hi), growth('Titan'), _plain)} "
                 f"({_num(_val(m, 'Titan', load=lo))} to {_num(_val(m, 'Titan', load=hi))}), "
-                f"pdFTSP's by {_pct(growth(CALIBRATED), '')}; it chooses among all of a slot's "
+                f"pdFTSP's by {quote(_grew(CALIBRATED, lo, hi), growth(CALIBRATED), _plain)}; "
+                "it chooses among all of a slot's "
                 "arrivals at once, but this page does not trace whether that is why.")
         g2, gt = growth(LEMMA2), growth("Titan")
         lemma2 = _sentences(
             self.standing(ds, LEMMA2), self.prices_out(ds, hi),
             f"From the {_load_name(lo)} to the {_load_name(hi)} load its welfare "
             f"{'grows' if g2 > 0 else 'falls'} by "
-            f"{'only ' if 0 < g2 < gt else ''}{_pct(abs(g2), '')}, Titan's by {_pct(gt, '')}.")
+            f"{'only ' if 0 < g2 < gt else ''}{quote(_grew(LEMMA2, lo, hi), abs(g2), _plain)}, "
+            f"Titan's by {quote(_grew('Titan', lo, hi), gt, _plain)}.")
         return paragraphs(_sentences(*tuned), lemma2, self.magnitudes(ds, hi),
                           self.oracle(ds, hi))
+
+
+def _grew(alg: str, lo, hi) -> str:
+    """The name of a quoted welfare growth between two loads."""
+    return (f"{alg}'s welfare change from the {_load_name(lo)} to the "
+            f"{_load_name(hi)} load, %")
+
+
+def _plain(g: float) -> str:
+    """A percentage without its sign (the prose says "grows" or "falls")."""
+    return _pct(g, "")

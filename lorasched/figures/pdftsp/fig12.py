@@ -10,7 +10,7 @@ from ...pdftsp.auction import default_alpha_beta
 from ...pdftsp.scenario import to_arrays
 from ...pdftsp.workload import LOADS, synthetic_scenario
 from ..base import check_size, paragraphs
-from ..numbers import interval, num
+from ..numbers import interval, num, quote
 from ..verdicts import CONTRADICTED, INCONCLUSIVE, inconclusive_why, judge, judge_all
 from .common import (
     _SCALE,
@@ -104,12 +104,16 @@ class Fig12(SweepFigure):
             inside = a >= a2 * (1 - 1e-9) and b >= b2 * (1 - 1e-9)
             worst = max(float(by_method(x, "competitive_ratio").sel(algorithm=variant).max())
                         for x in data.values())
-            rows.append({"pdFTSP": VARIANTS[variant], "α": num(a), "β": num(b),
-                         "α / α of Lemma 2": num(a / a2), "β / β of Lemma 2": num(b / b2),
+            name = f"{variant}: "
+            rows.append({"pdFTSP": VARIANTS[variant], "α": quote(name + "α", a),
+                         "β": quote(name + "β", b),
+                         "α / α of Lemma 2": quote(name + "α / α of Lemma 2", a / a2),
+                         "β / β of Lemma 2": quote(name + "β / β of Lemma 2", b / b2),
                          "within Lemma 2": "yes" if inside else "no",
-                         "Theorem 5 guarantee, at least": num(1 + max(a, b)) if inside
-                         else "none",
-                         "worst ratio measured": num(worst),
+                         "Theorem 5 guarantee, at least":
+                             quote(name + "Theorem 5's guarantee, 1 + max{α, β}",
+                                   1 + max(a, b)) if inside else "none",
+                         "worst ratio measured": quote(name + "worst ratio measured", worst),
                          "paper's empirical bound": num(self.paper_bound)})
         return pd.DataFrame(rows)
 

@@ -10,7 +10,7 @@ import xarray as xr
 
 from ...experiments import Sweep
 from ..base import Figure, check_size, gain
-from ..numbers import num, pct
+from ..numbers import num, pct, quote
 from ..verdicts import BAND
 from . import common
 from .common import (
@@ -43,6 +43,7 @@ class SweepFigure(Figure):
     system = "pdftsp"
     variant_column = "pdFTSP"
     axis = ""
+    quotes = True
 
     def axes(self, size: str) -> dict:
         raise NotImplementedError
@@ -118,8 +119,9 @@ class SweepFigure(Figure):
             text = f"{who} is below {_and(above) or 'the best baseline'} {self.every}"
             if above and detail_at is not None:
                 text += f" ({self.where([detail_at])}: " + ", ".join(
-                    f"{_pct(gain(value(variant, detail_at), value(b, detail_at)))} against {b}"
-                    for b in above) + ")"
+                    quote(f"{variant} against {b} {self.where([detail_at])}, %",
+                          gain(value(variant, detail_at), value(b, detail_at)), _pct)
+                    + f" against {b}" for b in above) + ")"
             return text + (f" and above {_and(below)}." if below else ".")
         wins = [x for x, ok in zip(xs, best, strict=True) if ok]
         where = self.where(wins)
@@ -129,7 +131,10 @@ class SweepFigure(Figure):
         for x in (x for x, ok in zip(xs, best, strict=True) if not ok):
             lead = _leader(m.sel({axis: x}))
             g = gain(value(variant, x), value(lead, x))
-            behind.append(f"{self.where([x])} it is {abs(g):.1f} % below {lead}")
+            behind.append(f"{self.where([x])} it is "
+                          + quote(f"{variant} below {lead} {self.where([x])}, %",
+                                  abs(g), lambda v: pct(v, sign=False))
+                          + f" below {lead}")
         return f"{who} is the best {where} ({len(wins)} of {len(xs)}); {_and(behind)}."
 
     def prices_out(self, ds: xr.Dataset, x) -> str:
@@ -158,7 +163,8 @@ class SweepFigure(Figure):
                 f"no bids) reaches a welfare of {_num(titan)}, admitting "
                 f"{_val(adm, 'Titan'):.0f} tasks; the welfare oracle, which sees every bid, "
                 f"{_num(oracle)} with {_val(adm, ORACLE):.0f} ("
-                f"{_pct(gain(oracle, titan))}).")
+                + quote(f"the welfare oracle against Titan {self.where([x])}, %",
+                        gain(oracle, titan), _pct) + ").")
         beats = [v for v in (LEMMA2, CALIBRATED) if _val(m, v) > oracle]
         if beats:
             who = _who(beats)
@@ -166,7 +172,10 @@ class SweepFigure(Figure):
                     f"{'is' if len(beats) == 1 else 'are'} above even the oracle."
         else:
             text += (" Neither pdFTSP setting reaches the oracle ("
-                     + ", ".join(f"{VARIANTS[v]} {_pct(gain(_val(m, v), oracle))}"
+                     + ", ".join(f"{VARIANTS[v]} "
+                                 + quote(f"{v} against the welfare oracle "
+                                         f"{self.where([x])}, %", gain(_val(m, v), oracle),
+                                         _pct)
                                  for v in (LEMMA2, CALIBRATED)) + ").")
         return text
 
@@ -175,16 +184,17 @@ class SweepFigure(Figure):
         either pdFTSP setting comes within the verdict rule's band of (:data:`BAND`,
         relative, on the means), and those that neither does."""
         col = _mean(ds).sel({self.axis: x})
+        where = self.where([x])
         close, far = [], []
         for b, p in self.paper_gains.items():
             ours = {v: gain(_val(col, v), _val(col, b)) for v in (LEMMA2, CALIBRATED)}
             near = [v for v, g in ours.items() if abs(g - p) <= BAND * abs(p)]
             if near:
                 close.append(f"{pct(p)} over {b} ({_WITH[near[0]].lower()}: "
-                             f"{_pct(ours[near[0]])})")
+                             + quote(f"{near[0]} against {b} {where}, %",
+                                     ours[near[0]], _pct) + ")")
             else:
                 far.append(f"{pct(p)} over {b}")
-        where = self.where([x])
         if not close:
             return (f"The paper's gains {where} ({_and(far)}) are not reproduced in magnitude "
                     "by either pdFTSP setting.")

@@ -40,7 +40,7 @@ from ...systems import simulate
 from ...titan.lut import MODELS
 from ...titan.scenario import AUTHORS_CKPT_S, titan_scenario
 from ..base import check_size, paragraphs
-from ..numbers import num, pct, seconds
+from ..numbers import num, pct, quote, seconds
 from ..verdicts import CONTRADICTED, INCONCLUSIVE, SAME_DIRECTION
 from .common import (
     PAPER_TABLE3,
@@ -129,6 +129,7 @@ def _ladder_step(k: int) -> tuple[dict, dict]:
 
 class AuthorsSetup(TitanFigure):
     key, number = "authors", "Authors' setup"
+    quotes = True
     title = "TITAN as the authors' code runs it"
     variant_column = "workload"
     page = "titan_authors"
@@ -456,31 +457,48 @@ class AuthorsSetup(TitanFigure):
         gain = 100 * (grid[t] / grid[s] - 1)
         merge = 100 * (grid[t] / grid[nm] - 1)
         tir = 100 * (grid[r] / grid[s] - 1)
+        vs_srtf = "average JCT against SRTF's over the workloads, %"
         out = [f"Over the {len(grid)} workloads, TITAN's average JCT is "
-               f"{pct(gain.max())} to {pct(gain.min())} against SRTF's (median "
-               f"{pct(gain.median())}; the paper's Table 3: "
+               f"{quote(f'TITAN: {vs_srtf}, largest', gain.max(), pct)} to "
+               f"{quote(f'TITAN: {vs_srtf}, smallest', gain.min(), pct)} against SRTF's (median "
+               f"{quote(f'TITAN: {vs_srtf}, median', gain.median(), pct)}; the paper's Table 3: "
                f"{pct(paper_change('titan', 'srtf'))}), and the task merger changes it by "
-               f"{pct(merge.max())} to {pct(merge.min())} against TITAN without it. "
-               f"Tiresias' average JCT is {pct(tir.min())} to {pct(tir.max())} from SRTF's "
-               f"(median {pct(tir.median())})."]
+               + quote("the task merger's change of TITAN's average JCT, %, largest",
+                       merge.max(), pct) + " to "
+               + quote("the task merger's change of TITAN's average JCT, %, smallest",
+                       merge.min(), pct) + " against TITAN without it. "
+               f"Tiresias' average JCT is {quote(f'Tiresias: {vs_srtf}, smallest', tir.min(), pct)}"
+               f" to {quote(f'Tiresias: {vs_srtf}, largest', tir.max(), pct)} from SRTF's "
+               f"(median {quote(f'Tiresias: {vs_srtf}, median', tir.median(), pct)})."]
         lad = self.ladder(data)
         gap = 100 * (lad[r] / lad[s] - 1)
         hi, lo = int(tir.idxmax()), int(tir.abs().idxmin())
         order = self.order_table(data)
         fifo = 100 * (order["FIFO"] / order["SRTF"] - 1)
+        gap_name = f"Tiresias' average JCT against SRTF's on FM-1-{_LADDER_MODEL}, %"
+        fifo_name = "FIFO's average JCT against SRTF's, %"
+        in_theirs, at_64 = gap_name + ", the authors' setup", gap_name + ", 64 GPUs"
         out.append(f"Tiresias' gap to SRTF is largest on {grid['workload'][hi]} "
                    f"({grid['jobs'][hi]} jobs, {pct(tir[hi])}) and smallest on "
                    f"{grid['workload'][lo]} ({grid['jobs'][lo]} jobs, {pct(tir[lo])}); on "
-                   f"FM-1-{_LADDER_MODEL} it is {pct(gap.iloc[0])} in the authors' setup and "
-                   f"{pct(gap.iloc[-2])} once the cluster has 64 GPUs (the steps below). FIFO "
+                   f"FM-1-{_LADDER_MODEL} it is "
+                   f"{quote(in_theirs, gap.iloc[0], pct)} in the authors' "
+                   f"setup and {quote(at_64, gap.iloc[-2], pct)} once the "
+                   f"cluster has 64 GPUs (the steps below). FIFO "
                    f"(first in, first out: arrival order, never preempting) is "
-                   f"{pct(fifo.min())} to {pct(fifo.max())} from SRTF on the same workloads "
-                   f"(on {grid['workload'][hi]} {pct(fifo[hi])}): the order a queue is served "
-                   "in, which Tiresias keeps within each of its queues.")
+                   f"{quote(fifo_name + ', smallest', fifo.min(), pct)} to "
+                   f"{quote(fifo_name + ', largest', fifo.max(), pct)} from SRTF on the same "
+                   f"workloads (on {grid['workload'][hi]} "
+                   + quote(fifo_name + ", " + str(grid["workload"][hi]), fifo[hi], pct)
+                   + "): the order "
+                   "a queue is served in, which Tiresias keeps within each of its queues.")
         jct = lad[t].to_numpy()
         srtf = lad[s].to_numpy()
-        steps = [f"{row.change}: TITAN {pct(100 * (jct[k] / jct[k - 1] - 1))}, SRTF "
-                 f"{pct(100 * (srtf[k] / srtf[k - 1] - 1))}"
+        steps = [f"{row.change}: TITAN "
+                 + quote(f"{row.change}: TITAN's average JCT change, %",
+                         100 * (jct[k] / jct[k - 1] - 1), pct) + ", SRTF "
+                 + quote(f"{row.change}: SRTF's average JCT change, %",
+                         100 * (srtf[k] / srtf[k - 1] - 1), pct)
                  for k, row in enumerate(lad.itertuples()) if k > 0]
         out.append(f"From the authors' setup to the paper's on FM-1-{_LADDER_MODEL}, one "
                    f"change at a time, each step's effect on the average JCT: "
@@ -492,7 +510,9 @@ class AuthorsSetup(TitanFigure):
         per = {alg: np.polyfit(ck["checkpoint (s)"], ck[LABELS[alg]], 1)[0] * 3600
                for alg in _ALGS}
         out.append("On FM-1-vit each second of checkpoint per start adds "
-                   + ", ".join(f"{seconds(v)} to {LABELS[a]}'s" for a, v in per.items())
+                   + ", ".join(quote(f"{LABELS[a]}'s average JCT per second of checkpoint, "
+                                     "s (a fitted slope)", v, seconds) + f" to {LABELS[a]}'s"
+                               for a, v in per.items())
                    + " average JCT (slope of a line through the four costs); at the "
                    f"default {seconds(AUTHORS_CKPT_S)} the policies start each job "
                    + ", ".join(f"{num(starts[LABELS[a]].iloc[mid])} ({LABELS[a]})"
@@ -508,8 +528,12 @@ class AuthorsSetup(TitanFigure):
                    f"{num(jct[theirs])} h against {num(jct[own])} h ({num(jct[nomerge])} h "
                    f"without merging); with their candidates but lorasched's merged length "
                    f"it is {num(jct[cross])} h, so the candidate rule moves it by "
-                   f"{num(by_candidates, sign=True)} h and the length rule (a merged job as "
-                   f"long as its first member alone) by {num(by_length, sign=True)} h. Under "
+                   + quote("the authors' candidate rule's change of TITAN's average JCT, h",
+                           by_candidates, lambda v: num(v, sign=True))
+                   + " h and the length rule (a merged job as "
+                   "long as its first member alone) by "
+                   + quote("the authors' length rule's change of TITAN's average JCT, h",
+                           by_length, lambda v: num(v, sign=True)) + " h. Under "
                    f"the authors' objective as well (the merger as their simulator ran it) it "
                    f"is {num(jct[run])} h with {num(mt.loc[run, 'jobs merged'])} jobs merged. "
                    f"Not weighing restarts, TITAN starts each job "

@@ -8,7 +8,7 @@ import pandas as pd
 from ...titan.helios import DAY_S, SHORT_S, WINDOW_S, filtered_jobs, short_job_fraction
 from ...titan.scenario import titan_scenario
 from ..base import Figure, check_size, paragraphs
-from ..numbers import minutes, pct
+from ..numbers import minutes, pct, quote
 from ..verdicts import NO_NUMBER, REPRODUCED, Estimate
 from .common import WORKLOADS, base, judged
 
@@ -17,6 +17,7 @@ class Fig04(Figure):
     system = "titan"
     variant_column = "workload"
     key, number, title = "fig04", "Fig. 4", "Job duration and GPU requests of the workloads"
+    quotes = True
 
     def data(self, size: str = "small", seed: int = 1, **_) -> pd.DataFrame:
         """One row per job of each workload at density 1 (seed 1): its duration alone on
@@ -64,6 +65,23 @@ class Fig04(Figure):
         return rows
 
     @staticmethod
+    def workload_table(df: pd.DataFrame) -> pd.DataFrame:
+        """The workloads in a few numbers, one row each: jobs, the median and longest job
+        alone on its requested GPUs, the shares within 30 minutes and on more than one GPU,
+        and the largest request."""
+        rows = []
+        for wl, g in df.groupby("workload", sort=False):
+            rows.append({
+                "workload": wl, "jobs": len(g),
+                "median length alone": minutes(np.median(g["duration_h"]) * 60),
+                "longest": minutes(g["duration_h"].max() * 60),
+                "within 30 min": pct(np.mean(g["duration_h"] <= SHORT_S / 3600) * 100,
+                                     sign=False),
+                "on more than one GPU": pct(np.mean(g["gpus"] > 1) * 100, sign=False),
+                "GPUs requested, at most": int(g["gpus"].max())})
+        return pd.DataFrame(rows)
+
+    @staticmethod
     def window_short() -> float:
         """Share of the filtered Helios jobs submitted in the workload's 8-hour window of a
         day that last at most 30 minutes (the pool the Helios-derived workload draws from)."""
@@ -76,8 +94,9 @@ class Fig04(Figure):
         for wl, g in df.groupby("workload", sort=False):
             short = np.mean(g["duration_h"] <= SHORT_S / 3600) * 100
             multi = np.mean(g["gpus"] > 1) * 100
-            parts.append(f"{wl}: {len(g)} jobs, median "
-                         f"{minutes(np.median(g['duration_h']) * 60)} alone on the requested "
+            median = quote(f"{wl}: median job duration alone on its requested GPUs, min",
+                           np.median(g["duration_h"]) * 60, minutes)
+            parts.append(f"{wl}: {len(g)} jobs, median {median} alone on the requested "
                          f"GPUs, {pct(short, sign=False)} within 30 min, "
                          f"{pct(multi, sign=False)} ask "
                          f"for more than one GPU, at most {int(g['gpus'].max())}")

@@ -9,13 +9,14 @@ import pandas as pd
 from ...systems import simulate
 from ...titan.scenario import titan_scenario
 from ..base import paragraphs
-from ..numbers import num, seconds
+from ..numbers import num, quote, seconds
 from ..verdicts import REPRODUCED
 from .common import PAPER_SOLVE, WORKLOADS, TitanFigure, judged
 
 
 class SolveTime(TitanFigure):
     key, number, title = "solve", "Sec. 3", "The MILP's solve time"
+    quotes = True
 
     def decisions(self, ds, seed: int = 1) -> pd.DataFrame:
         """Every MILP solve of TITAN at density 1 on each workload (the sweep's scenario,
@@ -31,6 +32,22 @@ class SolveTime(TitanFigure):
                 "candidates": run["decision_candidates"].values,
                 "solve_ms": 1000 * run["solve_s"].values}))
         return pd.concat(frames, ignore_index=True)
+
+    @staticmethod
+    def solve_table(decisions: pd.DataFrame) -> pd.DataFrame:
+        """The MILP's solves (:meth:`decisions`) in a few numbers, one row per workload:
+        how many, the units and merge candidates each was offered (median, largest) and its
+        time (median, mean, largest)."""
+        rows = []
+        for wl, g in decisions.groupby("workload", sort=False):
+            rows.append({
+                "workload": wl, "MILP solves": len(g),
+                "candidates, median": num(float(g["candidates"].median())),
+                "candidates, largest": num(float(g["candidates"].max())),
+                "solve time, median": f"{num(float(g['solve_ms'].median()))} ms",
+                "solve time, mean": f"{num(float(g['solve_ms'].mean()))} ms",
+                "solve time, largest": f"{num(float(g['solve_ms'].max()))} ms"})
+        return pd.DataFrame(rows)
 
     page = "titan_solve"
 
@@ -67,7 +84,9 @@ class SolveTime(TitanFigure):
                 + " units and merge candidates per event on average at densities "
                 + ", ".join(num(d) for d in dens)
                 + ", and takes "
-                + ", ".join(num(1000 * float(solve.sel(density=d))) for d in dens)
+                + ", ".join(quote(f"MILP solve time on the {WORKLOADS[str(wl)]} at density "
+                                  f"{num(d)}, ms (mean over seeds)",
+                                  1000 * float(solve.sel(density=d))) for d in dens)
                 + " ms per solve: its size, and its time, follow the queue (each candidate "
                 "has one binary per allowed allocation).")
         out.append("Solve times are wall times of HiGHS (an exact MILP solver, one thread) on "
