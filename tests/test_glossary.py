@@ -1,0 +1,116 @@
+"""Every abbreviation is defined where a page first uses it (lorasched.figures.glossary).
+
+A page's text is what a reader reads, in order: a chapter's markdown; a notebook's markdown
+cells (not those tagged ``remove-cell``) and the markdown its code cells showed (the prose
+that ``fig.findings`` and ``fig.why`` write). Headings, inline code and link targets do not
+count. The chapters are read from the sources; the notebooks from the executed copies of
+the built small book (marker ``browser``, in the xdist group "book": it shares test_book's
+build).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from _book import BOOK, toc_files, toc_notebooks
+
+from lorasched.figures.glossary import ABBREVIATIONS, reader_text, undefined
+
+
+def page_text(notebook: dict) -> str:
+    """An executed notebook's text as its page shows it: each markdown cell (not those
+    tagged ``remove-cell``) and each code cell's ``text/markdown`` outputs, in order."""
+    parts = []
+    for cell in notebook["cells"]:
+        if "remove-cell" in cell.get("metadata", {}).get("tags", []):
+            continue
+        if cell["cell_type"] == "markdown":
+            parts.append("".join(cell["source"]))
+        for output in cell.get("outputs", []):
+            markdown = output.get("data", {}).get("text/markdown")
+            if markdown:
+                parts.append("".join(markdown))
+    return "\n\n".join(parts)
+
+
+def listing(found: list[tuple[str, str, str]]) -> str:
+    return "\n  ".join(f"{page}: {abbr} in \"…{context}…\"" for page, abbr, context in found)
+
+
+# ------------------------------------------------------------------- the check itself
+
+
+def test_a_defined_first_use_passes_in_either_order():
+    text = ("The paper compares pdFTSP with Titan, EFT (earliest finish time) and no task "
+            "merging (NTM). Later EFT and NTM need no definition.")
+    assert undefined(text) == []
+
+
+def test_an_undefined_first_use_is_named_with_its_context():
+    text = ("The paper compares pdFTSP with Titan and EFT. " + "More words. " * 20
+            + "EFT (earliest finish time) wins.")
+    found = undefined(text)
+    assert [a for a, _ in found] == ["EFT"]
+    assert "compares pdFTSP with Titan and EFT" in found[0][1]
+
+
+def test_an_abbreviation_inside_a_longer_one_is_not_a_use():
+    # TL-NP and SJF-NP are used, TL and SJF are not; MILP holds no LP
+    found = undefined("TL-NP waits less than SJF-NP. The MILP and the MILPs are solved.")
+    assert [a for a, _ in found] == ["TL-NP", "SJF-NP", "MILP"]
+    assert undefined("Tiresias-L (*TL*, least-attained-service first): TL-NP, TL-P.") == []
+    assert undefined("a mixed-integer linear program (MILP), a sub-MILP, MILP-based") == []
+    # a numeric or lower-case suffix keeps the abbreviation: FM-1.5-roberta-base uses FM
+    assert [a for a, _ in undefined("On FM-1.5-roberta-base TITAN wins.")] == ["FM"]
+
+
+def test_a_heading_inline_code_and_link_targets_do_not_count():
+    text = ("# Fig. 6: JCT under limited capacity\n\n" + "Some words. " * 30
+            + "A job's completion time (JCT) is its finish minus its submission; "
+            "`EFT` and [the page](fig_EFT.ipynb) name no abbreviation.")
+    assert undefined(text) == []
+    assert "JCT under" not in reader_text(text)
+
+
+def test_a_definition_beyond_the_window_fails():
+    far = "EFT " + "word " * 50 + "(earliest finish time)"
+    assert [a for a, _ in undefined(far)] == ["EFT"]
+    assert undefined(far, window=400) == []
+
+
+def test_every_abbreviation_has_phrases_and_is_found_as_itself():
+    for abbreviation, phrases in ABBREVIATIONS.items():
+        assert phrases and all(p.strip() for p in phrases), abbreviation
+        assert [a for a, _ in undefined(f"Here {abbreviation} is used.")] == [abbreviation]
+
+
+# ------------------------------------------------------------------- the book's pages
+
+
+def test_every_chapter_defines_its_abbreviations_at_first_use():
+    toc = yaml.safe_load((BOOK / "_toc.yml").read_text())
+    chapters = [f for f in toc_files(toc) if not f.startswith("notebooks/")]
+    found = []
+    for chapter in chapters:
+        path = BOOK / (chapter if Path(chapter).suffix else f"{chapter}.md")
+        found += [(chapter, a, c) for a, c in undefined(path.read_text())]
+    assert len(chapters) >= 8
+    assert not found, f"abbreviations not defined at their first use:\n  {listing(found)}"
+
+
+@pytest.mark.browser
+@pytest.mark.xdist_group("book")
+def test_every_notebook_page_of_the_built_book_defines_its_abbreviations_at_first_use(
+        request):
+    site = request.getfixturevalue("built_book")
+    notebooks = site.parents[1] / "notebooks"
+    names = toc_notebooks()
+    found = []
+    for name in names:
+        notebook = json.loads((notebooks / f"{Path(name).name}.ipynb").read_text())
+        found += [(name, a, c) for a, c in undefined(page_text(notebook))]
+    assert len(names) >= 25, f"only {len(names)} notebooks in the toc"
+    assert not found, f"abbreviations not defined at their first use:\n  {listing(found)}"
