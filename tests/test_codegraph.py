@@ -1,7 +1,7 @@
-"""The import graph and the per-system code fingerprints behind cell keys (issue 24,
-decision 2): one system's change recomputes only its own cells, a shared layer's change
-recomputes all of them, and presentation never enters a key. Proved on a copy of the
-package, edited as a developer would."""
+"""The import graph and the per-system code fingerprints behind cell keys: one system's
+change recomputes only its own cells, a shared layer's change recomputes all of them, and
+presentation never enters a key. Proved on a copy of the package, edited as a developer
+would."""
 
 from __future__ import annotations
 

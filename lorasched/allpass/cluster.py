@@ -99,8 +99,8 @@ SHARES = ("none", "stride")
 #: Kubernetes HPA's default target in the paper (70 %) and downscale stabilisation (300 s)
 HPA_TARGET, HPA_WINDOW_S = 0.70, 300.0
 #: Tiresias-L's queue threshold, s of attained service: one hour, lorasched's choice (the
-#: Allpass paper names none; TITAN's Tiresias used the same until issue 25 moved it to
-#: the TITAN authors' four GPU-hours; Allpass's stays until its own readings are looked at)
+#: Allpass paper names none; TITAN's Tiresias uses the TITAN authors' four GPU-hours
+#: instead; Allpass's stays one hour until its own readings are looked at)
 TIRESIAS_THRESHOLD_S = 3600.0
 #: SJF-P's scheduling quantum, s (lorasched's choice; the paper names none)
 QUANTUM_S = 600.0

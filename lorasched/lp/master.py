@@ -171,10 +171,9 @@ class MasterLP:
 
         With ``stall_iterations`` (a count, so results stay machine-independent), a solve
         that needs more simplex iterations than that is taken as stalled and solved again
-        from a fresh basis with the primal simplex (:attr:`stalls` counts them). Seen once
-        (issue 24): the warm-started dual simplex on a 712-column master ran 6.3 million
-        iterations (222 s), where every other solve of that run took at most a few
-        hundred."""
+        from a fresh basis with the primal simplex (:attr:`stalls` counts them). Seen once:
+        the warm-started dual simplex on a 712-column master ran 6.3 million iterations
+        (222 s), where every other solve of that run took at most a few hundred."""
         self.h.run()
         status = self.h.getModelStatus()
         if (self.stall_iterations is not None

@@ -160,7 +160,7 @@ class OnlineAuction:
     candidates : how Algorithm 2 finds its candidate cells: ``"auto"`` (default: the exact
         index of :mod:`lorasched.pdftsp.index` when the cluster's nodes fall into few groups
         of interchangeable nodes, else the scan), ``"index"`` or ``"scan"`` (every cell of
-        the window read, as before issue 27). Every choice gives the same decisions.
+        the window read). Every choice gives the same decisions.
     """
 
     def __init__(self, arrays: ScenarioArrays, *, alpha: float | None = None,

@@ -492,7 +492,7 @@ def offline_opt(scenario: xr.Dataset, *, time_limit: float | None = 60.0,
     solve can handle); it makes an unfinished search depend on the machine's speed.
     ``mip_max_nodes`` (default: no limit) stops the search after that many
     branch-and-bound nodes instead: a count, so the answer is the same on every machine
-    (the book's Fig. 12 uses it, issue 24).
+    (the book's Fig. 12 uses it).
     ``warm_start`` hands HiGHS a feasible start, the best of a few greedy schedules
     (earliest finish, tasks by value density, bid, arrival or deadline): it never changes
     the optimum, but a search stopped by the time limit then returns at least that.

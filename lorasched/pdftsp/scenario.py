@@ -40,7 +40,7 @@ SCHEMA: dict[str, tuple[tuple[str, ...], str, str]] = {
 }
 
 #: ``speed`` may instead be stored per GPU type: dims (task, gpu), the ``gpu`` coordinate
-#: naming the types and ``gpu_type`` naming each node's (issue 27: a 20,000-node cluster's
+#: naming the types and ``gpu_type`` naming each node's (a 20,000-node cluster's
 #: per-node matrix would not fit in memory); :func:`node_speed` and :class:`NodeSpeed` give
 #: the per-node view
 TYPED_SPEED_DIMS = ("task", "gpu")

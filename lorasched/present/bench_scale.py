@@ -3,7 +3,7 @@
 Each measurement runs in a fresh Python process, so its peak memory is that process's
 maximum resident set size (``getrusage``), and its time is the wall time of the work alone
 (numba's cached kernels are loaded on a tiny scenario first, outside the timing). The rows
-are the issue-14 table:
+measure the speed goals (:data:`GOALS`):
 
 * ``bound``: :func:`~lorasched.pdftsp.bound.offline_upper_bound` on K = 100, high load, one
   day (seed 1), with no wall-clock limit: seconds and the bound;
@@ -12,11 +12,11 @@ are the issue-14 table:
 * ``decision``: pdFTSP's median time per task decision at K = 100, 200 (high load) and
   2,000 (the 10x day);
 * ``titan``: Titan-per-slot's day at K = 100, high load, its default limits (10 column
-  generation rounds, the MILP at the root node, ``mip="root"``; 1,000 branch-and-bound
-  nodes before issue 24): seconds, slots at a limit, welfare;
+  generation rounds, the MILP at the root node, ``mip="root"``; the earlier default, 1,000
+  branch-and-bound nodes, is ``mip="nodes1000"``): seconds, slots at a limit, welfare;
 * ``series``: pdFTSP, EFT and NTM at K = 100 ... 2,000 with 0.4 K arrivals per slot, for the
   book's plot of time and memory against K and tasks;
-* ``provider`` (issue 27): pdFTSP alone at the same density at K = 5,000, 10,000 and 20,000
+* ``provider``: pdFTSP alone at the same density at K = 5,000, 10,000 and 20,000
   (a 20,000-GPU provider's day, about 1.15 M tasks); with the series, the log-log fit of
   the median decision time on K (:func:`decision_slope`, :func:`decision_figure`);
 * ``book`` (only when asked: it takes most of an hour): ``make book`` in a fresh clone,
@@ -60,7 +60,7 @@ ROWS = ("bound", "day10x", "decision", "titan", "series", "provider", "book")
 DEFAULT_ROWS = ("bound", "day10x", "decision", "titan", "series", "provider")
 SERIES_NODES = (100, 200, 500, 1000, 2000)
 #: the ``provider`` row: pdFTSP alone at the series' arrival density beyond K = 2,000, up
-#: to a 20,000-GPU provider's day (about 1.15 M tasks; issue 27)
+#: to a 20,000-GPU provider's day (about 1.15 M tasks)
 PROVIDER_NODES = (5000, 10000, 20000)
 SERIES_ALGORITHMS = ("pdftsp", "eft", "ntm")
 #: what each row measures (``decision`` adds the 10x day's decisions as K = 2,000)
@@ -72,16 +72,15 @@ SPECS = {
     "titan": {"kind": "day", "nodes": 100, "load": "high", "algorithm": "titan"},
 }
 SERIES_LOAD = 0.4  # arrivals per slot per node in the series
-#: the goals of issue 14 (seconds, GB, microseconds), make book's as issue 24 lowered it
-#: (from 45 to 30 minutes)
+#: the speed goals (seconds, GB, microseconds); ``make book`` in 30 minutes
 GOALS = {"book_seconds": 30 * 60, "bound_seconds": 120,
-         # issue 27: the 10x day in 30 s and 1 GB (issue 14: 60 s, 2 GB), the slope of log
-         # decision time on log K (K = 100 -> 2,000, the series) at most 0.3, a 20,000-GPU
-         # provider's day in 10 minutes and 8 GB
+         # the 10x day in 30 s and 1 GB, the slope of log decision time on log K
+         # (K = 100 -> 2,000, the series) at most 0.3, a 20,000-GPU provider's day in
+         # 10 minutes and 8 GB
          "day10x_seconds": 30, "day10x_peak_gb": 1.0, "decision_median_us_2000": 100,
          "decision_slope": 0.3, "provider_seconds": 600, "provider_peak_gb": 8.0,
          "titan_seconds": 300,
-         # issue 24: TITAN's figures (lorasched reproduce --system titan) in 8 minutes, the
+         # TITAN's figures (lorasched reproduce --system titan) in 8 minutes, the
          # book again after a change to presentation in 3
          "titan_cells_seconds": 8 * 60, "rebuild_presentation_seconds": 3 * 60}
 
@@ -244,8 +243,8 @@ def run(rows=DEFAULT_ROWS, *, repo: str | os.PathLike = ".", series_nodes=SERIES
         progress=print, candidates: str = "auto") -> dict:
     """Measure ``rows`` (names in :data:`ROWS`) as :data:`SPECS` (or ``specs``) say; returns
     the JSON-ready figures. ``keep_store``: where the book row keeps its store of cells;
-    ``candidates``: pdFTSP's option of that name in every pdFTSP day (``"scan"``: without
-    the index, as before issue 27)."""
+    ``candidates``: pdFTSP's option of that name in every pdFTSP day (``"scan"``: every
+    cell of the window read, without the index)."""
     bad = [r for r in rows if r not in ROWS]
     if bad:
         raise InputError(f"unknown benchmark row {bad[0]!r}; choose from {ROWS}")
@@ -551,7 +550,8 @@ def decision_findings(figures: dict, before: dict | None = None) -> str:
 
 def book_data(name: str = "bench_scale.json") -> Path:
     """A benchmark JSON that the book shows: ``notebooks/data/<name>`` of this checkout
-    (``bench_scale.json``: now; ``bench_scale_before.json``: before issue 14's changes)."""
+    (``bench_scale.json``: now; ``bench_scale_before.json``: the baseline, a version
+    without the changes that the speed page lists)."""
     return Path(__file__).resolve().parents[2] / "notebooks" / "data" / name
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 from ..experiments.grid import code_fingerprint
 from . import bench_scale
 
-#: the day of the Titan comparison (issue 24): K = 100, high load, 144 slots
+#: the day of the Titan comparison: K = 100, high load, 144 slots
 TITAN_DAY = {"kind": "day", "nodes": 100, "load": "high", "algorithm": "titan"}
 
 

@@ -33,8 +33,8 @@ Both solvers build the model, pass it to HiGHS (one thread, fixed seed, ``mip_re
 by default and no time limit, so the result is the exact optimum and deterministic) and
 read back a binary solution (values rounded). HiGHS's presolve runs without its probing
 rule (:data:`NO_PROBING`): on these multiple-choice knapsacks probing lifted tens of
-thousands of nonzeros, removed nothing, and took 95 % or more of the slow solves (issue 24:
-0.70 of 0.71 s on the slowest model of the Helios workload at density 2; 0.005 s without
+thousands of nonzeros, removed nothing, and took 95 % or more of the slow solves (0.70
+of 0.71 s on the slowest model of the Helios workload at density 2; 0.005 s without
 it, same optimum). The optimum does not depend on presolve; the solution HiGHS returns
 among equal optima could, so the book's TITAN cells were compared before and after
 (all 64 configurations, seed 1, ``lorasched compare-stores``: identical). The reported

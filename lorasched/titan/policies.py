@@ -21,7 +21,7 @@ run on the shared job engine :mod:`lorasched.jobsim` (first-fit backfilling). Ti
 queue threshold is not in the TITAN paper: ``threshold_gpu_s`` defaults to 14,400
 GPU-seconds (4 GPU-hours), the value the TITAN authors' simulator hard-codes for its Tiresias
 (``queue_limit = [3600 * 4, 1000 * 3600]``, attained service in GPU-seconds; gaow0007/TitanSched
-``main.py``, commit f71cf44); lorasched used one GPU-hour, its own choice, before issue 25
+``main.py``, commit f71cf44); lorasched's earlier default was one GPU-hour, its own choice
 (``threshold_gpu_s=3600.0`` gives it back).
 
 Each policy reads its defaults from the scenario's setup (:data:`SETUP_DEFAULTS`; an

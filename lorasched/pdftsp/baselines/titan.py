@@ -90,8 +90,8 @@ from .vendors import random_vendor
 OBJECTIVES = ("progress", "welfare")
 
 #: How each slot's MILP over the generated columns is solved: named budgets, every limit a
-#: count (issue 24). Nothing in the pdFTSP paper says its Titan proved each slot optimal, and
-#: the TITAN authors' code caps every solve (Gurobi, 30 s a round), so lorasched stops early.
+#: count. Nothing in the pdFTSP paper says its Titan proved each slot optimal, and the
+#: TITAN authors' code caps every solve (Gurobi, 30 s a round), so lorasched stops early.
 #: Each entry is ``(method, mip_max_nodes, HiGHS options)``; ``method`` is ``"milp"`` (HiGHS
 #: on the MILP over all the columns, :meth:`lorasched.lp.MasterLP.solve_integer`) or
 #: ``"rens"`` (:meth:`lorasched.lp.MasterLP.solve_fixed`):
@@ -99,27 +99,28 @@ OBJECTIVES = ("progress", "welfare")
 #: * ``"root"`` (default): HiGHS processes the root node only (``mip_max_nodes = 1``: root
 #:   LP, cuts, the cheap heuristics), with no restart and without the RINS and RENS
 #:   sub-MIPs, which took most of the root's time on these set-packing models;
-#: * ``"nodes1000"``: up to 1000 branch-and-bound nodes with HiGHS's defaults (the default
-#:   before issue 24; a K = 100 high-load day takes about 20 minutes on 2 cores, the
+#: * ``"nodes1000"``: up to 1000 branch-and-bound nodes with HiGHS's defaults (the earlier
+#:   default; a K = 100 high-load day takes about 20 minutes on 2 cores, the
 #:   default about 4);
 #: * ``"rounding"``: ``mip_max_nodes = 0``: HiGHS completes the last restricted LP's
 #:   solution as a start (fixing the columns it sets to 0 or 1, a sub-MIP over the rest)
-#:   and stops after presolve, with no root LP (the book's figures' setting before this);
-#: * ``"rens"`` (the book's figures): the same idea done outside HiGHS's presolve: keep the
+#:   and stops after presolve, with no root LP (an earlier setting of the book's figures);
+#: * ``"rens"`` (an earlier setting of the book's figures): the same idea done outside
+#:   HiGHS's presolve: keep the
 #:   columns the last LP sets to 1, drop those it sets to 0, and solve the MILP over the
 #:   fractional ones alone (with what the kept ones leave of each row) to a relative gap of
 #:   ``mip_rel_gap``, at most 10,000 nodes, with no restart, RINS or RENS inside it. On
 #:   K = 100 medium load (seed 1) it took 24.7 s a day against rounding's 34.0 s, with
 #:   2,645 tasks admitted against 2,608; the speed page measures all four at K = 100, high
 #:   load;
-#: * ``"rens_pscost"`` (the book's figures from issue 24's stop 37 to its closing step):
+#: * ``"rens_pscost"`` (the book's figures' setting before ``"rens_lean"``):
 #:   ``"rens"`` with pseudo-cost branching that trusts a variable's pseudo-costs from the first
 #:   observation (``mip_pscost_minreliable = 0``: no strong branching). The sub-MILP is still
 #:   solved to ``mip_rel_gap``, so each slot's objective is the same optimum (checked on all 420
 #:   sub-MILPs of three K = 100 days: the same value in every one); only which of several optimal
 #:   schedules is kept can differ. Its sub-MILPs took 39 % less time on a trace-driven day
 #:   (MLaaS, seed 1), 22 % on a synthetic one, 14 % on the oracle's high-load day.
-#: * ``"rens_lean"`` (the book's figures since issue 24's closing step): ``"rens_pscost"``
+#: * ``"rens_lean"`` (the book's figures): ``"rens_pscost"``
 #:   with a soft limit of one cut on HiGHS's cut pool (``mip_pool_soft_limit = 1``; HiGHS's
 #:   default is 10,000, beyond which it ages cuts out of the pool faster). The root's
 #:   separation rounds were most of a sub-MILP's time (about 3,000 cuts found for 100
@@ -175,7 +176,7 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
     ``"nodes1000"``, ``"rounding"``, ``"rens"``, ``"rens_pscost"`` or ``"rens_lean"``);
     ``mip_max_nodes``,
     if given, replaces the setting's node limit and keeps its other HiGHS options
-    (``mip="rounding"`` is what ``mip_max_nodes=0`` meant before issue 24). ``time_limit``
+    (``mip="rounding"``: ``mip_max_nodes=0`` with HiGHS's default options). ``time_limit``
     (seconds per slot; default none) adds a wall-clock limit -- column generation stops
     when it is used up and the MILP gets what is left (at least a tenth) -- at the price of
     machine-dependent results.
