@@ -118,8 +118,8 @@ def quote_interval(quantity: str, est, fmt: Callable = num,
 
 @contextmanager
 def quoting() -> Iterator[list]:
-    """Collect the rows :func:`quote` records inside the block (a list, filled as the
-    block runs; a repeated row once)."""
+    """Collect the rows :func:`quote` records inside the block: a list, filled as the
+    block runs, every call a row (an inner block takes its own)."""
     rows: list = []
     token = _QUOTES.set(rows)
     try:
