@@ -12,7 +12,11 @@ notebook shows it) is read number by number. A number is *held* when
   coordinate, dimension size and numeric attribute; and each variable's mean over its
   ``seed`` dimension) printed at the number's precision is that number: 0.3462 holds
   "0.346" and "0.35", 2571.8 holds "2,572", 236.686 holds "$236.69"; a share 0.41 also
-  holds "41 %" (the value times 100);
+  holds "41 %" (the value times 100). An array of more than :data:`LARGE` values (a value
+  per job or per tick) holds nothing element by element, and Allpass's runs hold through
+  their metrics per seed (``AllpassData.metrics``), not their raw arrays: among tens of
+  thousands of values any number is found by chance. How much a page's files hold by
+  chance is measured too (:func:`chance`: at most :data:`CHANCE` of random numbers);
 * or the digits appear in a text of the data (a label, a string coordinate or attribute);
 * or it is structural: a reference (Fig. 8, Table 2, eq. (14), Lemma 2, Theorem 5,
   Algorithm 1, section 5; a lone number in parentheses, as in "eqs. (7) and (8)"), or the
@@ -55,6 +59,13 @@ REFERENCE = re.compile(r"(?:\b(?:Figs?\.|Figures?|Tables?|[Ee]qs?\.|[Ee]quations
 STRUCTURAL_PERCENTS = {num(LEVEL * 100), num(BAND * 100)}
 #: words of context shown on each side of an unheld number
 CONTEXT = 60
+#: a numeric array of more values than this (a value per job or per tick) holds no number
+#: element by element: among so many values a wrong number is found by chance (its mean
+#: over seeds still holds, when that is small)
+LARGE = 1_000
+#: the most a page's claims table and data may hold of random numbers (:func:`chance`):
+#: above it, the check could not tell a wrong number from a right one on that page
+CHANCE = 0.7
 
 
 @dataclass(frozen=True)
@@ -107,8 +118,8 @@ def _leaves(obj):
             yield from _leaves(v)
     elif isinstance(obj, xr.Dataset | xr.DataArray | pd.DataFrame | np.ndarray):
         yield obj
-    elif hasattr(obj, "results"):  # AllpassData
-        yield from _leaves(obj.results)
+    elif hasattr(obj, "metrics"):  # AllpassData: its metrics per seed, not the raw runs
+        yield obj.metrics
 
 
 @dataclass
@@ -147,7 +158,8 @@ def held_by(claims: pd.DataFrame, data) -> Held:
     def take(array) -> None:
         a = np.asarray(array)
         if a.dtype.kind in "iufb":
-            values.append(a.astype(float).ravel())
+            if a.size <= LARGE:
+                values.append(a.astype(float).ravel())
         elif a.dtype.kind in "OUS":
             texts.extend(str(v) for v in a.ravel()[:10_000])
 
@@ -227,24 +239,40 @@ def _data(path: str):
     return datafiles.read(path)
 
 
-def book_unheld(notebooks: Path, site: Path) -> tuple[list[Unheld], int]:
-    """Every unheld number of every figure page of a built book (``notebooks``: its
-    executed notebooks; ``site``: the built site, with data/), and the number of pages
-    read."""
-    found, pages = [], 0
+def page_held(notebooks: Path, site: Path):
+    """``(page, prose, what its files hold)`` for every figure page of a built book
+    (``notebooks``: its executed notebooks; ``site``: the built site, with data/)."""
     for path in sorted(notebooks.glob("*.ipynb")):
         prose, files = page_parts(json.loads(path.read_text()))
         nc = [f for f in files if f.endswith(".nc")]
         csv = [f for f in files if f.endswith(".csv")]
         if not nc or not csv or not prose:
             continue
-        pages += 1
         claims = pd.concat([pd.read_csv(site / "data" / f) for f in csv])
         held = [held_by(claims, _data(str(site / "data" / f))) for f in nc]
-        both = Held(set().union(*(h.digits for h in held)),
-                    np.unique(np.concatenate([h.values for h in held])))
-        found += unheld(f"notebooks/{path.stem}", prose, both)
+        yield (f"notebooks/{path.stem}", prose,
+               Held(set().union(*(h.digits for h in held)),
+                    np.unique(np.concatenate([h.values for h in held]))))
+
+
+def book_unheld(notebooks: Path, site: Path) -> tuple[list[Unheld], int]:
+    """Every unheld number of every figure page of a built book, and the number of pages
+    read."""
+    found, pages = [], 0
+    for page, prose, held in page_held(notebooks, site):
+        pages += 1
+        found += unheld(page, prose, held)
     return found, pages
+
+
+def chance(held: Held, n: int = 1_000, seed: int = 1) -> float:
+    """The share of ``n`` random numbers as prose prints them (half with one decimal in
+    [1, 99], half with two in [0.1, 9.9]; a seeded generator) that ``held`` holds: how
+    likely a wrong number is to pass on that page."""
+    rng = np.random.default_rng(seed)
+    tries = ([f"{x:.1f}" for x in rng.uniform(1, 99, n // 2)]
+             + [f"{x:.2f}" for x in rng.uniform(0.1, 9.9, n - n // 2)])
+    return float(np.mean([held.holds(t) for t in tries]))
 
 
 @pytest.mark.browser
@@ -256,6 +284,11 @@ def test_every_number_in_a_figure_page_prose_is_held_by_its_table_or_data(reques
     listing = "\n  ".join(str(u) for u in found)
     assert not found, (f"{len(found)} number(s) in figure pages' prose that neither the "
                        f"claims table, the quoted numbers nor the data hold:\n  {listing}")
+    loose = {page: chance(held) for page, _, held in page_held(site.parents[1] / "notebooks",
+                                                               site)}
+    loose = {page: share for page, share in loose.items() if share > CHANCE}
+    assert not loose, ("pages whose files hold so many values that a wrong number passes by "
+                       f"chance (share of random numbers held, at most {CHANCE}): {loose}")
 
 
 # ------------------------------------------------------------------- the check itself
@@ -349,3 +382,18 @@ def test_a_page_whose_prose_is_edited_to_a_wrong_number_is_named(tmp_path):
 def test_structural_percentages_are_the_rule_s():
     assert STRUCTURAL_PERCENTS == {"95", "25"}
     assert math.isclose(LEVEL, 0.95) and math.isclose(BAND, 0.25)
+
+
+def test_a_large_raw_array_holds_no_number_by_chance_but_its_seed_mean_does():
+    import xarray as xr
+
+    rng = np.random.default_rng(1)
+    per_job = rng.uniform(0, 100, size=(2, 5_000))  # a value per job, two seeds
+    data = xr.Dataset({"jct": (("seed", "job"), per_job),
+                       "welfare": (("seed",), [236.686, 240.0])})
+    held = held_by(_claims().iloc[:0], data)
+    assert chance(held) < 0.01  # without the rule, nearly every number would pass
+    assert held.holds("238.34") and held.holds("236.69")  # the small variable, its mean
+    loose = Held(set(), np.unique(per_job))  # the same values held element by element
+    assert chance(loose) > 0.8
+    assert held_by(_claims().iloc[:0], per_job[0]).values.size == 0

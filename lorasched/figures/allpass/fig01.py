@@ -9,7 +9,7 @@ import pandas as pd
 from ...allpass.workload import MIXTURE, SHORT_S, TOP_SHARE, fig1_shares, table1_stats
 from ...model.traces import read_trace
 from ..base import Figure, Prose, check_size, paragraphs
-from ..numbers import interval, num, pct, seconds
+from ..numbers import interval, num, pct, quote, seconds
 from ..verdicts import NOT_RUN, Estimate, estimate, judge
 
 #: Table 1's Kalos row: jobs and runtime statistics (s)
@@ -32,6 +32,7 @@ class Fig01(Figure):
     variant_column = "trace"
     page = "allpass_fig01"
     key, number, title = "fig01", "Fig. 1", "Job durations: short jobs dominate, a heavy tail"
+    quotes = True
     #: mixture draws for its shares (a fixed seed: the page depends on no argument)
     DRAWS = 200_000
 
@@ -110,12 +111,21 @@ class Fig01(Figure):
             f"the longest tenth hold {_pct(100 * k['top10_time_share'])} of the runtime: the "
             "heavy tail holds; the share of short jobs falls short of the paper's bound on "
             "this subset of completed long jobs.",
-            f"Helios Venus, the trace lorasched's Allpass workload draws its jobs from (Seren "
-            f"is not public here), gives {_pct(100 * h['share_within_10min'])} and "
-            f"{_pct(100 * h['top10_time_share'])} (mean {seconds(hs['mean'])}, median "
-            f"{seconds(hs['p50'])}): its jobs are longer than the paper's traces'.",
-            f"The mixture fitted to Seren's Table 1 gives {_pct(100 * m['share_within_10min'])}"
-            f" and {_pct(100 * m['top10_time_share'])}: it is fitted to Seren's median, P90 "
+            "Helios Venus, the trace lorasched's Allpass workload draws its jobs from (Seren "
+            "is not public here), gives "
+            + quote(f"{HELIOS}: jobs within 10 min, %", 100 * h["share_within_10min"], _pct)
+            + " and "
+            + quote(f"{HELIOS}: GPU time of the longest 10 %, %", 100 * h["top10_time_share"],
+                    _pct)
+            + f" (mean {quote(f'{HELIOS}: mean runtime, s', hs['mean'], seconds)}, median "
+            f"{quote(f'{HELIOS}: median runtime, s', hs['p50'], seconds)}): its jobs are longer "
+            "than the paper's traces'.",
+            "The mixture fitted to Seren's Table 1 gives "
+            + quote("the mixture: jobs within 10 min, %", 100 * m["share_within_10min"], _pct)
+            + " and "
+            + quote("the mixture: GPU time of the longest 10 %, %", 100 * m["top10_time_share"],
+                    _pct)
+            + ": it is fitted to Seren's median, P90 "
             "and mean, so its agreement is a consequence of the fit, not a test of it.")
 
     def describe(self, data) -> Prose:

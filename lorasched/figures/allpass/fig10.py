@@ -9,7 +9,7 @@ from ...allpass.cluster import HPA_TARGET
 from ...allpass.diagnose import demoted_overlap, max_overlap
 from ...allpass.scalers import F0
 from ..base import Prose, paragraphs
-from ..numbers import num, seconds
+from ..numbers import num, quote, seconds
 from ..verdicts import judge
 from .common import (
     NAMES,
@@ -33,6 +33,7 @@ def _concurrency(run) -> int:
 
 class Fig10(AllpassFigure):
     key, number, title = "fig10", "Fig. 10", "Queue, workers and the threshold F over time"
+    quotes = True
     page = "allpass_fig10"
     PANELS = [("tl_np", "limited"), ("hpa", "unlimited"), ("allpass", "limited")]
 
@@ -96,8 +97,9 @@ class Fig10(AllpassFigure):
         return paragraphs(
             f"In seed {seed}, Allpass's threshold F starts at {seconds(F0)}, peaks at "
             f"{seconds(F[top])} at {seconds(t[top])} and ends at {seconds(F[-1])}; the "
-            f"pressure exceeds 1 at {num(int(np.sum(run['p'].values > 1)))} of "
-            f"{num(F.size)} ticks.",
+            "pressure exceeds 1 at "
+            + quote(f"seed {seed}: ticks with p > 1", int(np.sum(run["p"].values > 1)))
+            + f" of {quote(f'seed {seed}: ticks', F.size)} ticks.",
             "Peak serverful workers (means over seeds): " + ", ".join(
                 f"{NAMES[a]} ({st}) {num(data.m('max_workers', st, a)[0])}"
                 for a, st in self.PANELS) + f", under a cap of {num(SETUPS['limited'])} in "

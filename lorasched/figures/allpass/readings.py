@@ -10,7 +10,7 @@ import pandas as pd
 from ...allpass.diagnose import demoted_overlap, queue_mechanism
 from ...allpass.pressure import SLIP
 from ..base import Prose, paragraphs
-from ..numbers import minutes, num, pct, seconds, usd
+from ..numbers import minutes, num, pct, quote, seconds, usd
 from ..verdicts import NOT_RUN
 from .common import (
     NAMES,
@@ -36,6 +36,7 @@ class Readings(AllpassFigure):
     Allpass's serverful queueing (Figs. 6-8)."""
 
     key, number, title = "readings", "Readings", "Other readings and the queueing mechanism"
+    quotes = True
     ORDER = ["allpass", *READINGS]
     page = "allpass_readings"
     METRICS = [("share_10min", "jobs <= 10 min (%)", 100, num),
@@ -219,8 +220,15 @@ class Readings(AllpassFigure):
             f"{usd(PAPER_FIG9['allpass'])}). "
             "The pressure exceeds 1, so that Algorithm 1 raises F, at "
             f"{share(rising('limited', s))} of the ticks against {share(rising('limited', d))} "
-            f"by default; F peaks at {seconds(peak_F('limited', s))} after "
-            f"{num(when('limited', s))} h on average, against {seconds(peak_F('limited', d))} "
+            "by default; F peaks at "
+            + quote("the units slip, under the cap: F's peak, s (mean over seeds)",
+                    peak_F("limited", s), seconds)
+            + " after "
+            + quote("the units slip, under the cap: time of F's peak, h (mean over seeds)",
+                    when("limited", s))
+            + " h on average, against "
+            + quote("by default, under the cap: F's peak, s (mean over seeds)",
+                    peak_F("limited", d), seconds) + " "
             f"by default (Fig. 10(d): F rising while p > 1, "
             "then falling slowly). Without a cap Allpass's average JCT is "
             f"{minutes(m('avg_jct_min', 'unlimited', s))} under the slip against Modal's "
