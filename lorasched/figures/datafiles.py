@@ -40,6 +40,13 @@ import netCDF4
 import numpy as np
 import pandas as pd
 import xarray as xr
+from xarray.backends import NetCDF4DataStore
+from xarray.backends.common import ArrayWriter
+
+try:
+    from xarray.backends.writers import dump_to_store
+except ImportError:  # xarray before 2025.11
+    from xarray.backends.api import dump_to_store
 
 from ..model.errors import InputError
 from . import allpass, pdftsp, titan
@@ -265,10 +272,44 @@ def write(data, path, *, figure: str = "", size: str = "") -> Path:
         nodes[f"/g{i}"] = _share(_encodable(ds), shared, seen)
     if shared:
         nodes["/shared"] = xr.Dataset(shared)
-    encoding = {name: _compressed(ds) for name, ds in nodes.items()}
     with atomic_file(path) as tmp:
-        xr.DataTree.from_dict(nodes).to_netcdf(tmp, engine="netcdf4", encoding=encoding)
+        _to_netcdf(nodes, tmp)
     return path
+
+
+class _DeferredWriter(ArrayWriter):
+    """xarray's array writer, holding every array back until all groups are defined:
+    netCDF-C rewrites the whole file's metadata each time it leaves define mode, so writing
+    group by group (``DataTree.to_netcdf``) takes time quadratic in the groups (Allpass's
+    520 runs: 706 s; deferred: 21 s, on 2 cores)."""
+
+    __slots__ = ("held",)
+
+    def __init__(self):
+        super().__init__()
+        self.held = []
+
+    def add(self, source, target, region=None):
+        self.held.append((source, target, region))
+
+    def sync(self, compute=True, chunkmanager_store_kwargs=None):
+        for source, target, region in self.held:
+            target[region or ...] = np.asarray(source)
+        self.held.clear()
+
+
+def _to_netcdf(nodes: dict, path) -> None:
+    """Write ``{"/": root, "/g0": ds, ...}`` as one netCDF-4 file, one group a node, every
+    numeric variable compressed (:func:`_compressed`)."""
+    root = NetCDF4DataStore.open(path, mode="w", format="NETCDF4")
+    writer = _DeferredWriter()
+    try:
+        for name, ds in nodes.items():
+            store = root if name == "/" else root.get_child_store(name.lstrip("/"))
+            dump_to_store(ds, store, writer, encoding=_compressed(ds))
+        writer.sync()
+    finally:
+        root.close()
 
 
 def _version() -> str:
