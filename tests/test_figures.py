@@ -35,19 +35,27 @@ def test_full_size_is_the_papers_setting():
         "mlaas", "philly", "helios"]
     assert sorted(fig("fig12").sweeps("full")) == ["lp", "opt"]
     for key in SWEEP_FIGURES:
-        for s in fig(key).sweeps("full").values():
+        for part, s in fig(key).sweeps("full").items():
             assert s.seeds == (1, 2, 3)
+            if part == "oracle":  # Titan's welfare oracle only where the claims use it
+                assert key in ("fig04", "fig08") and s.algorithms == ("titan_oracle",)
+                assert s.options["titan_oracle"] == {"mip": "rens_lean"}
+                assert (grid.coords(s)["nodes"].tolist() == [50] if key == "fig04"
+                        else list(s.axes["load"]) == ["high (80)"])
+                continue
             assert s.options["titan"] == {"mip": "rens_lean"}
             paper = {"pdftsp", "titan"} if key == "fig13" else {"pdftsp", "titan", "eft", "ntm"}
-            oracle = {"titan_oracle"} if key in ("fig04", "fig08") else set()
-            assert set(s.algorithms) == paper | oracle
+            assert set(s.algorithms) == paper
             # pdFTSP twice: the Lemma-2 rule and the pair calibrated on seed 101
             assert s.axes["constants"]["Lemma 2"] == {"constants": "lemma2"}
             assert s.axes["constants"]["calibrated"] == figures.calibration("full").options
     assert figures.calibration("full").seeds == (101,)
     assert figures.calibration("full").scenario == base
     timing = fig("fig13").sweep("full")
-    assert timing.repeats == 3 and timing.base["slots"] == 48
+    assert timing.repeats == 1 and timing.base["slots"] == 144
+    # Fig. 13 times Fig. 4's own runs: no cell of its own
+    scale = {c.key for c in grid.cells(fig("fig04").sweep("full"))}
+    assert {c.key for c in grid.cells(timing)} <= scale
     assert fig("fig10").sweeps("full") == {} and fig("fig11").sweeps("full") == {}
 
 
@@ -526,3 +534,15 @@ def test_the_day_page_shows_priced_out_tasks_in_words_not_a_describe_dump():
     assert table.loc["compute in use on its best schedule's cells"].tolist() == [
         "", "20 %", "30 %", "40 %"]
     assert table.loc["compute price λ there"].tolist() == ["v_max per sample", "2", "3", "4"]
+
+
+def test_titan_oracle_runs_only_where_the_claims_use_it(tmp_path):
+    fig = figures.figure("fig04")
+    ds = fig.data("small", store=tmp_path, seeds=1)
+    oracle = figures.by_method(ds).sel(algorithm="Titan (welfare oracle)")
+    assert bool(np.isfinite(oracle.sel(nodes=5)).all())
+    assert bool(oracle.sel(nodes=[10, 15, 20]).isnull().all())
+    assert list(ds["nodes"].values) == [5, 10, 15, 20]
+    assert figures.welfare_table(ds)["Titan (welfare oracle)"].tolist()[1:] == ["not run"] * 3
+    assert "welfare oracle runs only at K = 5" in fig.describe(ds)
+    assert "welfare oracle, which sees every bid" in fig.findings(ds)

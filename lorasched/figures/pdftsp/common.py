@@ -144,15 +144,19 @@ def by_method(ds: xr.Dataset, var: str = "welfare") -> xr.DataArray:
 
 def welfare_table(ds: xr.Dataset, var: str = "welfare", digits: int = 0) -> pd.DataFrame:
     """``mean ± std`` over seeds of ``var`` (absolute, USD for welfare): one row per
-    setting of the figure's axis, one column per algorithm."""
+    setting of the figure's axis, one column per algorithm ("not run" where it was not:
+    Titan's welfare oracle outside :meth:`SweepFigure.oracle_at`)."""
     da = by_method(ds, var)
     axis = next(d for d in da.dims if d not in ("algorithm", "seed"))
     mean = da.mean("seed")
     std = da.std("seed", ddof=1) if da.sizes["seed"] > 1 else xr.zeros_like(mean)
+
+    def text(x, a):
+        mu, sd = (float(v.sel({axis: x, "algorithm": a})) for v in (mean, std))
+        return f"{mu:.{digits}f} ± {sd:.{digits}f}" if np.isfinite(mu) else "not run"
+
     return pd.DataFrame(
-        [[f"{float(mean.sel({axis: x, 'algorithm': a})):.{digits}f} ± "
-          f"{float(std.sel({axis: x, 'algorithm': a})):.{digits}f}"
-          for a in da["algorithm"].values] for x in da[axis].values],
+        [[text(x, a) for a in da["algorithm"].values] for x in da[axis].values],
         index=pd.Index([str(x) for x in da[axis].values], name=axis),
         columns=[str(a) for a in da["algorithm"].values])
 

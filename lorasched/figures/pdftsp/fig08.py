@@ -47,6 +47,9 @@ class Fig08(SweepFigure):
     def axes(self, size):
         return {"load": _loads(size)}
 
+    def oracle_at(self, size):
+        return {"load": dict(list(self.axes(size)["load"].items())[-1:])}  # the high load
+
     def where(self, xs):
         return f"at the {_and(_load_name(x) for x in xs)} load{'s' if len(xs) > 1 else ''}"
 

@@ -1,4 +1,4 @@
-"""Fig. 13: running time per task, from repeated runs, and a fitted trend."""
+"""Fig. 13: running time per task, from Fig. 4's runs, and a fitted trend."""
 
 from __future__ import annotations
 
@@ -35,17 +35,18 @@ from .common import (
 from .fig04 import Fig04
 from .sweep_figure import SweepFigure
 
-REPEATS = 3  # each cell runs three times back to back; times are the median
+
 def log_slope(da: xr.DataArray, axis: str = "nodes") -> dict:
     """The fitted trend (:func:`.common.fit_trend`) of log(time) on log(``axis``) over every
-    (setting, seed) point of ``da``, each seed's time already the median over the cell's
-    repeats: ``slope`` is the elasticity (time grows like K^slope)."""
+    (setting, seed) point of ``da``: ``slope`` is the elasticity (time grows like
+    K^slope)."""
     return fit_trend(da, axis, transform=np.log)
 
 
 class Fig13(SweepFigure):
-    """Fig. 13's own sweep: pdFTSP and Titan on a third of the day (the first 48 of 144
-    slots at full size), K as in Fig. 4, every cell run :data:`REPEATS` times."""
+    """pdFTSP and Titan as Fig. 4 runs them (the same cells: no run of its own), their
+    decision time per task over K; each cell is one run, timed on its worker while the
+    batch's other worker runs another cell."""
 
     key, number, title, axis = "fig13", "Fig. 13", "Running time per task", "nodes"
     page = "fig13_runtime"
@@ -55,12 +56,6 @@ class Fig13(SweepFigure):
 
     def algorithms(self):
         return ["pdftsp", "titan"]
-
-    def declaration(self, size, seeds):
-        decl = super().declaration(size, seeds)
-        decl["base"]["slots"] = decl["base"]["slots"] // 3
-        decl["repeats"] = REPEATS
-        return decl
 
     def claim_rows(self, ds):
         flat = by_method(ds, "decision_time_mean")
@@ -114,21 +109,21 @@ class Fig13(SweepFigure):
                if not _titan_branches(ds) else ""))
 
     def findings(self, ds, load: xr.Dataset | None = None):
-        """The page's prose from the timing runs ``ds`` (each cell run :data:`REPEATS`
-        times, the median kept) and, if given, Fig. 8's single-pass runs ``load``."""
+        """The page's prose from the timing runs ``ds`` (Fig. 4's cells, one run each)
+        and, if given, Fig. 8's runs ``load``."""
         ms = _mean(ds, "decision_time_mean") * 1e3
         pd_ms = ms.sel(algorithm=[LEMMA2, CALIBRATED])
         ti = ms.sel(algorithm="Titan").values
         ks = list(ms["nodes"].values)
         fit = log_slope(by_method(ds, "decision_time_mean").sel(algorithm="Titan"))
-        per_task = "decision time per task, ms (mean over seeds of the median of runs)"
+        per_task = "decision time per task, ms (mean over seeds)"
         text = (f"pdFTSP decides a task in {quote(f'pdFTSP, shortest {per_task}', pd_ms.min())}"
                 f" to {quote(f'pdFTSP, longest {per_task}', pd_ms.max())} ms (a "
                 "numba-compiled dynamic programme over the task's window); Titan needs "
                 f"{quote(f'Titan, shortest {per_task}', ti.min())} to "
                 f"{quote(f'Titan, longest {per_task}', ti.max())} ms per task, its slot's "
-                "column generation and MILP spread over the slot's tasks (means over seeds of "
-                f"the median of {REPEATS} runs: "
+                "column generation and MILP spread over the slot's tasks (means over seeds, "
+                "one run each: "
                 + " → ".join(quote(f"Titan at K = {k}, {per_task}", x)
                              for k, x in zip(ks, ti, strict=True))
                 + f" ms for K = {_and(ks)}).")
@@ -142,10 +137,9 @@ class Fig13(SweepFigure):
                                    "whether it grows."}.get(verdict_, "."))
         if load is not None:
             lm = (_mean(load, "decision_time_mean") * 1e3).sel(algorithm="Titan")
-            text += (" Over the loads of Fig. 8 (one pass per cell, not repeated) it is "
+            text += (" Over the loads of Fig. 8 it is "
                      + " → ".join(quote(f"Titan at the {_load_name(x)} load of Fig. 8, "
-                                        "decision time per task, ms (mean over seeds, one "
-                                        "pass)", v)
+                                        "decision time per task, ms (mean over seeds)", v)
                                   for x, v in zip(lm["load"].values, lm.values, strict=True))
                      + f" ms from the {_load_name(lm['load'].values[0])} to the "
                      f"{_load_name(lm['load'].values[-1])} load.")

@@ -49,9 +49,15 @@ class SweepFigure(Figure):
         raise NotImplementedError
 
     def algorithms(self) -> list[str]:
-        """The policies of the figure: the paper's four, plus Titan's welfare oracle in
-        :data:`ORACLE_FIGURES`."""
-        return list(ALGORITHMS) + (["titan_oracle"] if self.key in ORACLE_FIGURES else [])
+        """The policies of the figure's sweep: the paper's four (Titan's welfare oracle, in
+        :data:`ORACLE_FIGURES`, has a sweep of its own: :meth:`oracle_at`)."""
+        return list(ALGORITHMS)
+
+    def oracle_at(self, size: str) -> dict | None:
+        """Where Titan's welfare oracle runs, ``{axis: [settings]}`` (None: not in this
+        figure): only at the settings whose claims and prose use it, as it costs as much
+        as Titan itself; elsewhere the figure's data hold NaN for it ("not run")."""
+        return None
 
     def declaration(self, size: str, seeds: int | None) -> dict:
         b = base(size)
@@ -66,8 +72,40 @@ class SweepFigure(Figure):
                             if a.startswith("titan")}}
 
     def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
+        """The figure's sweep, and (part ``"oracle"``) Titan's welfare oracle at
+        :meth:`oracle_at`'s settings."""
         check_size(size)
-        return {self.key: Sweep.from_dict(self.declaration(size, seeds))}
+        out = {self.key: Sweep.from_dict(self.declaration(size, seeds))}
+        at = self.oracle_at(size) if self.key in ORACLE_FIGURES else None
+        if at:
+            decl = self.declaration(size, seeds)
+            decl.update(name=f"{self.key}_oracle_{size}", algorithms=["titan_oracle"],
+                        options={"titan_oracle": dict(common.TITAN_OPTIONS)},
+                        axes={**{a: v for a, v in decl["axes"].items() if a != "constants"},
+                              **at})
+            out["oracle"] = Sweep.from_dict(decl)
+        return out
+
+    def sweep(self, size: str = "small", seeds: int | None = None) -> Sweep:
+        """The figure's own sweep (without the oracle's part)."""
+        parts = self.sweeps(size, seeds)
+        if set(parts) <= {self.key, "oracle"}:
+            return parts[self.key]
+        return super().sweep(size, seeds)
+
+    def data(self, size: str = "small", **kwargs):
+        """As :meth:`Figure.data`, the oracle's part joined to the figure's sweep along
+        ``algorithm`` (NaN where it did not run)."""
+        out = super().data(size, **kwargs)
+        if isinstance(out, dict) and set(out) == {self.key, "oracle"}:
+            main, oracle = out[self.key], out["oracle"]
+            # the oracle ignores pdFTSP's constants: the same run in both rows, as in a sweep
+            oracle = oracle.expand_dims(constants=main["constants"].values)
+            out = xr.concat([main, oracle.transpose(*main.dims)], dim="algorithm",
+                            join="outer", combine_attrs="override")
+            # the figure's order of settings (an outer join sorts them)
+            out = out.reindex({d: main[d].values for d in main.dims if d != "algorithm"})
+        return out
 
     def describe(self, ds: xr.Dataset) -> str:
         """One paragraph stating the setting: what is fixed, what varies, how many seeds,
@@ -84,7 +122,20 @@ class SweepFigure(Figure):
                 f"{', '.join(map(str, ds['seed'].values))} (error bars: one standard "
                 f"deviation). On average {num(float(ds['n_tasks'].mean()))} tasks arrive per "
                 f"run; the offered work is {num(float(lf.min()))}x to {num(float(lf.max()))}x "
-                f"what the cluster can process in the horizon. Titan: {titan or 'defaults'}.")
+                f"what the cluster can process in the horizon. Titan: {titan or 'defaults'}."
+                + self._oracle_where(ds))
+
+    def _oracle_where(self, ds: xr.Dataset) -> str:
+        """" Titan's welfare oracle runs only at ..." where it did not run everywhere."""
+        if "titan_oracle" not in [str(a) for a in ds["algorithm"].values]:
+            return ""
+        ran = ds["welfare"].sel(algorithm="titan_oracle").notnull()
+        ran = ran.any([d for d in ran.dims if d != self.axis])
+        if bool(ran.all()):
+            return ""
+        xs = [x for x, ok in zip(ds[self.axis].values, ran.values, strict=True) if ok]
+        return (f" Titan's welfare oracle runs only {self.where(xs)}, where the claims and "
+                "prose use it (each of its days costs as much as Titan's).")
 
     # ---------------------------------------------------------------- prose helpers
     every = "in every setting"  # "at every K"
