@@ -277,10 +277,8 @@ def compact_placement(lut: xr.Dataset, gpus: int) -> str:
 
     Raises ``ValueError`` listing the GPU counts available if none has ``gpus`` GPUs.
     """
-    _check_lut(lut)
     gpus = _positive_int("gpus", gpus)
-    measured = np.isfinite(lut["step_time"].values).any(axis=1)
-    names = [str(p) for p, ok in zip(lut["placement"].values, measured, strict=True) if ok]
+    names = list(_tables(lut)["placements"])
     matching = [p for p in names if sum(map(int, p)) == gpus]
     if not matching:
         counts = sorted({sum(map(int, p)) for p in names})
@@ -500,12 +498,42 @@ def _positive_int(name: str, value) -> int:
     return int(value)
 
 
+#: id(lut) -> (lut, its tables): the LUT read into plain arrays once (the simulator asks
+#: for thousands of step times per scenario; an xarray selection each time cost most of a
+#: scenario's build)
+_TABLES: dict = {}
+
+
+def _tables(lut: xr.Dataset) -> dict:
+    """The LUT, checked, as plain read-only arrays: ``"placements"`` (the placements with at
+    least one measured step time, in the LUT's order) and ``"measured"`` (placement ->
+    (local batches, step times, sync times) where both times are measured, ascending)."""
+    hit = _TABLES.get(id(lut))
+    if hit is not None and hit[0] is lut:
+        return hit[1]
+    _check_lut(lut)
+    step = lut["step_time"].transpose("placement", "local_bsz").values
+    sync = lut["sync_time"].transpose("placement", "local_bsz").values
+    local = lut["local_bsz"].values
+    placements, measured = [], {}
+    for i, p in enumerate(lut["placement"].values):
+        if np.isfinite(step[i]).any():
+            placements.append(str(p))
+        ok = np.isfinite(step[i]) & np.isfinite(sync[i])
+        arrays = (local[ok].copy(), step[i][ok].copy(), sync[i][ok].copy())
+        for a in arrays:
+            a.setflags(write=False)
+        measured[str(p)] = arrays
+    if len(_TABLES) >= 64:  # a handful of LUTs per process; never grow without bound
+        _TABLES.clear()
+    tables = {"placements": tuple(placements), "measured": measured}
+    _TABLES[id(lut)] = (lut, tables)
+    return tables
+
+
 def _measured(lut: xr.Dataset, placement: str):
     """(local batches, step times, sync times) measured for a placement, ascending."""
-    t = lut["step_time"].sel(placement=placement).values
-    y = lut["sync_time"].sel(placement=placement).values
-    ok = np.isfinite(t) & np.isfinite(y)
-    return lut["local_bsz"].values[ok], t[ok], y[ok]
+    return _tables(lut)["measured"][str(placement)]
 
 
 def _plan(lut, gpus, global_batch, max_local_bsz) -> tuple[str, int, int]:
