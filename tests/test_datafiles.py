@@ -4,6 +4,8 @@ published file is checked on the built book: tests/test_book.py.)"""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -154,8 +156,49 @@ def test_pages_sharing_data_share_one_file_written_once(tmp_path):
     other = AllpassData("small", {("limited", "allpass", 2): run})
     datafiles.data_files(second, other, "small", folder=tmp_path)
     _same(other, datafiles.read(path))
-    assert {p.name for p in (tmp_path / "allpass").iterdir()} == {
-        "runs.nc", "fig06_claims.csv", "fig07_claims.csv"}
+    assert {p.name for p in (tmp_path / "allpass").iterdir()
+            if not p.name.startswith(".")} == {"runs.nc", "fig06_claims.csv", "fig07_claims.csv"}
+
+
+def test_a_stale_digest_note_is_not_trusted(tmp_path):
+    """The digest noted beside a file counts only while the file is the one it noted: a
+    file replaced behind the note's back is read for its own digest."""
+    a = {"run": xr.Dataset({"x": ("t", np.arange(5.0))})}
+    b = {"run": xr.Dataset({"x": ("t", np.arange(6.0))})}
+    path = datafiles.write(a, tmp_path / "runs.nc")
+    assert (tmp_path / ".runs.nc.digest").is_file()
+    assert datafiles.written_digest(path) == datafiles.digest(a)
+    other = datafiles.write(b, tmp_path / "other.nc")
+    os.replace(other, path)  # the note still says a's digest, for a's size and time
+    assert datafiles.written_digest(path) == datafiles.digest(b)
+    (tmp_path / ".runs.nc.digest").write_text("not json")
+    assert datafiles.written_digest(path) == datafiles.digest(b)
+
+
+def _page_writes(folder, data, done):
+    datafiles.data_files(FIGURES["allpass"]["fig07"], data, "small", folder=folder)
+    done.set()
+
+
+def test_a_page_waits_for_the_page_writing_its_shared_file(tmp_path):
+    """Two pages sharing a file at once (make book runs two notebooks at a time): the
+    second waits for the first's write, then finds the file written and leaves it."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    run = lorasched.simulate(allpass_scenario(jobs=5, seed=1), "allpass", seed=1)
+    data = AllpassData("small", {("limited", "allpass", 1): run})
+    path = tmp_path / "allpass" / "runs.nc"
+    done = ctx.Event()
+    with datafiles._writing(path):
+        child = ctx.Process(target=_page_writes, args=(tmp_path, data, done))
+        child.start()
+        assert not done.wait(2.0)  # held up by the lock
+        datafiles.write(data, path)
+        stamp = path.stat().st_mtime_ns
+    child.join(120)
+    assert child.exitcode == 0 and done.is_set()
+    assert path.stat().st_mtime_ns == stamp  # found written: not written again
 
 
 def test_publish_copies_every_figure_s_files_with_their_checksums(tmp_path):
@@ -200,4 +243,5 @@ def test_two_processes_writing_one_shared_file_at_once_do_not_collide(tmp_path):
         p.join(120)
     assert [p.exitcode for p in procs] == [0, 0]
     assert len(datafiles.read(path)) == 8
-    assert [p.name for p in tmp_path.iterdir()] == ["runs.nc"]  # no temporary left
+    # no temporary left; the digest noted beside it
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".runs.nc.digest", "runs.nc"]

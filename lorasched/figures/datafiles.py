@@ -28,6 +28,7 @@ book, the same in every run of a seed) is stored once, in the group ``shared``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import html
 import json
@@ -36,6 +37,10 @@ import shutil
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on Windows
+    fcntl = None
 import netCDF4
 import numpy as np
 import pandas as pd
@@ -245,13 +250,51 @@ def digest(data) -> str:
     return h.hexdigest()
 
 
+def _sidecar(path: Path) -> Path:
+    """Where :func:`write` notes a file's digest beside it, with the file's size and
+    modification time (opening a netCDF file of hundreds of groups reads every group's
+    metadata: 7 s for Allpass's runs)."""
+    return path.with_name(f".{path.name}.digest")
+
+
+def _stamp(path: Path) -> list[int]:
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns]
+
+
 def written_digest(path) -> str | None:
-    """The content digest a data file was written with (None: no such file)."""
+    """The content digest a data file was written with (None: no such file): from the
+    note :func:`write` left beside it while the file's size and modification time are
+    still those it noted, else from the file itself."""
+    path = Path(path)
+    try:
+        note = json.loads(_sidecar(path).read_text())
+        if note["stamp"] == _stamp(path):
+            return note["digest"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
     try:
         with netCDF4.Dataset(path) as root:
             return root.getncattr("lorasched_digest")
     except (OSError, AttributeError):
         return None
+
+
+@contextlib.contextmanager
+def _writing(path: Path):
+    """Hold ``path``'s write lock (a lock file beside it) in the block, so that two pages
+    sharing one file (``make book`` runs two notebooks at a time) write it once: the second
+    waits, then finds it written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fcntl is None:  # pragma: no cover - no advisory locks here: each page may write
+        yield
+        return
+    with open(path.with_name(f".{path.name}.lock"), "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def write(data, path, *, figure: str = "", size: str = "") -> Path:
@@ -263,9 +306,10 @@ def write(data, path, *, figure: str = "", size: str = "") -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     leaves: list[xr.Dataset] = []
     tree = _tree(data, leaves)
+    content = digest(data)
     root = xr.Dataset(attrs={"lorasched_figure": figure, "lorasched_size": size,
                              "lorasched_tree": json.dumps(tree),
-                             "lorasched_digest": digest(data),
+                             "lorasched_digest": content,
                              "lorasched_version": _version()})
     nodes, shared, seen = {"/": root}, {}, {}
     for i, ds in enumerate(leaves):
@@ -274,6 +318,8 @@ def write(data, path, *, figure: str = "", size: str = "") -> Path:
         nodes["/shared"] = xr.Dataset(shared)
     with atomic_file(path) as tmp:
         _to_netcdf(nodes, tmp)
+    with atomic_file(_sidecar(path)) as tmp:
+        tmp.write_text(json.dumps({"digest": content, "stamp": _stamp(path)}))
     return path
 
 
@@ -456,9 +502,10 @@ def data_files(fig: Figure, data, size: str = "full", folder=None, *,
     of ``size``); the page's links to them."""
     folder = data_folder(size) if folder is None else Path(folder)
     nc, csv = file_names(fig)
-    if written_digest(folder / nc) != digest(data):  # pages sharing a file write it once
-        write(data, folder / nc, figure=f"{fig.system}/{fig.data_name or fig.key}",
-              size=size)
+    with _writing(folder / nc):  # pages sharing a file write it once
+        if written_digest(folder / nc) != digest(data):
+            write(data, folder / nc, figure=f"{fig.system}/{fig.data_name or fig.key}",
+                  size=size)
     fig.claims(data).to_csv(folder / csv, index=False)
     if fig.quotes:
         (fig.quoted(data) if quoted is None else quoted).to_csv(

@@ -195,15 +195,16 @@ def metrics(results: dict) -> xr.Dataset:
     system = systems.get("allpass")
     keys = sorted({k[2] for k in results})
     algorithms = ALGORITHMS + list(READINGS) + list(BEYOND_TEXT)
-    data = {m: (("setup", "algorithm", "seed"),
-                np.full((len(SETUPS), len(algorithms), len(keys)), np.nan))
-            for m in system.metrics}
-    ds = xr.Dataset(data, coords={"setup": list(SETUPS), "algorithm": algorithms,
-                                  "seed": keys})
+    arrays = {m: np.full((len(SETUPS), len(algorithms), len(keys)), np.nan)
+              for m in system.metrics}
+    at = ({s: i for i, s in enumerate(SETUPS)}, {a: i for i, a in enumerate(algorithms)},
+          {k: i for i, k in enumerate(keys)})
     for (setup, alg, seed), res in results.items():
+        where = (at[0][setup], at[1][alg], at[2][seed])
         for m, v in system.measure(res, res).items():
-            ds[m].loc[dict(setup=setup, algorithm=alg, seed=seed)] = v
-    return ds
+            arrays[m][where] = v
+    return xr.Dataset({m: (("setup", "algorithm", "seed"), a) for m, a in arrays.items()},
+                      coords={"setup": list(SETUPS), "algorithm": algorithms, "seed": keys})
 
 
 def seeds_estimate(values) -> Estimate:
