@@ -46,13 +46,40 @@ from .scenario import ScenarioArrays, to_arrays
 
 @dataclass
 class PricingInput:
-    """What the pricing DP needs to know about the tasks (per task: its vendor options)."""
+    """What the pricing DP needs to know about the tasks (per task: its vendor options),
+    and the same packed into plain arrays for :func:`lorasched.pdftsp.kernels.price_batch`
+    (:meth:`packed`)."""
 
     arrays: ScenarioArrays
     starts: list[np.ndarray]  # per task: first usable slot of each vendor option
     fixed: list[np.ndarray]  # per task: vendor price of each option
     vendors: list[np.ndarray]  # per task: vendor index of each option (-1: none)
     units: list[tuple[np.ndarray, int]]  # per task: (speed units, W)
+
+    def packed(self, tasks: np.ndarray) -> dict:
+        """The arguments of :func:`~lorasched.pdftsp.kernels.price_batch` that do not
+        change between rounds, for ``tasks`` (the tasks this input was built for)."""
+        a = self.arrays
+        n = len(tasks)
+        K = a.n_nodes
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum([s.size for s in self.starts], out=ptr[1:])
+        return {
+            "arrival": np.asarray(a.arrival[tasks], dtype=np.int64),
+            "deadline": np.asarray(a.deadline[tasks], dtype=np.int64),
+            "W": np.array([w for _, w in self.units], dtype=np.int64),
+            "units": (np.stack([u for u, _ in self.units]) if n
+                      else np.zeros((0, K), dtype=np.int64)),
+            "speed": (np.stack([a.speed[int(i)] for i in tasks]) if n
+                      else np.zeros((0, K), dtype=np.asarray(a.speed[0:0]).dtype)),
+            "memory": np.asarray(a.memory[tasks], dtype=np.float64),
+            "bid": np.asarray(a.bid[tasks], dtype=np.float64),
+            "opt_ptr": ptr,
+            "starts": (np.concatenate(self.starts).astype(np.int64) if n
+                       else np.zeros(0, dtype=np.int64)),
+            "fixed": (np.concatenate(self.fixed).astype(np.float64) if n
+                      else np.zeros(0)),
+        }
 
 
 def pricing_input(arrays: ScenarioArrays, tasks, work_resolution: int, relaxed: bool,
@@ -129,25 +156,29 @@ def solve_lp(arrays: ScenarioArrays, tasks, compute_cap, memory_cap, *, fit_comp
     master = MasterLP(len(tasks), (compute_cap, memory_cap), highs_options,
                       stall_iterations=stall_iterations)
     inp = pricing_input(arrays, tasks, work_resolution, relaxed, vendor_of)
+    packed = inp.packed(tasks)
     feasible = np.zeros(len(tasks), dtype=bool)
 
     def price_all(mu, duals):
+        """Every task's pricing problem at the duals in one kernel call (what :func:`price`
+        does task by task), then a column for each task whose reduced cost is positive."""
         pi, sigma = duals
+        best, _, improving, mu_feasible, ptr, nodes, slots = kernels.price_batch(
+            packed["arrival"], packed["deadline"], packed["W"], packed["units"],
+            packed["speed"], packed["memory"], packed["bid"], arrays.op_cost_rate, pi, sigma,
+            fit_compute, fit_memory, packed["opt_ptr"], packed["starts"], packed["fixed"],
+            np.asarray(mu, dtype=np.float64), float(tol))
+        feasible[best >= 0] = True
         columns = []
-        mu_feasible = 0.0
-        for j, i in enumerate(tasks):
-            found = price(inp, j, int(i), pi, sigma, fit_compute, fit_memory)
-            if found is None:
-                continue
-            feasible[j] = True
-            value, vendor, nodes, slots = found
-            mu_feasible += max(0.0, value)  # mu'_i of the dual bound
-            if value - mu[j] > tol * max(1.0, abs(float(arrays.bid[i]))):  # reduced cost > 0
-                q = 0.0 if vendor < 0 else float(arrays.vendor_price[i, vendor])
-                b_il = column_value(arrays, int(i), q, nodes, slots)
-                columns.append(Column(j, b_il, (nodes, slots),
-                                      (arrays.speed[i][nodes], float(arrays.memory[i])),
-                                      vendor))
+        for j in np.flatnonzero(improving):
+            i = int(tasks[j])
+            vendor = int(inp.vendors[j][best[j]])
+            q = 0.0 if vendor < 0 else float(arrays.vendor_price[i, vendor])
+            cells = (nodes[ptr[j]:ptr[j + 1]].copy(), slots[ptr[j]:ptr[j + 1]].copy())
+            b_il = column_value(arrays, i, q, *cells)
+            columns.append(Column(int(j), b_il, cells,
+                                  (arrays.speed[i][cells[0]], float(arrays.memory[i])),
+                                  vendor))
         return columns, mu_feasible
 
     cg = column_generation(master, price_all, max_iterations=max_iterations,

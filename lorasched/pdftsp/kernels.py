@@ -537,6 +537,64 @@ def price_schedules(a, d, W, units, speed_i, r_i, rate, pi, sigma, compute_left,
 
 
 @njit(cache=True)
+def price_batch(arrival, deadline, W, units, speed, memory, bid, rate, pi, sigma,
+                compute_left, memory_left, opt_ptr, starts, fixed, mu, tol):
+    """:func:`price_schedules` for every task of one column-generation round, in one call.
+
+    Task ``j`` of the round: window ``arrival[j]..deadline[j]``, requirement ``W[j]`` in
+    work units ``units[j]``, speeds ``speed[j]``, memory ``memory[j]``, bid ``bid[j]``, its
+    vendor options ``starts``/``fixed[opt_ptr[j]:opt_ptr[j + 1]]``, and ``mu[j]`` the dual
+    of its row (5a). A task with ``W[j] == 0`` or no option has no schedule.
+
+    Returns ``(best, value, improving, lagrangian, cell_ptr, nodes, slots)``: per task the
+    option of its best schedule (-1: none), that schedule's value ``b_i - q - priced cost``,
+    whether its reduced cost ``value - mu[j]`` exceeds ``tol * max(1, |b_i|)``, the sum of
+    ``max(0, value)`` over the tasks with a schedule (the groups' part of the dual bound),
+    and the cells of the improving schedules: task ``j``'s in
+    ``nodes/slots[cell_ptr[j]:cell_ptr[j + 1]]``.
+    """
+    n = arrival.shape[0]
+    best = np.full(n, -1, dtype=np.int64)
+    value = np.zeros(n)
+    improving = np.zeros(n, dtype=np.bool_)
+    cell_ptr = np.zeros(n + 1, dtype=np.int64)
+    cap = 1024
+    nodes_out = np.empty(cap, dtype=np.int64)
+    slots_out = np.empty(cap, dtype=np.int64)
+    m = 0
+    lagrangian = 0.0
+    for j in range(n):
+        lo = opt_ptr[j]
+        hi = opt_ptr[j + 1]
+        if W[j] > 0 and hi > lo:
+            costs, b, nodes, slots = price_schedules(
+                arrival[j], deadline[j], W[j], units[j], speed[j], memory[j], rate, pi, sigma,
+                compute_left, memory_left, starts[lo:hi], fixed[lo:hi])
+            if b >= 0:
+                v = bid[j] - fixed[lo + b] - costs[b]
+                best[j] = b
+                value[j] = v
+                lagrangian += max(0.0, v)  # mu'_j of the dual bound
+                if v - mu[j] > tol * max(1.0, abs(bid[j])):  # reduced cost > 0
+                    improving[j] = True
+                    k = nodes.shape[0]
+                    if m + k > cap:
+                        while m + k > cap:
+                            cap *= 2
+                        grown = np.empty(cap, dtype=np.int64)
+                        grown[:m] = nodes_out[:m]
+                        nodes_out = grown
+                        grown = np.empty(cap, dtype=np.int64)
+                        grown[:m] = slots_out[:m]
+                        slots_out = grown
+                    nodes_out[m:m + k] = nodes
+                    slots_out[m:m + k] = slots
+                    m += k
+        cell_ptr[j + 1] = m
+    return best, value, improving, lagrangian, cell_ptr, nodes_out[:m].copy(), slots_out[:m].copy()
+
+
+@njit(cache=True)
 def earliest_finish(t0, d, work_i, speed_i, r_i, compute_left, memory_left, compute_capacity,
                     exclusive):
     """Earliest-finish schedule of one task (the EFT and NTM baselines, the offline warm start).
