@@ -303,3 +303,43 @@ def test_a_master_solve_past_its_stall_limit_is_solved_again_to_the_same_optimum
     assert (mu >= 0).all() and (pi >= 0).all() and (sigma >= 0).all()
     # the limit is restored for the next solve
     assert guarded.h.getOptionValue("simplex_iteration_limit")[1] == 1
+
+
+@pytest.mark.parametrize("relaxed", [True, False])
+def test_one_call_prices_every_task_as_the_task_by_task_pricing_does(relaxed):
+    """kernels.price_batch (what column generation calls) against bound.price task by
+    task: the same schedule, value and reduced-cost test for every task at random duals,
+    with vendors fixed (Titan) and free (the bound)."""
+    scenario = lorasched.synthetic_scenario(nodes=3, slots=12, load=3.0, vendors=2,
+                                            gpu="mix", seed=4)
+    arrays = lorasched.to_arrays(scenario)
+    cc, mc = arrays.residual()
+    rng = np.random.default_rng(7)
+    tasks = np.arange(arrays.n_tasks)
+    vendor_of = None if relaxed else rng.integers(-1, arrays.n_vendors, arrays.n_tasks)
+    inp = bound.pricing_input(arrays, tasks, 8, relaxed, vendor_of)
+    packed = inp.packed(tasks)
+    pi = rng.uniform(0, 1e-4, cc.shape)
+    sigma = rng.uniform(0, 1e-2, mc.shape)
+    mu = rng.uniform(0, 2, tasks.size)
+    best, value, improving, lagrangian, ptr, nodes, slots = \
+        bound.kernels.price_batch(packed["arrival"], packed["deadline"], packed["W"],
+                                  packed["units"], packed["speed"], packed["memory"],
+                                  packed["bid"], arrays.op_cost_rate, pi, sigma, cc, mc,
+                                  packed["opt_ptr"], packed["starts"], packed["fixed"], mu,
+                                  1e-9)
+    expected = 0.0
+    for j, i in enumerate(tasks):
+        found = bound.price(inp, j, int(i), pi, sigma, cc, mc)
+        assert (found is None) == (best[j] < 0)
+        if found is None:
+            continue
+        v, vendor, n_j, s_j = found
+        expected += max(0.0, v)
+        assert value[j] == v and int(inp.vendors[j][best[j]]) == vendor
+        assert improving[j] == (v - mu[j] > 1e-9 * max(1.0, abs(float(arrays.bid[i]))))
+        if improving[j]:
+            np.testing.assert_array_equal(nodes[ptr[j]:ptr[j + 1]], n_j)
+            np.testing.assert_array_equal(slots[ptr[j]:ptr[j + 1]], s_j)
+    assert lagrangian == expected
+    assert improving.any() and (best >= 0).any()

@@ -126,7 +126,7 @@ class SweepFigure(Figure):
                 + self._oracle_where(ds))
 
     def _oracle_where(self, ds: xr.Dataset) -> str:
-        """" Titan's welfare oracle runs only at ..." where it did not run everywhere."""
+        """The sentence saying where Titan's welfare oracle ran, if not everywhere ("")."""
         if "titan_oracle" not in [str(a) for a in ds["algorithm"].values]:
             return ""
         ran = ds["welfare"].sel(algorithm="titan_oracle").notnull()
