@@ -307,7 +307,7 @@ def test_a_master_solve_past_its_stall_limit_is_solved_again_to_the_same_optimum
 
 @pytest.mark.parametrize("relaxed", [True, False])
 def test_one_call_prices_every_task_as_the_task_by_task_pricing_does(relaxed):
-    """kernels.price_batch (what column generation calls) against bound.price task by
+    """cg_kernels.price_batch (what column generation calls) against bound.price task by
     task: the same schedule, value and reduced-cost test for every task at random duals,
     with vendors fixed (Titan) and free (the bound)."""
     scenario = lorasched.synthetic_scenario(nodes=3, slots=12, load=3.0, vendors=2,
@@ -323,7 +323,7 @@ def test_one_call_prices_every_task_as_the_task_by_task_pricing_does(relaxed):
     sigma = rng.uniform(0, 1e-2, mc.shape)
     mu = rng.uniform(0, 2, tasks.size)
     best, value, improving, lagrangian, ptr, nodes, slots = \
-        bound.kernels.price_batch(packed["arrival"], packed["deadline"], packed["W"],
+        bound.cg_kernels.price_batch(packed["arrival"], packed["deadline"], packed["W"],
                                   packed["units"], packed["speed"], packed["memory"],
                                   packed["bid"], arrays.op_cost_rate, pi, sigma, cc, mc,
                                   packed["opt_ptr"], packed["starts"], packed["fixed"], mu,

@@ -10,7 +10,7 @@ duals ``mu_i`` (5a), ``pi_kt`` (5b) and ``sigma_kt`` (5c); the pricing problem o
          = b_i - min_n [ q_in + min_l sum_(k,t) in l (s_ik (rate_kt + pi_kt) + r_i sigma_kt) ],
 
 Algorithm 2's per-task problem with ADDITIVE cell prices (the duals), which the DP
-:func:`lorasched.pdftsp.kernels.price_schedules` solves exactly on the work grid. A column
+:func:`lorasched.pdftsp.cg_kernels.price_schedules` solves exactly on the work grid. A column
 whose reduced cost ``max_l(...) - mu_i`` is positive enters the master. :func:`solve_lp`
 runs this for any set of tasks and cell capacities: full ones for the offline bound
 (:func:`offline_upper_bound`), residual ones for one slot of Titan
@@ -39,7 +39,7 @@ import numpy as np
 import xarray as xr
 
 from ..lp import Column, ColumnGeneration, MasterLP, column_generation
-from . import kernels
+from . import cg_kernels, kernels
 from .index import node_groups
 from .scenario import ScenarioArrays, to_arrays
 
@@ -47,7 +47,7 @@ from .scenario import ScenarioArrays, to_arrays
 @dataclass
 class PricingInput:
     """What the pricing DP needs to know about the tasks (per task: its vendor options),
-    and the same packed into plain arrays for :func:`lorasched.pdftsp.kernels.price_batch`
+    and the same packed into plain arrays for :func:`lorasched.pdftsp.cg_kernels.price_batch`
     (:meth:`packed`)."""
 
     arrays: ScenarioArrays
@@ -57,7 +57,7 @@ class PricingInput:
     units: list[tuple[np.ndarray, int]]  # per task: (speed units, W)
 
     def packed(self, tasks: np.ndarray) -> dict:
-        """The arguments of :func:`~lorasched.pdftsp.kernels.price_batch` that do not
+        """The arguments of :func:`~lorasched.pdftsp.cg_kernels.price_batch` that do not
         change between rounds, for ``tasks`` (the tasks this input was built for)."""
         a = self.arrays
         n = len(tasks)
@@ -115,7 +115,7 @@ def price(inp: PricingInput, j: int, i: int, pi, sigma, compute_left, memory_lef
     units, W = inp.units[j]
     if W == 0 or inp.starts[j].size == 0:
         return None
-    costs, best, nodes, slots = kernels.price_schedules(
+    costs, best, nodes, slots = cg_kernels.price_schedules(
         int(arrays.arrival[i]), int(arrays.deadline[i]), W, units, arrays.speed[i],
         float(arrays.memory[i]), arrays.op_cost_rate, pi, sigma, compute_left, memory_left,
         inp.starts[j], inp.fixed[j])
@@ -163,7 +163,7 @@ def solve_lp(arrays: ScenarioArrays, tasks, compute_cap, memory_cap, *, fit_comp
         """Every task's pricing problem at the duals in one kernel call (what :func:`price`
         does task by task), then a column for each task whose reduced cost is positive."""
         pi, sigma = duals
-        best, _, improving, mu_feasible, ptr, nodes, slots = kernels.price_batch(
+        best, _, improving, mu_feasible, ptr, nodes, slots = cg_kernels.price_batch(
             packed["arrival"], packed["deadline"], packed["W"], packed["units"],
             packed["speed"], packed["memory"], packed["bid"], arrays.op_cost_rate, pi, sigma,
             fit_compute, fit_memory, packed["opt_ptr"], packed["starts"], packed["fixed"],
