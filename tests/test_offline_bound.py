@@ -173,6 +173,8 @@ def test_titan_oracle_maximises_welfare_within_a_slot():
         "vendor_price": (("task", "vendor"), np.zeros((2, 0))),
         "vendor_delay": (("task", "vendor"), np.zeros((2, 0), dtype=np.int64))})
     sc = scenario.drop_dims("task").assign(tasks)
+    for name in ("value_density_min", "value_density_max"):  # hand-made bids: none declared
+        del sc.attrs[name]
     result = lorasched.simulate(sc, algorithm="titan_oracle", seed=0, price_per_sample=0.0)
     lorasched.check_result(result)
     assert result["admitted"].values.tolist() == [False, True]

@@ -329,7 +329,9 @@ def test_critical_payment_is_truthful(data):
 
 
 def _paper_flaw_scenario(value1):
-    """One node, one slot; task 0 raises the prices, task 1 has true value ``value1``."""
+    """One node, one slot; task 0 raises the prices, task 1 has true value ``value1``. The
+    declared value densities are wide enough for every bid the test makes (a scenario's
+    bids lie within them); its constants are those of [0.5, 2] (:func:`_flaw_constants`)."""
     return xr.Dataset(
         {
             "compute_capacity": ("node", np.array([10])),
@@ -346,15 +348,24 @@ def _paper_flaw_scenario(value1):
             "vendor_price": (("task", "vendor"), np.ones((2, 1))),  # unused: f_i = 0
             "vendor_delay": (("task", "vendor"), np.ones((2, 1), dtype=np.int64)),
         },
-        attrs={"base_model_memory": 2.0, "value_density_min": 0.5, "value_density_max": 2.0,
-               "task_memory_min": 1.0},
+        attrs={"base_model_memory": 2.0, "value_density_min": 0.01,
+               "value_density_max": 1000.0, "task_memory_min": 1.0},
     )
+
+
+def _flaw_constants() -> dict:
+    """alpha and beta (Lemma 2) of the flaw scenario's cluster, had it declared the value
+    densities [0.5, 2]."""
+    ds = _paper_flaw_scenario(8.0).assign_attrs(value_density_min=0.5, value_density_max=2.0)
+    alpha, beta = lorasched.pdftsp.auction.default_alpha_beta(lorasched.to_arrays(ds))
+    return {"alpha": alpha, "beta": beta}
 
 
 def test_paper_payment_is_not_truthful():
     """Eq. (14) leaves out sum e: a value in (p14, critical] loses truthfully but wins with
     positive utility by overbidding. The same overbid under "critical" does not pay."""
-    probe = simulate(_paper_flaw_scenario(1.0), payment="paper")
+    ab = _flaw_constants()
+    probe = simulate(_paper_flaw_scenario(1.0), payment="paper", **ab)
     auction = _replay(_paper_flaw_scenario(1.0), probe, 1)
     q = auction.quote(1)
     p14 = lorasched.payment_paper(q, 1.0)
@@ -364,8 +375,8 @@ def test_paper_payment_is_not_truthful():
     v = (p14 + crit) / 2  # true value in (p14, crit]
     over = crit + 1.0
 
-    truthful = simulate(_paper_flaw_scenario(v), payment="paper")
-    overbid = simulate(_paper_flaw_scenario(over), payment="paper")
+    truthful = simulate(_paper_flaw_scenario(v), payment="paper", **ab)
+    overbid = simulate(_paper_flaw_scenario(over), payment="paper", **ab)
     check_result(truthful)
     check_result(overbid)
     assert not truthful["admitted"].values[1]  # utility 0
@@ -376,10 +387,10 @@ def test_paper_payment_is_not_truthful():
     assert gain == pytest.approx((crit - p14) / 2)
 
     # the critical payment closes the gap: the same overbid now costs more than v
-    critical = simulate(_paper_flaw_scenario(over), payment="critical")
+    critical = simulate(_paper_flaw_scenario(over), payment="critical", **ab)
     assert critical["admitted"].values[1]
     assert v - float(critical["payment"].values[1]) < 0
-    assert not simulate(_paper_flaw_scenario(v), payment="critical")["admitted"].values[1]
+    assert not simulate(_paper_flaw_scenario(v), payment="critical", **ab)["admitted"].values[1]
 
 
 # ----------------------------------------------------------------------------------------
@@ -518,7 +529,7 @@ def _corruption_scenario():
             "vendor_price": (("task", "vendor"), np.array([[0.0], [0.0], [0.0], [1.0]])),
             "vendor_delay": (("task", "vendor"), np.array([[0], [0], [0], [2]])),
         },
-        attrs={"base_model_memory": 1.0, "value_density_min": 1.0, "value_density_max": 5.0,
+        attrs={"base_model_memory": 1.0, "value_density_min": 1.0, "value_density_max": 10.0,
                "task_memory_min": 0.25},
     )
 

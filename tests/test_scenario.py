@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import xarray as xr
@@ -401,8 +403,10 @@ def test_large_values_that_fit_int64_stay_valid(ds):
         validate_scenario(ds)
     ds = ds.copy()
     ds["work"] = ds["work"].astype(np.int64).where(ds["task"] != 1, 2**63 - 1)
-    assert ds["work"].dtype == np.int64
-    validate_scenario(ds)  # int64 input: nothing to cast, the largest value is fine
+    assert ds["work"].dtype == np.int64  # int64 input: nothing to cast; past the limit
+    with pytest.raises(ValueError, match=r"'work', task 1: 9.22337e\+18 exceeds lorasched's "
+                                         r"limit of 1e\+12"):
+        validate_scenario(ds)
 
 
 @pytest.mark.parametrize("name", ["bid", "work"])
@@ -459,6 +463,7 @@ def test_arrays_carry_the_declared_bounds(ds):
     keys = ("value_density_min", "value_density_max", "task_memory_min")
     ds.attrs.update({"value_density_min": 0.5, "value_density_max": 2.0,
                      "task_memory_min": 0.25})
+    ds["bid"] = ds["work"] * 1.0
     a = to_arrays(ds)
     assert tuple(getattr(a, k) for k in keys) == (0.5, 2.0, 0.25)
     del ds.attrs["value_density_max"]
@@ -600,3 +605,73 @@ def test_synthetic_scenario_refuses_counts_that_are_not_whole(name, value, rule)
         synthetic_scenario(**{"nodes": 2, "slots": 6, "seed": 0, name: value})
     assert synthetic_scenario(nodes=2.0, slots=6, seed=0).equals(
         synthetic_scenario(nodes=2, slots=6, seed=0))
+
+
+# -- declared limits, unique ids, bids within the declared value densities ----------------
+
+@pytest.mark.parametrize("name, index, at, value, limit", [
+    ("work", 1, "task 1", 10**13, "1e+12"),
+    ("bid", 1, "task 1", 1e12, "1e+09"),
+    ("memory_capacity", 1, "node 1", 1e308, "100000"),
+    ("compute_capacity", 0, "node 0", 2**40, "2.14748e+09"),
+    ("op_cost_rate", (0, 1), "node 0, slot 1", 1e10, "1e+09"),
+    ("vendor_price", (1, 0), "task 1, vendor 0", 1e300, "1e+09"),
+    ("vendor_delay", (1, 0), "task 1, vendor 0", 10**9, "100000"),
+])
+def test_a_magnitude_beyond_its_limit_is_refused_by_name(ds, name, index, at, value, limit):
+    """Absurd but finite magnitudes were run (or ran out of memory) before."""
+    ds[name].values[index] = value
+    with pytest.raises(ValueError, match=rf"^scenario variable '{name}', {at}: .* exceeds "
+                                         rf"lorasched's limit of {re.escape(limit)} "
+                                         r"\(lorasched.model.limits\)$"):
+        validate_scenario(ds)
+
+
+def test_a_repeated_task_id_is_refused(ds):
+    ds = ds.assign_coords(task=[10, 11, 12, 11, 14, 15])
+    with pytest.raises(ValueError, match=r"coordinate 'task' at task 3: id 11 repeats task "
+                                         r"1's \(task ids must be unique\)"):
+        validate_scenario(ds)
+
+
+@pytest.mark.parametrize("value", [float("nan"), -1.0, 0.0, "x", True, float("inf")])
+def test_a_declared_bound_must_be_a_positive_finite_number(ds, value):
+    ds.attrs["task_memory_min"] = value
+    with pytest.raises(ValueError, match="attribute 'task_memory_min' must be a positive "
+                                         "finite number"):
+        validate_scenario(ds)
+
+
+def test_bids_lie_within_the_declared_value_densities(ds):
+    lo, hi = ds.attrs["value_density_min"], ds.attrs["value_density_max"]
+    ds["bid"].values[:] = ds["work"].values * lo  # on the bounds (up to rounding): valid
+    ds["bid"].values[0] = 0.0  # a bid of 0 asks for nothing: valid
+    validate_scenario(ds)
+    ds["bid"].values[2] = ds["work"].values[2] * hi * 1.001
+    with pytest.raises(ValueError, match=r"'bid' at task 2: bid / work lies outside the "
+                                         r"declared value densities"):
+        validate_scenario(ds)
+    ds.attrs["value_density_min"] = 2 * hi
+    with pytest.raises(ValueError, match="the minimum exceeds the maximum"):
+        validate_scenario(ds)
+
+
+def test_every_entry_point_refuses_a_bad_scenario_by_name(ds, tmp_path, capsys):
+    """simulate (what a sweep's cell runs), load_scenario, loadgen and serve --cluster
+    all run System.validate."""
+    from lorasched.cli import main
+    from lorasched.systems import load_scenario, simulate
+    ds["work"].values[1] = 10**13
+    words = "scenario variable 'work', task 1"
+    with pytest.raises(ValueError, match=words):
+        simulate(ds, "pdftsp")
+    path = tmp_path / "bad.nc"
+    ds.to_netcdf(path)
+    with pytest.raises(ValueError, match=words):
+        load_scenario(path)
+    for argv in (["loadgen", "http://127.0.0.1:9", str(path)],
+                 ["serve", "--cluster", str(path), "--state", str(tmp_path / "state")]):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and words in err and err.count("\n") == 1, argv

@@ -24,6 +24,7 @@ from lorasched.service.auction import ConflictError
 from lorasched.service.bench import ServerProcess
 from lorasched.service.http import MAX_BODY, check_bind, create_app
 from lorasched.service.loadgen import compare, replay
+from lorasched.service.store import StateError
 from lorasched.service.tasks import scenario_requests
 from lorasched.systems import simulate
 
@@ -88,7 +89,16 @@ def test_a_closed_slot_is_refused_and_changes_nothing(day, tmp_path):
     ({"arrival": -1}, "arrival", "must be in 0..23"),
     ({"arrival": 2.5}, "arrival", "whole number"),
     ({"deadline": 99}, "deadline", "must be in"),
-    ({"work": 0}, "work", "must be in 1..inf"),
+    ({"work": 0}, "work", "must be in 1..1,000,000,000,000"),
+    ({"work": 10**13}, "work", "must be in 1..1,000,000,000,000"),
+    ({"work": 10**30}, "work", "must be in 1..1,000,000,000,000"),
+    ({"memory": 1e308}, "memory", r"at most 100000 \(lorasched.model.limits\)"),
+    ({"bid": 2e9}, "bid", r"at most 1e\+09"),
+    ({"speed": [10**400, 1, 1, 1]}, "speed", "node 0: must be a whole number"),
+    ({"speed": ["5", 1, 1, 1]}, "speed", "node 0: must be a whole number"),
+    ({"vendor_delay": [10**20] * 5}, "vendor_delay", "item 0 must be a whole number in"),
+    ({"vendor_price": [1e300] * 5}, "vendor_price", "item 0 must be a number in 0..1e"),
+    ({"id": "task\n"}, "id", "1-128 characters"),
     ({"memory": 1.0}, "memory", "below the cluster's declared task_memory_min"),
     ({"speed": [1, 2]}, "speed", "list of 4 whole numbers"),
     ({"speed": {"A100-80GB": 10}}, "speed", "gives no speed for GPU type 'A40-48GB'"),
@@ -132,7 +142,7 @@ def test_a_restart_replays_to_the_same_state(day, reference, tmp_path):
                (json.dumps(json.loads(row[1]) | {"payment": 123.0}),))
     db.commit()
     db.close()
-    with pytest.raises(RuntimeError, match="replaying decision 1"):
+    with pytest.raises(StateError, match="auction.sqlite3, decision 1 .*replaying it gives"):
         AuctionService(day, tmp_path)
 
 

@@ -131,7 +131,7 @@ def default_alpha_beta(arrays: ScenarioArrays, constants: str = "lemma2") -> tup
     return alpha, beta
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Decision:
     """The auction's answer to one task."""
 
@@ -229,11 +229,11 @@ class OnlineAuction:
             return payment_paper(s, float(self.arrays.memory[i]))
         return s.critical_bid
 
-    def offer(self, i: int, bid: float | None = None) -> Decision:
-        """Algorithm 1, lines 2-13, for task ``i`` (optionally with another bid)."""
+    def decide(self, i: int, bid: float | None = None) -> Decision:
+        """Algorithm 1, lines 2-7 and 9-13, for task ``i`` (optionally with another bid),
+        committing nothing: what :meth:`offer` would decide. :meth:`commit` applies it."""
         start = time.perf_counter()
-        speed_i = self.arrays.speed[i]
-        s = self.quote(i, bid, speed_i=speed_i)
+        s = self.quote(i, bid, speed_i=self.arrays.speed[i])
         if not s.feasible:
             return Decision(i, False, "no_feasible_schedule", s, 0.0, 0.0,
                             time.perf_counter() - start)
@@ -244,15 +244,32 @@ class OnlineAuction:
         b = float(self.arrays.bid[i] if bid is None else bid)
         b_il = b - s.vendor_price - s.op_cost  # increment of objective (4)
         b_bar = b_il / (s.samples + s.n_cells * r_i)  # b-bar_il under eq. (8)
-        before = self.index.capture(s.nodes, s.slots)
-        kernels.update_duals(self.lam, self.phi, self.compute_left, self.memory_left,
-                             s.nodes, s.slots, speed_i, r_i,
-                             self.compute_capacity, self.usable_memory,
-                             self.alpha, self.beta, b_bar)  # eqs. (7), (8); line 8
-        self.index.commit(s.nodes, s.slots, before)
         pay = self.price(s, i)  # line 11
         return Decision(i, True, "admitted", s, pay, b_bar, time.perf_counter() - start)
 
+    def commit(self, d: Decision) -> None:
+        """Algorithm 1, line 8: an admitted decision of :meth:`decide`, taken against the
+        current state, updates the dual prices and residual capacities (a rejection
+        changes nothing)."""
+        if not d.admitted:
+            return
+        s = d.schedule
+        before = self.index.capture(s.nodes, s.slots)
+        kernels.update_duals(self.lam, self.phi, self.compute_left, self.memory_left,
+                             s.nodes, s.slots, self.arrays.speed[d.task],
+                             float(self.arrays.memory[d.task]),
+                             self.compute_capacity, self.usable_memory,
+                             self.alpha, self.beta, d.b_bar)  # eqs. (7), (8); line 8
+        self.index.commit(s.nodes, s.slots, before)
+
+    def offer(self, i: int, bid: float | None = None) -> Decision:
+        """Algorithm 1, lines 2-13, for task ``i`` (optionally with another bid):
+        :meth:`decide`, then :meth:`commit` (``seconds`` covers both)."""
+        start = time.perf_counter()
+        d = self.decide(i, bid)
+        self.commit(d)
+        d.seconds = time.perf_counter() - start
+        return d
 
 def run(arrays: ScenarioArrays, rng: np.random.Generator, *, alpha: float | None = None,
         beta: float | None = None, constants: str = "lemma2", payment: str = "critical",

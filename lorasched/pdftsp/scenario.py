@@ -12,6 +12,8 @@ plain contiguous numpy arrays the kernels and algorithms consume.
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import NamedTuple
 
 import numpy as np
@@ -48,6 +50,9 @@ TYPED_SPEED_DIMS = ("task", "gpu")
 #: GB of slack in memory comparisons, so that tasks that exactly fill a node (0.3 + 2.5 GB
 #: on a 2.8 GB node) are not lost to floating-point rounding; the kernels use the same value
 MEMORY_TOLERANCE = 1e-9
+#: relative slack of the declared value densities: a bid drawn at v_min times the work,
+#: divided back by the work, may land an ulp below v_min
+DENSITY_TOLERANCE = 1e-9
 
 #: dtype of ``s_ik`` in :class:`ScenarioArrays`: speeds are samples per slot, far below 2**31,
 #: and the matrix is the largest array of a scenario (task x node: at 10x the paper's day,
@@ -239,6 +244,82 @@ def validate_scenario(ds: xr.Dataset) -> None:
     if ds["speed"].dims == TYPED_SPEED_DIMS:  # only the GPU types some node has count
         speed = speed[:, np.unique(_node_types(ds))]
     _fail("speed", speed.max(axis=1, initial=0) <= 0, task, "is zero on every node")
+    _check_ids(ds)
+    _check_limits(ds)
+    _check_declared(ds)
+
+
+#: variable -> the limit of :mod:`lorasched.model.limits` its every value stays within
+LIMITED = {"compute_capacity": limits.MAX_SAMPLES_PER_SLOT,
+           "memory_capacity": limits.MAX_MEMORY_GB, "op_cost_rate": limits.MAX_MONEY,
+           "memory": limits.MAX_MEMORY_GB, "work": limits.MAX_SAMPLES,
+           "bid": limits.MAX_MONEY, "vendor_price": limits.MAX_MONEY,
+           "vendor_delay": limits.MAX_SLOTS}
+
+
+def outside_densities(bid, work, lo: float, hi: float) -> np.ndarray:
+    """True where a positive bid's value density ``b_i / M_i`` lies outside the declared
+    ``[lo, hi]`` (relative slack :data:`DENSITY_TOLERANCE`); a bid of 0 asks for nothing."""
+    bid = np.asarray(bid, dtype=float)
+    density = bid / np.asarray(work, dtype=float)
+    return (bid > 0) & ((density < lo * (1 - DENSITY_TOLERANCE))
+                        | (density > hi * (1 + DENSITY_TOLERANCE)))
+
+
+def _check_ids(ds: xr.Dataset) -> None:
+    """Task ids (the ``task`` coordinate) name one task each."""
+    if "task" not in ds.coords:
+        return
+    ids = ds["task"].values
+    _, first, counts = np.unique(ids, return_index=True, return_counts=True)
+    if (counts > 1).any():
+        dup = int(np.sort(first[counts > 1])[0])
+        later = int(np.flatnonzero(ids == ids[dup])[1])
+        raise InputError(f"scenario coordinate 'task' at task {later}: id {ids[dup].item()!r} "
+                         f"repeats task {dup}'s (task ids must be unique)")
+
+
+def _check_limits(ds: xr.Dataset) -> None:
+    """Every magnitude within its declared limit (:data:`LIMITED`), before any work."""
+    for name, limit in LIMITED.items():
+        values = ds[name].values
+        if values.size and values.max() > limit:
+            limits.at_most(values, limit, f"scenario variable {name!r}",
+                           _item_name(ds[name].dims, values.shape))
+
+
+def _item_name(dims: tuple[str, ...], shape: tuple[int, ...]):
+    """``item(i)`` naming the i-th value of a flattened array as 'task 3, vendor 1'."""
+    def item(i: int) -> str:
+        return ", ".join(f"{d} {int(j)}" for d, j in
+                         zip(dims, np.unravel_index(i, shape), strict=True))
+    return item
+
+
+def _check_declared(ds: xr.Dataset) -> None:
+    """The declared bounds (:attr:`ScenarioArrays.DECLARED_ATTRS`) are positive finite
+    numbers, ``value_density_min <= value_density_max``, and every positive bid's value
+    density ``b_i / M_i`` lies within them."""
+    declared = {}
+    for name in ScenarioArrays.DECLARED_ATTRS:
+        if name not in ds.attrs:
+            continue
+        v = ds.attrs[name]
+        if (isinstance(v, bool) or not isinstance(v, numbers.Real | np.number)
+                or not math.isfinite(float(v)) or float(v) <= 0):
+            raise InputError(f"scenario attribute {name!r} must be a positive finite number, "
+                             f"got {v!r}")
+        declared[name] = float(v)
+    lo, hi = declared.get("value_density_min"), declared.get("value_density_max")
+    if lo is None or hi is None:
+        return
+    if lo > hi:
+        raise InputError(f"scenario attributes 'value_density_min' ({lo:g}) and "
+                         f"'value_density_max' ({hi:g}): the minimum exceeds the maximum")
+    _fail("bid", outside_densities(ds["bid"].values, ds["work"].values, lo, hi),
+          ("task",), f"bid / work lies outside the declared value densities "
+                     f"[{lo:.6g}, {hi:.6g}] (attributes 'value_density_min', "
+                     f"'value_density_max')")
 
 
 def _node_types(ds: xr.Dataset) -> np.ndarray:

@@ -9,11 +9,16 @@ answered.
 * :meth:`AuctionService.offer` takes one request body (:mod:`.tasks`): the same ``id``
   again returns the stored decision and admits nothing twice (a different body under a
   used id is refused); a task for a slot before the clock (the largest arrival slot seen)
-  is refused; otherwise Algorithm 1 decides, the decision is stored
-  (:class:`~lorasched.service.store.Store`), then returned. Offers run one at a time.
+  is refused; otherwise Algorithm 1 decides against the state without changing it, the
+  decision is stored (:class:`~lorasched.service.store.Store`), and only then applied and
+  returned. Offers run one at a time.
+* A decision the store cannot keep (a full disk, a failing database) raises
+  :class:`~lorasched.service.store.StoreError` and leaves nothing behind: the same request
+  later gets the decision a run without the failure would give. Until a write succeeds,
+  :meth:`AuctionService.health` reports the failing store.
 * On start the stored decisions are replayed in order through a fresh auction; each must
   come out as stored (the state built by replay is the one lost), else the service
-  refuses to start.
+  refuses to start, naming the decision.
 """
 
 from __future__ import annotations
@@ -23,14 +28,15 @@ import json
 import threading
 import time
 from collections import Counter
+from typing import NamedTuple
 
 import numpy as np
 import xarray as xr
 
-from ..pdftsp.auction import OnlineAuction
+from ..pdftsp.auction import Decision, OnlineAuction
 from ..pdftsp.scenario import ScenarioArrays, to_arrays
 from ..systems import load_scenario
-from .store import Store
+from .store import StateError, Store, StoreError
 from .tasks import ServiceInputError, one_task, parse_task
 
 #: the latency histogram's upper bounds, seconds (Prometheus buckets)
@@ -38,6 +44,19 @@ BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1
            0.5, 1.0)
 #: the cluster fields the fingerprint covers
 _CLUSTER = ("compute_capacity", "memory_capacity", "op_cost_rate")
+
+
+class _Pending(NamedTuple):
+    """A decision computed but not yet applied: what :meth:`AuctionService._apply` needs."""
+
+    task_id: str
+    seq: int
+    fields: dict
+    digest: str
+    payload: dict
+    arrays: ScenarioArrays
+    auction_decision: Decision
+    decision: dict
 
 
 class ConflictError(ServiceInputError):
@@ -97,13 +116,15 @@ class AuctionService:
         self.counts = Counter()
         self.latency = np.zeros(len(BUCKETS) + 1, dtype=np.int64)
         self.latency_sum = 0.0
+        self.failure: StoreError | None = None  # the last write's, until one succeeds
+        self.broken: str | None = None  # memory behind the store (_apply)
+        self._pending: _Pending | None = None  # a write of unknown outcome (_usable)
         started = time.perf_counter()
-        for seq, task_id, request, stored in self.store.decisions():
-            decision = self._decide(task_id, request, seq)
-            if decision != stored:
-                raise RuntimeError(f"--state: replaying decision {seq} (task {task_id!r}) "
-                                   f"gives {decision}, the store holds {stored}: the state "
-                                   f"was built by other code; keep it with that version")
+        try:
+            self._replay()
+        except BaseException:
+            self.store.close()
+            raise
         self.replayed = len(self.by_id)
         self.replay_seconds = time.perf_counter() - started
 
@@ -111,34 +132,48 @@ class AuctionService:
     def offer(self, payload) -> tuple[dict, bool]:
         """``(decision, new)`` for one request body; ``new`` is False when the id was
         decided before (the stored decision is returned). Raises
-        :class:`ServiceInputError` (bad field) or :class:`ConflictError`."""
+        :class:`ServiceInputError` (bad field), :class:`ConflictError` or
+        :class:`~lorasched.service.store.StoreError` (the decision could not be stored:
+        nothing of it is kept, the same request may be sent again)."""
         started = time.perf_counter()
         task_id, fields = parse_task(payload, self.cluster, self.gpu_types)
+        digest = _digest(payload)
         with self._lock:
+            self._usable()
             if task_id in self.by_id:
-                if self.requests[task_id] != _digest(payload):
+                if self.requests[task_id] != digest:
                     raise ConflictError("id", f"task {task_id!r}, field 'id': already used for "
                                               f"another task (a retry must send the same body)")
                 self.counts["repeated"] += 1
                 return self.by_id[task_id], False
-            if payload["arrival"] < self.clock:
+            if fields["arrival"] < self.clock:
                 raise ConflictError("arrival", f"task {task_id!r}, field 'arrival': slot "
-                                               f"{payload['arrival']} is closed (the clock "
+                                               f"{fields['arrival']} is closed (the clock "
                                                f"is at slot {self.clock})")
             seq = len(self.by_id) + 1
-            decision = self._decide(task_id, payload, seq, fields)
-            self.store.append(seq, task_id, payload, decision)
+            pending = self._decide(task_id, seq, fields, digest, payload)
+            try:  # durable first: a failed write leaves nothing in memory
+                self.store.append(seq, task_id, payload, pending.decision)
+            except StoreError as err:
+                self.counts["store_failures"] += 1
+                self.failure = err
+                if not err.known:  # settled by the next request (_usable)
+                    self._pending = pending
+                raise
+            self.failure = None
+            self._apply(pending)
             seconds = time.perf_counter() - started
             self.latency[int(np.searchsorted(BUCKETS, seconds))] += 1
             self.latency_sum += seconds
-        return decision, True
+        return pending.decision, True
 
-    def _decide(self, task_id: str, payload: dict, seq: int, fields: dict | None = None
-                ) -> dict:
-        if fields is None:
-            _, fields = parse_task(payload, self.cluster, self.gpu_types)
-        self.auction.arrays = one_task(self.cluster, fields)
-        d = self.auction.offer(0)
+    def _decide(self, task_id: str, seq: int, fields: dict, digest: str, payload: dict
+                ) -> _Pending:
+        """Algorithm 1's decision on one task against the current state, changing
+        nothing (the auction's input arrays are the task's own)."""
+        arrays = one_task(self.cluster, fields)
+        self.auction.arrays = arrays
+        d = self.auction.decide(0)
         s = d.schedule
         decision = {
             "id": task_id, "seq": seq, "arrival": fields["arrival"],
@@ -150,12 +185,67 @@ class AuctionService:
                                                          strict=True)]
                       if d.admitted else []),
         }
-        self.by_id[task_id] = decision
-        self.requests[task_id] = _digest(payload)  # a retry must match it
-        self.clock = max(self.clock, fields["arrival"])
-        self.counts["decisions"] += 1
-        self.counts["admitted"] += int(d.admitted)
-        return decision
+        return _Pending(task_id, seq, fields, digest, payload, arrays, d, decision)
+
+    def _apply(self, p: _Pending) -> None:
+        """Commit a stored decision to the state: the auction's prices and capacities, the
+        ids, the clock, the counters. A failure here leaves memory behind the store:
+        the service then refuses every write until restarted (its replay is exact)."""
+        try:
+            self.auction.arrays = p.arrays
+            self.auction.commit(p.auction_decision)
+            self.by_id[p.task_id] = p.decision
+            self.requests[p.task_id] = p.digest  # a retry must match it
+            self.clock = max(self.clock, p.fields["arrival"])
+            self.counts["decisions"] += 1
+            self.counts["admitted"] += int(p.auction_decision.admitted)
+        except BaseException as err:
+            self.broken = (f"decision {p.seq} (task {p.task_id!r}) is stored but could not "
+                           f"be applied in memory ({type(err).__name__}: {err}); restart the "
+                           f"service: its replay rebuilds the state from the store")
+            raise
+
+    def _usable(self) -> None:
+        """Before a write: settle a write whose outcome was unknown (apply it if the store
+        holds it, drop it if not), and refuse while the state must be rebuilt."""
+        if self.broken:
+            raise StoreError("state", self.broken)
+        if self._pending is not None:
+            p = self._pending
+            if self.store.holds(p.seq, p.task_id, p.payload, p.decision):
+                self._apply(p)
+            self._pending = None
+
+    def health(self) -> dict:
+        """``{"status": "ok", "decisions": n, "clock": slot}``; from a failed write until
+        a write succeeds (or while the state must be rebuilt), ``"status": "failing"`` and
+        ``"store": {"field", "error"}``."""
+        with self._lock:
+            out = {"status": "ok", "decisions": len(self.by_id), "clock": self.clock}
+            problem = StoreError("state", self.broken) if self.broken else self.failure
+            if problem is not None:
+                out.update(status="failing",
+                           store={"field": problem.field, "error": str(problem)})
+            return out
+
+    def _replay(self) -> None:
+        """Rebuild the state from the stored decisions, each checked against a fresh
+        decision on the same request."""
+        for seq, task_id, request, stored in self.store.decisions():
+            try:
+                _, fields = parse_task(request, self.cluster, self.gpu_types)
+            except ServiceInputError as err:
+                raise StateError(f"--state: {self.store.path}, decision {seq}: its request "
+                                 f"is refused ({err}): the state was changed, or stored by "
+                                 f"another version; keep it with the version that stored "
+                                 f"it") from None
+            p = self._decide(task_id, seq, fields, _digest(request), request)
+            if p.decision != stored:
+                raise StateError(f"--state: {self.store.path}, decision {seq} (task "
+                                 f"{task_id!r}): replaying it gives {p.decision}, the store "
+                                 f"holds {stored}: the state was built by other code or "
+                                 f"changed; keep it with the version that stored it")
+            self._apply(p)
 
     # ------------------------------------------------------------------ reading
     def get(self, task_id: str) -> dict | None:
@@ -183,6 +273,9 @@ class AuctionService:
                  "# HELP lorasched_repeated_total requests for an id already decided",
                  "# TYPE lorasched_repeated_total counter",
                  f"lorasched_repeated_total {self.counts['repeated']}",
+                 "# HELP lorasched_store_failures_total decisions the store could not keep",
+                 "# TYPE lorasched_store_failures_total counter",
+                 f"lorasched_store_failures_total {self.counts['store_failures']}",
                  "# HELP lorasched_clock_slot the largest arrival slot seen",
                  "# TYPE lorasched_clock_slot gauge",
                  f"lorasched_clock_slot {self.clock}",

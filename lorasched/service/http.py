@@ -3,14 +3,24 @@
 =====================  ==================================================================
 ``POST /v1/tasks``     one task (:mod:`.tasks`) -> its decision: 201 when new, 200 when
                        the id was decided before (the stored decision, nothing admitted
-                       twice); 422 for a bad field, 409 for a used id with another body
-                       or a closed slot, 413 for a body over the limit; the error body is
+                       twice); 422 for a bad field or a body nested deeper than
+                       ``MAX_JSON_DEPTH``, 409 for a used id with another body or a closed
+                       slot, 413 for a body over the limit, 503 with ``Retry-After`` when
+                       the decision could not be stored (``field``: ``disk``,
+                       ``database``; send the same request again); the error body is
                        ``{"error": message, "field": name}`` and changes nothing
 ``GET /v1/tasks/{id}``  the stored decision, or 404
 ``GET /v1/prices``     lambda and phi (node x slot) for ``?from=&to=`` (default all slots)
-``GET /healthz``       ``{"status": "ok", "decisions": n, "clock": slot}``
-``GET /metrics``       Prometheus text: decisions, admitted, repeats, clock, latency
+``GET /healthz``       ``{"status": "ok", "decisions": n, "clock": slot}``; 503 with
+                       ``"status": "failing"`` and ``"store": {"field", "error"}`` while
+                       decisions cannot be stored
+``GET /metrics``       Prometheus text: decisions, admitted, repeats, store failures,
+                       clock, latency
 =====================  ==================================================================
+
+Any other exception in a handler is answered 500 with a JSON body and logged with its
+traceback (logger ``lorasched.service``); it changes nothing, since a decision is applied
+only once stored.
 
 Starlette (an ASGI toolkit; the app is small and needs neither validation models nor
 OpenAPI, so FastAPI would add a layer and Pydantic for nothing) served by uvicorn. The
@@ -24,9 +34,12 @@ call: :func:`serve` binds 127.0.0.1 by default; another address needs a bearer t
 
 from __future__ import annotations
 
+import functools
 import hmac
 import ipaddress
 import json
+import logging
+import re
 
 import uvicorn
 from starlette.applications import Starlette
@@ -35,16 +48,57 @@ from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 
 from ..model.errors import InputError
+from ..model.limits import MAX_JSON_DEPTH
 from .auction import AuctionService, ConflictError
+from .store import StoreError
 from .tasks import ServiceInputError
 
 #: the largest request body, bytes
 MAX_BODY = 64 * 1024
+#: seconds a client is asked to wait before sending a refused write again (503)
+RETRY_AFTER_S = 2
 LOOPBACK = ("localhost",)
+LOG = logging.getLogger("lorasched.service")
+#: a JSON string (an unterminated one runs to the end) or a bracket: one linear pass
+_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)
+_DIGITS = re.compile(r"[0-9]{1,12}")
 
 
-def _error(status: int, field: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": message, "field": field}, status_code=status)
+def _error(status: int, field: str, message: str, headers=None) -> JSONResponse:
+    return JSONResponse({"error": message, "field": field}, status_code=status,
+                        headers=headers)
+
+
+def nests_deeper(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether ``body``'s arrays and objects nest deeper than ``limit`` (brackets inside
+    strings do not count): one linear pass that stops at the first level too deep, and
+    none for a body with no more than ``limit`` brackets."""
+    if body.count(b"[") + body.count(b"{") <= limit:
+        return False
+    depth = 0
+    for token in _TOKENS.finditer(body):
+        c = token.group()[0]
+        if c in b"[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif c in b"]}":
+            depth -= 1
+    return False
+
+
+def _guarded(handler):
+    """``handler``, with any exception it does not answer itself answered 500 (JSON) and
+    logged with its traceback."""
+    @functools.wraps(handler)
+    async def run(request: Request):
+        try:
+            return await handler(request)
+        except Exception as err:  # a bug: answer it, log it; the state is unchanged
+            LOG.exception("%s %s failed", request.method, request.url.path)
+            return _error(500, "server", f"internal error ({type(err).__name__}); it "
+                                         f"changed nothing and is logged")
+    return run
 
 
 def create_app(service: AuctionService, *, token: str | None = None,
@@ -62,16 +116,19 @@ def create_app(service: AuctionService, *, token: str | None = None,
         if not authorised(request):
             return _error(401, "authorization", "a bearer token is required")
         size = request.headers.get("content-length")
-        if size is not None and (not size.isdigit() or int(size) > max_body):
+        if size is not None and (not _DIGITS.fullmatch(size) or int(size) > max_body):
             return _error(413, "body", f"the body exceeds {max_body} bytes")
         body = b""
         async for chunk in request.stream():
             body += chunk
             if len(body) > max_body:
                 return _error(413, "body", f"the body exceeds {max_body} bytes")
+        if nests_deeper(body):
+            return _error(422, "body", f"the body nests arrays and objects deeper than "
+                                       f"{MAX_JSON_DEPTH} levels (lorasched.model.limits)")
         try:
             payload = json.loads(body)
-        except (ValueError, UnicodeDecodeError) as err:
+        except (ValueError, UnicodeDecodeError, RecursionError) as err:
             return _error(422, "body", f"the body is not JSON: {err}")
         try:
             decision, new = service.offer(payload)  # ~0.5 ms: cheaper than a thread hop
@@ -79,6 +136,9 @@ def create_app(service: AuctionService, *, token: str | None = None,
             return _error(409, err.field, str(err))
         except ServiceInputError as err:
             return _error(422, err.field, str(err))
+        except StoreError as err:
+            return _error(503, err.field, f"{err}; nothing was decided: send the same "
+                                          f"request again", {"Retry-After": str(RETRY_AFTER_S)})
         return JSONResponse(decision, status_code=201 if new else 200)
 
     async def get_task(request: Request):
@@ -101,8 +161,8 @@ def create_app(service: AuctionService, *, token: str | None = None,
             return _error(422, getattr(err, "field", "from"), str(err))
 
     async def healthz(request: Request):
-        return JSONResponse({"status": "ok", "decisions": len(service.by_id),
-                             "clock": service.clock})
+        health = service.health()
+        return JSONResponse(health, status_code=200 if health["status"] == "ok" else 503)
 
     async def metrics(request: Request):
         if not authorised(request):
@@ -110,11 +170,11 @@ def create_app(service: AuctionService, *, token: str | None = None,
         return PlainTextResponse(service.metrics(), media_type="text/plain; version=0.0.4")
 
     return Starlette(routes=[
-        Route("/v1/tasks", post_task, methods=["POST"]),
-        Route("/v1/tasks/{task_id}", get_task, methods=["GET"]),
-        Route("/v1/prices", prices, methods=["GET"]),
-        Route("/healthz", healthz, methods=["GET"]),
-        Route("/metrics", metrics, methods=["GET"]),
+        Route("/v1/tasks", _guarded(post_task), methods=["POST"]),
+        Route("/v1/tasks/{task_id}", _guarded(get_task), methods=["GET"]),
+        Route("/v1/prices", _guarded(prices), methods=["GET"]),
+        Route("/healthz", _guarded(healthz), methods=["GET"]),
+        Route("/metrics", _guarded(metrics), methods=["GET"]),
     ])
 
 

@@ -6,37 +6,39 @@ Fields (``POST /v1/tasks``; the scenario's names, :mod:`lorasched.pdftsp.scenari
 ``id``                   the client's id: 1-128 characters of ``A-Z a-z 0-9 . _ : -``
 ``arrival``              a_i, the slot it arrives in (whole, ``0 <= arrival < T``)
 ``deadline``             d_i, its last slot (whole, ``arrival <= deadline < T``)
-``work``                 M_i, samples to train (whole, ``>= 1``)
-``memory``               r_i, GB (``> 0``; at least the cluster's declared
-                         ``task_memory_min``)
+``work``                 M_i, samples to train (whole, ``1 <= work <= MAX_SAMPLES``)
+``memory``               r_i, GB (``0 < memory <= MAX_MEMORY_GB``; at least the cluster's
+                         declared ``task_memory_min``)
 ``speed``                s_ik, samples per slot: one whole number per node, or an object
                          ``{gpu_type: samples}`` covering every GPU type of the cluster
-``bid``                  b_i (``>= 0``; ``bid / work`` within the cluster's declared value
-                         densities)
+                         (each ``0..MAX_SAMPLES_PER_SLOT``)
+``bid``                  b_i (``0 <= bid <= MAX_MONEY``; ``bid / work`` within the
+                         cluster's declared value densities)
 ``needs_preprocessing``  true or false (default false)
-``vendor_price``         q_in, one per vendor of the cluster (``>= 0``; needed when the
-                         task needs pre-processing and the cluster has vendors)
-``vendor_delay``         h_in, slots, one whole number ``>= 0`` per vendor (same)
+``vendor_price``         q_in, one per vendor of the cluster (``0..MAX_MONEY``; needed when
+                         the task needs pre-processing and the cluster has vendors)
+``vendor_delay``         h_in, slots, one whole number ``0..MAX_SLOTS`` per vendor (same)
 =======================  ================================================================
 
-A bad field raises :class:`ServiceInputError` (a ``ValueError``) whose message names the
-field, the task and the rule; the HTTP layer answers 422 with it and changes nothing.
+The ``MAX_`` bounds are :mod:`lorasched.model.limits`', the same a scenario file is held
+to. A bad field raises :class:`ServiceInputError` (a ``ValueError``) whose message names
+the field, the task and the rule; the HTTP layer answers 422 with it and changes nothing.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 import re
 
 import numpy as np
 
+from ..model import limits
 from ..model.errors import InputError
-from ..pdftsp.scenario import SPEED_DTYPE, ScenarioArrays, node_speed
+from ..pdftsp.scenario import SPEED_DTYPE, ScenarioArrays, node_speed, outside_densities
 
 FIELDS = ("id", "arrival", "deadline", "work", "memory", "speed", "bid",
           "needs_preprocessing", "vendor_price", "vendor_delay")
-_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _SPEED_MAX = int(np.iinfo(SPEED_DTYPE).max)
 
 
@@ -53,40 +55,62 @@ def _fail(field: str, task: str, rule: str):
     raise ServiceInputError(field, f"task {task!r}, field {field!r}: {rule}")
 
 
-def _whole(payload: dict, field: str, task: str, low: int, high: int | None = None) -> int:
+def _real(v) -> float | None:
+    """``v`` as a finite float; None for a bool, text, null, a container, a non-finite
+    number or a whole number beyond a float's range (JSON allows any number of digits)."""
+    if type(v) is not int and type(v) is not float:
+        return None
+    try:
+        x = float(v)
+    except OverflowError:
+        return None
+    return x if math.isfinite(x) else None
+
+
+def _whole(payload: dict, field: str, task: str, low: int, high: int) -> int:
     v = payload.get(field)
-    if (isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v)
-            or float(v) != int(v)):
-        _fail(field, task, f"must be a whole number, got {v!r}")
-    v = int(v)
-    if v < low or (high is not None and v > high):
-        _fail(field, task, f"must be in {low}..{high if high is not None else 'inf'}, "
-                           f"got {v}")
-    return v
+    x = _real(v)
+    if x is None or not x.is_integer():
+        _fail(field, task, f"must be a whole number, got {_show(v)}")
+    n = int(v)
+    if not low <= n <= high:
+        _fail(field, task, f"must be in {low}..{high:,}, got {_show(v)}")
+    return n
 
 
-def _number(payload: dict, field: str, task: str, low: float, *, strict: bool) -> float:
+def _number(payload: dict, field: str, task: str, low: float, high: float, *,
+            strict: bool) -> float:
     v = payload.get(field)
-    if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
-        _fail(field, task, f"must be a finite number, got {v!r}")
-    v = float(v)
-    if v < low or (strict and v == low):
-        _fail(field, task, f"must be {'>' if strict else '>='} {low:g}, got {v:g}")
-    return v
+    x = _real(v)
+    if x is None:
+        _fail(field, task, f"must be a finite number, got {_show(v)}")
+    if x < low or (strict and x == low):
+        _fail(field, task, f"must be {'>' if strict else '>='} {low:g}, got {x:g}")
+    if x > high:
+        _fail(field, task, f"must be at most {high:g} (lorasched.model.limits), got {x:g}")
+    return x
 
 
-def _vector(payload: dict, field: str, task: str, n: int, whole: bool) -> np.ndarray:
+def _vector(payload: dict, field: str, task: str, n: int, high: float,
+            whole: bool) -> np.ndarray:
     v = payload.get(field)
     if not isinstance(v, list) or len(v) != n:
-        _fail(field, task, f"must be a list of {n} numbers (one per vendor), got {v!r}")
-    out = []
-    for k, x in enumerate(v):
-        if (isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(x)
-                or x < 0 or (whole and float(x) != int(x))):
-            _fail(field, task, f"item {k} must be a {'whole ' if whole else ''}number "
-                               f">= 0, got {x!r}")
-        out.append(x)
-    return np.array(out, dtype=np.int64 if whole else np.float64)
+        _fail(field, task, f"must be a list of {n} numbers (one per vendor), got {_show(v)}")
+    for k, item in enumerate(v):
+        x = _real(item)
+        if x is None or x < 0 or x > high or (whole and not x.is_integer()):
+            _fail(field, task, f"item {k} must be a {'whole ' if whole else ''}number in "
+                               f"0..{high:g}, got {_show(item)}")
+    return np.array(v, dtype=np.int64 if whole else np.float64)
+
+
+def _show(v) -> str:
+    """``repr(v)``, cut to 80 characters (a refused value may be long)."""
+    try:
+        text = repr(v)
+    except ValueError:  # a whole number of more digits than Python prints
+        text = "a number of thousands of digits"
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def parse_task(payload, cluster: ScenarioArrays, gpu_types: np.ndarray) -> tuple[str, dict]:
@@ -97,25 +121,24 @@ def parse_task(payload, cluster: ScenarioArrays, gpu_types: np.ndarray) -> tuple
                                         f"{type(payload).__name__}")
     unknown = sorted(set(payload) - set(FIELDS))
     task = payload.get("id")
-    if not isinstance(task, str) or not _ID.match(task):
+    if not isinstance(task, str) or not _ID.fullmatch(task):
         raise ServiceInputError("id", f"field 'id': must be 1-128 characters of A-Z a-z "
-                                      f"0-9 . _ : -, got {task!r}")
+                                      f"0-9 . _ : -, got {_show(task)}")
     if unknown:
         _fail(unknown[0], task, f"unknown field (known: {', '.join(FIELDS)})")
     T, N = cluster.n_slots, cluster.vendor_price.shape[1]
     arrival = _whole(payload, "arrival", task, 0, T - 1)
     deadline = _whole(payload, "deadline", task, arrival, T - 1)
-    work = _whole(payload, "work", task, 1)
-    memory = _number(payload, "memory", task, 0.0, strict=True)
+    work = _whole(payload, "work", task, 1, limits.MAX_SAMPLES)
+    memory = _number(payload, "memory", task, 0.0, limits.MAX_MEMORY_GB, strict=True)
     if cluster.task_memory_min is not None and memory < cluster.task_memory_min:
         _fail("memory", task, f"{memory:g} GB is below the cluster's declared "
                               f"task_memory_min {cluster.task_memory_min:g} GB")
-    bid = _number(payload, "bid", task, 0.0, strict=False)
-    density = bid / work
+    bid = _number(payload, "bid", task, 0.0, limits.MAX_MONEY, strict=False)
     lo, hi = cluster.value_density_min, cluster.value_density_max
-    if bid > 0 and lo is not None and hi is not None and not lo <= density <= hi:
-        _fail("bid", task, f"bid / work = {density:.6g} per sample lies outside the cluster's "
-                           f"declared value densities [{lo:.6g}, {hi:.6g}]")
+    if lo is not None and hi is not None and outside_densities(bid, work, lo, hi):
+        _fail("bid", task, f"bid / work = {bid / work:.6g} per sample lies outside the "
+                           f"cluster's declared value densities [{lo:.6g}, {hi:.6g}]")
     speed = _speed(payload.get("speed"), task, gpu_types)
     cap = cluster.speed_per_memory_max
     if cap is not None and speed.max() / memory > cap * (1 + 1e-12):
@@ -125,8 +148,8 @@ def parse_task(payload, cluster: ScenarioArrays, gpu_types: np.ndarray) -> tuple
     if not isinstance(pre, bool):
         _fail("needs_preprocessing", task, f"must be true or false, got {pre!r}")
     if pre and N > 0 or "vendor_price" in payload or "vendor_delay" in payload:
-        price = _vector(payload, "vendor_price", task, N, whole=False)
-        delay = _vector(payload, "vendor_delay", task, N, whole=True)
+        price = _vector(payload, "vendor_price", task, N, limits.MAX_MONEY, whole=False)
+        delay = _vector(payload, "vendor_delay", task, N, limits.MAX_SLOTS, whole=True)
     else:
         price, delay = np.zeros(N), np.zeros(N, dtype=np.int64)
     return task, {"arrival": arrival, "deadline": deadline, "work": work, "memory": memory,
@@ -148,19 +171,21 @@ def _speed(value, task: str, gpu_types: np.ndarray) -> np.ndarray:
         value = [value[g] for g in gpu_types.tolist()]
     if not isinstance(value, list) or len(value) != K:
         _fail("speed", task, f"must be a list of {K} whole numbers (one per node) or an "
-                             f"object {{gpu_type: samples}}, got {value!r}")
+                             f"object {{gpu_type: samples}}, got {_show(value)}")
+    numeric = all(type(x) is int or type(x) is float for x in value)  # no text, no bool
     try:  # vectorised: the list has one entry per node
-        if any(isinstance(x, bool) for x in value):
-            raise TypeError
-        raw = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError):
+        raw = np.array(value, dtype=np.float64) if numeric else None
+    except OverflowError:  # a whole number beyond a float's range
         raw = None
-    bad = (np.ones(K, dtype=bool) if raw is None else
-           ~np.isfinite(raw) | (raw < 0) | (raw != np.floor(raw)) | (raw > _SPEED_MAX))
+    if raw is None:
+        bad = np.array([(x := _real(v)) is None or x < 0 or x > _SPEED_MAX
+                        or not x.is_integer() for v in value])
+    else:
+        bad = ~np.isfinite(raw) | (raw < 0) | (raw != np.floor(raw)) | (raw > _SPEED_MAX)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        _fail("speed", task, f"node {k}: must be a whole number of samples per slot "
-                             f">= 0, got {value[k]!r}")
+        _fail("speed", task, f"node {k}: must be a whole number of samples per slot in "
+                             f"0..{_SPEED_MAX:,}, got {_show(value[k])}")
     speed = np.array(value, dtype=SPEED_DTYPE)
     if speed.max() <= 0:
         _fail("speed", task, "is zero on every node: the task can run nowhere")
