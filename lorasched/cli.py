@@ -304,6 +304,15 @@ def _parser() -> argparse.ArgumentParser:
     bs.add_argument("--limit", type=positive_int, default=None,
                     help="the day's first N tasks only")
     bs.add_argument("--out", default=None, help="write the rows as JSON here")
+    bf = bsub.add_parser("faults", help="lorasched serve under injected faults: the answers, "
+                         "the state after a restart, every acknowledged decision back",
+                         description="One small synthetic day sent over HTTP while a fault "
+                         "strikes (a full disk, failing writes, a bug, SIGKILL between the "
+                         "write and the reply, a second server, a truncated database), then "
+                         "a restart on the same state.")
+    bf.add_argument("--nodes", type=positive_int, default=4, help="cluster size K (4)")
+    bf.add_argument("--slots", type=positive_int, default=24, help="slots of the day (24)")
+    bf.add_argument("--seed", type=int, default=2, help="seed of the day (2)")
 
     sub.add_parser("profiles", help="print the GPU/model profile table with sources")
     cli_profile.add_parser(sub, positive_int)
@@ -422,6 +431,8 @@ def _main(argv: list[str] | None) -> int:
                 return 0
             if args.bench == "service":
                 return cli_serve.bench(args)
+            if args.bench == "faults":
+                return cli_serve.faults(args)
             if args.bench == "index":
                 bench.index(tuple(args.nodes), tuple(args.seeds), tuple(args.solvers),
                             tuple(args.payments), args.slots)

@@ -6,8 +6,10 @@ import json
 import sys
 
 from . import systems
+from .pdftsp.workload import synthetic_scenario
 from .service import AuctionService
 from .service import bench as service_bench
+from .service import drill as service_drill
 from .service import http as service_http
 from .service.loadgen import compare, replay
 
@@ -80,3 +82,16 @@ def bench(args) -> int:
             json.dump(rows, f, indent=1)
         print(f"wrote {args.out}")
     return 0
+
+
+def faults(args) -> int:
+    """``lorasched bench faults``: the fault drill's table; exit 1 if any row fails."""
+    day = synthetic_scenario(nodes=args.nodes, slots=args.slots, load=3.0, seed=args.seed)
+    rows = service_drill.drill(day)
+    print(f"fault drill: {day.sizes['task']} tasks, K = {args.nodes}, {args.slots} slots, "
+          f"seed {args.seed}")
+    for r in rows:
+        print(f"- {r['fault']}\n    answers: {r['answers']}\n    after restart: "
+              f"{r['after restart']}; acknowledged back unchanged: "
+              f"{r['acknowledged back unchanged']}; ok: {r['day as uninterrupted']}")
+    return 0 if all(r["day as uninterrupted"] for r in rows) else 1

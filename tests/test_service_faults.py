@@ -14,7 +14,6 @@ import sqlite3
 import subprocess
 import sys
 import time
-import urllib.error
 import urllib.request
 
 import numpy as np
@@ -29,6 +28,7 @@ from lorasched.model.limits import MAX_JSON_DEPTH
 from lorasched.present.app import free_port
 from lorasched.service import AuctionService
 from lorasched.service.bench import ServerProcess
+from lorasched.service.drill import KILL_AFTER_WRITE, FaultyDB, drill, post
 from lorasched.service.http import RETRY_AFTER_S, create_app
 from lorasched.service.loadgen import compare
 from lorasched.service.store import FILENAME, LOCKNAME, StateError
@@ -119,33 +119,6 @@ def test_a_full_disk_refuses_with_503_leaves_nothing_and_the_retry_succeeds(day,
 
 
 # -- a store that fails its Nth write, in each way a write can fail -----------------------
-
-class FaultyDB:
-    """The store's connection, with its ``n``-th decision write failing as ``mode`` says:
-    ``"lost"`` (nothing written, an I/O error), ``"landed"`` (written, then an error
-    reported: SQLite's checkpoint after a commit), ``"landed-unreadable"`` and
-    ``"lost-unreadable"`` (the same, and the store cannot be read back once)."""
-
-    def __init__(self, db, n: int, mode: str):
-        self.db, self.n, self.mode, self.writes, self.blind = db, n, mode, 0, 0
-
-    def execute(self, sql, *args):
-        if sql.startswith("INSERT INTO decisions"):
-            self.writes += 1
-            if self.writes == self.n:
-                if self.mode.startswith("landed"):
-                    self.db.execute(sql, *args)
-                if self.mode.endswith("unreadable"):
-                    self.blind = 1
-                raise sqlite3.OperationalError("disk I/O error")
-        if sql.startswith("SELECT seq, id") and self.blind:
-            self.blind -= 1
-            raise sqlite3.OperationalError("disk I/O error")
-        return self.db.execute(sql, *args)
-
-    def close(self):
-        self.db.close()
-
 
 @pytest.mark.parametrize("mode, first", [("lost", 503), ("landed", 201),
                                          ("landed-unreadable", 503),
@@ -250,30 +223,6 @@ def test_a_second_server_process_exits_2_naming_the_holder(day, tmp_path):
 
 # -- SIGKILL between the durable write and the reply ---------------------------------------
 
-KILL_AFTER_WRITE = """
-import os, signal, sys
-from lorasched.service import store
-write = store.Store.append
-def append(self, *args, **kwargs):
-    write(self, *args, **kwargs)
-    if self.writes == {n}:
-        os.kill(os.getpid(), signal.SIGKILL)  # stored, not answered
-store.Store.append = append
-from lorasched.cli import main
-sys.exit(main())
-"""
-
-
-def _post(url, body):
-    request = urllib.request.Request(f"{url}/v1/tasks", data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as err:
-        return err.code, json.loads(err.read())
-
-
 def test_sigkill_between_the_write_and_the_reply(day, reference, tmp_path):
     n = 12
     cluster, state = tmp_path / "day.nc", tmp_path / "state"
@@ -295,22 +244,21 @@ def test_sigkill_between_the_write_and_the_reply(day, reference, tmp_path):
         bodies = scenario_requests(day)
         acked = {}
         for body in bodies[:n - 1]:
-            status, decision = _post(url, body)
+            status, decision = post(url, body)
             assert status == 201
             acked[body["id"]] = decision
-        with pytest.raises(OSError):  # killed after storing, before answering
-            _post(url, bodies[n - 1])
+        assert post(url, bodies[n - 1]) == (0, None)  # killed after storing, unanswered
         assert proc.wait(timeout=30) == -signal.SIGKILL
     finally:
         if proc.poll() is None:
             proc.kill()
     assert _rows(state) == n
     with ServerProcess(cluster, state, port=port, timeout=120):
-        status, decision = _post(url, bodies[n - 1])  # the client's retry
+        status, decision = post(url, bodies[n - 1])  # the client's retry
         assert status == 200 and decision == reference[bodies[n - 1]["id"]]
         for body in bodies[:n - 1]:
-            assert _post(url, body) == (200, acked[body["id"]])  # unchanged
-        final = [_post(url, body)[1] for body in bodies[n:]]
+            assert post(url, body) == (200, acked[body["id"]])  # unchanged
+        final = [post(url, body)[1] for body in bodies[n:]]
     every = list(acked.values()) + [decision] + final
     assert compare(day, every) == {"tasks": len(bodies), "identical": len(bodies),
                                    "differ": []}
@@ -496,3 +444,11 @@ def test_random_bodies_get_2xx_or_4xx_and_only_2xx_change_the_state(day, tmp_pat
     one()
     service.close()
     assert len(sent) == RANDOM_BODIES and sent.count(201) > 0  # some reached the auction
+
+
+def test_the_drill_finds_every_fault_handled(day, tmp_path):
+    """``lorasched bench faults``' table: every row ends as an uninterrupted day."""
+    rows = drill(day, tmp_path)
+    assert len(rows) == 9 and all(r["day as uninterrupted"] for r in rows), rows
+    assert "503 (disk)" in rows[0]["answers"] and "1 traceback logged" in rows[5]["fault"]
+    assert rows[6]["answers"].startswith("201 x 11, no answer, 200 x 12, 201")
