@@ -128,12 +128,17 @@ def _row(fault: str, codes: list, state: Path, scenario: xr.Dataset, acked: dict
             "day as uninterrupted": held == reference}
 
 
+#: times a drill's client sends one request at most
+ATTEMPTS = 3
+
+
 def _day(url: str, bodies: list[dict], codes: list, acked: dict, *, again=(503,),
          before=None) -> None:
-    """Send ``bodies`` in order; an answer in ``again`` is sent again (after ``before()``,
-    once), as a client honouring Retry-After would."""
+    """Send ``bodies`` in order; a request answered with a status in ``again`` is sent
+    again, up to :data:`ATTEMPTS` times (the first time after ``before()``, the fault
+    cleared), as a client retrying a 503 would (without waiting its Retry-After)."""
     for body in bodies:
-        while True:
+        for _ in range(ATTEMPTS):
             status, answer = post(url, body)
             codes.append(status if status != 503 else f"503 ({answer['field']})")
             if status in (200, 201):

@@ -19,8 +19,9 @@
 =====================  ==================================================================
 
 Any other exception in a handler is answered 500 with a JSON body and logged with its
-traceback (logger ``lorasched.service``); it changes nothing, since a decision is applied
-only once stored.
+traceback (logger ``lorasched.service``). It changes nothing, since a decision is applied
+only once stored; one raised while applying a stored decision leaves the service refusing
+writes (503, ``field`` ``state``) until a restart replays the store.
 
 Starlette (an ASGI toolkit; the app is small and needs neither validation models nor
 OpenAPI, so FastAPI would add a layer and Pydantic for nothing) served by uvicorn. The
@@ -96,8 +97,9 @@ def _guarded(handler):
             return await handler(request)
         except Exception as err:  # a bug: answer it, log it; the state is unchanged
             LOG.exception("%s %s failed", request.method, request.url.path)
-            return _error(500, "server", f"internal error ({type(err).__name__}); it "
-                                         f"changed nothing and is logged")
+            return _error(500, "server", f"internal error ({type(err).__name__}), logged "
+                                         f"with its traceback; GET /healthz says whether "
+                                         f"the service goes on")
     return run
 
 
@@ -137,8 +139,10 @@ def create_app(service: AuctionService, *, token: str | None = None,
         except ServiceInputError as err:
             return _error(422, err.field, str(err))
         except StoreError as err:
-            return _error(503, err.field, f"{err}; nothing was decided: send the same "
-                                          f"request again", {"Retry-After": str(RETRY_AFTER_S)})
+            then = ("nothing was decided: send the same request again" if err.known else
+                    "the next request settles it: send the same request again")
+            return _error(503, err.field, f"{err}; {then}",
+                          {"Retry-After": str(RETRY_AFTER_S)})
         return JSONResponse(decision, status_code=201 if new else 200)
 
     async def get_task(request: Request):
