@@ -118,6 +118,34 @@ def test_a_full_disk_refuses_with_503_leaves_nothing_and_the_retry_succeeds(day,
     restarted.close()
 
 
+def test_a_write_the_kernel_refuses_is_a_503_and_the_retry_succeeds(day, reference, tmp_path):
+    """A real failed write(2): the process's file-size limit set just above the write-ahead
+    log (writes past it fail with EFBIG; Python ignores SIGXFSZ), then lifted."""
+    import resource
+    service = AuctionService(day, tmp_path)
+    client = TestClient(create_app(service))
+    bodies = scenario_requests(day)
+    for body in bodies[:11]:
+        assert client.post("/v1/tasks", json=body).status_code == 201
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    wal = (tmp_path / (FILENAME + "-wal")).stat().st_size
+    resource.setrlimit(resource.RLIMIT_FSIZE, (wal + 4096, hard))
+    try:
+        refused = client.post("/v1/tasks", json=bodies[11])
+        health = client.get("/healthz").json()
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    assert refused.status_code == 503 and refused.json()["field"] == "database"
+    assert "disk I/O error" in refused.json()["error"] and health["status"] == "failing"
+    assert len(service.by_id) == 11 and _rows(tmp_path) == 11
+    for body in bodies[11:]:
+        assert client.post("/v1/tasks", json=body).status_code == 201
+    service.close()
+    restarted = AuctionService(day, tmp_path)
+    assert restarted.by_id == reference
+    restarted.close()
+
+
 # -- a store that fails its Nth write, in each way a write can fail -----------------------
 
 @pytest.mark.parametrize("mode, first", [("lost", 503), ("landed", 201),
