@@ -13,8 +13,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
-import urllib.request
 
 import numpy as np
 import pytest
@@ -28,7 +26,7 @@ from lorasched.model.limits import MAX_JSON_DEPTH
 from lorasched.present.app import free_port
 from lorasched.service import AuctionService
 from lorasched.service.bench import ServerProcess
-from lorasched.service.drill import KILL_AFTER_WRITE, FaultyDB, drill, post
+from lorasched.service.drill import FaultyDB, drill, post, serve_killed_after
 from lorasched.service.http import RETRY_AFTER_S, create_app
 from lorasched.service.loadgen import compare
 from lorasched.service.store import FILENAME, LOCKNAME, StateError
@@ -257,18 +255,8 @@ def test_sigkill_between_the_write_and_the_reply(day, reference, tmp_path):
     day.to_netcdf(cluster)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    proc = subprocess.Popen([sys.executable, "-c", KILL_AFTER_WRITE.format(n=n), "serve",
-                             "--cluster", str(cluster), "--state", str(state), "--port",
-                             str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = serve_killed_after(cluster, state, port, n)
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/healthz", timeout=2).close()
-                break
-            except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline
-                time.sleep(0.1)
         bodies = scenario_requests(day)
         acked = {}
         for body in bodies[:n - 1]:

@@ -219,6 +219,25 @@ def drill(scenario: xr.Dataset, folder=None, *, at: int = 12) -> list[dict]:
     return rows
 
 
+def serve_killed_after(cluster, state, port: int, n: int,
+                       timeout: float = 120.0) -> subprocess.Popen:
+    """``lorasched serve`` on ``port`` that SIGKILLs itself after its ``n``-th durable
+    write, before the reply (:data:`KILL_AFTER_WRITE`), once it answers ``/healthz``."""
+    proc = subprocess.Popen([sys.executable, "-c", KILL_AFTER_WRITE.format(n=n), "serve",
+                             "--cluster", str(cluster), "--state", str(state), "--port",
+                             str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2).close()
+            return proc
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError("lorasched serve did not start") from None
+            time.sleep(0.1)
+
+
 def _killed(scenario, bodies, state: Path, at: int, reference: dict) -> dict:
     """``lorasched serve`` SIGKILLed after storing the ``at``-th decision, before the reply;
     restarted; the client sends every request again."""
@@ -227,20 +246,9 @@ def _killed(scenario, bodies, state: Path, at: int, reference: dict) -> dict:
     scenario.to_netcdf(cluster)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    proc = subprocess.Popen([sys.executable, "-c", KILL_AFTER_WRITE.format(n=at), "serve",
-                             "--cluster", str(cluster), "--state", str(state), "--port",
-                             str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = serve_killed_after(cluster, state, port, at)
     codes, acked = [], {}
     try:
-        deadline = time.monotonic() + 120
-        while True:  # until it answers
-            try:
-                urllib.request.urlopen(f"{url}/healthz", timeout=2).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("lorasched serve did not start") from None
-                time.sleep(0.1)
         for body in bodies[:at]:
             status, answer = post(url, body)
             codes.append(status)
