@@ -11,6 +11,9 @@ from . import cli_profile, cli_reproduce, cli_serve, cli_simulate, cli_sweep, sy
 from .allpass import policies as allpass_policies
 from .allpass.scenario import PAPER_CAPACITY
 from .allpass.workload import PAPER_JOBS as ALLPASS_JOBS
+from .bench import pdftsp as bench
+from .bench import scale as bench_scale
+from .bench import titan_per_slot as bench_titan
 from .cli_args import (
     Parser,
     capacity_arg,
@@ -23,13 +26,13 @@ from .cli_args import (
 )
 from .experiments import calibrate as calibration
 from .experiments import compare_stores
+from .explorer import app
 from .figures import allpass as allpass_figures
 from .figures import pdftsp as figures
 from .model.profiles import SOURCES, profile_table
 from .pdftsp import policies as algorithms
 from .pdftsp.auction import ALPHA_GRID, BETA_GRID, CONSTANTS
-from .pdftsp.baselines.titan import MIP_SETTINGS as titan_mip_settings
-from .present import app, bench, bench_scale, bench_titan
+from .pdftsp.baselines.titan_per_slot import MIP_SETTINGS as titan_mip_settings
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -247,9 +250,9 @@ def _parser() -> argparse.ArgumentParser:
 
     ix = bsub.add_parser("index", help="pdFTSP with and without the exact candidate index",
                          description="The same days run with the scan and with the index "
-                         "(lorasched.pdftsp.index): seconds, median decision, and whether "
-                         "every decision, payment and price is identical. K = 100 and 200 at "
-                         "high load, 2,000 at the 10x day's 800 arrivals a slot.")
+                         "(lorasched.pdftsp.candidate_index): seconds, median decision, and "
+                         "whether every decision, payment and price is identical. K = 100 and "
+                         "200 at high load, 2,000 at the 10x day's 800 arrivals a slot.")
     ix.add_argument("--nodes", nargs="+", type=positive_int, default=[100, 200, 2000],
                     help="cluster sizes K (100 200 2000)")
     ix.add_argument("--seeds", nargs="+", type=positive_int, default=[1, 2, 3],

@@ -1,13 +1,15 @@
 """``lorasched profile`` (the parser is :mod:`lorasched.cli`'s): time LoRA fine-tuning
 steps for a grid of configurations and write a measured table
-(:mod:`lorasched.model.profiler`, :mod:`lorasched.model.measured`)."""
+(:mod:`lorasched.profiling.harness`, :mod:`lorasched.profiling.table`)."""
 
 from __future__ import annotations
 
 import shlex
 import sys
 
-from .model import lora_torch, measured, profiler
+from .profiling import harness as profiler
+from .profiling import table as measured
+from .profiling import torch_backend as lora_torch
 
 
 def add_parser(sub, positive_int) -> None:

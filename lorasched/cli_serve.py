@@ -6,10 +6,10 @@ import json
 import sys
 
 from . import systems
+from .bench import faults as service_drill
+from .bench import service as service_bench
 from .pdftsp.workload import synthetic_scenario
 from .service import AuctionService
-from .service import bench as service_bench
-from .service import drill as service_drill
 from .service import http as service_http
 from .service.loadgen import compare, replay
 

@@ -1,4 +1,4 @@
-"""lorasched.present.app: the explorer's views, and the live app in a real browser.
+"""lorasched.explorer.app: the explorer's views, and the live app in a real browser.
 
 The browser tests (marker ``browser``) start ``lorasched explore`` on a free loopback port,
 open it in headless Chromium (Playwright, Debian's Chromium), move the sliders with the
@@ -22,12 +22,12 @@ import pytest
 from _browser import ARTIFACTS, PLOT_DATA_JS, WINDOW, new_page, screenshot
 
 from lorasched import cli
+from lorasched.explorer import app
+from lorasched.explorer.widgets import dual_price_figure
 from lorasched.pdftsp.mechanism import AuctionReplay
 from lorasched.pdftsp.workload import synthetic_scenario
-from lorasched.present import allpass as allpass_plots
-from lorasched.present import app
-from lorasched.present import titan as titan_plots
-from lorasched.present.widgets import dual_price_figure
+from lorasched.plotting import allpass as allpass_plots
+from lorasched.plotting import titan as titan_plots
 from lorasched.systems import simulate
 
 # one worker runs this module's tests in turn: the live explorer's widgets failed to start
@@ -383,12 +383,12 @@ def test_live_explorer_in_a_browser(browser, serve_app, first_replay):
 
 ANYWIDGET_LATE = "uncaught exception: [anywidget] Failed to initialize model."
 BROKEN = """\
-import lorasched.present.app
-import lorasched.present.widgets
+import lorasched.explorer.app
+import lorasched.explorer.widgets
 
 # a deliberately broken callback: the bid slider no longer updates the panel
-lorasched.present.widgets.Explorer._on_bid = lambda self, change: None
-lorasched.present.app.explore_app(nodes=6, load=4.0, slots=48, seed=1)
+lorasched.explorer.widgets.Explorer._on_bid = lambda self, change: None
+lorasched.explorer.app.explore_app(nodes=6, load=4.0, slots=48, seed=1)
 """
 
 

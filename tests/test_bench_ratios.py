@@ -18,9 +18,9 @@ import time
 import numpy as np
 import pytest
 
+from lorasched.bench import pdftsp as bench
 from lorasched.pdftsp.scenario import ScenarioArrays
 from lorasched.pdftsp.schedule import brute_force_schedule, schedule
-from lorasched.present import bench
 
 #: measured on the 2-core CI machine: numba vs pure Python ~ 120x median on the day below;
 #: exact DP vs brute force ~ 4,000x on the instance below

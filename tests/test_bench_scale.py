@@ -10,8 +10,9 @@ import json
 import numpy as np
 import pytest
 
+from lorasched.bench import scale as bench_scale
+from lorasched.bench import titan_per_slot as bench_titan
 from lorasched.cli import main
-from lorasched.present import bench_scale, bench_titan
 
 TINY = {
     "bound": {"kind": "bound", "nodes": 2, "load": 1.5, "slots": 12},

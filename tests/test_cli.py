@@ -43,7 +43,7 @@ def test_bad_options_exit_2_with_a_message(argv, message, capsys):
 
 
 def test_bench_decision_prints_its_figures(capsys):
-    from lorasched.present import bench
+    from lorasched.bench import pdftsp as bench
 
     figures = bench.decision(nodes=3, slots=24, vendors=2, load=2.0, seed=0, python_tasks=3)
     text = capsys.readouterr().out
@@ -69,7 +69,7 @@ def test_simulate_every_algorithm_from_the_command_line(algorithm, tmp_path, cap
 
 
 def test_bench_compare_and_runtime_print_every_algorithm(capsys):
-    from lorasched.present import bench
+    from lorasched.bench import pdftsp as bench
 
     figures = bench.compare(nodes=2, slots=12, load=2.0, seed=0)
     text = capsys.readouterr().out

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import lorasched.figures.allpass as figures
-import lorasched.present.allpass as plots
+import lorasched.plotting.allpass as plots
 from lorasched.allpass.diagnose import demoted_overlap
 from lorasched.figures.allpass import fig01 as fig01_module
 from lorasched.figures.allpass.common import BEYOND_TEXT, READINGS, SETUPS, claim, explain

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import lorasched.figures.titan as figures
-import lorasched.present.titan as plots
+import lorasched.plotting.titan as plots
 from lorasched.figures.base import VERDICTS
 from lorasched.figures.numbers import num
 from lorasched.figures.titan.common import PAPER_TABLE3, PAPER_TABLE4

@@ -1,4 +1,5 @@
-"""The exact candidate index (:mod:`lorasched.pdftsp.index`): the scan's candidates on random
+"""The exact candidate index (:mod:`lorasched.pdftsp.candidate_index`): the scan's candidates
+on random
 states and at every task of whole days, and the same decisions, for both DPs and both
 payment rules."""
 
@@ -10,7 +11,7 @@ import pytest
 from lorasched.pdftsp import kernels
 from lorasched.pdftsp.auction import OnlineAuction
 from lorasched.pdftsp.auction import run as run_auction
-from lorasched.pdftsp.index import CandidateIndex, node_groups
+from lorasched.pdftsp.candidate_index import CandidateIndex, node_groups
 from lorasched.pdftsp.scenario import ScenarioArrays, to_arrays
 from lorasched.pdftsp.workload import synthetic_scenario
 

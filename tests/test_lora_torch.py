@@ -1,4 +1,4 @@
-"""lorasched.model.lora_torch: `lorasched profile --backend torch` on a CPU with tiny
+"""lorasched.profiling.torch_backend: `lorasched profile --backend torch` on a CPU with tiny
 models. torch, transformers and peft are the optional extra `lorasched[profile]`, not in
 the lock: without them these tests are skipped (and `test_profiler` checks the message
 that says how to install them)."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from lorasched.cli import main
-from lorasched.model import measured
+from lorasched.profiling import table as measured
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")

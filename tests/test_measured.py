@@ -1,4 +1,4 @@
-"""lorasched.model.measured: the measured table's format, its reader's errors, and what
+"""lorasched.profiling.table: the measured table's format, its reader's errors, and what
 each system reads from it."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import lorasched
-from lorasched.model import measured
+from lorasched.profiling import table as measured
 
 
 def _table(rows=None) -> measured.MeasuredTable:

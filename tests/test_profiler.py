@@ -1,4 +1,4 @@
-"""lorasched.model.profiler: the harness times what its workload runs (a stand-in step
+"""lorasched.profiling.harness: the harness times what its workload runs (a stand-in step
 here: the torch backend needs the optional extra and, to mean anything, a GPU), and the
 published backend writes exactly what pdFTSP's scenarios assume."""
 
@@ -8,7 +8,9 @@ import pytest
 
 import lorasched
 from lorasched.cli import main
-from lorasched.model import measured, profiler, profiles
+from lorasched.model import profiles
+from lorasched.profiling import harness as profiler
+from lorasched.profiling import table as measured
 
 
 class StandIn:

@@ -17,11 +17,11 @@ import pytest
 from starlette.testclient import TestClient
 
 import lorasched
+from lorasched.bench.service import ServerProcess
 from lorasched.cli import main
-from lorasched.present.app import free_port
+from lorasched.explorer.app import free_port
 from lorasched.service import AuctionService, ServiceInputError
-from lorasched.service.auction import ConflictError
-from lorasched.service.bench import ServerProcess
+from lorasched.service.auction_service import ConflictError
 from lorasched.service.http import MAX_BODY, check_bind, create_app
 from lorasched.service.loadgen import compare, replay
 from lorasched.service.store import StateError
@@ -327,7 +327,7 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
 
 
 def test_benchmark_rows_compare_every_decision_with_simulate():
-    from lorasched.service.bench import benchmark
+    from lorasched.bench.service import benchmark
     rows = benchmark((6,), concurrency=(1,), limit=40)
     assert [r["where"] for r in rows] == ["in process", "in process, sync=normal",
                                           "loopback HTTP"]

@@ -21,12 +21,12 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 import lorasched
+from lorasched.bench.faults import FaultyDB, drill, post, serve_killed_after
+from lorasched.bench.service import ServerProcess
 from lorasched.cli import main
+from lorasched.explorer.app import free_port
 from lorasched.model.limits import MAX_JSON_DEPTH
-from lorasched.present.app import free_port
 from lorasched.service import AuctionService
-from lorasched.service.bench import ServerProcess
-from lorasched.service.drill import FaultyDB, drill, post, serve_killed_after
 from lorasched.service.http import RETRY_AFTER_S, create_app
 from lorasched.service.loadgen import compare
 from lorasched.service.store import FILENAME, LOCKNAME, StateError

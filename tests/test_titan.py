@@ -1,5 +1,5 @@
 """Titan (SoCC'22) as pdFTSP's baseline: the faithful progress objective, which never reads a
-bid, against the welfare oracle ``titan_oracle`` (lorasched.pdftsp.baselines.titan)."""
+bid, against the welfare oracle ``titan_oracle`` (lorasched.pdftsp.baselines.titan_per_slot)."""
 
 from __future__ import annotations
 

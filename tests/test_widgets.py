@@ -9,10 +9,7 @@ import numpy as np
 import pytest
 
 import lorasched
-from lorasched.pdftsp.auction import OnlineAuction
-from lorasched.pdftsp.scenario import to_arrays
-from lorasched.pdftsp.workload import synthetic_scenario
-from lorasched.present.widgets import (
+from lorasched.explorer.widgets import (
     AuctionReplay,
     dual_price_figure,
     explorer,
@@ -20,6 +17,9 @@ from lorasched.present.widgets import (
     utility_curve,
     utility_figure,
 )
+from lorasched.pdftsp.auction import OnlineAuction
+from lorasched.pdftsp.scenario import to_arrays
+from lorasched.pdftsp.workload import synthetic_scenario
 
 
 @pytest.fixture(scope="module")
@@ -156,10 +156,10 @@ def test_static_figures(replay):
 
 
 def test_plots_serve_simulation_results_too(scenario):
-    """The figures of the explorer are those of lorasched.present.plots."""
+    """The figures of the explorer are those of lorasched.plotting.pdftsp."""
     import lorasched
     from lorasched.pdftsp import mechanism
-    from lorasched.present import plots
+    from lorasched.plotting import pdftsp as plots
 
     result = lorasched.simulate(scenario, "pdftsp", seed=3)
     fig = plots.dual_price_heatmap(result, "lambda")
@@ -209,7 +209,7 @@ def test_no_interactive_frontend_outside_jupyter():
 def test_the_explorer_s_figures_add_up_to_its_width():
     """The heatmaps take half the width each, the utility plot 52 % (the panel the rest);
     a width that cannot hold them is refused by name."""
-    from lorasched.present.widgets import EXPLORER_WIDTH, Explorer
+    from lorasched.explorer.widgets import EXPLORER_WIDTH, Explorer
 
     ex = Explorer(nodes=4, load=2.0, slots=12, seed=0)
     assert ex.lam_fig.layout.width == ex.phi_fig.layout.width == EXPLORER_WIDTH // 2

@@ -31,9 +31,10 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 #: the package's import name
 PACKAGE = "lorasched"
 #: folders and modules that do not change a cell's numbers: editing them keeps finished
-#: cells valid (figure objects, plots, widgets, benchmarks, the command line)
-PRESENTATION = ("figures", "present", "cli.py", "cli_simulate.py", "cli_reproduce.py",
-                "__main__.py")
+#: cells valid (figure objects, plots, the explorer, benchmarks, the profiler, the command
+#: line)
+PRESENTATION = ("figures", "plotting", "explorer", "bench", "profiling", "cli", "cli.py",
+                "cli_simulate.py", "cli_reproduce.py", "__main__.py")
 
 
 def code_text(source: str) -> str:

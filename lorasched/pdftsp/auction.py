@@ -60,8 +60,8 @@ from tqdm import tqdm  # text bar: a widget bar would break plotly in the built 
 
 from ..model.errors import InputError, real_number, whole_number
 from . import kernels
+from .candidate_index import CandidateIndex
 from .decisions import CellCollector, Decisions
-from .index import CandidateIndex
 from .scenario import ScenarioArrays
 from .schedule import Schedule, schedule
 
@@ -158,8 +158,8 @@ class OnlineAuction:
         :mod:`lorasched.pdftsp.schedule`.
     work_resolution : R of the work discretisation (:mod:`lorasched.pdftsp.kernels`).
     candidates : how Algorithm 2 finds its candidate cells: ``"auto"`` (default: the exact
-        index of :mod:`lorasched.pdftsp.index` when the cluster's nodes fall into few groups
-        of interchangeable nodes, else the scan), ``"index"`` or ``"scan"`` (every cell of
+        index of :mod:`lorasched.pdftsp.candidate_index` when the cluster's nodes fall into few
+        groups of interchangeable nodes, else the scan), ``"index"`` or ``"scan"`` (every cell of
         the window read). Every choice gives the same decisions.
     """
 

@@ -14,7 +14,7 @@ Algorithm 2's per-task problem with ADDITIVE cell prices (the duals), which the 
 whose reduced cost ``max_l(...) - mu_i`` is positive enters the master. :func:`solve_lp`
 runs this for any set of tasks and cell capacities: full ones for the offline bound
 (:func:`offline_upper_bound`), residual ones for one slot of Titan
-(:mod:`lorasched.pdftsp.baselines.titan`).
+(:mod:`lorasched.pdftsp.baselines.titan_per_slot`).
 
 Why :func:`offline_upper_bound` bounds OPT from above
 ------------------------------------------------------
@@ -40,7 +40,7 @@ import xarray as xr
 
 from ..lp import Column, ColumnGeneration, MasterLP, column_generation
 from . import cg_kernels, kernels
-from .index import node_groups
+from .candidate_index import node_groups
 from .scenario import ScenarioArrays, to_arrays
 
 

@@ -67,7 +67,8 @@ def prune_append(nodes, start, count, k, t, speed_i, lam, phi, rate, prune):
     dropped when a kept node of the same speed is no worse in lambda, phi and operating cost
     (equal in all three: the lower index is kept), and kept nodes that ``k`` dominates are
     removed. The one place this rule lives: :func:`candidates` (the scan) and
-    :mod:`lorasched.pdftsp.index` (the index) both append through it, in ascending ``k``."""
+    :mod:`lorasched.pdftsp.candidate_index` (the index) both append through it, in ascending
+    ``k``."""
     s = speed_i[k]
     if prune:
         lk = lam[k, t]
@@ -386,7 +387,7 @@ def schedule_over(ptr, nodes, a, d, needs_pre, bid, work_i, speed_i, r_i, vendor
                   vendor_delay_i, lam, phi, rate, resolution, exact):
     """:func:`schedule_task` over given candidates (CSR ``ptr``, ``nodes`` of slots
     ``a..d``, as :func:`candidates` returns them with ``prune``): the DPs and the vendor
-    choice. :mod:`lorasched.pdftsp.index` supplies the same candidates without a scan."""
+    choice. :mod:`lorasched.pdftsp.candidate_index` supplies the same candidates without a scan."""
     units, W = work_units(speed_i, work_i, resolution)
     n_opt = vendor_price_i.shape[0] if needs_pre else 1
     span = d - a + 1

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from ..model.errors import InputError
 from . import auction
-from .baselines import eft, ntm, titan
+from .baselines import eft, ntm, titan_per_slot
 
 REGISTRY = {
     "pdftsp": auction.run,
     "eft": eft.run,
     "ntm": ntm.run,
-    "titan": titan.run,
-    "titan_oracle": titan.run_oracle,
+    "titan": titan_per_slot.run,
+    "titan_oracle": titan_per_slot.run_oracle,
 }
 
 

@@ -27,9 +27,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ..model.errors import InputError
-from . import index as candidate_index
-from . import kernels
-from .index import CandidateIndex
+from . import candidate_index, kernels
+from .candidate_index import CandidateIndex
 from .scenario import MEMORY_TOLERANCE, ScenarioArrays
 
 SOLVERS = ("paper", "exact", "brute")
@@ -79,8 +78,9 @@ def schedule(arrays: ScenarioArrays, i: int, lam: np.ndarray, phi: np.ndarray,
     ``bid`` overrides the task's bid (the schedule itself does not depend on it; only
     ``surplus`` does). ``work_resolution`` is R of the work discretisation
     (:mod:`lorasched.pdftsp.kernels`); it does not apply to ``solver="brute"``. ``index``:
-    a :class:`~lorasched.pdftsp.index.CandidateIndex` of exactly this state, which supplies
-    the candidate cells without scanning the cluster (the same cells, so the same schedule).
+    a :class:`~lorasched.pdftsp.candidate_index.CandidateIndex` of exactly this state, which
+    supplies the candidate cells without scanning the cluster (the same cells, so the same
+    schedule).
     ``speed_i``: ``arrays.speed[i]`` if the caller has it already (with speeds stored per
     GPU type, building the row costs O(K)).
     """

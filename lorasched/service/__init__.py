@@ -13,7 +13,7 @@
   decision with ``lorasched simulate``.
 """
 
-from .auction import AuctionService
+from .auction_service import AuctionService
 from .tasks import ServiceInputError
 
 __all__ = ["AuctionService", "ServiceInputError"]

@@ -1,4 +1,4 @@
-"""The HTTP/JSON face of :class:`~lorasched.service.auction.AuctionService` (version 1).
+"""The HTTP/JSON face of :class:`~lorasched.service.auction_service.AuctionService` (version 1).
 
 =====================  ==================================================================
 ``POST /v1/tasks``     one task (:mod:`.tasks`) -> its decision: 201 when new, 200 when
@@ -50,7 +50,7 @@ from starlette.routing import Route
 
 from ..model.errors import InputError
 from ..model.limits import MAX_JSON_DEPTH
-from .auction import AuctionService, ConflictError
+from .auction_service import AuctionService, ConflictError
 from .store import StoreError
 from .tasks import ServiceInputError
 

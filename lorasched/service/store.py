@@ -10,7 +10,8 @@ process or of the machine could lose. ``sync="normal"`` (an option) returns once
 decision is in the operating system's write-ahead log: it survives the process being
 killed, not a power loss, and saves the fsync (about 0.2 ms a decision here,
 ``lorasched bench service``). The auction's prices are not stored: they are rebuilt by
-replaying the decisions in ``seq`` order (:class:`~lorasched.service.auction.AuctionService`),
+replaying the decisions in ``seq`` order
+(:class:`~lorasched.service.auction_service.AuctionService`),
 which is cheaper to keep right than a second copy.
 
 Faults. A write that fails (a full disk, an I/O error) raises :class:`StoreError` and

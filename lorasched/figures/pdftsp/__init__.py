@@ -32,7 +32,8 @@ every figure (:func:`.common.calibration`; the calibration page shows the scan o
 Titan is the paper's: its own progress objective, no bids (``"Titan"``); Figs. 4 and 8 also
 show the welfare-maximising variant, an oracle that sees every bid (``"Titan (welfare
 oracle)"``). Titan solves one MILP per slot with 10 column-generation rounds and the MILP
-setting :data:`.common.TITAN_OPTIONS` (see :data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`;
+setting :data:`.common.TITAN_OPTIONS` (see
+:data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`;
 the pages describe it from those settings). """
 
 from ..base import styled

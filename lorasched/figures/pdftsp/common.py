@@ -16,7 +16,7 @@ import xarray as xr
 from ...experiments import calibrate as _calibrate
 from ...model.errors import InputError
 from ...pdftsp.auction import ALPHA_GRID, BETA_GRID
-from ...pdftsp.baselines import titan as _titan
+from ...pdftsp.baselines import titan_per_slot as _titan
 from ...pdftsp.workload import LOADS
 from ..base import check_size, default_store
 from ..numbers import interval, num, pct, quote, quote_interval, signed_pct, usd
@@ -35,7 +35,8 @@ from ..verdicts import (
 #: the paper's algorithms; Figs. 4 and 8 add Titan's welfare oracle (:data:`ORACLE_FIGURES`)
 ALGORITHMS = ("pdftsp", "titan", "eft", "ntm")
 ORACLE_FIGURES = ("fig04", "fig08")
-#: Titan's per-slot MILP in the figures (:data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`):
+#: Titan's per-slot MILP in the figures
+#: (:data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`):
 #: ``"rens_lean"``, the LP's 0/1 columns kept and a MILP over its fractional ones, branching
 #: on pseudo-costs without strong branching, with a small cut pool; the library's default,
 #: ``"root"``, costs several times the time per day (see the speed page)
@@ -428,7 +429,7 @@ def _declaration(ds: xr.Dataset) -> dict:
 
 def _titan_budget(ds: xr.Dataset | None = None) -> tuple[int, str, int]:
     """Titan's per-slot budget in the runs behind ``ds``: column-generation rounds, the
-    MILP setting's name (:data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`) and its
+    MILP setting's name (:data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`) and its
     branch-and-bound node limit -- its defaults, overridden by the sweep's options
     (without ``ds``: by the figures' :data:`TITAN_OPTIONS`)."""
     params = inspect.signature(_titan.run).parameters
@@ -441,7 +442,7 @@ def _titan_budget(ds: xr.Dataset | None = None) -> tuple[int, str, int]:
     return int(budget["max_cg_iterations"]), str(budget["mip"]), int(nodes)
 
 
-#: the words for the HiGHS options of :data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`
+#: the words for the HiGHS options of :data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`
 #: that change how a sub-MILP is solved, each defining its term at first use
 _MIP_OPTION_WORDS = {
     "mip_pscost_minreliable": lambda v: (
@@ -456,7 +457,7 @@ _MIP_OPTION_WORDS = {
 
 def _titan_solve(mip: str, nodes: int) -> str:
     """How a per-slot MILP is solved under setting ``mip`` with ``nodes`` nodes, in words,
-    from :data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS` (every term defined)."""
+    from :data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS` (every term defined)."""
     method, _, options = _titan.MIP_SETTINGS[mip]
     if method == "rens":
         extra = [w for k, f in _MIP_OPTION_WORDS.items() if k in options

@@ -98,7 +98,7 @@ class Fig13(SweepFigure):
 
     def setting_text(self, ds) -> Prose:
         """Titan's per-slot budget in these runs, in words, from the settings the runs
-        used (:data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`)."""
+        used (:data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`)."""
         _, mip, _ = _titan_budget(ds)
         return paragraphs(
             f"Titan's per-slot MILP setting in these runs is `{mip}`: "

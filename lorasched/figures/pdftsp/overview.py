@@ -68,7 +68,7 @@ def titan_setting_verdicts(settings=("rens_lean", "rens_pscost"), *, size: str =
                            out_path=None, merge: bool = False,
                            progress: bool = True) -> dict:
     """The summary's table with Titan-per-slot's per-slot MILP under each of ``settings``
-    (:data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`; the first is the figures'):
+    (:data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`; the first is the figures'):
     each setting's cells are computed (resumable) into its own store (``stores``: setting
     -> folder, else :func:`_setting_store`), then every figure's claims read. Returns, and
     writes as JSON to ``out_path``, ``{"settings", "size", "code", "date", "rows":

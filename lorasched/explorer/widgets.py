@@ -6,15 +6,15 @@ dual prices after any number of arrivals (:meth:`~AuctionReplay.state_after`) an
 offers of one task at another bid against the state just before it arrives
 (:meth:`~AuctionReplay.what_if`, :meth:`~AuctionReplay.utility_curve`).
 
-The figures are those of :mod:`lorasched.present.plots`
-(:func:`~lorasched.present.plots.dual_price_heatmap`,
-:func:`~lorasched.present.plots.utility_vs_bid`); :func:`dual_price_figure` and
+The figures are those of :mod:`lorasched.plotting.pdftsp`
+(:func:`~lorasched.plotting.pdftsp.dual_price_heatmap`,
+:func:`~lorasched.plotting.pdftsp.utility_vs_bid`); :func:`dual_price_figure` and
 :func:`utility_figure` feed them from a replay (plain :class:`plotly.graph_objects.Figure`,
-to display with :func:`lorasched.present.plots.show`). The live widget is :func:`explorer`,
+to display with :func:`lorasched.plotting.pdftsp.show`). The live widget is :func:`explorer`,
 whose figures are plotly ``FigureWidget`` s (anywidget) updated in place; it needs a running
 kernel, so a statically built page shows the static figures instead (see
 ``notebooks/explorer.ipynb``), and ``lorasched explore`` serves it as a web app
-(:mod:`lorasched.present.app`).
+(:mod:`lorasched.explorer.app`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import xarray as xr
 from ..model.errors import InputError
 from ..pdftsp.mechanism import AuctionReplay, WhatIf
 from ..pdftsp.workload import synthetic_scenario
-from .plots import dual_price_heatmap, utility_vs_bid
+from ..plotting.pdftsp import dual_price_heatmap, utility_vs_bid
 
 __all__ = [
     "AuctionReplay",
@@ -54,7 +54,7 @@ def utility_curve(replay: AuctionReplay, task: int, bids=None,
 
 def dual_price_figure(replay: AuctionReplay, step: int, which: str = "lambda",
                       task: int | None = None) -> go.Figure:
-    """:func:`~lorasched.present.plots.dual_price_heatmap` of the prices after ``step``
+    """:func:`~lorasched.plotting.pdftsp.dual_price_heatmap` of the prices after ``step``
     arrivals of ``replay``.
 
     The colour scale runs from 0 to the price's maximum at the end of the day, so that
@@ -72,7 +72,7 @@ def dual_price_figure(replay: AuctionReplay, step: int, which: str = "lambda",
 
 def utility_figure(replay: AuctionReplay, task: int, bids=None, n: int = EXPLORER_POINTS,
                    bid: float | None = None) -> go.Figure:
-    """:func:`~lorasched.present.plots.utility_vs_bid` of ``task`` (utility and payment
+    """:func:`~lorasched.plotting.pdftsp.utility_vs_bid` of ``task`` (utility and payment
     against its bid, ``n`` bids from 0 to twice its value unless ``bids``). With ``bid``,
     a marker shows that bid's outcome."""
     w = replay.what_if(task, bid) if bid is not None else None

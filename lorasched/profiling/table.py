@@ -40,8 +40,8 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import limits
-from .errors import InputError, read_text
+from ..model import limits
+from ..model.errors import InputError, read_text
 
 #: the columns of a measured table, in order
 COLUMNS = ("model", "gpu_label", "rank", "micro_batch", "seq_len", "adapters", "steps",

@@ -1,5 +1,5 @@
 """The ``torch`` backend of ``lorasched profile``: LoRA fine-tuning steps with PyTorch and
-PEFT on a model of a named architecture (:data:`lorasched.model.measured.ARCHITECTURES`),
+PEFT on a model of a named architecture (:data:`lorasched.profiling.table.ARCHITECTURES`),
 built from its configuration with random weights, on random inputs.
 
 torch, transformers and peft are the optional extra ``lorasched[profile]``: they are not
@@ -22,8 +22,8 @@ from __future__ import annotations
 import importlib
 import time
 
-from .errors import InputError
-from .measured import ARCHITECTURES
+from ..model.errors import InputError
+from .table import ARCHITECTURES
 
 #: LoRA's target modules per family (the query and value projections)
 TARGETS = {"gpt2": ["c_attn"], "llama": ["q_proj", "v_proj"], "vit": ["query", "value"],

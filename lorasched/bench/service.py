@@ -16,13 +16,13 @@ import numpy as np
 import uvicorn
 import xarray as xr
 
+from ..explorer.app import free_port
 from ..figures.base import Prose, paragraphs
 from ..pdftsp.workload import synthetic_scenario
-from ..present.app import free_port
-from .auction import AuctionService
-from .http import create_app
-from .loadgen import Replay, compare, replay
-from .tasks import scenario_requests
+from ..service.auction_service import AuctionService
+from ..service.http import create_app
+from ..service.loadgen import Replay, compare, replay
+from ..service.tasks import scenario_requests
 
 
 class LoopbackServer:

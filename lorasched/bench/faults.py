@@ -25,11 +25,11 @@ from pathlib import Path
 
 import xarray as xr
 
-from ..present.app import free_port
-from .auction import AuctionService
-from .bench import LoopbackServer, ServerProcess
-from .store import FILENAME, StateError
-from .tasks import scenario_requests
+from ..explorer.app import free_port
+from ..service.auction_service import AuctionService
+from ..service.store import FILENAME, StateError
+from ..service.tasks import scenario_requests
+from .service import LoopbackServer, ServerProcess
 
 #: the script of a ``lorasched serve`` that SIGKILLs itself right after its ``{n}``-th
 #: durable write, before the reply (argv: serve's)

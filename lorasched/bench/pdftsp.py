@@ -91,7 +91,7 @@ def decision(nodes=100, slots=144, vendors=5, load="high", seed=1, python_tasks=
                     for name in OnlineAuction.STATE})
         env = dict(os.environ, NUMBA_DISABLE_JIT="1")
         proc = subprocess.run([sys.executable, "-c",
-                               "import sys; from lorasched.present.bench import "
+                               "import sys; from lorasched.bench.pdftsp import "
                                "_python_reference_main as m; m(sys.argv[1])", path],
                               env=env, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
@@ -255,8 +255,8 @@ _DECISION_FIELDS = ("admitted", "chosen_vendor", "payment", "cell_task", "cell_n
 def index(nodes=(100, 200, 2000), seeds=(1, 2, 3), solvers=("paper", "exact"),
           payments=("critical", "paper"), slots=144, out=None) -> list[dict]:
     """pdFTSP with its candidates from the scan and from the exact index
-    (:mod:`lorasched.pdftsp.index`) on the same days: seconds of each, the median decision,
-    and whether every admitted task, cell, vendor, payment and final price is the same.
+    (:mod:`lorasched.pdftsp.candidate_index`) on the same days: seconds of each, the median
+    decision, and whether every admitted task, cell, vendor, payment and final price is the same.
     The days: K = 100 and 200 at high load, 2,000 at the 10x day's 800 arrivals a slot
     (``slots`` long). Prints one line per run; returns the rows."""
     out = out or sys.stdout

@@ -1,6 +1,6 @@
 """``lorasched bench titan``: Titan-per-slot's K = 100 high-load day under each per-slot
-MILP setting (:data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`), each run in its own
-process by :func:`lorasched.present.bench_scale.measure`, and the speed page's table and
+MILP setting (:data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`), each run in its own
+process by :func:`lorasched.bench.scale.measure`, and the speed page's table and
 words about it."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..experiments.grid import code_fingerprint
-from . import bench_scale
+from . import scale
 
 #: the day of the Titan comparison: K = 100, high load, 144 slots
 TITAN_DAY = {"kind": "day", "nodes": 100, "load": "high", "algorithm": "titan"}
@@ -24,7 +24,7 @@ def titan_settings(settings=("root", "rens_lean", "rens_pscost", "rens", "roundi
                    algorithm: str = "titan", day: dict | None = None, out_path=None,
                    merge: bool = False, progress=print) -> pd.DataFrame:
     """Titan-per-slot's day (:data:`TITAN_DAY`) under each per-slot MILP setting
-    (:data:`lorasched.pdftsp.baselines.titan.MIP_SETTINGS`) and seed, each in its own
+    (:data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`) and seed, each in its own
     process: seconds, admitted tasks, welfare, slots at a limit and the certified per-slot
     gap. ``day`` replaces :data:`TITAN_DAY` (tests use a tiny one). Prints the table;
     writes it as JSON to ``out_path`` if given. With ``merge``, the rows of ``out_path``'s
@@ -44,7 +44,7 @@ def titan_settings(settings=("root", "rens_lean", "rens_pscost", "rens", "roundi
     for setting in settings:
         for seed in seeds:
             progress(f"  measuring {algorithm} with mip={setting!r}, seed {seed} ...")
-            got = bench_scale.measure({**day, "algorithm": algorithm, "seed": int(seed),
+            got = scale.measure({**day, "algorithm": algorithm, "seed": int(seed),
                            "options": {"mip": setting}})
             rows.append({"setting": setting, "seed": int(seed), **got})
     table = pd.DataFrame(rows)
@@ -53,7 +53,7 @@ def titan_settings(settings=("root", "rens_lean", "rens_pscost", "rens", "roundi
     progress(table[[c for c in cols if c in table]].to_string(index=False))
     if out_path is not None:
         Path(out_path).write_text(json.dumps(
-            {"machine": bench_scale.machine(), "code": code_fingerprint("pdftsp"),
+            {"machine": scale.machine(), "code": code_fingerprint("pdftsp"),
              "command": "lorasched bench titan",
              "date": time.strftime("%Y-%m-%d %H:%M"), "rows": rows + kept,
              **({"notes": notes} if notes else {})}, indent=1))
@@ -110,7 +110,7 @@ def titan_findings(data: dict) -> str:
     default = rows[rows["setting"] == "root"].set_index("seed")
     if default.empty:
         return "The default setting (`root`) was not measured."
-    goal = bench_scale.GOALS["titan_seconds"]
+    goal = scale.GOALS["titan_seconds"]
     worst = default["run_seconds"].max()
     parts = [f"With the default (`mip=\"root\"`), Titan's K = 100 high-load day takes "
              f"{default['run_seconds'].min():,.0f}-{worst:,.0f} s on seeds "

@@ -6,15 +6,15 @@ live ipywidgets and plotly ``FigureWidget`` figures (anywidget), backed by a ker
 
 The views (a toggle at the top picks one; each is built on first use):
 
-* **pdFTSP**: :class:`lorasched.present.widgets.Explorer`: pick a scenario, scrub
+* **pdFTSP**: :class:`lorasched.explorer.widgets.Explorer`: pick a scenario, scrub
   through the arrivals and watch the dual prices lambda and phi (eqs. 7-8), pick a task
   and drag its bid to read admitted / payment / utility / critical bid.
 * **TITAN**: :class:`TitanView`: a small TITAN scenario run by a chosen policy, its jobs'
-  timeline (:func:`lorasched.present.titan.gantt`) and JCT.
+  timeline (:func:`lorasched.plotting.titan.gantt`) and JCT.
 * **Allpass**: :class:`AllpassView`: a small Allpass scenario run by a chosen policy, its
-  jobs' timeline (:func:`lorasched.present.allpass.job_timeline`), and the queue, the
+  jobs' timeline (:func:`lorasched.plotting.allpass.job_timeline`), and the queue, the
   workers, the threshold F and the pressure p over time
-  (:func:`lorasched.present.allpass.timeline`), with the dollar cost.
+  (:func:`lorasched.plotting.allpass.timeline`), with the dollar cost.
 
 Every control has a CSS class ``lorasched-<name>`` so that a browser test can find it.
 """
@@ -36,10 +36,10 @@ import plotly.graph_objects as go
 
 from ..allpass.scenario import allpass_scenario
 from ..model.errors import InputError
+from ..plotting import allpass as allpass_plots
+from ..plotting import titan as titan_plots
 from ..systems import SYSTEMS, simulate
 from ..titan.scenario import titan_scenario
-from . import allpass as allpass_plots
-from . import titan as titan_plots
 from .widgets import EXPLORER_WIDTH, Explorer, replace_figure, wrapping_row
 
 #: the views of the app, in the toggle's order: value -> label
@@ -196,7 +196,7 @@ def explore_app(system: str = "pdftsp", *, nodes: int = 6, load: float = 4.0,
                 slots: int = 48, seed: int = 1) -> ExploreApp:
     """The app's widget (:class:`ExploreApp`), opened on ``system``; ``nodes``, ``load``,
     ``slots`` and ``seed`` set the pdFTSP explorer's first scenario
-    (:func:`lorasched.present.widgets.explorer`)."""
+    (:func:`lorasched.explorer.widgets.explorer`)."""
     return ExploreApp(system, nodes=nodes, load=load, slots=slots, seed=seed)
 
 
@@ -214,8 +214,8 @@ def app_notebook(**params) -> dict:
             "Every change runs the library in this page's kernel."]},
         {"cell_type": "code", "id": "app", "metadata": {}, "execution_count": None,
          "outputs": [],
-         "source": ["import lorasched.present.app\n",
-                    f"lorasched.present.app.explore_app({call})"]},
+         "source": ["import lorasched.explorer.app\n",
+                    f"lorasched.explorer.app.explore_app({call})"]},
     ]
     return {"nbformat": 4, "nbformat_minor": 5, "cells": cells,
             "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",

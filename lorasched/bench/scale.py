@@ -23,7 +23,7 @@ measure the speed goals (:data:`GOALS`):
   with its parts (venv, each system's cells, notebooks and build) and two rebuilds (after a
   change to Allpass's package, after a change to presentation), :func:`_book_seconds`.
 
-:func:`lorasched.present.bench_titan.titan_settings` (``lorasched bench titan``) runs
+:func:`lorasched.bench.titan_per_slot.titan_settings` (``lorasched bench titan``) runs
 Titan's day under each named MILP setting and seed, with :func:`measure`.
 
 Nothing here asserts a speed: the figures are printed, written as JSON and compared with a
@@ -145,7 +145,7 @@ def _child_main(text: str) -> None:
 def measure(spec: dict) -> dict:
     """Run one measurement in a fresh process; its JSON result."""
     proc = subprocess.run(
-        [sys.executable, "-c", "import sys; from lorasched.present.bench_scale import "
+        [sys.executable, "-c", "import sys; from lorasched.bench.scale import "
          "_child_main as m; m(sys.argv[1])", json.dumps(spec)],
         capture_output=True, text=True, check=False)
     if proc.returncode != 0:

@@ -1,12 +1,12 @@
 """``lorasched profile``'s harness: time LoRA fine-tuning steps for a grid of
-configurations and write a measured table (:mod:`lorasched.model.measured`).
+configurations and write a measured table (:mod:`lorasched.profiling.table`).
 
 The harness is the same for every backend: for each configuration it builds a
 :class:`Workload` (the model, its adapters, an optimizer, a micro-batch of random inputs),
 runs ``warmup`` steps, resets the peak-memory counter, times ``steps`` steps (a count, never
 a wall-clock budget) and records one row. A backend only knows how to run one step:
 
-* ``"torch"`` (:func:`lorasched.model.lora_torch.workload`): PyTorch + PEFT on a model
+* ``"torch"`` (:func:`lorasched.profiling.torch_backend.workload`): PyTorch + PEFT on a model
   built from its published configuration with random weights (throughput does not depend
   on the weights, and nothing is downloaded), on random tokens; timed with CUDA events on a
   GPU. Needs the optional extra ``lorasched[profile]`` (torch, transformers, peft).
@@ -27,9 +27,9 @@ from typing import Protocol
 
 from tqdm import tqdm
 
-from . import profiles
-from .errors import InputError
-from .measured import ARCHITECTURES, MeasuredTable, row
+from ..model import profiles
+from ..model.errors import InputError
+from .table import ARCHITECTURES, MeasuredTable, row
 
 #: the backends by name
 BACKENDS = ("torch", "published")

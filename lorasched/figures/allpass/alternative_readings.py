@@ -106,7 +106,7 @@ class Readings(AllpassFigure):
 
     def units_runs(self, data: AllpassData, seed: int | None = None) -> list[tuple]:
         """(label, run) of the default and the units slip under the cap, one seed (the
-        first by default), for :func:`lorasched.present.allpass.threshold_pressure`."""
+        first by default), for :func:`lorasched.plotting.allpass.threshold_pressure`."""
         seed = data.seeds[0] if seed is None else seed
         return [(f"{NAMES[a]}, seed {seed}", data.run("limited", a, seed))
                 for a in ("allpass", "allpass_slip")]
