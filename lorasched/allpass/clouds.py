@@ -55,7 +55,7 @@ rental price of $0.74 per GPU-hour"): over a grid of sigma (0.3-1.0), the long-r
 average of the 20 cheapest of 40-60 independent draws was 0.765 at 0.4 and 0.719 at 0.5,
 and 0.45 sits between. With ``offer_book(600, default_rng(0))`` the cheapest-first
 average is 0.63 for k = 10, 0.75 for k = 20 and 0.86 for k = 30
-(tests/test_allpass_clouds.py checks k = 20 lies within 0.74 +- 0.10). The $0.74 is thus
+(tests/allpass/test_clouds.py checks k = 20 lies within 0.74 +- 0.10). The $0.74 is thus
 an input of the model, not a prediction of it.
 
 User data: :func:`load_offer_book` reads one's own observations from a CSV with header

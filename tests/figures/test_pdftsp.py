@@ -18,7 +18,7 @@ from lorasched.figures.base import Prose
 from lorasched.figures.pdftsp import day
 from lorasched.figures.pdftsp import fig13 as fig13_module
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 SWEEP_FIGURES = ("fig04", "fig05", "fig06", "fig07", "fig08", "fig09", "fig12", "fig13")
 
 

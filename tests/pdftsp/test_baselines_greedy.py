@@ -11,7 +11,8 @@ import xarray as xr
 
 import lorasched
 from lorasched.pdftsp import kernels
-from lorasched.pdftsp.baselines import eft, ntm, titan
+from lorasched.pdftsp.baselines import eft, ntm
+from lorasched.pdftsp.baselines import titan_per_slot as titan
 from lorasched.pdftsp.baselines.vendors import lowest_delay_vendor, random_vendor
 from lorasched.pdftsp.policies import REGISTRY
 from lorasched.pdftsp.scenario import to_arrays

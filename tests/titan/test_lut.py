@@ -275,7 +275,7 @@ def test_from_frames_takes_a_users_own_measurements():
 
 def test_the_default_folder_is_the_repositorys_traces():
     """load_lut without folder reads the files under the repository's traces/."""
-    assert LUT == Path(__file__).resolve().parents[1] / "traces" / "titansched" / "lut"
+    assert LUT == Path(__file__).resolve().parents[2] / "traces" / "titansched" / "lut"
 
 
 def test_with_scalability_adds_full_nodes_from_the_scalability_table():

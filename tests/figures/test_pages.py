@@ -12,7 +12,7 @@ import pytest
 
 from lorasched.figures.base import WHY_HEADING
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 FIGURE_PAGES = (sorted(NOTEBOOKS.glob("fig*.ipynb")) + sorted(NOTEBOOKS.glob("titan_*.ipynb"))
                 + sorted(NOTEBOOKS.glob("allpass_*.ipynb"))
                 + [NOTEBOOKS / "summary.ipynb", NOTEBOOKS / "calibration.ipynb"])

@@ -36,7 +36,7 @@ from lorasched.figures.verdicts import (
 )
 from lorasched.model.traces import read_trace
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 
 @pytest.fixture(scope="module")

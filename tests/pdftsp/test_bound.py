@@ -8,7 +8,7 @@ import pytest
 import lorasched
 from lorasched.lp import Column, MasterLP, column_generation
 from lorasched.pdftsp import bound
-from lorasched.pdftsp.baselines import titan
+from lorasched.pdftsp.baselines import titan_per_slot as titan
 from lorasched.pdftsp.policies import REGISTRY
 
 SMALL = [dict(nodes=2, slots=8, load=1.5, vendors=2, gpu="mix", seed=s) for s in range(4)] + [

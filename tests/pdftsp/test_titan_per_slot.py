@@ -8,7 +8,7 @@ import pytest
 import xarray as xr
 
 import lorasched
-from lorasched.pdftsp.baselines import titan
+from lorasched.pdftsp.baselines import titan_per_slot as titan
 from lorasched.pdftsp.scenario import to_arrays
 
 SCHEDULE = ("admitted", "cell_task", "cell_node", "cell_slot", "chosen_vendor", "payment")

@@ -102,7 +102,7 @@ def test_the_example_sweep_files_are_the_figure_objects_declarations(tmp_path):
     """notebooks/sweeps/ holds exactly what `lorasched export-sweeps` writes from the
     figure objects: a declaration edited in one place only fails here."""
     assert main(["export-sweeps", str(tmp_path)]) == 0
-    shipped = Path(__file__).resolve().parents[1] / "notebooks" / "sweeps"
+    shipped = Path(__file__).resolve().parents[2] / "notebooks" / "sweeps"
     fresh = {p.name: p.read_text() for p in tmp_path.glob("*.toml")}
     assert fresh and {p.name: p.read_text() for p in shipped.glob("*.toml")} == fresh
 
