@@ -1,4 +1,5 @@
-"""Presentation: :mod:`.plots` (plotly figures of results and sweeps), :mod:`.widgets` (the
-ipywidgets explorer of bids and dual prices) and :mod:`.bench` (commands that print
-benchmark figures). Nothing here changes a computed number; the sweep cells' keys leave it
-out."""
+"""Presentation: plotly figures of results (:mod:`.plots`, :mod:`.titan`, :mod:`.allpass`), the
+explorer (:mod:`.widgets`, :mod:`.app`) and benchmarks (:mod:`.bench`, :mod:`.bench_scale`,
+:mod:`.bench_titan`). Nothing here changes a computed number; the sweep cells' keys leave it
+out.
+"""
