@@ -117,7 +117,7 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
     ``trace_day`` (the day used) and ``task_sizes`` record it. ``speed_layout``: ``"type"``
     (default) stores ``s_ik`` per (task, GPU type), as it is generated
     (:data:`~lorasched.pdftsp.scenario.TYPED_SPEED_DIMS`); ``"node"`` as the (task, node)
-    matrix (K times larger; the earlier layout, kept as an option). Both give the same results.
+    matrix (K times larger). Both give the same results.
     """
     nodes = whole_number("nodes", nodes, low=1)
     slots = whole_number("slots", slots, low=1)

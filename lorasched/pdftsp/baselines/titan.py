@@ -30,23 +30,21 @@ OBJECTIVES = ("progress", "welfare")
 #: * ``"root"`` (default): HiGHS processes the root node only (``mip_max_nodes = 1``: root
 #:   LP, cuts, the cheap heuristics), with no restart and without the RINS and RENS
 #:   sub-MIPs, which took most of the root's time on these set-packing models;
-#: * ``"nodes1000"``: up to 1000 branch-and-bound nodes with HiGHS's defaults (the earlier
-#:   default; a K = 100 high-load day takes about 20 minutes on 2 cores, the
-#:   default about 4);
+#: * ``"nodes1000"``: up to 1000 branch-and-bound nodes with HiGHS's defaults (a K = 100
+#:   high-load day takes about 20 minutes on 2 cores, ``"root"`` about 4);
 #: * ``"rounding"``: ``mip_max_nodes = 0``: HiGHS completes the last restricted LP's
 #:   solution as a start (fixing the columns it sets to 0 or 1, a sub-MIP over the rest)
-#:   and stops after presolve, with no root LP (an earlier setting of the book's figures);
-#: * ``"rens"`` (an earlier setting of the book's figures): the same idea done outside
-#:   HiGHS's presolve: keep the
+#:   and stops after presolve, with no root LP;
+#: * ``"rens"``: the same idea done outside HiGHS's presolve: keep the
 #:   columns the last LP sets to 1, drop those it sets to 0, and solve the MILP over the
 #:   fractional ones alone (with what the kept ones leave of each row) to a relative gap of
 #:   ``mip_rel_gap``, at most 10,000 nodes, with no restart, RINS or RENS inside it. On
 #:   K = 100 medium load (seed 1) it took 24.7 s a day against rounding's 34.0 s, with
 #:   2,645 tasks admitted against 2,608; the speed page measures all four at K = 100, high
 #:   load;
-#: * ``"rens_pscost"`` (the book's figures' setting before ``"rens_lean"``):
-#:   ``"rens"`` with pseudo-cost branching that trusts a variable's pseudo-costs from the first
-#:   observation (``mip_pscost_minreliable = 0``: no strong branching). The sub-MILP is still
+#: * ``"rens_pscost"``: ``"rens"`` with pseudo-cost branching that trusts a variable's
+#:   pseudo-costs from the first observation (``mip_pscost_minreliable = 0``: no strong
+#:   branching). The sub-MILP is still
 #:   solved to ``mip_rel_gap``, so each slot's objective is the same optimum (checked on all 420
 #:   sub-MILPs of three K = 100 days: the same value in every one); only which of several optimal
 #:   schedules is kept can differ. Its sub-MILPs took 39 % less time on a trace-driven day
