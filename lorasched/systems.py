@@ -1,10 +1,7 @@
-"""The systems lorasched implements, by name, and :func:`simulate`, which dispatches on a
-scenario's ``system`` attribute.
-
-This module is where the systems meet: each sub-package (``lorasched.pdftsp``, and
-later ``lorasched.titan`` and ``lorasched.allpass``) describes itself with one
-:class:`~lorasched.model.system.System`; the experiment engine reaches them only
-through :func:`get`.
+"""The systems lorasched implements, by name: pdFTSP, TITAN and Allpass, each a
+:class:`~lorasched.model.system.System` of its sub-package; :func:`simulate` dispatches on a
+scenario's ``system`` attribute, and the experiment engine reaches a system only through
+:func:`get`.
 """
 
 from __future__ import annotations

@@ -1,22 +1,9 @@
-"""Allpass (2025): an adaptive scheduler across serverless, marketplace and conventional
-GPU clouds.
+"""Allpass (2025): fine-tuning jobs across serverless, marketplace and conventional GPU clouds.
 
-* :mod:`.clouds` — the three providers of Tables 2-3 (price, billing rule, start-up
-  time), billing, start-up draws and a model of the Vast.ai A100 offer book calibrated
-  to the $0.74/GPU-h of Fig. 12.
-* :mod:`.pressure` — the demand bound D(t, T) and the pressure ratio p(t) (eqs. 1-2).
-* :mod:`.workload` — the evaluation's jobs (sec. 5.1): Helios Venus or a log-normal mixture
-  fitted to Seren's Table 1, durations / 5 and inter-arrival times / 15, Table 4's models,
-  soft deadlines 1-10x the duration; Table 1's statistics and Fig. 1's shares of a trace.
-* :mod:`.scalers` — the serverless scaler (Algorithm 1) and the serverful scaler
-  (Algorithm 2, literal and evident readings).
-
-* :mod:`.scenario` — the evaluation's scenario: jobs, offer book and serverful cap.
-* :mod:`.cluster` — the two-tier cluster as an event loop (serverless stints, demotion,
-  the serverful queue, leases), shared by Allpass and every baseline.
-* :mod:`.policies` — Allpass, Fixed-60s/600s, TL-P/TL-NP, SJF-P/SJF-NP, HPA, Modal.
-* :mod:`.result` — the result Dataset and its checker; :mod:`.system` — the System.
-* :mod:`.diagnose` — why a run queued its demoted jobs (the readings page's mechanism).
+:mod:`.clouds`, :mod:`.workload`, :mod:`.scenario`, :mod:`.pressure` (eqs. 1-2),
+:mod:`.scalers` (Algorithms 1-2), :mod:`.cluster`, :mod:`.policies`, :mod:`.result`,
+:mod:`.system`, :mod:`.diagnose`. The model: :doc:`/allpass_model`; the details:
+:doc:`/reference/allpass_cluster`, :doc:`/reference/allpass_data`.
 """
 
 from .clouds import (

@@ -1,72 +1,8 @@
-"""The three GPU clouds of Allpass (2025, sections 2.2 and 5.1): published prices, billing
-rules and start-up times, and a model of the Vast.ai marketplace's A100 offer book.
-
-Published numbers (text at ``shared/papers/allpass-2025.txt``), all for A100 instances:
-
-==========  ============  ===========  ==================  ====================
-provider    tier          $/GPU-h      billing             start-up (s)
-==========  ============  ===========  ==================  ====================
-Modal       serverless    2.10         per second          3.88 +- 1.84
-Vast.ai     marketplace   1.08 median  60 s minimum (*)    36.04 +- 7.35
-Lambda      conventional  1.29         60 s minimum        255.59 +- 26.26
-==========  ============  ===========  ==================  ====================
-
-* Prices: Table 2 ("GPU price ($ per hour) for representative cloud providers"), A100 row.
-  Vast.ai's is the *median* over all registered providers from 2025-09-26 to 2025-10-25,
-  observed range (min, max) = (0.38, 1.66).
-* Start-up times: Table 3 ("Startup time (avg +- std of 20 tests) on A100 instances").
-* Billing, sec. 2.2: "Unlike conventional clouds that bill users with a minimum of 60
-  seconds of VM usage, Modal charges on a per-second basis". That sentence is the paper's
-  only statement of a billing rule (sec. 2.1 adds that instances are "billed per second or
-  minute"). It gives Lambda (the conventional cloud) a 60 s minimum and Modal per-second
-  billing. (*) **The paper states no billing rule for Vast.ai**; it is given the same
-  60 s minimum here as an assumption (a server rented, like a conventional VM), not a
-  published number.
-
-Reading of the billing rules (:func:`bill`): the billed time is ``max(duration,
-minimum_s)`` rounded *up* to a whole number of ``billing_increment_s``; "per second" is
-read as ceil to whole seconds (61.2 s is billed 62 s), and past the 60 s minimum every
-provider is billed per second too (increment 1 s; the paper does not say otherwise).
-
-The marketplace offer book (:func:`offer_book`) is a **model**: the paper's per-minute
-Vast.ai observations (Figs. 2, 3, 12) are not public. What it reproduces:
-
-* inventory: each minute's number of offered A100s lies in ``inventory`` (default 40-60,
-  sec. 2.2 / Fig. 3: "H100 and A100 inventories fluctuate around 40-60"); it follows a
-  random walk, steps uniform in {-2, ..., 2} per minute, reflected into the range,
-  starting uniform in it;
-* prices: each offer's price is drawn from a *split log-normal* truncated to the observed
-  range ``price_range`` (default 0.38-1.66, Table 2) with median exactly ``median``
-  (default 1.08, Table 2): with probability 1/2 the price is ``median * exp(-sigma |Z|)``,
-  else ``median * exp(+sigma |Z|)``, ``Z`` standard normal, and a draw outside the range
-  is resampled (so each half is a truncated half-log-normal and the median stays put);
-* persistence: an offer (a slot of the ``offer`` dimension) keeps its price and place in
-  the queue from minute to minute, and each minute with probability ``churn`` (default
-  0.05) it is replaced by a fresh one (new price, new place); the ``available`` offers of
-  a minute are the ``count`` slots with the smallest place. Each minute's offered prices
-  are therefore independent draws of the price law above.
-
-**Calibration** (so that it is not hidden): ``sigma`` is the only free parameter of the
-price law. Its default, ``SIGMA = 0.45``, was chosen so that renting the k = 20 cheapest
-offers every minute (:func:`mean_cheapest_price`, a typical serverful pool: Allpass
-"provisions up to 27 serverful workers", sec. 5.3, under a cap of 30) averages close to
-the **$0.74/GPU-h** Allpass obtained on Vast.ai (appendix A.2 / Fig. 12, "an average
-rental price of $0.74 per GPU-hour"): over a grid of sigma (0.3-1.0), the long-run
-average of the 20 cheapest of 40-60 independent draws was 0.765 at 0.4 and 0.719 at 0.5,
-and 0.45 sits between. With ``offer_book(600, default_rng(0))`` the cheapest-first
-average is 0.63 for k = 10, 0.75 for k = 20 and 0.86 for k = 30
-(tests/allpass/test_clouds.py checks k = 20 lies within 0.74 +- 0.10). The $0.74 is thus
-an input of the model, not a prediction of it.
-
-User data: :func:`load_offer_book` reads one's own observations from a CSV with header
-``minute,price_per_gpu_h`` and one row per offered GPU: ``minute`` a non-negative integer
-(the minute of the observation), ``price_per_gpu_h`` a positive finite price in USD per
-GPU-hour. Minutes between the first and last that have no row hold no offer. Errors name
-the file, the line (1 = header) and the column.
-
-All functions validate their inputs first and raise ``ValueError`` naming the argument,
-provider, minute or file/line/column at fault; randomness comes only from a passed
-``numpy.random.Generator``.
+"""The three GPU clouds of Allpass (sec. 2.2, 5.1): published prices, billing and start-up
+times (:data:`PROVIDERS`, :func:`bill`, :func:`startup_times`), and a model of Vast.ai's A100
+offer book calibrated to Fig. 12's $0.74/GPU-h (:func:`offer_book`; one's own:
+:func:`load_offer_book`). Sources, billing, the offer model and its calibration:
+:doc:`/reference/allpass_data`.
 """
 
 from __future__ import annotations

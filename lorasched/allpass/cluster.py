@@ -1,72 +1,7 @@
-"""Allpass's two-tier GPU cluster as an event loop (Allpass 2025, sec. 3), shared by Allpass
-and every baseline of sec. 5.1.
-
-What a run is made of:
-
-* **Jobs** arrive at ``submit``, need ``work`` seconds on one A100 (Table 4's jobs are
-  single-GPU LoRA/QLoRA runs) and carry a soft ``deadline``.
-* **Serverless tier** (Modal): with ``serverless="adaptive"`` or ``"fixed"`` every job starts
-  at its submission on a worker of its own (a Modal lease: start = submission, ready = start
-  + a Table 3 start-up draw). It runs until it finishes or its executed time reaches the
-  threshold ``F`` *in force* (sec. 3.1 step 3; Fig. 5(b): raising ``F`` lets a running job
-  "make additional progress before demotion", so a stint ends when its executed time reaches
-  the current ``F``; when a tick lowers ``F`` below a stint's executed time the job is
-  demoted at that tick). A demoted job is checkpointed on its Modal worker
-  (``checkpoint_s``, billed there) and then joins the serverful queue. ``"all"`` (Modal
-  only): no threshold, every job runs to its end on its serverless worker. ``"none"``
-  (Tiresias-L, SJF, HPA): jobs join the serverful queue at submission.
-* **Serverful tier**: leases of one A100 each, the cheapest available across the
-  marketplace (an offer of the book at the current minute, at the offer's price) and the
-  conventional cloud (Lambda, Table 2's price, any number of workers) -- sec. 3.3's "the
-  cheapest available workers (across marketplace and conventional clouds) ... When
-  marketplace instances are unavailable, the scaler provisions conventional cloud workers
-  as a fallback": a marketplace offer dearer than Lambda is not rented (a tie goes to the
-  marketplace). A lease is ready after its provider's start-up draw, runs at most one job
-  at a time, and is billed from start to end by its provider's rule
-  (:func:`.clouds.bill`). A job placed on a worker first restores its checkpoint
-  (``restore_s``; none for a job that has not run yet), then works.
-* **Queue order** (``discipline``): ``"edf"`` (Allpass, sec. 3.1), ``"tiresias"`` (two-queue
-  LAS on attained service, :class:`lorasched.jobsim.Tiresias`), ``"sjf"`` (total work, the
-  paper's offline oracle), ``"fifo"`` (HPA), ties by submission then index. Idle ready
-  workers take queued jobs in that order, cheapest worker first. ``preemptive=True``
-  re-ranks queued and placed jobs together at every event; a placed job that falls out of
-  the first ``W`` (ready workers) is checkpointed on its worker (``checkpoint_s``) and
-  re-queued. ``share="stride"`` is SJF-P's proportional share (Waldspurger & Weihl's stride
-  scheduling): every ``quantum_s`` the ``W`` jobs of least *pass* run, and each job advances
-  its pass by its total work times the share of the quantum it spent working (stride
-  proportional to work, i.e. tickets proportional to 1 / work, so shorter jobs get more
-  quanta; a job that only restored or checkpointed in a quantum is not charged for it);
-  ties keep the placed jobs in place; a job arrives with the least pass in the system.
-* **Provisioning** (``provision``), decided every tick (``tick_s`` = 60 s, sec. 5.1) unless
-  said otherwise:
-
-  - ``"dbf"`` (Allpass): eq. (2)'s pressure over the window set of
-    :func:`.pressure.window_set` on every unfinished job (remaining work, deadline; ``D``
-    in ``units``, :mod:`.pressure`), with
-    ``C_t = I mu`` over the ``I`` open serverful leases (a worker counts from its request:
-    Algorithm 2's line 6 sets ``I <- I + k`` at once); Algorithm 1 moves ``F``
-    (``serverless="adaptive"``), Algorithm 2 (:class:`.scalers.ServerfulScaler`, the
-    binding window's ``T`` and ``D``) adds the cheapest workers or releases the dearest idle
-    ones. Liveness rule (lorasched's, stated): when jobs wait in the queue and no serverful
-    worker is open, one is added even if ``p <= 1`` (a queued job whose deadline lies past
-    every window adds no demand, and would otherwise wait forever).
-  - ``"on-demand"`` (Tiresias-L, SJF, the queue-all oracle): at every event, workers are
-    requested until the queued jobs (those not yet covered by idle or starting workers) are
-    covered, up to the cap; at a tick, idle workers are released when nothing waits (the
-    oracle runs it behind a fixed serverless threshold, ``serverless="fixed"``).
-  - ``"hpa"`` (Kubernetes' Horizontal Pod Autoscaler, sec. 5.1, target 70 %): each tick,
-    ``desired = ceil(I * u / target)`` with ``u`` the busy share of ready workers (1 while
-    none is ready and jobs wait), at least 1 while jobs are in the system; scale-up at once,
-    scale-down to the largest ``desired`` of the last ``hpa_window_s`` (300 s, Kubernetes'
-    default stabilisation window), idle workers only, dearest first.
-
-* The cap (``capacity``) bounds open serverful leases at every instant.
-
-All times are seconds from the first submission. The loop is exact in event time: events
-are arrivals, start-ups, stint ends, checkpoint and restore ends, completions and ticks; at
-one instant job events go first (by job index), then arrivals, then the tick, then one
-dispatch. :class:`AllpassCluster` holds the whole state (``snapshot``/``restore``).
-Random numbers: one start-up draw per lease, in lease order, from the run's Generator.
+"""Allpass's two-tier GPU cluster as an event loop (sec. 3), shared by Allpass and every
+baseline of sec. 5.1 (:class:`AllpassCluster`): serverless stints under the threshold F,
+demotion, the serverful queue, provisioning (DBF, on demand, HPA) and leases, in exact event
+time. Every rule: :doc:`/reference/allpass_cluster`.
 """
 
 from __future__ import annotations

@@ -1,19 +1,6 @@
-"""Why a checked Allpass run queued its demoted jobs: measurements of one result, for the
-book's readings page.
-
-:func:`queue_mechanism` asks three questions of a run's ticks and jobs:
-
-* when jobs waited in the serverful queue, how often was the pressure ``p <= 1``? At such a
-  tick Algorithm 2 adds no worker (eq. 2 says the tier is schedulable), so the queue waits;
-* how much of the queueing was done by jobs whose soft deadline lay beyond the largest
-  window when they were demoted? Eq. (1) counts none of their work until their deadline
-  enters the window;
-* how many jobs missed their soft deadline? DBF provisions for deadlines, not for JCT: a
-  long queue that meets the deadlines is what the algorithm asks for.
-
-:func:`demoted_overlap` measures what the workload itself asks of the serverful tier: the
-most demoted jobs that would run at once if each had a worker of its own from its demotion
-(:func:`max_overlap` of their intervals), to hold against the cap.
+"""Why a checked Allpass run queued its demoted jobs (:func:`queue_mechanism`), and what the
+workload asks of the serverful tier (:func:`demoted_overlap`), for the book's readings page;
+see :doc:`/reference/allpass_cluster`.
 """
 
 from __future__ import annotations

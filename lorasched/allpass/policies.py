@@ -1,34 +1,7 @@
-"""The Allpass system's policies: name -> ``run(arrays, rng, **options) -> Run``.
-
-=====================  ===================================================================
-``allpass``            Allpass (sec. 3): serverless first with the adaptive threshold F
-                       (Algorithm 1), EDF serverful queue, DBF-driven workers (Algorithm 2)
-``allpass_fixed60``    Allpass with F fixed at 60 s (appendix A.1, Fig. 11)
-``allpass_fixed600``   Allpass with F fixed at 600 s (Fig. 11)
-``tl_p``, ``tl_np``    Tiresias-L (Gu et al., NSDI'19): two-queue LAS on attained service,
-                       preemptive / not, serverful only, workers on demand under the cap
-``sjf_p``              SJF with proportional share (stride scheduling, tickets ~ 1/work,
-                       quantum ``quantum_s``), serverful only, on demand; an oracle
-``sjf_np``             non-preemptive shortest job first, serverful only; an oracle
-``hpa``                Kubernetes HPA at 70 % utilisation, FIFO, serverful only
-``modal``              every job on its own Modal worker, start to end
-``queue_all_oracle``   lorasched's oracle, not the paper's: Allpass's serverless front at
-                       a fixed F, then a worker rented for every queued job at once, up to
-                       the cap (the queueing that no provisioning rule can go below)
-=====================  ===================================================================
-
-The baselines get what sec. 5.1 gives them: Tiresias-L knows no job length (it orders by
-attained service); SJF knows every job's duration in advance ("an offline oracle ... perfect
-prior knowledge", the paper's own label); HPA sees GPU utilisation only. Every serverful
-baseline rents from the same market as Allpass (cheapest Vast.ai offer first, Lambda as
-fallback), pays the same checkpoint and restore on a preemption as Allpass pays on a
-demotion, and meets the scenario's cap. Hyphenated names (``tl-p``, ``allpass-fixed60``)
-are accepted by :func:`lorasched.allpass.system.simulate`.
-
-A policy of your own is a function ``run(arrays, rng, **options)`` returning a
-:class:`~lorasched.allpass.cluster.Run` (most simply an :class:`.cluster.AllpassCluster`
-run with your settings), registered with
-``lorasched.systems.get("allpass").register(name, run)``.
+"""The Allpass system's policies, name -> ``run(arrays, rng, **options) -> Run``
+(:data:`REGISTRY`): Allpass, its fixed-F variants, TL-P/TL-NP, SJF-P/SJF-NP, HPA, Modal and
+the queue-all oracle. What each is and gets: :doc:`/reference/allpass_cluster`. A policy of
+your own: ``lorasched.systems.get("allpass").register(name, run)``.
 """
 
 from __future__ import annotations

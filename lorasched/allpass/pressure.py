@@ -1,52 +1,7 @@
-"""Allpass's demand-bound-function pressure (Allpass 2025, sec. 3.2, eqs. 1-2).
-
-Demand, eq. (1): ``D(t, T) = sum_{j in J(T)} r_j(t)``, the remaining work ``r_j(t)`` (seconds
-of GPU work on one worker of rate 1) of the jobs ``J(T)`` "whose deadlines fall within the
-next scheduling window T". lorasched reads the window as the half-open interval
-``(t, t + T]``: a deadline exactly at ``t + T`` counts, one at ``t`` does not (it is not in
-the *next* window). Jobs already past their deadline (``d_j <= t``) therefore add nothing to
-this module's functions unless ``include_overdue=True`` (window ``(-inf, t + T]``), which is
-what the paper's schedulability sentence says ("all jobs expected to finish by t + T", i.e.
-``d_j <= t + T``). The Allpass policy passes ``include_overdue=True`` by default (its option
-``overdue=True``, :func:`lorasched.allpass.policies.allpass`: a queue of late jobs must not
-read as no demand); ``overdue=False`` is the literal window, an option.
-
-Pressure, eq. (2): ``p(t) = max_{T in 𝒯} D(t, T) / (C_t T)``, with ``C_t`` the aggregate
-service rate of the serverful tier (work-seconds per second: the active workers' rates
-summed, so ``C_t T`` is the work the tier delivers in the window).
-
-The window set 𝒯: Algorithm 1 takes the max "across all time units in the current sliding
-window" (sec. 3.3), and sec. 5.1 configures "a sliding window of T = 30 minutes" re-evaluated
-"every 1 minute". lorasched reads 30 minutes as the *largest* window and the time unit as the
-re-evaluation tick: 𝒯 = {1, 2, ..., 30} minutes (:func:`window_set`, the DBF's family of
-prefixes of the horizon). :func:`pressure` takes any set of positive window lengths.
-
-**Necessary demand** (``rule="laxity"``, lorasched's option, *not* the paper's): eq. (1)
-counts a job only once its deadline enters the window, so a job of five hours' work due in
-six hours adds nothing until its last thirty minutes, when it can no longer be met. The
-option counts instead the work a job must receive by ``t + T`` to meet its deadline at
-full speed: ``min(r_j, max(0, r_j - (d_j - t - T)))`` (all of ``r_j`` once ``d_j <= t + T``,
-overdue jobs included). It is offered to test, by intervention, the mechanism the book
-measures (the deadline-only demand leaves long demoted jobs unprovisioned), never as the
-default.
-
-**Units** (``units``): eq. (1)'s ``r_j(t)`` and eq. (2)'s ``C_t T`` are both in seconds of
-work here (``units="paper"``, the default). The paper's own example keeps its units
-consistent ("if two fine-tuning jobs together require 3 GPU hours to meet their deadlines
-within the next hour, then D(1 h) = 3": hours of work against one hour of one GPU), so the
-text gives no reason to read them otherwise. ``units="slip"`` is a labelled hypothesis about
-the authors' *code*, not a reading of the text: ``D`` summed in seconds of work and compared
-with a capacity ``C_t T`` counted in minutes (sec. 5.1 configures the window as "T = 30
-minutes" re-evaluated "every 1 minute"), i.e. D's number of seconds read as a number of
-minutes. It multiplies ``D`` by :data:`SLIP` (= 60) at the one place where ``D`` meets
-capacity, so ``p`` is 60 times larger, and the ``D`` that :class:`Pressure` hands to
-Algorithm 2 is the same slipped number (its ``D - C T`` and ``μ T`` then carry the same
-slip: ``(60 D - C T) / (μ T)`` equals ``(D - C T') / (μ T')`` with ``T' = T / 60``, the
-window in minutes). Never the default.
-
-No capacity (``C_t = 0``, e.g. before the first serverful worker starts): a window with
-demand has ratio ``inf``, one without has ratio 0 (an empty window asks nothing of no
-capacity), so ``p = inf`` if any window holds demand, else 0.
+"""Allpass's demand-bound-function pressure (sec. 3.2, eqs. 1-2): :func:`demand`,
+:func:`pressure` and :func:`pressure_detail` over :func:`window_set`, with the options
+``include_overdue``, ``rule="laxity"`` and ``units="slip"``. Windows, options and units:
+:doc:`/reference/allpass_cluster`.
 """
 
 from __future__ import annotations

@@ -1,30 +1,6 @@
-"""An Allpass run as a result ``Dataset``, and the checker that judges one.
-
-:func:`assemble` joins the scenario's jobs and a :class:`.cluster.Run`:
-
-dim ``job``
-    the scenario's job variables, and ``finish_s``, ``jct_s`` (finish - submit),
-    ``wait_s`` (JCT - work: every second a job is not working), ``serverless_s`` (work
-    done on the serverless tier), ``demotions``, ``preemptions``, ``overhead_s``
-    (checkpoints and restores), ``queue_s`` (time in the serverful queue).
-dim ``lease`` (one rented worker, serverless or serverful)
-    ``lease_provider``, ``lease_offer`` (the marketplace offer slot, -1 otherwise),
-    ``lease_start_s`` (requested), ``lease_ready_s`` (after the start-up), ``lease_end_s``
-    (released), ``lease_price_per_h`` ($/GPU-h), ``lease_cost_usd`` (the provider's rule).
-dim ``seg`` (what a job did on a worker)
-    ``seg_job``, ``seg_lease``, ``seg_kind`` (``run``/``checkpoint``/``restore``),
-    ``seg_start_s``, ``seg_end_s``.
-dim ``tick`` (the 1-minute control loop)
-    ``tick_s``, ``p`` (eq. 2; inf when no serverful worker is open and demand exists),
-    ``D`` (eq. 1 over the binding window, as compared with ``C_t T``: 60 times the work
-    under ``units="slip"``), ``window_s``, ``F_s`` (threshold in force; NaN
-    without a serverless threshold), ``queue``, ``workers``, ``ready``, ``busy``,
-    ``serverless``.
-
-attrs: ``algorithm``, ``seed``, ``options``, ``F0`` (the threshold before the first tick),
-``cost_usd`` and ``cost_<provider>_usd``, ``avg_jct_s``, ``events``.
-
-:func:`check_result` recomputes what the run claims and names the first broken rule.
+"""An Allpass run as a result ``Dataset`` (:func:`assemble`: per job, lease, segment and tick),
+and the checker that recomputes what the run claims (:func:`check_result`). The variables:
+:doc:`/reference/allpass_cluster`.
 """
 
 from __future__ import annotations

@@ -1,54 +1,7 @@
-"""Allpass's two scalers (Allpass 2025, sec. 3.3, Algorithms 1 and 2), driven by the pressure
-``p`` of eq. (2) (:mod:`lorasched.allpass.pressure`).
-
-Serverless scaler, Algorithm 1 (the temporal actuator): the execution threshold ``F``
-(seconds a job may run on the serverless tier before it is checkpointed and demoted)
-moves each tick by::
-
-    3: if p > 1 then    ΔF <- min(R_up, G_up (p - 1))
-    5: else             ΔF <- -min(R_dn, G_dn (1 - p))
-    7: F <- F + ΔF; τ <- now
-
-with sec. 5.1's ``G_up = 10, R_up = 100, G_dn = 2, R_dn = 30`` and ``F0 = 300`` s. ``p = 1``
-falls in the ``else`` branch and moves nothing. With these constants ``R_dn`` can never
-bind: eq. (2) is a ratio of non-negative quantities, so ``p >= 0`` and line 6's
-``G_dn (1 - p) <= G_dn = 2 < 30 = R_dn``; ``F`` falls by at most 2 s a tick (2 min of
-decrease per hour of ticks), and every ``R_dn >= 2`` gives the same run. ``R_up`` binds once
-``G_up (p - 1) > R_up``, i.e. ``p > 11``. Line 7's ``τ`` (the last-change time) is recorded
-and read nowhere in Algorithm 1 or 2; :class:`ServerlessScaler` keeps it in its state,
-unused.
-
-The paper prints no bound on ``F``; a negative time budget means nothing, so lorasched
-clamps ``F`` to ``[F_min, F_max]`` with the defaults ``F_min = 0`` and ``F_max = inf`` (the
-paper names no bounds). ``p = inf`` (no serverful capacity and some demand) moves ``F`` by
-the full ``R_up``.
-
-Serverful scaler, Algorithm 2 (the spatial actuator), printed as::
-
-    2:  C <- I μ; Δ(t) <- max 0, D(t, T) - C
-    4:  if p > 1 then   k↑ <- ⌈Δ(T) / (μ T)⌉; add k↑ workers
-    8:  if p < 1 then   k↓ <- ⌊Δ(t) / (μ T)⌋; remove k↓ workers
-
-(line 5's ``Δ(T)`` is read as line 2's ``Δ(t)``). Greedy choice (sec. 3.3): scale-out takes
-the cheapest offers, the conventional cloud filling in where the marketplace has too few;
-scale-in releases "the most expensive, idle workers". As printed, ``D`` (seconds of work in
-the window) and ``C = I μ`` (a rate) are subtracted, and the same non-negative shortfall
-drives both triggers. Two readings (``reading``):
-
-* ``"evident"`` (default): the shortfall in work over the window, ``D - C T``: add
-  ``⌈(D - C T) / (μ T)⌉`` workers when ``p > 1``, release ``⌊(C T - D) / (μ T)⌋`` when
-  ``p < 1``. This is what the prose says the algorithm does (restore ``D <= C T``, the
-  paper's schedulability condition, with the fewest workers, and "release excess GPUs" when
-  ``p < 1``); the default because the printed line cannot release anything in consistent
-  units (``p < 1`` means ``D < C T``, so ``max(0, D - C T) = 0``).
-* ``"literal"``: ``Δ = max(0, D - C)`` exactly as printed, with ``C`` the rate as given.
-  When ``D <= C`` nothing is released; when ``p < 1`` and yet ``D - C >= μ T`` the print
-  releases ``⌊(D - C) / (μ T)⌋`` workers, more the more demand there is (the unit mix); on
-  scale-out it adds about ``D / (μ T)`` workers, ignoring the ``C T`` the current ones serve.
-
-Both never add fewer than 0 and never release more workers than are idle. Counts are taken
-after rounding the quotient to 9 decimals, so that ``(36000 - 18000) / 1800`` computed as
-``10.000000000000002`` adds 10, not 11.
+"""Allpass's two scalers (sec. 3.3), driven by the pressure ``p`` of eq. (2): Algorithm 1 moves
+the serverless threshold F (:class:`ServerlessScaler`), Algorithm 2 adds or releases
+serverful workers (:class:`ServerfulScaler`, readings ``"evident"`` and ``"literal"``). The
+algorithms as printed, the readings and the rounding: :doc:`/reference/allpass_cluster`.
 """
 
 from __future__ import annotations

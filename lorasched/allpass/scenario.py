@@ -1,23 +1,6 @@
-"""Allpass's scenario (Allpass 2025, sec. 5.1): the evaluation's jobs, the Vast.ai offer book
-they meet and the serverful cap, as one ``xarray.Dataset`` with ``attrs["system"] ==
-"allpass"``, and its plain arrays.
-
-dim ``job`` (submit order)
-    the workload of :func:`.workload.allpass_workload`: ``name``, ``submit_s``, ``work_s``
-    (seconds of A100 work), ``model``, ``per_epoch_s``, ``epochs``, ``deadline_s``,
-    ``trace_duration_s``.
-dims ``minute`` x ``offer``
-    ``price_per_gpu_h``: the marketplace's A100 offers each minute (NaN: the slot offers
-    nothing), from :func:`.clouds.offer_book` (a model, calibrated to Fig. 12's $0.74) or a
-    user's series (:func:`.clouds.load_offer_book`). Past the book's last minute the last
-    minute's offers stand (a stated assumption; the default book spans ``book_hours``).
-
-attrs: ``system``, ``capacity`` (the cap on concurrent serverful workers; ``-1`` is
-unlimited, sec. 5.1's "unlimited capacity setup"), the workload's attrs and the book's
-``book_*`` attrs.
-
-Every policy of the scenario meets the same jobs and the same market; what a policy draws
-(start-up delays) comes from the run's own seeded Generator.
+"""Allpass's scenario (sec. 5.1): the jobs, the Vast.ai offer book they meet and the serverful
+cap, as one ``xarray.Dataset`` with ``attrs["system"] == "allpass"`` (:func:`allpass_scenario`),
+its validation and its plain arrays. The variables: :doc:`/reference/allpass_data`.
 """
 
 from __future__ import annotations

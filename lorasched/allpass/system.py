@@ -1,8 +1,9 @@
 """Allpass as a :class:`~lorasched.model.system.System`: what the experiment engine sees.
 
 Scenarios come from :func:`.scenario.allpass_scenario`; the policies are Allpass, its fixed-F
-variants and sec. 5.1's baselines (:mod:`.policies`); results are judged by job completion
-time, waiting time and dollars (:mod:`.result`). Allpass has no bound on an offline optimum.
+variants, sec. 5.1's baselines and a queue-all oracle (:mod:`.policies`); results are judged
+by job completion time, waiting time and dollars (:mod:`.result`). Allpass has no bound on an
+offline optimum.
 """
 
 from __future__ import annotations

@@ -1,68 +1,7 @@
-"""Allpass's evaluation workload: 200 fine-tuning jobs from a trace, durations / 5, IATs / 15.
-
-The paper (sec. 5.1) samples 200 jobs from the Seren trace (Hu et al., NSDI'24), divides each
-job's duration by 5 and each inter-arrival time (IAT) by 15, maps each job to one of three
-benchmark models (Table 4: LLaMA3-8B 476 s/epoch, LLaMA2-13B 765 s/epoch, BERT 20 s/epoch)
-and gives it a soft deadline "randomly chosen to be between 1x and 10x the estimated job
-duration". Seren is not public. :func:`allpass_workload` builds the same shape from one of
-two sources. Every rule below is lorasched's reading:
-
-1. ``source="helios"`` (default): the SenseTime Helios Venus trace (the same group's earlier
-   trace, ``traces/helios_venus_jobs.csv.gz``, read with
-   :func:`lorasched.model.traces.read_trace`). Table 1 counts every row of a trace,
-   CPU-only jobs included, so the candidates are *all* rows with ``duration_s > 0``
-   (``num_gpus == 0`` included; the shipped file has neither zero durations nor CPU-only
-   rows, so all 125,303 rows qualify). ``jobs`` consecutive rows (in submission order) are
-   taken from a start row drawn uniformly with ``numpy.random.default_rng(seed)`` among
-   ``0 .. n - jobs``: a contiguous window keeps the trace's real arrival pattern (bursts
-   included). ``submit_s = (submit_time_s - first submit_time_s) * iat_scale`` (every IAT
-   scaled, the first job at 0) and ``work_s = duration_s * duration_scale``.
-2. ``source="mixture"``: durations drawn from a two-component log-normal mixture fitted to
-   Seren's Table 1 row (mean 1,208 s, P50 22 s, P90 765 s): with probability
-   :data:`MIXTURE_WEIGHT` a short job ``exp(N(mu_s, sigma_s))``, else a long one
-   ``exp(N(mu_l, sigma_l))``, constants :data:`MIXTURE`. Fit (offline, deterministic,
-   :func:`fit_mixture`): fix ``sigma_s = sigma_l = 1.5`` and solve the three equations
-   P50 = 22, P90 = 765, mean = 1208 in ``(logit w, mu_s, mu_l)`` by Newton's method on the
-   log residuals (forward-difference Jacobian, quantiles by bisection on the mixture CDF),
-   starting at ``(1.5, ln 15, ln 2000)``; the analytic P50, P90 and mean then match to
-   about 1e-12 (:func:`mixture_stats`; the tests require 2 %). Its share of jobs within
-   10 min is 89.3 %. Arrivals: a Poisson process whose mean IAT is the Helios trace's,
-   ``(last - first submit_time_s) / (n - 1)`` over the candidate rows of step 1 (133.65 s;
-   128.5 s without the lead-in job 0, which comes 7.5 days before job 1), i.e. the first
-   job at 0 and ``jobs - 1`` exponential IATs, drawn before the durations; then the same
-   scaling as step 1 (``trace_duration_s`` holds the unscaled draw).
-3. Model (Table 4): a job whose ``work_s`` is below one LLaMA3-8B epoch (476 s) is BERT;
-   the others are LLaMA3-8B or LLaMA2-13B with probability 1/2 each (one uniform draw per
-   job, for all jobs, after the durations). ``per_epoch_s`` is the model's Table 4 time and
-   ``epochs = work_s / per_epoch_s`` (a real number: the paper varies the step count).
-   ``work_s`` is seconds of A100 work (the paper's per-epoch times are A100 times).
-4. Deadline: ``deadline_s = submit_s + U(1, 10) * work_s`` (one draw per job, last).
-5. ``name = f"allpass-{i}"``, ``i`` the position in submit order.
-
-The same arguments give an identical Dataset; the generator is drawn in the order above.
-
-Scale against the paper (sec. 5.2: Modal alone costs $698 = 2.95 x $236.69 at $2.10/A100-h,
-so about 330 A100-h of work): with the Helios defaults the total work over seeds 0-9 averages
-**89.8 A100-h** (min 35.7, max 185.9; from ``allpass_workload(seed=s).attrs["gpu_hours"]``),
-about 27 % of the paper's implied work (200 Helios jobs of mean 9,088 s would give 101 A100-h
-in expectation; a window's total is dominated by its few longest jobs). The mixture source
-gives 200 * 1208 / 5 / 3600 = 13.4 A100-h in expectation (14.9 averaged over seeds 0-9),
-so Seren's own Table 1 mean implies ~25x less work than the paper's Modal bill.
-
-Job sizing (``sizing``), the calibration the issue asks to state:
-
-* ``"cost"`` (default): every ``work_s`` is multiplied by one factor ``work_scale`` chosen so
-  that the *expected* total work of :data:`PAPER_JOBS` jobs is the paper's implied
-  :data:`PAPER_WORK_H` = 698 / 2.10 = 332 A100-h: ``work_scale = PAPER_WORK_H * 3600 /
-  (200 * mean_duration * duration_scale)`` with ``mean_duration`` the source's mean
-  unscaled duration (Helios: the mean over all candidate rows of the trace file, 9,088 s,
-  so 3.29; mixture: the fitted mean, 1,208 s, so 24.8). The factor comes from the whole
-  trace (or the fit), never from the windows judged, so no evaluated seed tunes it; a
-  single window's total still varies with its few longest jobs. The shape of the
-  durations (and hence which jobs are short) is kept, the level moved. Table 4's epoch
-  counts are then a check, not an input (``attrs["mean_epochs"]``).
-* ``"trace"``: ``work_s = duration * duration_scale``, the text's literal reading
-  (``work_scale = 1``).
+"""Allpass's evaluation workload (sec. 5.1, :func:`allpass_workload`): 200 jobs from Helios
+Venus or a log-normal mixture fitted to Seren's Table 1, durations / 5, inter-arrival times
+/ 15, Table 4's models, soft deadlines, work sized to the paper's implied 332 A100-h. Every
+rule and number: :doc:`/reference/allpass_data`.
 """
 
 from __future__ import annotations

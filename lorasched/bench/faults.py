@@ -1,13 +1,6 @@
-"""A fault drill for ``lorasched serve`` (``lorasched bench faults``, the book's service
-page): one day of tasks sent over HTTP while a fault strikes, then a restart on the same
-state, and what came back.
-
-Each fault is injected, deterministically: a database that fills (SQLite's page limit), a
-write that fails in each way a write can fail (:class:`FaultyDB`), a bug in the auction, a
-SIGKILL between the durable write and the reply (:data:`KILL_AFTER_WRITE`), a second
-server on the state, a damaged database. A row says what the clients were answered, what
-the restarted server held, whether every acknowledged decision came back unchanged, and
-whether the day ended as an uninterrupted one.
+"""A fault drill for ``lorasched serve`` (``lorasched bench faults``): one day of tasks over HTTP
+while a fault strikes, a restart on the same state, and what came back
+(:doc:`/reference/service`).
 """
 
 from __future__ import annotations

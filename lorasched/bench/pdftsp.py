@@ -1,12 +1,5 @@
-"""Benchmarks printed by ``lorasched bench ...``; figures, never assertions.
-
-``decision``: time per task decision (Algorithm 1 + 2) of pdFTSP over a whole day, and the
-speed-up of the numba kernels over the same code run as pure Python (numba's documented
-``NUMBA_DISABLE_JIT=1`` switch, in a subprocess), both timed on the same tasks from the
-same auction states in one run.
-
-``solvers``: how often the paper's running-max DP finds the optimum of problem (12), on
-the auction states of a real run (each task quoted with both solvers before it commits).
+"""Benchmarks printed by ``lorasched bench ...``; figures, never assertions: ``decision``,
+``solvers``, ``runtime``, ``compare`` and ``index`` (:doc:`/reference/tools`).
 """
 
 from __future__ import annotations

@@ -1,33 +1,6 @@
-"""``lorasched bench scale``: time and memory of the library at every scale.
-
-Each measurement runs in a fresh Python process, so its peak memory is that process's
-maximum resident set size (``getrusage``), and its time is the wall time of the work alone
-(numba's cached kernels are loaded on a tiny scenario first, outside the timing). The rows
-measure the speed goals (:data:`GOALS`):
-
-* ``bound``: :func:`~lorasched.pdftsp.bound.offline_upper_bound` on K = 100, high load, one
-  day (seed 1), with no wall-clock limit: seconds and the bound;
-* ``day10x``: one day at ten times the paper's arrivals (K = 2,000 nodes, 800 arrivals per
-  slot, about 115k tasks), pdFTSP: scenario + run seconds, peak memory;
-* ``decision``: pdFTSP's median time per task decision at K = 100, 200 (high load) and
-  2,000 (the 10x day);
-* ``titan``: Titan-per-slot's day at K = 100, high load, its default limits (10 column
-  generation rounds, the MILP at the root node, ``mip="root"``; the earlier default, 1,000
-  branch-and-bound nodes, is ``mip="nodes1000"``): seconds, slots at a limit, welfare;
-* ``series``: pdFTSP, EFT and NTM at K = 100 ... 2,000 with 0.4 K arrivals per slot, for the
-  book's plot of time and memory against K and tasks;
-* ``provider``: pdFTSP alone at the same density at K = 5,000, 10,000 and 20,000
-  (a 20,000-GPU provider's day, about 1.15 M tasks); with the series, the log-log fit of
-  the median decision time on K (:func:`decision_slope`, :func:`decision_figure`);
-* ``book`` (only when asked: it takes most of an hour): ``make book`` in a fresh clone,
-  with its parts (venv, each system's cells, notebooks and build) and two rebuilds (after a
-  change to Allpass's package, after a change to presentation), :func:`_book_seconds`.
-
-:func:`lorasched.bench.titan_per_slot.titan_settings` (``lorasched bench titan``) runs
-Titan's day under each named MILP setting and seed, with :func:`measure`.
-
-Nothing here asserts a speed: the figures are printed, written as JSON and compared with a
-previous JSON (``--baseline``) as ratios.
+"""``lorasched bench scale``: time and memory of the library at every scale, each measurement
+in a fresh process (:func:`measure`), against the speed goals (:data:`GOALS`). The rows:
+:doc:`/reference/tools`.
 """
 
 from __future__ import annotations

@@ -191,7 +191,7 @@ def benchmark(nodes=(100, 2000), *, load: str = "high", seed: int = 1,
     return rows
 
 
-#: the issue's goals: (rows they apply to, column, bound)
+#: the service's speed goals: (rows they apply to, column, bound)
 GOALS = {"p99 in process <= 1 ms at K = 100": ("in process", 100, "p99_ms", 1.0),
          "p99 over loopback <= 5 ms at K = 100": ("loopback HTTP", 100, "p99_ms", 5.0),
          ">= 1,000 decisions/s over loopback at K = 100": ("loopback HTTP", 100, "per_s",

@@ -1,10 +1,6 @@
-"""From finished cells to the sweep's ``xarray.Dataset`` (and its netCDF file).
-
-The dataset has one variable per metric of the sweep's system over ``axes + (algorithm,
-seed)``, NaN where a cell is missing or failed; with a bound, ``bound``,
-``bound_converged`` and ``bound_seconds`` over ``axes + (seed,)`` and the ratio of the
-bound to the system's ``bound_metric``. The declaration is the JSON attribute ``sweep``;
-``failed_cells``, ``code_fingerprint`` and ``lorasched_version`` are recorded too.
+"""From finished cells to the sweep's ``xarray.Dataset`` and its netCDF file: one variable per
+metric over ``axes + (algorithm, seed)``, the bound and its ratio, and the declaration and
+provenance as attributes (:doc:`/reference/engine`).
 """
 
 from __future__ import annotations

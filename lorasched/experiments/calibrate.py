@@ -1,16 +1,6 @@
-"""Calibrating a policy's constants on held-out data: a scan that is a sweep.
-
-A calibration scans a grid of one policy's options (say ``alpha`` x ``beta``) on a
-*calibration* scenario -- the evaluation's setting on another seed, or another day of the
-same trace -- and keeps the setting with the best mean ``metric`` over the calibration
-seeds. The scan is an ordinary :class:`~.declaration.Sweep` (parallel on Dask, resumable
-from its store); :func:`calibrate` runs it and returns a :class:`Calibration`, which
-:func:`write_constants` saves as a small TOML file that ``lorasched simulate --constants``
-and ``lorasched sweep --constants`` read back (:func:`read_constants`).
-
-Nothing here looks at the evaluation data: the caller chooses the calibration seeds, and
-:func:`calibrate` refuses none, so keeping them apart from the evaluation's is the caller's
-job (``lorasched calibrate`` defaults to seed 101, the figures evaluate seeds 1..3).
+"""Calibrating a policy's constants on held-out data: a scan that is a sweep
+(:func:`calibrate`), and the small TOML file of the chosen constants that ``--constants``
+reads (:func:`write_constants`, :func:`read_constants`). See :doc:`/reference/engine`.
 """
 
 from __future__ import annotations

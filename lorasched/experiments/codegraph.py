@@ -1,22 +1,6 @@
-"""The package's import graph, and fingerprints of the code a system can reach.
-
-A cell's key hashes the code that can change its numbers (:func:`.grid.cell_key`). That is
-not the whole package: one system's cell cannot reach another system's sub-package, and no
-cell reaches the presentation layers. :func:`reachable` follows the module-level imports
-of the package (the layering test, ``tests/test_layers.py``, checks the same graph: imports
-go downward only and none hides inside a function, so the module-level imports are all
-there is) from a set of start modules; :func:`fingerprint` hashes those modules' code
-without comments, docstrings or layout.
-
-Rules of the walk, on the source files alone (nothing is imported):
-
-* ``from .x import name`` and ``import lorasched.x`` reach module ``x`` (a file, or a
-  package's ``__init__.py``), and ``x.name`` too where that is a module (``from ..model
-  import traces``); ``from . import a, b`` reaches ``a`` and ``b`` where they are modules,
-  else the package itself;
-* importing ``lorasched.a.b`` does not reach ``lorasched/a/__init__.py`` (Python runs it, but
-  a package's ``__init__`` only re-exports: what it re-exports is reached where it is used);
-* modules under :data:`PRESENTATION` are never part of a fingerprint.
+"""The package's import graph (:func:`reachable`, from the source files alone) and the
+fingerprint of the code a system can reach, without comments, docstrings or layout
+(:func:`fingerprint`), which cell keys hash. The rules of the walk: :doc:`/reference/engine`.
 """
 
 from __future__ import annotations

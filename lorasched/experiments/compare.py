@@ -1,10 +1,5 @@
-"""Do two cell stores hold the same numbers? (Before and after a refactoring, say.)
-
-Cells are matched by their parameters, not their keys: a key also hashes the package's
-source, so the same cell computed by two versions of the code has two keys. A store
-written before cells named their system is read as the default system's. Measured times
-are left out; every other metric must be equal bit for bit (JSON keeps a float's every
-digit); NaN equals NaN (a metric that is not defined in both).
+"""Do two cell stores hold the same numbers? Cells matched by their parameters, every metric
+but the measured times compared bit for bit (:func:`compare_stores`; :doc:`/reference/engine`).
 """
 
 from __future__ import annotations

@@ -1,31 +1,6 @@
-"""A sweep's declaration: which system, a parameter grid, policies, seeds, options, bound.
-
-Declared once, as a TOML, YAML or JSON file or the same as a Python ``dict``::
-
-    name = "my_sweep"
-    system = "SYSTEM"             # optional: default lorasched.systems.DEFAULT
-    algorithms = ["POLICY_A", "POLICY_B"]   # names in the system's policy registry
-    seeds = 5                     # seeds 1..5, or an explicit list [1, 2, 3]
-    bound = "BOUND"               # optional: one of the system's bounds
-    repeats = 3                   # optional: run each policy cell 3 times (timings: median)
-
-    [base]                        # keyword arguments of the system's scenario builder
-    nodes = 100
-
-    [axes]                        # the grid: one dimension per axis
-    load = ["light", "medium", "high"]
-
-    [options.POLICY_B]            # options of one policy
-    max_iterations = 10
-
-The declarations of every figure of the book are in ``notebooks/sweeps/`` (generated from
-the figure objects by ``lorasched export-sweeps``).
-
-An axis is a scenario parameter, a policy option (passed to the sweep's policies that
-accept it), or a *compound* axis: a table of labelled settings, each a dict of such
-parameters (``[axes.setting]`` with ``small = {nodes = 50, load = "light"}``).
-:meth:`Sweep.from_dict` validates everything against the named system before anything
-runs; an error names the key and the value.
+"""A sweep's declaration (:class:`Sweep`): which system, a parameter grid, policies, seeds,
+options and bound, from a dict or a TOML, YAML or JSON file, validated against the system
+before anything runs. The keys: :doc:`/scale`; the rules: :doc:`/reference/engine`.
 """
 
 from __future__ import annotations

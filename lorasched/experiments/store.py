@@ -1,12 +1,5 @@
-"""The store of a sweep's cells: one JSON file per finished or failed cell.
-
-Each file is written atomically (a temporary file, fsync, rename), as soon as its cell
-ends, so a sweep can be killed at any moment and resumed: the next run skips the cells
-in ``done/`` and retries those in ``failed/``.
-
-The files are standard JSON: a metric that is not a finite number is written as ``null``
-(NaN) or the string ``"inf"`` / ``"-inf"``, and read back as that float (files written
-before, with a bare ``NaN``, still read).
+"""The store of a sweep's cells: one JSON file per finished or failed cell, written
+atomically, non-finite metrics as ``null`` or ``"inf"`` (:doc:`/reference/engine`).
 """
 
 from __future__ import annotations

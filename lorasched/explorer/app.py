@@ -1,22 +1,5 @@
-"""The explorer as a web app: one live widget with a view per system, served by Voilà.
-
-``lorasched explore`` (:func:`serve`) writes a one-cell notebook (:func:`app_notebook`)
-that displays :func:`explore_app`, and serves it with Voilà on localhost: a page with
-live ipywidgets and plotly ``FigureWidget`` figures (anywidget), backed by a kernel.
-
-The views (a toggle at the top picks one; each is built on first use):
-
-* **pdFTSP**: :class:`lorasched.explorer.widgets.Explorer`: pick a scenario, scrub
-  through the arrivals and watch the dual prices lambda and phi (eqs. 7-8), pick a task
-  and drag its bid to read admitted / payment / utility / critical bid.
-* **TITAN**: :class:`TitanView`: a small TITAN scenario run by a chosen policy, its jobs'
-  timeline (:func:`lorasched.plotting.titan.gantt`) and JCT.
-* **Allpass**: :class:`AllpassView`: a small Allpass scenario run by a chosen policy, its
-  jobs' timeline (:func:`lorasched.plotting.allpass.job_timeline`), and the queue, the
-  workers, the threshold F and the pressure p over time
-  (:func:`lorasched.plotting.allpass.timeline`), with the dollar cost.
-
-Every control has a CSS class ``lorasched-<name>`` so that a browser test can find it.
+"""The explorer as a web app served by Voilà (``lorasched explore``, :func:`serve`): one live
+widget with a view per system (:func:`explore_app`). The views: :doc:`/reference/tools`.
 """
 
 from __future__ import annotations

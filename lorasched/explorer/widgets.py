@@ -1,20 +1,6 @@
-"""An interactive explorer of the online auction (ipywidgets), and its static snapshots.
-
-The model is :class:`lorasched.pdftsp.mechanism.AuctionReplay` (re-exported here with
-:class:`~lorasched.pdftsp.mechanism.WhatIf`): pdFTSP replayed over a scenario, with the
-dual prices after any number of arrivals (:meth:`~AuctionReplay.state_after`) and what-if
-offers of one task at another bid against the state just before it arrives
-(:meth:`~AuctionReplay.what_if`, :meth:`~AuctionReplay.utility_curve`).
-
-The figures are those of :mod:`lorasched.plotting.pdftsp`
-(:func:`~lorasched.plotting.pdftsp.dual_price_heatmap`,
-:func:`~lorasched.plotting.pdftsp.utility_vs_bid`); :func:`dual_price_figure` and
-:func:`utility_figure` feed them from a replay (plain :class:`plotly.graph_objects.Figure`,
-to display with :func:`lorasched.plotting.pdftsp.show`). The live widget is :func:`explorer`,
-whose figures are plotly ``FigureWidget`` s (anywidget) updated in place; it needs a running
-kernel, so a statically built page shows the static figures instead (see
-``notebooks/explorer.ipynb``), and ``lorasched explore`` serves it as a web app
-(:mod:`lorasched.explorer.app`).
+"""An interactive explorer of the online auction (ipywidgets, :func:`explorer`) over
+:class:`~lorasched.pdftsp.mechanism.AuctionReplay`, and its static snapshots
+(:func:`dual_price_figure`, :func:`utility_figure`); see :doc:`/reference/tools`.
 """
 
 from __future__ import annotations

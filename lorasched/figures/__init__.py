@@ -1,10 +1,6 @@
-"""One object per figure or table of each paper (:mod:`.base`), by system.
-
-``lorasched.figures.pdftsp.FIGURES`` holds pdFTSP's section 5,
-``lorasched.figures.titan.FIGURES`` TITAN's, ``lorasched.figures.allpass.FIGURES``
-Allpass's. A figure object gives its sweep declaration, its claims (paper, ours, verdict)
-and its closing prose, all computed from data; the notebooks call them, and write the data
-behind each page as files (:mod:`.datafiles`) that :func:`load` reads back.
+"""One object per figure or table of each paper (:mod:`.base`), by system: the ``FIGURES`` of
+:mod:`.pdftsp`, :mod:`.titan` and :mod:`.allpass`, and :func:`load`, which reads a page's data
+file back (:mod:`.datafiles`). See :doc:`/reference/figures`.
 """
 
 from . import allpass, datafiles, pdftsp, titan

@@ -1,19 +1,6 @@
-"""One object per figure or table of a paper: its sweeps, its claims, its prose.
-
-A :class:`Figure` holds, in one place, everything a book page shows that is computed:
-
-* :meth:`Figure.sweeps` — the declared experiment (one or more :class:`Sweep`), at a
-  ``size``: ``"full"`` is the paper's setting, ``"small"`` a scaled-down version that
-  runs in seconds (tests, quick looks);
-* :meth:`Figure.data` — runs them (or, with their cells in the store, only assembles
-  them);
-* :meth:`Figure.claims` — the paper's reported number beside ours, with a verdict of
-  :mod:`.verdicts` (magnitude and uncertainty) and, for every row not reproduced, why;
-* :meth:`Figure.findings` — the page's closing prose, every number in it taken from the
-  data, so that the small build and the book's full build each say what they show.
-
-A notebook only calls these and plots. ``lorasched reproduce`` runs the cells of every
-figure's sweeps as one batch first (:func:`reproduce`).
+"""One object per figure or table of a paper (:class:`Figure`): its sweeps, its data, its claims
+(the paper's number, ours, a verdict) and its prose, all computed from the data; see
+:doc:`/reference/figures`.
 """
 
 from __future__ import annotations

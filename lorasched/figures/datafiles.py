@@ -1,29 +1,7 @@
-"""The data behind every figure, as files a reader can download: one netCDF file per
-figure holding exactly what its page's plots and verdicts are computed from, and a CSV of
-its claims table.
-
-A figure page calls :func:`data_files` with its figure and the data it drew (the value of
-:meth:`Figure.data <lorasched.figures.base.Figure.data>`): the two files are written to
-:func:`data_folder` (``<system>/<key>.nc`` and ``<system>/<key>_claims.csv``) and the page
-shows links to them. ``make book`` copies the folder into the built site as ``data/`` with
-a ``SHA256SUMS`` manifest (:func:`publish`); :func:`load` reads a file back into the object
-the figure computes its claims from, so that ::
-
-    fig = lorasched.figures.FIGURES["pdftsp"]["fig08"]
-    fig.claims(lorasched.figures.load("pdftsp/fig08"))
-
-gives the page's claims table.
-
-A figure's data is a tree: an ``xarray.Dataset``, a ``pandas.DataFrame``, a numpy array,
-a dict or tuple of these, or Allpass's :class:`~lorasched.figures.allpass.common.
-AllpassData` (its runs). Each leaf is one netCDF group (``g0``, ``g1``, ...); the tree
-itself is JSON in the root group's attribute ``lorasched_tree``, with the figure
-(``lorasched_figure``), the size, lorasched's version and a digest of the content
-(``lorasched_digest``: pages that share a file write it once). Attributes that netCDF
-cannot hold (booleans, None, nested lists) travel as JSON too, so a loaded leaf is
-identical to the written one (``xarray.testing.assert_identical``). Numbers are
-zlib-compressed (lossless), and a large variable repeated across leaves (Allpass's offer
-book, the same in every run of a seed) is stored once, in the group ``shared``.
+"""The data behind every figure as files a reader can download: one netCDF file per page (its
+data as a tree of groups) and a CSV of its claims (:func:`data_files`), read back by
+:func:`load` and published with checksums (:func:`publish`). The format:
+:doc:`/reference/figures`.
 """
 
 from __future__ import annotations

@@ -1,13 +1,5 @@
-"""Numbers for people: the one formatter of every number a page's tables and prose show.
-
-A page formats a value once, with these helpers, and uses the same string in its claims
-table and its prose, so the two cannot disagree (the book's tests read the prose's
-numbers back from the table and the data). A number the prose derives from the data
-rather than reads off a table (a gain between two settings, a constant, a median time) is
-formatted with :func:`quote`, which names it: the page's table of quoted numbers
-(:meth:`Figure.quoted <lorasched.figures.base.Figure.quoted>`) lists each with its
-unrounded value. Dollar amounts are written ``$1,234``; a
-:class:`~lorasched.figures.base.Prose` escapes their ``$`` from MathJax.
+"""Numbers for people: the one formatter of every number a page's tables and prose show, and
+:func:`quote` for the numbers the prose derives from the data (:doc:`/reference/figures`).
 """
 
 from __future__ import annotations

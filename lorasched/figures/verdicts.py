@@ -1,18 +1,6 @@
-"""The verdict on a paper's claim beside ours: one rule for the three systems.
-
-A claim is judged on an :class:`Estimate` of ours (a mean with its 95 % interval over the
-seeds, Student's t) against the paper's number, or against the side of a threshold the
-paper claims (a sign, an ordering, a bound). :func:`judge` applies the rule, in order:
-
-1. *inconclusive* when our interval holds the threshold (the seeds cannot tell the sign);
-2. *contradicted* when our mean lies on the other side of the threshold than the paper's;
-3. *reproduced* when the paper gives a number and it lies inside our interval, or our
-   mean lies within :data:`BAND` (25 %) of it, relative; or when the paper claims a
-   direction only (no number) and ours holds beyond the interval;
-4. *same direction* otherwise: the sign or ordering holds, the magnitude does not.
-
-A claim with nothing to compare says why, as its verdict: :data:`NO_NUMBER`,
-:data:`NOT_RUN` or :data:`PLOT_ONLY`. The book's summary page states this rule.
+"""The verdict on a paper's claim beside ours, one rule for the three systems (:func:`judge` on
+an :class:`Estimate`): inconclusive, contradicted, reproduced or same direction, or why
+nothing compares. The rule: :doc:`/reference/figures`.
 """
 
 from __future__ import annotations

@@ -1,40 +1,7 @@
-"""An event-driven simulator of jobs on a pool of ``total_gpus`` identical GPUs.
-
-Job ``j`` arrives at ``arrival[j]`` (s), asks for ``gpus[j]`` GPUs (``1 <= gpus[j] <=
-total_gpus``) and needs ``work[j]`` seconds of service on them (it runs ``work[j]``
-seconds when it holds its GPUs; rigid, no elasticity). Each time it starts or resumes it
-first spends ``overhead[j]`` seconds (default 0) on its GPUs doing no work, a context
-switch (loading its parameters): started or resumed at ``t`` with ``r`` seconds of work
-left, it finishes at ``t + overhead[j] + r`` unless preempted. The engine
-decides only at *epochs*: an arrival, a completion, or a review the discipline asks for
-(:meth:`~lorasched.jobsim.queues.Discipline.review_in`); all events at one instant form one
-epoch, completions first, then arrivals, then one decision (with ``tick_s > 0`` an epoch
-is the first multiple of ``tick_s`` at or after its event, a periodic scheduler:
-:class:`JobEngine`):
-
-1. Order the candidates by the discipline's key, ties by arrival, then job index. With
-   ``preemptive=True`` the candidates are every job in the system (running or waiting) and
-   all ``total_gpus`` GPUs are up for grabs; with ``preemptive=False`` only the waiting
-   jobs, on the GPUs the running jobs leave free.
-2. Admit greedily in that order. ``backfill=True``: a job that does not fit is skipped and
-   later jobs that fit are admitted (first fit, no reservation, so a wide job can wait
-   behind narrow ones indefinitely). ``backfill=False``: admission stops at the first job
-   that does not fit (strict priority order, head-of-line blocking; when preemptive, the
-   running jobs behind the blocked one are preempted and GPUs may stay idle).
-3. A running job that is not admitted again is preempted: it keeps the work it has left
-   (only time after its switch counts as work; the switch time is lost, and a job
-   preempted during its switch did no work); an admitted job that was waiting starts or
-   resumes (and pays its switch again).
-
-The disciplines see the work left (:attr:`~lorasched.jobsim.queues.JobView.remaining`,
-without the switch time still to pay), so attained service counts work only.
-
-:class:`JobEngine` holds the whole state (``snapshot``/``restore``, the project's online
-loop convention); :func:`simulate` validates, runs it to the end and returns a
-:class:`JobSimResult` (per-job ``start``, ``finish``, ``jct = finish - arrival``,
-preemptions and the event log). JCT as in TITAN sec. 3 and Tiresias: completion time
-minus submission time. Zero overhead (the default) gives bit for bit the results of the
-engine without switch costs.
+"""An event-driven simulator of jobs on a pool of identical GPUs (:class:`JobEngine`,
+:func:`simulate`): decisions at arrivals, completions and reviews (or ticks), greedy admission
+in the discipline's order, with or without preemption and backfilling, a switch cost per
+start. The rules: :doc:`/reference/jobsim`.
 """
 
 from __future__ import annotations

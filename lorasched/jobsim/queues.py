@@ -1,29 +1,6 @@
-"""Queue disciplines: the order in which the job engine offers GPUs to the jobs.
-
-A discipline maps the jobs in the system (arrived, not finished) to a priority key; the
-engine (:mod:`lorasched.jobsim.engine`) serves smaller keys first and breaks ties by
-arrival time, then by job index. Keys are computed from a :class:`JobView` of plain arrays.
-
-Service is measured either as ``"time"`` (seconds run on the job's GPUs; TITAN's and
-Allpass's "remaining time" / "execution time") or as ``"gpu_time"`` (GPUs x seconds, the
-two-dimensional attained service of Tiresias, NSDI'19 sec. 3.2).
-
-========  ==========================================================================
-FIFO      arrival time (first come, first served)
-SJF       total size ``work`` (TITAN / Allpass "shortest job first")
-SRTF      remaining work; TITAN's baseline is SRTF with ``preemptive=False``
-LAS       least attained service ``work - remaining``; with ``quantum_s`` the engine
-          re-decides every ``quantum_s`` seconds while a job waits (round-robin-like)
-Tiresias  Tiresias' discretised 2D-LAS with two queues: a job is demoted from queue 0 to
-          queue 1 once its attained service reaches ``threshold``; FIFO (by arrival)
-          within a queue. Tiresias' starvation guard (promotion after a long wait) is
-          not modelled.
-EDF       earliest deadline first (Allpass sec. 3, Liu & Layland 1973)
-========  ==========================================================================
-
-The engine relies on one property: the key of a job that waits does not change while it
-waits. A running job's key may change (SRTF, LAS, Tiresias); :meth:`Discipline.review_in`
-tells a preemptive engine when to look again.
+"""Queue disciplines, the order in which the job engine offers GPUs to the jobs: FIFO, SJF,
+SRTF, LAS, Tiresias and EDF (:data:`DISCIPLINES`, :func:`discipline`). Their keys:
+:doc:`/reference/jobsim`.
 """
 
 from __future__ import annotations

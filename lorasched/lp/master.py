@@ -1,18 +1,6 @@
-"""Column generation on HiGHS: a restricted master LP and the loop around it.
-
-The master is a packing LP over columns ``y_c in [0, 1]``, each with a value ``v_c``, one
-group ``g(c)`` and a use ``a_rc[e] >= 0`` of each resource ``r`` at a few cells ``e`` (index
-tuples into the capacity arrays ``U_r``, all of one shape):
-
-    max   sum_c v_c y_c
-    s.t.  sum_{c: g(c) = g} y_c <= 1                      for each group g      (convexity)
-          sum_c a_rc[e] y_c <= U_r[e]                     for each resource r and cell e
-                                                          that some column uses
-
-Its duals are ``mu_g`` (convexity rows) and ``pi_r[e]`` (resource rows; 0 at cells no column
-uses). Nothing here knows what a column stands for: the caller prices columns
-(:func:`column_generation`'s ``price``) and reads what the master keeps per column (its
-group, cells and an opaque ``label``).
+"""Column generation on HiGHS: a restricted master packing LP over columns in groups
+(:class:`MasterLP`) and the loop around it (:func:`column_generation`), knowing nothing of
+what a column stands for. The LP: :doc:`/reference/offline`.
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
-"""lorasched's two documented error classes: the error contract of every system.
-
-* :class:`InputError` -- bad input: a scenario (file or dataset), a trace, a sweep or
-  constants file, an option of a policy, a flag of the command line, a request to the
-  service. Its message names the file or variable, the item (task, job, line, cell, node)
-  and the rule broken. It is a ``ValueError``, so code that catches ``ValueError`` keeps
-  working. The command line prints it as one line on stderr and exits with status 2.
-* :class:`ResultError` -- a result that breaks its system's model, raised by every
-  system's ``check_result`` (:func:`lorasched.check_result`). Its message names the
-  constraint, the item (task, job, node, slot) and the values. It is an
-  ``AssertionError``: a result that fails it is a bug, not bad input.
+"""lorasched's two documented error classes, the error contract of every system:
+:class:`InputError` (bad input, a ``ValueError``) and :class:`ResultError` (a result that
+breaks its model, an ``AssertionError``); see :doc:`/reference/engine`.
 """
 
 from __future__ import annotations

@@ -1,24 +1,6 @@
-"""Job tables: a trace's jobs as arrays, a time window of them, and a seeded sample.
-
-A :class:`JobTable` is the system-neutral view of a job trace (:mod:`lorasched.model.traces`)
-that the job simulator (:mod:`lorasched.jobsim`) and the TITAN and Allpass systems start
-from: one row per job with its submission time, duration and GPU count, and ``job``, the
-row of the source trace it came from. It knows nothing of prices, vendors or LoRA.
-
-* :func:`job_table` reads a whole trace (a :class:`~lorasched.model.traces.Trace`, a short
-  name or a path; the trace needs its ``duration_s`` and ``num_gpus`` columns).
-* :func:`job_window` keeps the jobs submitted in ``[start_s, start_s + length_s)`` and
-  re-bases their times to the window start (``origin_s`` keeps the start on the trace
-  clock). ``start_s="median"`` is the trace's representative day
-  (:func:`~lorasched.model.traces.representative_day`, same day clock as
-  :func:`~lorasched.model.traces.trace_day`).
-* :func:`filter_jobs` keeps the jobs whose duration and GPU count lie in given ranges
-  (TITAN sec. 5 keeps the jobs of 5 min to 10 h).
-* :func:`sample_jobs` draws ``n`` jobs: without replacement when ``n <= len(table)``, else
-  every job once plus ``n - len(table)`` drawn with replacement (the rule of
-  :func:`~lorasched.model.traces.trace_day`), returned in submission order (ties: source
-  order). Random numbers come only from the given ``numpy.random.Generator`` (or integer
-  seed), so the same seed gives the same sample.
+"""Job tables: a trace's jobs as arrays (:class:`JobTable`, :func:`job_table`), a time window
+of them (:func:`job_window`), a filter (:func:`filter_jobs`) and a seeded sample
+(:func:`sample_jobs`); see :doc:`/reference/traces`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""The largest magnitudes lorasched accepts in an input: one table for the three systems.
-
-A finite but absurd number -- a job submitted 10^18 s from now, an optimizer step of 10^18
-s, a cluster of 10^10 GPUs, a trace row that runs 10^18 s -- would make a run allocate
-without bound, loop for ever or report a meaningless number. Such a value is refused where
-it is read, before any work, with an :class:`~lorasched.model.errors.InputError` that names
-the file or field, the item and the limit (:func:`at_most`). Every limit is far above the
-papers' setups and the shipped data; the largest shipped value is beside each.
+"""The largest magnitudes lorasched accepts in an input, one table for the three systems; a
+value beyond one is refused where it is read, naming the limit (:func:`at_most`). The table:
+:doc:`/traces`; why: :doc:`/reference/engine`.
 """
 
 from __future__ import annotations

@@ -1,28 +1,7 @@
-"""GPU and model profiles: per-task speed, node capacity, task memory and base-model size.
-
-The paper measured these by fine-tuning GPT-2 with LoRA on an A100-80GB and an A40-48GB
-but does not publish the numbers. No GPU is available to this project, so every number
-below is either a published specification or a published measurement (cited in
-:data:`SOURCES`), or a modelling assumption, labelled as such. They are combined by the
-formulas in :func:`node_capacity`, :func:`task_speed` and :func:`task_memory`; the table
-:func:`profile_table` prints each number with its source.
-
-Derivation (all per 10-minute slot):
-
-* FLOPs per training sample of LoRA on GPT-2 XL: ``6 N L / 1.25`` with ``N`` parameters and
-  ``L`` tokens per sample. ``6 N`` per token is the standard training cost (forward 2N,
-  backward 4N; Kaplan et al. 2020); Hu et al. (2021, sec. 4.2) measured LoRA training
-  25 % faster than full fine-tuning because frozen weights need no weight gradients.
-* Node capacity ``C_kp = u_max * peak * slot_seconds / flops_per_sample``: the aggregate
-  samples per slot a node reaches when it is saturated (by one large job or several
-  co-located LoRA jobs sharing the base model).
-* A single task with micro-batch ``b`` reaches only ``u(b) = u_max * b / (b + b_half)`` of
-  peak (small batches under-use the GPU, which is why multi-LoRA co-location pays,
-  Ye et al. 2023 / ASPEN); ``s_ik = floor(C_kp * b / (b + b_half))``.
-* Task memory ``r_i = overhead + b * activation_bytes_per_sample`` with the activation
-  formula of Korthikanti et al. (2022, eq. 1) for 16-bit training without recomputation:
-  ``L * h * (34 + 5 * a * L / h)`` bytes per layer per sample.
-* Base model ``r_b = 2 bytes * N`` (16-bit weights, one shared copy per node).
+"""GPU and model profiles: per-task speed, node capacity, task memory and base-model size, from
+published specifications and measurements (:data:`SOURCES`) and labelled assumptions
+(:func:`node_capacity`, :func:`task_speed`, :func:`task_memory`, :func:`profile_table`). The
+derivation: :doc:`/reference/gpu_profiles`.
 """
 
 from __future__ import annotations

@@ -1,15 +1,6 @@
-"""The plug-in contract between a system (one paper's model) and the experiment engine.
-
-A *system* is one paper's model: its scenarios, its policies (the paper's algorithm and
-its baselines), the metrics its results are judged by, a checker that names the
-constraint a result breaks, and optionally bounds on the offline optimum. It describes
-itself to the rest of lorasched with one :class:`System` object; :mod:`lorasched.systems`
-collects them, and :mod:`lorasched.experiments` (sweeps, stores, Dask) knows nothing else
-about it. A scenario says which system it belongs to in its attribute ``system``.
-
-A *policy* is a function ``run(arrays, rng, **options)``: the scenario's plain arrays,
-a seeded ``numpy.random.Generator``, and keyword options with defaults. Its options are
-read from its signature, so a sweep can validate them before anything runs.
+"""The plug-in contract between a system (one paper's model) and the experiment engine:
+:class:`System`, its scenarios, policies ``run(arrays, rng, **options)``, metrics, checker
+and bounds; see :doc:`/reference/engine`.
 """
 
 from __future__ import annotations

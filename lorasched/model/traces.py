@@ -1,57 +1,7 @@
-"""Real GPU-cluster traces as per-slot task arrivals for one simulated day.
-
-The paper (sec. 5.1): "the number of fine-tuning tasks arrived online is based on three
-public real-world traces, including MLaaS, Philly, and Helios, and our synthetic traces".
-It does not say which day of each trace it used nor how counts were scaled, so every rule
-below is a choice of lorasched, documented here and in ``traces/README.md``.
-
-* Data: :data:`TRACES` maps a short name to a gzip CSV in ``traces/`` (see its README for
-  the provenance and licence of each; ``$LORASCHED_TRACES`` points elsewhere). A trace is
-  any CSV / CSV.gz with the header columns ``submit_time_s`` (required), ``duration_s`` and
-  ``num_gpus`` (optional, needed only for trace task sizes); further columns are ignored.
-  ``submit_time_s`` and ``duration_s`` are finite non-negative real numbers of seconds
-  (``82``, ``82.08``, ``1e-05``; NaN, infinity and negatives are refused); ``num_gpus`` is
-  a non-negative integer. Rows are sorted by ``submit_time_s``; plain or gzip (``.gz``).
-  A time column whose values are all written as integers is read as int64 (the shipped
-  traces), otherwise as float64; every rule below gives the same result either way.
-  :func:`read_trace` takes a short name or a path; errors name the file, line and column.
-* Days: day ``d`` is the 24-h window ``[day_start_s + d * 86400, ... + 86400)`` of the
-  ``submit_time_s`` clock (submissions before ``day_start_s`` belong to no day). The time of
-  day of the shipped traces' origin is known only for Philly (0 s = 23:27 local time), so
-  by default Philly's days start at local midnight (``day_start_s = 1980``, 33 min after
-  the first job; slot 0 is then 00:00-00:10, matching the scenario's electricity-price
-  clock, up to a possible 1-h DST shift after 2017-11-05). Helios, MLaaS (PAI) and Acme
-  were anonymised to relative seconds: their days start at the first job
-  (``day_start_s = 0``) and the clock time of slot 0 is unknown. A trace read from a path
-  uses ``day_start_s = 0``, i.e. days of its own clock (UTC days for Unix times).
-* Active days (:func:`active_days`): the full days (wholly between the first and the last
-  submission), trimmed at both ends to the first and last day with at least
-  ``ACTIVE_FRACTION`` (10 %) of the median full-day count. This drops lead-in stragglers
-  and ramps: Philly's first 40 days hold 0-44 jobs a day (job 0 comes 3 days before job 1)
-  against ~1,000 later; Helios's job 0 is 7.5 days before the next job. Quiet days inside
-  the active span are kept (they are part of the trace).
-* Representative day (:func:`representative_day`): among the active days, one whose count
-  is the lower median of their daily counts (the ``(n - 1) // 2``-th smallest); of several
-  such days, the earliest. Deterministic, and neither a holiday nor a peak.
-* Slots: the day's first ``slots * slot_minutes`` minutes (144 x 10 min = the whole day)
-  are cut into slots; a submission at ``t`` falls in slot ``floor((t - start) / slot)``.
-  These are the raw counts ``c_t``.
-* Scaling (:func:`scale_counts`): slot ``t`` gets ``e_t = c_t * N / sum(c)`` tasks in
-  expectation, ``N = round(mean * slots)`` (so ``e_t = c_t * mean / mean(c)`` when
-  ``mean * slots`` is whole: the trace's shape at the target mean per slot), integerised
-  by largest-remainder rounding: ``floor(e_t)`` plus one for the slots with the largest
-  remainders ``e_t - floor(e_t)`` (ties to the earlier slot) until the total is exactly
-  ``N``. Empty slots stay empty; no randomness.
-* Jobs (:func:`trace_day`): each scaled task takes the duration and GPU count of a real job
-  submitted in its slot: ``m_t`` of the slot's ``c_t`` jobs drawn without replacement
-  when ``m_t <= c_t``, else all ``c_t`` plus ``m_t - c_t`` drawn with replacement; within
-  a slot in submission order. Seeded (``numpy.random.default_rng(seed)``; a Generator is
-  used as is). :func:`lorasched.synthetic_scenario` can turn the sampled GPU time into task
-  sizes (``task_sizes="trace"``, see :mod:`lorasched.pdftsp.workload`).
-
-Representative days at the defaults (:func:`trace_summary`): MLaaS day 24 (935 jobs),
-Philly day 84 (893), Helios day 138 (646). Acme (319 jobs in 90 days) is too sparse for a
-day-level shape: its median day has one job, so all of a scaled day's tasks share a slot.
+"""Real GPU-cluster traces as per-slot task arrivals for one simulated day: reading
+(:func:`read_trace`), days, active and representative days, slot binning, scaling
+(:func:`scale_counts`) and job sampling (:func:`trace_day`). The rules: :doc:`/traces` and
+:doc:`/reference/traces`.
 """
 
 from __future__ import annotations

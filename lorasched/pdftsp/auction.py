@@ -1,52 +1,7 @@
-"""Algorithm 1: the online primal-dual auction, as one explicit state object.
-
-:class:`OnlineAuction` holds the dual prices ``lam[k, t]`` (lambda, compute, money per
-sample) and ``phi[k, t]`` (memory, money per GB per slot) and the residual capacities.
-Tasks are offered in arrival order; for each, :meth:`OnlineAuction.offer` runs Algorithm 2
-(:func:`lorasched.pdftsp.schedule.schedule`), admits the task iff ``F(il) > 0`` (eq. 11:
-mu_i = max(0, F)), charges the payment, and updates the duals by eqs. (7) and (8).
-
-Payments
---------
-``payment="critical"`` (default) charges the threshold bid
-(:attr:`lorasched.pdftsp.schedule.Schedule.critical_bid`) ``b_i - F(il)
-= q_in* + lam_hat * sum s + phi_hat * sum r + sum e``: the smallest bid at which the task,
-everything else fixed, would still win. Algorithm 2's schedule does not depend on the bid,
-so admission is "bid > critical bid" and the price is independent of the bid: the auction
-is truthful and individually rational (Myerson).
-
-``payment="paper"`` charges eq. (14) (:func:`payment_paper`),
-``q_in* + lam_hat * sum s + phi_hat * sum r``, which
-leaves out the operating cost ``sum e_ikt``. When ``e > 0`` a bidder whose value lies in
-``(p14, p14 + sum e]`` loses by bidding truthfully (F <= 0) but wins with positive utility
-by overbidding, so the paper's payment is not truthful; it is kept for comparison.
-
-alpha and beta
---------------
-Lemma 2 sets ``alpha = max_i b_i / M_i`` and ``beta = max_i b_i / r_i`` in money units in
-which ``b_bar_il >= 1``. Neither maximum is known online, and eq. (7) is not
-unit-invariant (measuring money in c times smaller units multiplies lambda by c but
-``alpha * b_bar`` by c^2): the paper pins the unit only through ``b_bar >= 1``. lorasched
-names its rules (``constants=``), all computed by :func:`default_alpha_beta` from declared
-numbers carried by :class:`~lorasched.pdftsp.scenario.ScenarioArrays` -- bounds
-``v_min <= b_i / M_i <= v_max`` on value density (``value_density_min``/``_max``) and the
-largest ``s_ik / r_i`` over the cluster's GPU types and the model's micro-batches
-(``speed_per_memory_max``):
-
-* ``"lemma2"`` (default, the faithful reading): money in units of ``v_min``, which makes
-  ``b_bar >= 1`` (up to vendor and operating costs). Back in the scenario's money, eq. (7)
-  gets ``alpha = v_max / v_min``: a compute price of at least ``v_max`` per sample once a
-  cell is full. For memory the lemma's ``b_i / r_i`` is tightened to
-  ``b_i / (r_i * n_i_min)`` with ``n_i_min = ceil(M_i / max_k s_ik)`` the fewest cells any
-  schedule of task i uses (the lemma's proof holds verbatim, since F subtracts
-  ``phi_hat * r_i * n``); as ``b_i <= v_max M_i`` and ``n_i_min >= M_i / max_k s_ik``, it is
-  at most ``v_max * max_k s_ik / r_i``, so ``beta = (v_max / v_min) * speed_per_memory_max``.
-* ``"vmax"``: Lemma 2's formulas with money in units of ``v_max`` instead: ``alpha = 1``,
-  ``beta = speed_per_memory_max``. No scan, no data. In that unit ``b_bar >= 1`` fails for
-  most tasks, so the lemma's argument that prices alone keep capacity no longer applies;
-  lorasched keeps capacity for any alpha, beta by offering the DP only cells with room.
-* explicit ``alpha``/``beta`` (e.g. from ``lorasched calibrate``, which scans them on a
-  held-out calibration day) override the rule.
+"""Algorithm 1, the online primal-dual auction, as one state object (:class:`OnlineAuction`):
+dual prices, residual capacities, the payment (``"critical"`` or eq. 14's ``"paper"``) and
+the constants alpha, beta (:func:`default_alpha_beta`). Algorithm, payments and constants:
+:doc:`/algorithm`; the state: :doc:`/reference/pdftsp_online`.
 """
 
 from __future__ import annotations

@@ -1,33 +1,6 @@
-"""pdFTSP's LP bound: the schedule-selection LP (P1, eq. 5) by column generation.
-
-The LP relaxation of P1 has one column per (task, schedule) and is solved by column
-generation on the generic master of :mod:`lorasched.lp` (groups = tasks, cells = (k, t),
-resources = compute and memory): a restricted master LP over the columns found so far gives
-duals ``mu_i`` (5a), ``pi_kt`` (5b) and ``sigma_kt`` (5c); the pricing problem of task ``i``
-(:func:`price`) is
-
-    max_l  b_il - sum_(k,t) in l (s_ik pi_kt + r_i sigma_kt)
-         = b_i - min_n [ q_in + min_l sum_(k,t) in l (s_ik (rate_kt + pi_kt) + r_i sigma_kt) ],
-
-Algorithm 2's per-task problem with ADDITIVE cell prices (the duals), which the DP
-:func:`lorasched.pdftsp.cg_kernels.price_schedules` solves exactly on the work grid. A column
-whose reduced cost ``max_l(...) - mu_i`` is positive enters the master. :func:`solve_lp`
-runs this for any set of tasks and cell capacities: full ones for the offline bound
-(:func:`offline_upper_bound`), residual ones for one slot of Titan
-(:mod:`lorasched.pdftsp.baselines.titan_per_slot`).
-
-Why :func:`offline_upper_bound` bounds OPT from above
-------------------------------------------------------
-At every iteration, ``(mu'_i = max(0, best pricing value of i), pi, sigma)`` satisfies every
-constraint (6a) of the dual D1 -- the pricing DP minimises over all schedules of task i on a
-grid that RELAXES the work constraint (speeds rounded up, work rounded down, see
-:func:`lorasched.pdftsp.kernels.work_units` with ``relaxed``), so no real schedule is missed --
-and (6b). By weak duality its objective
-``sum mu'_i + sum C_kp pi_kt + sum (C_km - r_b) sigma_kt`` is at least the LP optimum
-of P1, which is at least the integer optimum of P1 = the optimum of problem (4) (the
-paper's equivalence of P and P1). The bound reported is the smallest such dual objective
-over the iterations, so it is valid even if the loop stops early; when no
-column prices out it equals the LP optimum.
+"""pdFTSP's LP bound: the schedule-selection LP (P1, eq. 5) by column generation, priced by
+Algorithm 2's DP under additive duals (:func:`solve_lp`, :func:`offline_upper_bound`). Why it
+bounds OPT: :doc:`/baselines`; the pricing problem: :doc:`/reference/offline`.
 """
 
 from __future__ import annotations

@@ -1,57 +1,7 @@
-"""An exact candidate index: Algorithm 2's candidate cells without scanning the cluster.
-
-Algorithm 2 (:func:`lorasched.pdftsp.kernels.candidates`) reads every (node, slot) cell of a
-task's window to find where the task fits, then keeps, per slot, the nodes no other node of
-the same speed beats in lambda, phi and operating cost (the scan's *pruning rule*,
-:func:`~lorasched.pdftsp.kernels.prune_append`). Its cost grows with the cluster (K cells
-per slot), while the cells it keeps do not (a handful per slot). This index returns exactly
-the same candidates, in the same order, reading a number of entries that depends on how
-varied the cluster's states are, not on K.
-
-Node groups
------------
-Two nodes are *interchangeable* when they have the same compute capacity ``C_kp``, usable
-memory ``C_km - r_b``, operating-cost rate in every slot, and speed ``s_ik`` for every task
-(in lorasched's scenarios: the nodes of one GPU type). The index keeps, per slot ``t`` and
-group ``g``:
-
-* the *pool*: the group's nodes that no task has used in slot ``t`` yet. They share one
-  state (full capacity, ``lambda = phi = 0``: Algorithm 1, line 1), so of them only the
-  lowest-numbered can survive the pruning rule; a pointer walks the group's nodes in order
-  (a node once used stays used within a day, so the pointer only moves forward);
-* the *skyline*: the used nodes that no other used node of the group *dominates*, where q
-  dominates x in slot t when q has at least x's residual compute and memory, at most x's
-  lambda and phi, and is better in one of the two prices or, on equal prices, has the lower
-  index.
-
-Why it is exact: if q dominates x, then q fits every task x fits (more room) and the
-pruning rule drops x for q (equal speed and operating cost within a group, no worse
-prices, ties to the lower index). So no dominated node and no pool node but the first is
-ever a candidate, and the pruning rule applied to the fitting nodes among {pool's first}
-and the skyline keeps exactly the set it keeps over all fitting nodes (it keeps the
-undominated ones, and every dropped node is dropped by a kept one, which is in the subset).
-The candidates are then sorted by node and pruned by the same function as the scan's, so
-the result is the same array, bit for bit; tests compare the two on random states and on
-whole days.
-
-Updates
--------
-Only the cells an admitted task takes change (:meth:`CandidateIndex.commit`, after the dual
-updates (7)-(8)): a node leaving the pool enters the skyline unless a member dominates it
-(and removes the members it dominates); a used node that was not on the skyline stays
-dominated (its prices only rose, its room only fell); a skyline member that was used again
-leaves it, and the used nodes it dominated before are offered to the skyline again (one
-pass over the group's nodes with a single comparison each, read from a slot-major mirror
-of their states, then the usual insertion for the few that pass). Prices only rise and
-room only falls within a run, which is what makes these rules exact.
-
-When the index does not help
-----------------------------
-The index is used when the nodes fall into at most half as many groups as there are nodes
-(``method = "index"``); otherwise every group is a node or two, nothing is saved, and the
-scan is used (``method = "scan"``, with the reason in :attr:`CandidateIndex.reason`).
-Task classes never enter: a trace whose tasks have continuous memory only makes skylines
-longer (more distinct residual states), never wrong.
+"""An exact candidate index: Algorithm 2's candidate cells without scanning the cluster
+(:class:`CandidateIndex`), from per-group pools and skylines of undominated nodes: the same
+candidates as :func:`lorasched.pdftsp.kernels.candidates`, bit for bit. Why it is exact and
+how it is updated: :doc:`/reference/candidate_index`.
 """
 
 from __future__ import annotations

@@ -1,18 +1,6 @@
-"""Why pdFTSP admits what it admits: task merging, utilisation, and prices at rejection.
-
-:func:`merging` measures a result: how many used cells hold two or more tasks (the task
-merging pdFTSP is built for), how much of the cluster's compute is used, and how large a
-task is against a node. :func:`priced_out` replays the auction and, for every task that
-Algorithm 1 rejects for a non-positive surplus (eq. 11), looks at the prices on the cells
-of its best schedule against the floor that Lemma 2's proof guarantees there:
-
-    lambda_kt >= v_max (2^u_kt - 1),   u_kt = used share of the cell's compute,
-    phi_kt   >= v_max * speed_per_memory_max * (2^m_kt - 1),  m_kt = used share of memory,
-
-in the scenario's money: the proof's ``lambda + alpha >= alpha 2^u`` with Lemma 2's
-constants in units of ``v_min`` (:func:`~lorasched.pdftsp.auction.default_alpha_beta`).
-A ratio well above 1 says the prices climbed faster than the lemma needs, so that cells are
-priced out while they still have room.
+"""Why pdFTSP admits what it admits: task merging and utilisation of a result
+(:func:`merging`), and the prices at rejection against Lemma 2's floor (:func:`priced_out`);
+see :doc:`/reference/pdftsp_online`.
 """
 
 from __future__ import annotations

@@ -1,21 +1,8 @@
-"""The numba kernels of pdFTSP's online algorithm and its baselines, on plain numpy arrays
-only (column generation's pricing kernels: :mod:`lorasched.pdftsp.cg_kernels`).
-
-Indices follow the paper: ``k`` node, ``t`` slot, ``n`` vendor. Prices and capacities are
-``[K, T]`` arrays, a task's speeds a ``[K]`` row. Nothing here imports from the package.
-
-Work discretisation (used by both DPs)
---------------------------------------
-The DP of Algorithm 2 runs over the work done so far, ``w``. Counting single samples
-(``M_i`` up to 10^5) would make it needlessly slow, so work is counted in units of
-``g_i = s_min / R`` samples, where ``s_min`` is the task's slowest positive speed and ``R``
-the resolution (``work_resolution``). Speeds are rounded DOWN to whole units,
-``u_k = floor(s_ik * R / s_min)``, and the requirement is rounded UP,
-``W_i = ceil(M_i * R / s_min)``, in exact integer arithmetic. Any schedule with
-``sum u_k >= W_i`` therefore delivers ``sum s_ik >= sum u_k * g_i >= W_i * g_i >= M_i``
-samples: a task is never under-provisioned. The slowest node loses nothing; a faster node
-loses less than one unit (a fraction < 1/R of its speed). With ``R`` a multiple of every
-``s_min / gcd`` the discretisation is exact (tests use this to compare with brute force).
+"""The numba kernels of pdFTSP's online algorithm and the greedy baselines, on plain numpy
+arrays: the work grid, the candidate scan and its pruning rule, Algorithm 2's DPs, the dual
+updates and the earliest-finish schedule. Column generation's pricing kernels are in
+:mod:`.cg_kernels`, the candidate index's in :mod:`.candidate_index`; see
+:doc:`/reference/candidate_index`.
 """
 
 from __future__ import annotations

@@ -1,40 +1,6 @@
-"""Truthfulness and individual rationality of the online auction, task by task (Figs. 10-11).
-
-The mechanism's properties are statements about ONE task facing the state the earlier tasks
-left behind. :class:`AuctionReplay` is the one replay / what-if model of lorasched: it offers
-a scenario's tasks, in arrival order and each at its own (truthful) bid, to one
-:class:`~lorasched.pdftsp.auction.OnlineAuction` (pdFTSP, Algorithm 1), lazily, as far as it
-is asked to, and keeps snapshots of the state every ``snapshot_every`` arrivals, so that
-
-* :meth:`AuctionReplay.state_after` gives the dual prices ``lam[k, t]`` (lambda, eq. 7),
-  ``phi[k, t]`` (eq. 8) and the residual capacities after the first ``step`` arrivals
-  (:meth:`AuctionReplay.prices_after`: the prices as a Dataset over ``(node, slot)``);
-* :meth:`AuctionReplay.what_if` offers task ``i`` at another bid against the state just
-  before it arrives (nothing is committed) and returns a :class:`WhatIf`;
-* :meth:`AuctionReplay.utility_curve` does so for every bid of a grid;
-* :func:`misreport_gains` probes every task of a day over a grid of bids under both payment
-  rules, in one pass.
-
-The outcome of an offer:
-
-* admitted iff ``F(il) > 0`` (eq. 11), i.e. iff the bid exceeds the critical bid
-  ``q_in* + cost (12)``, where the schedule (Algorithm 2) does not depend on the bid;
-* the payment: the critical bid (``payment="critical"``, lorasched's default) or eq. (14)
-  (``payment="paper"``, :func:`~lorasched.pdftsp.auction.payment_paper`), which leaves out
-  the operating cost ``sum e``;
-* the utility ``v_i - p_i`` if admitted and 0 otherwise (Definition 1, with the true value
-  ``v_i`` = the scenario's bid ``b_i``).
-
-Under the critical payment the utility is maximal at the truthful bid (Theorem 3 /
-Myerson). Under eq. (14) a task whose value lies in ``(p14, p14 + sum e]`` loses when it
-bids truthfully but wins with positive utility by overbidding; :func:`untruthful_tasks`
-finds such tasks in a scenario. :func:`utility_curve` is the one-task sweep of Fig. 10 on a
-scenario (one replay up to the task, no snapshots on the way).
-
-Cost: the live explorer keeps a snapshot every ``snapshot_every`` arrivals (default: every
-arrival, within :data:`SNAPSHOT_BUDGET` bytes), so that a what-if is one restore plus at
-most ``snapshot_every - 1`` replayed offers; offers that do not change the state (rejected
-what-ifs, a replay moving forward) need no restore at all.
+"""Truthfulness and individual rationality of the online auction, task by task (Figs. 10-11):
+the replay and what-if model :class:`AuctionReplay`, :func:`utility_curve`,
+:func:`untruthful_tasks` and :func:`misreport_gains`; see :doc:`/reference/pdftsp_online`.
 """
 
 from __future__ import annotations

@@ -1,83 +1,8 @@
 """The exact offline optimum of problem (4): every task known in advance, solved as a MILP.
 
-pdFTSP decides online; this module solves the paper's problem P (section 2.2, eq. 4) in
-hindsight with HiGHS, exactly in real samples (no work discretisation), as the welfare
-benchmark the online algorithms are measured against. :func:`build_model` writes the MILP,
-:func:`offline_opt` solves it and returns a result Dataset with the same fields as every
-algorithm's (:func:`lorasched.pdftsp.result.assemble`).
-
-Formulation
------------
-Sets. Task i, node k, slot t, vendor n. A node is *eligible* for task i when
-``s_ik > 0``, ``s_ik <= C_kp`` (a cell with more samples than the node's capacity violates
-(4f) on its own) and ``r_i <= C_km - r_b + MEMORY_TOLERANCE`` (4g on its own). For a task
-with ``f_i = 1`` a vendor n is *usable* when, alone on the cluster, the task could still
-finish with it: ``a_i + h_in <= d_i`` and ``S_i * (d_i - a_i - h_in + 1) >= M_i`` with
-``S_i = max_{k eligible} s_ik``; a usable vendor that another usable vendor weakly
-dominates (no later, no dearer; ties to the lower index) is dropped as well, since swapping
-it for the dominating one keeps every schedule feasible ((4c) only gets looser) and never
-costs more. A task is *alone-feasible* when it has an eligible node and (for ``f_i = 1``)
-a usable vendor, and ``S_i * (d_i - start_i + 1) >= M_i`` with ``start_i = a_i`` for
-``f_i = 0`` and ``a_i + min_{n usable} h_in`` for ``f_i = 1``. Tasks that are not
-alone-feasible get no variables at all (their ``u_i = 0`` is forced by (4a)-(4e)).
-
-Variables (4h), all binary, only where they could ever be 1:
-
-* ``u_i`` for each alone-feasible task;
-* ``z_in`` for each alone-feasible task with ``f_i = 1`` and each usable vendor n (for
-  ``f_i = 0`` (4a) would allow a vendor, but it only costs ``q_in >= 0`` and delays the
-  task, so it is never useful and is not modelled);
-* ``x_ikt`` for k eligible and ``start_i <= t <= d_i`` -- (4d) and the arrival part of
-  (4c) hold by construction.
-
-Objective (4), maximised:
-``sum_i b_i u_i - sum_{i,n} q_in z_in - sum_{i,k,t} e_ikt x_ikt``,
-``e_ikt = s_ik * op_cost_rate[k, t]``.
-
-Constraints:
-
-* (4a) ``f_i u_i <= sum_n z_in <= 1`` is written, for ``f_i = 1``, as
-  ``sum_n z_in = u_i``. Equivalent at the optimum: a solution of (4a) with ``u_i = 0`` and
-  some ``z_in = 1`` stays feasible after setting ``z_in = 0`` (then (4c) would forbid every
-  ``x_ikt`` of the task, but those cells may be set to 0 too, since (4e) asks for nothing
-  when ``u_i = 0``) and does not lose welfare because ``q_in, e_ikt >= 0``. So the optimal
-  value is unchanged, and the equality is tighter in the LP relaxation.
-* (4b), (4c) and the tightening ``x_ikt <= u_i``, merged into one row per task and slot of
-  its window: ``sum_k x_ikt <= u_i`` for ``f_i = 0`` and
-  ``sum_k x_ikt <= sum_{n usable: a_i + h_in <= t} z_in`` for ``f_i = 1``. The right-hand
-  side is at most 1, so the row implies (4b). For binaries and ``sum_n z_in = u_i <= 1``
-  it holds exactly when the chosen vendor is done by slot t, which is (4c)
-  ``(a_i + f_i sum_n h_in z_in) x_ikt <= t x_ikt`` linearised. ``x_ikt <= u_i`` (implied,
-  since the right-hand side is at most ``u_i``) is not in the paper: it never changes the
-  optimal value, because a cell of a rejected task only adds cost ``e_ikt >= 0`` and uses
-  capacity, so some optimum of (4) already has it.
-* (4e) ``sum_{k,t} min(s_ik, M_i) x_ikt >= M_i u_i``. Capping the coefficient at ``M_i``
-  is the standard coefficient tightening: for binary x the row holds exactly when
-  ``sum s_ik x_ikt >= M_i`` does.
-* (4e') the rounded (4e), a valid inequality (cut) added up front: task i gets at most
-  ``S_i`` samples per slot, so it needs ``ceil(M_i / S_i)`` slots; the mixed-integer
-  rounding of ``sum (s_ik / S_i) x_ikt >= (M_i / S_i) u_i`` with ``rho_i = M_i mod S_i``
-  is ``sum_{k,t} min(s_ik, rho_i) x_ikt >= rho_i ceil(M_i / S_i) u_i`` (only where
-  ``rho_i > 0`` and ``M_i > S_i``; elsewhere it adds nothing to (4e)). It cuts off
-  fractional points only, never an integer one, and speeds HiGHS up by about a fifth on
-  small synthetic instances.
-* (4f) ``sum_i s_ik x_ikt <= C_kp`` for each (k, t), and
-* (4g) ``sum_i r_i x_ikt <= C_km - r_b + MEMORY_TOLERANCE`` for each (k, t); rows whose
-  cells cannot exceed the capacity even all together are left out (redundant).
-
-Size and difficulty. The model has one x per usable (task, node, slot) cell, so it grows
-as tasks x nodes x window; :func:`build_model` refuses more than :data:`MAX_X_VARIABLES`.
-Far below that, proving optimality is the hard part: the LP relaxation packs fractions of
-tasks into each (node, slot), and with 2-4 nodes and a few dozen tasks the gap HiGHS must
-close is often 10 % or more. Expect proven optima for up to a few dozen tasks on a few
-nodes; beyond that :func:`offline_opt` stops at ``time_limit`` and returns its incumbent
-(at least the greedy warm start) with HiGHS's bound, labelled as such.
-
-Outcome. The offline optimum is a welfare benchmark, not a mechanism: payments are 0 for
-every task (welfare, eq. 3, does not depend on them), ``lambda``/``phi`` are zeros and
-``surplus`` is NaN. ``reason`` is ``"admitted"``, ``"not_selected"`` (alone-feasible, left
-out by the optimum) or ``"no_feasible_schedule"`` (not alone-feasible: no schedule exists
-even on an empty cluster).
+:func:`build_model` writes the MILP, exact in real samples, with tightened rows and a cut;
+:func:`offline_opt` solves it with HiGHS and returns a result Dataset. The formulation, row
+by row: :doc:`/reference/offline`.
 """
 
 from __future__ import annotations

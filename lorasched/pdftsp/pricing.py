@@ -1,13 +1,6 @@
-"""Posted prices for the baselines, which run no auction.
-
-Titan, EFT and NTM are schedulers, not mechanisms. lorasched runs them as a fixed-price
-service: task ``i`` is offered at ``price_per_sample * M_i``; a user buys iff the bid (its
-value) is at least that price, and then pays exactly that price (individually rational by
-construction). The default price per sample is the scenario's declared minimum value density
-``value_density_min`` (:attr:`~lorasched.pdftsp.scenario.ScenarioArrays.value_density_min`), at
-which every user of a synthetic scenario buys, so that admission depends on capacity and
-deadlines only (first come, first served) and the baselines are not handicapped by their
-price; revenue plots then show what that price earns.
+"""Posted prices for the baselines, which run no auction: ``price_per_sample * M_i``, by
+default at the declared ``value_density_min`` (:func:`posted_prices`); see
+:doc:`/reference/pdftsp_baselines`.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
-"""The scenario: every input of the pdFTSP model (section 2.1) as one ``xarray.Dataset``.
-
-A scenario has the dimensions ``node`` (k), ``slot`` (t), ``task`` (i) and ``vendor`` (n)
-and the variables of :data:`SCHEMA`. Units: money (any currency, consistently), samples
-(one training example seen once), GB and slots. Time is slotted; slot indices start at 0,
-and a task may run in slots ``a_i + f_i * h_in .. d_i`` inclusive (constraints 4c, 4d).
-
-:func:`validate_scenario` checks a dataset and raises ``ValueError`` naming the variable
-and the first offending item; :func:`to_arrays` converts a valid scenario, once, into the
-plain contiguous numpy arrays the kernels and algorithms consume.
+"""The scenario: every input of the pdFTSP model (section 2.1) as one ``xarray.Dataset``, its
+validation with named errors (:func:`validate_scenario`) and its plain arrays
+(:func:`to_arrays`). The variables: :doc:`/model`; units and slots:
+:doc:`/reference/pdftsp_online`.
 """
 
 from __future__ import annotations

@@ -1,22 +1,6 @@
-"""Algorithm 2: the per-task schedule, around the kernels, with exact and brute-force references.
-
-:func:`schedule` finds, for task ``i`` and the current dual prices, the schedule ``l`` of
-eq. (9): for each vendor the solution of problem (12) in the vendor's window, then the
-vendor with the largest ``F(il)`` (eq. 10). Three solvers of (12):
-
-``"paper"`` (default)
-    The DP of eq. (13) / Algorithm 2 lines 6-13, which carries the running maximum of the
-    dual prices along each path. Eq. (10) prices a schedule at the MAX price over its cells,
-    so keeping one path per DP state is a heuristic: it always returns a feasible schedule
-    whose reported cost is its true cost (12), but possibly above the optimum.
-``"exact"``
-    Enumerates the price thresholds (see :func:`lorasched.pdftsp.kernels.exact_schedule`); exact
-    up to the work discretisation, slower.
-``"brute"``
-    Enumerates every assignment of at most one node per slot, in pure Python, on real
-    samples (no discretisation). For tiny instances and tests only.
-
-Units: money, samples, GB, slots.
+"""Algorithm 2, the per-task schedule (eqs. 9-13), around the kernels: :func:`schedule` with
+the solvers ``"paper"`` (the DP of eq. 13), ``"exact"`` and ``"brute"``
+(:func:`brute_force_schedule`). See :doc:`/algorithm`.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""pdFTSP as a :class:`~lorasched.model.system.System`: what the experiment engine sees.
-
-Scenarios come from :func:`.workload.synthetic_scenario`; the policies are the online
-auction and the paper's three baselines (:mod:`.policies`); results are judged by the
-welfare accounting of eqs. (1)-(3) (:mod:`.result`); the bounds are the column-generation
-LP bound (``"lp"``, :mod:`.bound`) and the exact optimum of problem (4) on small
-instances (``"opt"``, :mod:`.offline`).
+"""pdFTSP as a :class:`~lorasched.model.system.System`: scenarios from
+:func:`.workload.synthetic_scenario`, the auction, the three baselines and Titan's welfare
+oracle (:mod:`.policies`), the welfare accounting of eqs. (1)-(3) (:mod:`.result`), and the
+bounds ``"lp"`` (:mod:`.bound`) and ``"opt"`` (:mod:`.offline`).
 """
 
 from __future__ import annotations

@@ -1,49 +1,7 @@
-"""Synthetic workloads: arrivals, task sizes, deadlines, valuations, vendors, operating cost.
-
-:func:`synthetic_scenario` builds a validated scenario (section 5.1 of the paper) from a
-seeded ``numpy.random.Generator``; the same arguments give the same dataset, bit for bit.
-Every modelling choice is a named argument or a constant documented here.
-
-* Cluster: ``nodes`` GPUs of one type (``"A100"``, ``"A40"``) or ``"mix"`` (alternating).
-  Capacities, speeds, memory and base-model size come from :mod:`lorasched.model.profiles`.
-* Time: ``slots`` slots of ``slot_minutes`` (144 x 10 min = one day).
-* Arrivals: Poisson per slot with mean 30 / 50 / 80 for ``load`` light / medium / high
-  (or a number), or an explicit series of counts per slot (``arrivals=``), or one day of a
-  real GPU-cluster trace (``trace=``: MLaaS / Philly / Helios / Acme or a CSV path, paper
-  sec. 5.1) whose per-slot submissions are scaled to the mean of ``load``, keeping the
-  trace's shape; ``trace_day`` picks the day ("median" = the representative day). The rules
-  (day, slot binning, scaling, job sampling) are in :mod:`lorasched.model.traces`.
-* Task size (paper, sec. 5.1, ``task_sizes="paper"``): epochs uniform in 1..5, dataset size
-  uniform in [5k, 20k] samples, ``M_i = epochs * dataset``. Micro-batch uniform in (1, 2, 4)
-  sets the task's memory and per-node speed. ``task_sizes="trace"`` (with a trace) keeps
-  epochs and micro-batch but sizes the task by the GPU time of the real job sampled for it:
-  ``M_i = duration_s * num_gpus * s_i(A100) / slot seconds``, i.e. the samples the task
-  would process alone on A100s in that time, clipped to the paper's range [5k, 100k]; then
-  ``dataset = ceil(M_i / epochs)`` (capped so that ``epochs * dataset <= 100k``) and
-  ``M_i = epochs * dataset``. The shares clipped at each end are attributes
-  ``task_size_clipped_low`` / ``task_size_clipped_high``. The paper dataset size is drawn
-  (and discarded) in this mode too, so both modes consume the generator alike.
-* Valuation: value per sample ``v_i`` log-uniform in [v_ref / 2, 2 v_ref], ``b_i = v_i * M_i``,
-  with ``v_ref`` the on-demand cloud price of the samples an A100 processes
-  (:data:`lorasched.model.profiles.GPU_HOUR_USD`). The declared bounds go into the attributes
-  ``value_density_min``/``value_density_max`` (what an operator would post), beside
-  ``task_memory_min`` and ``speed_per_memory_max`` (the largest ``s_ik / r_i`` over the
-  cluster's GPU types and the model's micro-batches), all known before any task arrives.
-* Pre-processing: each task needs it with probability ``preprocessing_share`` (default 0.5,
-  or 0 when there are no vendors). Vendor n
-  has a base delay spread geometrically over [1, 18] slots and a price per dataset sample
-  inversely related to its speed; per task both vary by +-25 % and scale with the dataset
-  (``vendor_price = dataset * price_n * noise``, ``vendor_delay = ceil(delay_n * size * noise)``).
-  Assumption: the mid-priced vendor's cost is about 20 % of a typical task's value.
-* Deadlines (``deadline_policy``): ``"slack"`` (default) ``d = a + h + ceil(sigma * M /
-  s_fast)`` with sigma ~ U[1.5, 3], ``s_fast`` the task's speed on the fastest node and
-  ``h`` the median vendor delay (0 without pre-processing); ``"tight"`` sigma ~ U[1, 1.5];
-  ``"loose"`` sigma ~ U[3, 6]; ``"fixed"``: 6 hours after arrival; ``"end_of_day"``: the
-  last slot. Always capped at the last slot.
-* Operating cost: ``e_ikt = s_ik * op_cost_rate[k, t]`` with ``op_cost_rate = GPU power *
-  PUE * electricity price(t) * slot hours / C_kp`` (money per sample at full load); the
-  price follows a diurnal curve with mean ``ELECTRICITY_USD_PER_KWH``, low at night and
-  peaking in the early evening (assumed shape, +-40 %).
+"""Synthetic workloads (section 5.1): :func:`synthetic_scenario` builds a validated, seeded
+scenario: cluster, arrivals (Poisson, a series or a trace day), task sizes, valuations,
+vendors, deadlines and operating cost. Every modelling choice:
+:doc:`/reference/pdftsp_workload`.
 """
 
 from __future__ import annotations
@@ -159,7 +117,7 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
     ``trace_day`` (the day used) and ``task_sizes`` record it. ``speed_layout``: ``"type"``
     (default) stores ``s_ik`` per (task, GPU type), as it is generated
     (:data:`~lorasched.pdftsp.scenario.TYPED_SPEED_DIMS`); ``"node"`` as the (task, node)
-    matrix (K times larger; the earlier layout, kept as an option). Both give the same results.
+    matrix (K times larger). Both give the same results.
     """
     nodes = whole_number("nodes", nodes, low=1)
     slots = whole_number("slots", slots, low=1)

@@ -1,11 +1,6 @@
-"""Plotly figures for :func:`lorasched.simulate` results.
-
-Every builder is a pure function of the result :class:`xarray.Dataset` (the scenario
-variables plus the simulation outputs) and returns a :class:`plotly.graph_objects.Figure`;
-nothing is displayed or written to disk.  :func:`show` displays a figure in a notebook in
-a way that also renders in the statically built Jupyter Book without network access.
-
-Time is shown in hours of the day: slot ``t`` starts at ``t * slot_minutes / 60`` h.
+"""Plotly figures for :func:`lorasched.simulate` results: pure functions of the result Dataset;
+:func:`show` displays one so that it also renders in the static book
+(:doc:`/reference/tools`).
 """
 
 from __future__ import annotations

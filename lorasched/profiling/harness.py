@@ -1,19 +1,6 @@
-"""``lorasched profile``'s harness: time LoRA fine-tuning steps for a grid of
-configurations and write a measured table (:mod:`lorasched.profiling.table`).
-
-The harness is the same for every backend: for each configuration it builds a
-:class:`Workload` (the model, its adapters, an optimizer, a micro-batch of random inputs),
-runs ``warmup`` steps, resets the peak-memory counter, times ``steps`` steps (a count, never
-a wall-clock budget) and records one row. A backend only knows how to run one step:
-
-* ``"torch"`` (:func:`lorasched.profiling.torch_backend.workload`): PyTorch + PEFT on a model
-  built from its published configuration with random weights (throughput does not depend
-  on the weights, and nothing is downloaded), on random tokens; timed with CUDA events on a
-  GPU. Needs the optional extra ``lorasched[profile]`` (torch, transformers, peft).
-* ``"published"`` (:class:`PublishedWorkload`): no GPU at all. The step time and memory that
-  pdFTSP's scenarios assume today (:mod:`lorasched.model.profiles`: GPT-2 XL on an A100 or
-  an A40, from datasheets and published measurements), in the same format, so that a
-  measured table can be put beside it row by row (the ratio per configuration).
+"""``lorasched profile``'s harness: time LoRA fine-tuning steps for a grid of configurations
+and write a measured table (:func:`profile`), with the ``torch`` backend or the
+``published`` one (:class:`PublishedWorkload`); see :doc:`/reference/gpu_profiles`.
 """
 
 from __future__ import annotations

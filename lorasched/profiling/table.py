@@ -1,35 +1,6 @@
-"""Measured LoRA throughput tables: the format ``lorasched profile`` writes, its reader, and
-what each system's scenarios take from it.
-
-A measured table is a CSV file, one row per configuration, with its provenance in ``#``
-comment lines at the top (``# key: value``: the machine, the GPU, the versions of torch,
-transformers and peft, the date, the command)::
-
-    # lorasched measured profile
-    # gpu: NVIDIA H100 80GB HBM3
-    # date: 2026-11-25T21:00:00+00:00
-    model,gpu_label,rank,micro_batch,seq_len,adapters,steps,step_time_s,samples_per_s,tokens_per_s,peak_memory_gb,base_memory_gb
-    gpt2-xl,H100,16,4,512,1,20,0.2113,18.93,9692.1,21.7,3.2
-
-``model`` names an architecture of :data:`ARCHITECTURES`; ``rank`` the LoRA rank;
-``micro_batch`` the samples of one step of ONE adapter; ``adapters`` how many LoRA
-adapters train side by side on one copy of the base model (pdFTSP's multi-LoRA premise: a
-step runs one micro-batch of each); ``step_time_s`` the mean wall time of a step, measured
-after ``warmup`` steps; ``samples_per_s`` = ``adapters x micro_batch / step_time_s``;
-``peak_memory_gb`` the GPU's peak memory during the timed steps; ``base_memory_gb`` the
-memory held by the base model alone, before training.
-
-What each system reads from it (:func:`pdftsp_profile`, :func:`titan_placements`,
-:func:`allpass_epoch_s`):
-
-* pdFTSP: a task's speed ``s_ik`` with micro-batch ``b`` (one adapter, samples per slot),
-  its memory ``r_i`` (peak minus base), the base model ``r_b`` and the node's capacity
-  ``C_kp`` (the most samples per slot any number of adapters reached);
-* TITAN: the rows of a LUT's ``placements`` table for one GPU (``placement`` "1",
-  ``local_bsz`` = micro-batch, ``step_time``; ``sync_time`` 0: one GPU does not
-  synchronise) and of its ``memory`` table (:func:`titan_memory`), which
-  :func:`lorasched.titan.lut.from_frames` turns into a LUT;
-* Allpass: the seconds of one epoch of a dataset of ``samples`` samples.
+"""Measured LoRA throughput tables: the CSV ``lorasched profile`` writes, its reader, and what
+each system takes from it (:func:`pdftsp_profile`, :func:`titan_placements`,
+:func:`allpass_epoch_s`). The format: :doc:`/reference/gpu_profiles`.
 """
 
 from __future__ import annotations

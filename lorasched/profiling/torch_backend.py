@@ -1,20 +1,7 @@
-"""The ``torch`` backend of ``lorasched profile``: LoRA fine-tuning steps with PyTorch and
-PEFT on a model of a named architecture (:data:`lorasched.profiling.table.ARCHITECTURES`),
-built from its configuration with random weights, on random inputs.
-
-torch, transformers and peft are the optional extra ``lorasched[profile]``: they are not
-in the lock (PyPI's torch for Linux is the CUDA build, gigabytes that ``make test`` would
-install for nothing on a machine without a GPU), so they are imported only when this
-backend runs, and :func:`workload` says how to install them when they are missing.
-
-One step trains every adapter once: the adapters share one copy of the base model in GPU
-memory (pdFTSP's multi-LoRA premise) and run one after another, each a forward and
-backward pass of one micro-batch and an AdamW step of its own LoRA weights. (Kernels that
-batch several adapters into one pass, as S-LoRA or mLoRA do, would be faster; this is the
-plain PEFT way, and a lower bound on what sharing a base model gives.) LoRA targets the
-attention's query and value projections, as Hu et al. (2021) did; ``lora_alpha`` is twice
-the rank. On a GPU the steps are timed with CUDA events and the memory is PyTorch's peak
-allocated memory; on a CPU, with ``time.perf_counter`` and no memory figure (0).
+"""The ``torch`` backend of ``lorasched profile`` (:func:`workload`): LoRA fine-tuning steps
+with PyTorch and PEFT on a model of a named architecture, random weights and inputs; torch,
+transformers and peft are the optional extra ``lorasched[profile]``. See
+:doc:`/reference/gpu_profiles`.
 """
 
 from __future__ import annotations

@@ -1,16 +1,7 @@
-"""pdFTSP's auction as a durable admission and pricing service (``lorasched serve``).
-
-* :mod:`.tasks` — one task as the service receives it (JSON), validated against the
-  cluster, into the plain arrays the auction reads; :class:`ServiceInputError` names the
-  field, the item and the rule.
-* :mod:`.store` — the durable state: every decision in an SQLite database (WAL, full sync)
-  before its reply is sent.
-* :mod:`.auction` — :class:`AuctionService`: the cluster, one
-  :class:`~lorasched.pdftsp.auction.OnlineAuction`, idempotent offers, the clock, replay
-  of the stored decisions on start.
-* :mod:`.http` — the versioned HTTP/JSON API (Starlette, an ASGI app run by uvicorn).
-* :mod:`.loadgen` — replays a scenario's tasks against a server and compares every
-  decision with ``lorasched simulate``.
+"""pdFTSP's auction as a durable admission and pricing service (``lorasched serve``):
+:mod:`.tasks`, :mod:`.store`, :mod:`.auction_service`, :mod:`.http`, :mod:`.loadgen`; its
+measurements are :mod:`lorasched.bench.service` and :mod:`lorasched.bench.faults`. See
+:doc:`/reference/service`.
 """
 
 from .auction_service import AuctionService

@@ -1,24 +1,7 @@
-"""The auction behind ``lorasched serve``: one cluster, one
-:class:`~lorasched.pdftsp.auction.OnlineAuction`, decisions stored before they are
-answered.
-
-* The cluster comes from a pdFTSP scenario file (nodes, capacities, operating cost,
-  vendors, slots, the declared value bounds the constants alpha and beta come from); its
-  tasks are ignored. A cluster that declares no bounds is refused (an online service
-  cannot take them from hindsight).
-* :meth:`AuctionService.offer` takes one request body (:mod:`.tasks`): the same ``id``
-  again returns the stored decision and admits nothing twice (a different body under a
-  used id is refused); a task for a slot before the clock (the largest arrival slot seen)
-  is refused; otherwise Algorithm 1 decides against the state without changing it, the
-  decision is stored (:class:`~lorasched.service.store.Store`), and only then applied and
-  returned. Offers run one at a time.
-* A decision the store cannot keep (a full disk, a failing database) raises
-  :class:`~lorasched.service.store.StoreError` and leaves nothing behind: the same request
-  later gets the decision a run without the failure would give. Until a write succeeds,
-  :meth:`AuctionService.health` reports the failing store.
-* On start the stored decisions are replayed in order through a fresh auction; each must
-  come out as stored (the state built by replay is the one lost), else the service
-  refuses to start, naming the decision.
+"""The auction behind ``lorasched serve`` (:class:`AuctionService`): one cluster, one
+:class:`~lorasched.pdftsp.auction.OnlineAuction`, idempotent offers, each decision stored
+before it is applied and answered, and the stored decisions replayed on start
+(:doc:`/reference/service`).
 """
 
 from __future__ import annotations

@@ -1,36 +1,6 @@
-"""The HTTP/JSON face of :class:`~lorasched.service.auction_service.AuctionService` (version 1).
-
-=====================  ==================================================================
-``POST /v1/tasks``     one task (:mod:`.tasks`) -> its decision: 201 when new, 200 when
-                       the id was decided before (the stored decision, nothing admitted
-                       twice); 422 for a bad field or a body nested deeper than
-                       ``MAX_JSON_DEPTH``, 409 for a used id with another body or a closed
-                       slot, 413 for a body over the limit, 503 with ``Retry-After`` when
-                       the decision could not be stored (``field``: ``disk``,
-                       ``database``; send the same request again); the error body is
-                       ``{"error": message, "field": name}`` and changes nothing
-``GET /v1/tasks/{id}``  the stored decision, or 404
-``GET /v1/prices``     lambda and phi (node x slot) for ``?from=&to=`` (default all slots)
-``GET /healthz``       ``{"status": "ok", "decisions": n, "clock": slot}``; 503 with
-                       ``"status": "failing"`` and ``"store": {"field", "error"}`` while
-                       decisions cannot be stored
-``GET /metrics``       Prometheus text: decisions, admitted, repeats, store failures,
-                       clock, latency
-=====================  ==================================================================
-
-Any other exception in a handler is answered 500 with a JSON body and logged with its
-traceback (logger ``lorasched.service``). It changes nothing, since a decision is applied
-only once stored; one raised while applying a stored decision leaves the service refusing
-writes (503, ``field`` ``state``) until a restart replays the store.
-
-Starlette (an ASGI toolkit; the app is small and needs neither validation models nor
-OpenAPI, so FastAPI would add a layer and Pydantic for nothing) served by uvicorn. The
-auction decides in the event loop itself: a decision and its durable write take about half
-a millisecond and decisions are serial anyway, and a hop to a worker thread cost more than
-that (K = 100, loopback, 4 clients: 725 decisions/s through a thread pool, 1,457 without;
-``lorasched bench service``). uvloop and httptools, when installed, serve HTTP. Who may
-call: :func:`serve` binds 127.0.0.1 by default; another address needs a bearer token
-(compared in constant time), else it refuses to start.
+"""The HTTP/JSON face of :class:`~lorasched.service.auction_service.AuctionService` (version 1,
+Starlette on uvicorn, :func:`serve`): ``/v1/tasks``, ``/v1/prices``, ``/healthz`` and
+``/metrics``. Routes, answers and errors: :doc:`/reference/service`.
 """
 
 from __future__ import annotations

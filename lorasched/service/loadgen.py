@@ -1,15 +1,6 @@
 """``lorasched loadgen``: replay a scenario's tasks against a running service, measure, and
-compare every decision with ``lorasched simulate``.
-
-The tasks are sent in arrival order, one slot after another (the service refuses a slot
-before its clock), the tasks of one slot by ``concurrency`` client threads,
-at most ``rate`` per second (none: as fast as the server answers), at most ``limit`` of
-them, each request with a ``timeout``; the run stops after ``deadline_s`` seconds whatever
-is left. The server decides in the order requests reach it, which under concurrency may
-differ from the scenario's within a slot, so the comparison replays the scenario through
-:func:`lorasched.systems.simulate` *in the order the server served them* (its ``seq``):
-identical decisions are the service's contract. With ``concurrency=1`` that order is the
-scenario's own.
+compare every decision with ``lorasched simulate`` in the order the server served them
+(:doc:`/reference/service`).
 """
 
 from __future__ import annotations

@@ -1,29 +1,7 @@
-"""The service's durable state: one SQLite database, ``<state>/auction.sqlite3``, and the
-lock ``<state>/serve.lock`` that keeps it to one server.
-
-Tables: ``meta`` (``key``, ``value``: the fingerprint of the cluster and the auction's
-options the state was built on) and ``decisions`` (``seq`` from 1, the client's ``id``
-(unique), the request body and the decision, both JSON). The database runs in WAL mode
-with ``synchronous=FULL`` by default (``sync="full"``): :meth:`Store.append` returns only
-once the decision is on disk, so a reply is never sent for a decision a crash of the
-process or of the machine could lose. ``sync="normal"`` (an option) returns once the
-decision is in the operating system's write-ahead log: it survives the process being
-killed, not a power loss, and saves the fsync (about 0.2 ms a decision here,
-``lorasched bench service``). The auction's prices are not stored: they are rebuilt by
-replaying the decisions in ``seq`` order
-(:class:`~lorasched.service.auction_service.AuctionService`),
-which is cheaper to keep right than a second copy.
-
-Faults. A write that fails (a full disk, an I/O error) raises :class:`StoreError` and
-leaves nothing. The store then reads the row back: a write that reached the database but
-reported an error (SQLite reports a failed checkpoint after a commit as the statement's
-error) counts as written, and one whose outcome cannot be read is reported as unknown.
-Checkpoints run apart from the writes, every :data:`CHECKPOINT_EVERY` of them (a failed
-one is tried again at the next write). Opening refuses, naming the file, a state another
-server holds (:class:`StateError`: the lock, with the holder's pid), a database truncated
-or damaged (any page the opening counts and the replay reads that SQLite finds malformed,
-an emptied file, a log without its database), and decisions not numbered ``1..n`` or
-not JSON.
+"""The service's durable state (:class:`Store`): one SQLite database,
+``<state>/auction.sqlite3``, written before a reply is sent, and the lock
+``<state>/serve.lock`` that keeps it to one server. Durability and faults:
+:doc:`/reference/service`.
 """
 
 from __future__ import annotations

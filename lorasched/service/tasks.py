@@ -1,28 +1,6 @@
-"""One task as the service receives it: a JSON object, validated against the cluster.
-
-Fields (``POST /v1/tasks``; the scenario's names, :mod:`lorasched.pdftsp.scenario`):
-
-=======================  ================================================================
-``id``                   the client's id: 1-128 characters of ``A-Z a-z 0-9 . _ : -``
-``arrival``              a_i, the slot it arrives in (whole, ``0 <= arrival < T``)
-``deadline``             d_i, its last slot (whole, ``arrival <= deadline < T``)
-``work``                 M_i, samples to train (whole, ``1 <= work <= MAX_SAMPLES``)
-``memory``               r_i, GB (``0 < memory <= MAX_MEMORY_GB``; at least the cluster's
-                         declared ``task_memory_min``)
-``speed``                s_ik, samples per slot: one whole number per node, or an object
-                         ``{gpu_type: samples}`` covering every GPU type of the cluster
-                         (each ``0..MAX_SAMPLES_PER_SLOT``)
-``bid``                  b_i (``0 <= bid <= MAX_MONEY``; ``bid / work`` within the
-                         cluster's declared value densities)
-``needs_preprocessing``  true or false (default false)
-``vendor_price``         q_in, one per vendor of the cluster (``0..MAX_MONEY``; needed when
-                         the task needs pre-processing and the cluster has vendors)
-``vendor_delay``         h_in, slots, one whole number ``0..MAX_SLOTS`` per vendor (same)
-=======================  ================================================================
-
-The ``MAX_`` bounds are those of :mod:`lorasched.model.limits`, which a scenario file is held
-to. A bad field raises :class:`ServiceInputError` (a ``ValueError``) whose message names
-the field, the task and the rule; the HTTP layer answers 422 with it and changes nothing.
+"""One task as the service receives it: a JSON object, validated against the cluster and the
+declared limits (:class:`ServiceInputError` names the field). The fields:
+:doc:`/reference/service`.
 """
 
 from __future__ import annotations

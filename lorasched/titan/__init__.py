@@ -1,24 +1,9 @@
 """TITAN (Gao et al., SoCC'22): a scheduler for foundation-model fine-tuning workloads.
 
-* :mod:`.lut` — the throughput look-up table (section 4.1) from the authors' published
-  step-time measurements (``traces/titansched/``, MIT licence) or a user's own: loading
-  with named errors, step time with gradient accumulation, the paper's T_{i,a} and the
-  search for the global batch that minimises time per sample.
-* :mod:`.milp` — the allocation MILP (section 3, eqs. 1-4) and the task merger (section
-  4.2, eqs. 5-11, both readings of constraints 9-10), solved exactly with HiGHS.
-* :mod:`.tables` — reading its CSV tables with errors that name the file and the column.
-* :mod:`.workload` — the authors' evaluation workloads (section 5) with each job's length
-  derived from their accuracy curves and dataset sizes, and the merge candidates (jobs
-  sharing an application).
-* :mod:`.helios` — a workload drawn from Helios Venus, GPU time converted to dataset scale.
-* :mod:`.scenario` — :func:`titan_scenario`: cluster + jobs + LUT step times, validated;
-  two setups, the paper's and the one the authors' code runs (``setup="authors_code"``).
-* :mod:`.switch` — context-switch cost per allocation, naive and pipelined (Fig. 3).
-* :mod:`.cluster` — TITAN's scheduler (MILP at submissions and completions, or on a tick).
-* :mod:`.policies` — ``titan``, ``titan_nomerge``, ``titan_noswitch``, ``srtf``, ``tiresias``,
-  ``fifo`` (a reference).
-* :mod:`.schedule`, :mod:`.result` — run segments, the result Dataset and its checker.
-* :mod:`.system` — the :class:`~lorasched.model.system.System` the experiment engine sees.
+:mod:`.lut`, :mod:`.tables`, :mod:`.workload`, :mod:`.helios`, :mod:`.scenario`, :mod:`.milp`,
+:mod:`.switch`, :mod:`.cluster`, :mod:`.policies`, :mod:`.schedule`, :mod:`.result`,
+:mod:`.system`. See :doc:`/titan_model`, :doc:`/reference/titan_scheduler` and
+:doc:`/reference/titan_data`.
 """
 
 from .cluster import LOG_LAW, TitanCluster, merged_iterations, run_titan

@@ -1,65 +1,6 @@
-"""A public substitute for TITAN's private workload: foundation-model jobs from the Helios trace.
-
-The paper (SoCC'22 sec. 5) draws its workload from a private trace ("FMTrace": jobs of 5 min
-to 10 h, more than half of them short), "transform[s] the requested GPU-time to the dataset
-scale" and synthesises "320 jobs submitted within first 8 hours", varying the density
-(0.5, 1, 1.5, 2) relative to those 320 jobs. FMTrace is not public. :func:`helios_workload`
-builds a workload of the same shape from the public SenseTime Helios Venus trace shipped in
-``traces/helios_venus_jobs.csv.gz`` (read with :func:`lorasched.model.traces.read_trace`;
-provenance and licence in ``traces/README.md``), in the Dataset format of
-:func:`lorasched.titan.workload.load_workload`. Every rule below is lorasched's reading:
-
-1. Filter: ``num_gpus >= 1``, ``300 <= duration_s < 36000`` (the paper's 5 min-10 h) and GPU
-   time ``duration_s * num_gpus < 100`` GPU-hours (the rule of the authors' generator since
-   their first commit). Of the 125,303 Helios jobs 43,312 pass; of these **56.2 %** last
-   at most 30 min (``duration_s <= 1800``; the paper: FMTrace has more than 50 % short jobs;
-   55.6 % is the share before the GPU-time filter, 56.0 % with the GPU time of the capped
-   request). The shipped file's ``status`` is empty (failed and cancelled jobs were dropped
-   when it was made), so no status filter applies.
-2. Submission: time of day ``t = submit_time_s mod 86400`` on the file's clock (its time of
-   day is unknown, ``traces/README.md``); the jobs with ``t < 28800`` (an 8-hour window) are
-   the candidates; ``n = round(jobs * density)`` of them are drawn without replacement with
-   ``numpy.random.default_rng(seed)``; ``submit_s = t``. Jobs are ordered by ``submit_s``
-   (stable over the drawn trace rows in file order). ``ValueError`` naming the counts if
-   fewer than ``n`` candidates remain.
-3. ``requested_gpus = min(num_gpus, 16, G)``: the authors cap requests at 16 GPUs, and ``G``
-   is the largest GPU count with a placement in the LUT (16 in the shipped tables).
-4. ``target_batch_size``: the paper's LUT search over its candidate batches,
-   ``best_configuration(lut, requested_gpus, paper_batches())[0]``
-   (:mod:`lorasched.titan.lut`).
-5. GPU time to dataset scale (the paper's transform): the job runs ``duration_s`` on its
-   requested GPUs at that batch: ``total_iterations = max(1, round(duration_s /
-   step_time(lut, requested_gpus, target_batch_size)))`` and ``total_samples =
-   total_iterations * target_batch_size``. ``gpu_time_s = duration_s * requested_gpus``.
-6. Scale class by the percentile of GPU time among the ``n`` drawn jobs: with ``F`` the
-   empirical CDF of ``gpu_time_s`` (``F(x)`` = share of drawn jobs with GPU time ``<= x``,
-   so equal GPU times share a class), ``F <= 0.3`` small, ``F <= 0.9`` medium, else large.
-   Then, in submit order and with the same generator (after step 2), each job's dataset is
-   drawn uniformly among the model's datasets of its class in ``dataset_class.csv`` (file
-   order); ``application = f"{model}@{dataset}"``; ``samples_per_epoch`` from
-   ``dataset_scale.csv``.
-7. ``name = f"helios-{i}"``, ``i`` the position in submit order.
-
-The same arguments and seed give an identical Dataset.
-
-Dataset scale classes: ``traces/titansched/dataset_class.csv`` (columns
-``application,scale_class``, every application of ``vit``, ``vit-large``, ``roberta-base``,
-``roberta-large``), data copied from the scale labels of the authors' application table:
-source: GitHub gaow0007/TitanSched, HEAD client/application/foundation_model.py, MIT licence.
-
-What the authors' generator does (``trace/calibrate.py`` of the same repository, checked at
-f71cf44; read, not copied): it caps ``num_gpus`` at 16 before computing GPU time, keeps
-``gpu_time < 100 * 3600`` and ``300 <= duration < 36000``, takes the jobs submitted 08:00-16:00
-of each day shifted to [0, 8 h), samples ``num_jobs`` of them, then sets ``small_thr =
-sorted(gpu_time)[int(0.3 * num_jobs)]`` and ``medium_thr = sorted(gpu_time)[int(0.9 *
-num_jobs)]`` and labels a job small if ``gpu_time <= small_thr``, medium if ``<=
-medium_thr``, else large, i.e. <= 30 % small, <= 90 % medium, else large, picking the
-application uniformly within the class. This confirms the class rule of step 6 (theirs
-puts the job at the 30 % index itself into the lower class, one job more than ``F <= 0.3``).
-Differences kept here on purpose: the GPU-time filter uses the trace's GPU count (step 1),
-the window is the file clock's first 8 hours (Helios's time of day is unknown), the batch
-comes from the LUT search rather than the authors' best hyper-parameters, and large jobs
-keep their own GPU count (the authors re-draw it among large jobs).
+"""A public substitute for TITAN's private workload: foundation-model jobs drawn from the
+Helios Venus trace, GPU time converted to dataset scale (:func:`helios_workload`). Every
+rule, and the authors' generator beside it: :doc:`/reference/titan_data`.
 """
 
 from __future__ import annotations

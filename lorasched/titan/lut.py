@@ -1,49 +1,7 @@
-"""TITAN's throughput look-up table (LUT, SoCC'22 section 4.1) from measured step times.
-
-The paper (sec. 4.1) builds a map T(a, s, m, l, amp, ckpt) from a GPU allocation ``a``,
-accumulation steps ``s``, global batch ``m``, frozen layers ``l``, mixed precision and
-gradient checkpointing to throughput, "searches the LUT to determine the best optimal
-training configurations to minimize the job latency" and uses linear interpolation for
-unseen configurations. That full table is not published. What TITAN's authors did publish
-(repository ``gaow0007/TitanSched``, commit f71cf44, MIT licence, shipped unchanged in
-``traces/titansched/lut/`` with its provenance and licence) are per-GPU-type, per-model
-measurements over the placement and the per-GPU (local) batch only; this module is built on
-those, so frozen layers, mixed precision and checkpointing are **not modelled**.
-
-Data format (the shipped CSVs; a user's own measurements in the same format replace them,
-through ``load_lut(folder=...)`` or :func:`from_frames`):
-
-* placements table, ``<folder>/<gpu>/<model>_placements.csv`` (required), columns
-  ``placement,local_bsz,step_time,sync_time``: ``placement`` is a digit string, one digit
-  (1-9) per node giving the GPUs used on that node (``"44"`` = 2 nodes x 4 GPUs);
-  ``local_bsz`` a positive integer, the per-GPU batch of one micro-step; ``step_time`` the
-  seconds of one optimizer step (forward, backward, gradient synchronisation, update) at
-  that local batch; ``sync_time`` the seconds of it spent synchronising gradients
-  (``0 <= sync_time <= step_time``). One row per (placement, local_bsz); a placement need
-  not be measured at every local batch (the Dataset holds NaN there).
-* memory table, ``<model>_memory.csv`` (optional), columns ``local_bsz,gpu_memory``: GB of
-  GPU memory per GPU at that local batch. Its largest ``local_bsz`` is taken as the largest
-  local batch that fits in memory (the measurements stop where memory runs out).
-* context-switch table, ``<model>_context_switch.csv`` (optional), columns
-  ``app,time_cost``: seconds to stop and restart a job of that model once, per application
-  (dataset) measured.
-
-The shipped folder also holds ``<model>_scalability.csv`` (columns ``num_nodes,
-num_replicas,local_bsz,step_time,sync_time``: 6-16 nodes, up to 64 GPUs, no per-node
-placement) and V100 ``*_sharing.csv`` (two jobs on shared GPUs). By default the LUT covers
-the 1-16 GPU placements of the placements tables; :func:`with_scalability` adds full nodes
-of four GPUs beyond them from the scalability table (the authors' simulator reads it for
-allocations its placements table lacks, up to its 32-GPU jobs).
-
-Every reader and function validates its inputs first and raises ``ValueError`` (or
-``TypeError``) naming the file or table, the row and the column (or the argument) at fault.
-
-Step time of a job (:func:`step_time`), following the authors' simulator: global batch
-``B`` on ``a`` GPUs gives local batch ``ceil(B / a)``; if that exceeds the largest local
-batch that fits, the step is split into ``k = ceil(local / max_local)`` micro-steps of
-``ceil(local / k)`` samples per GPU (gradient accumulation), of which the ``k - 1``
-accumulation micro-steps skip the gradient synchronisation. The placement used for ``a``
-GPUs is the most compact measured one (:func:`compact_placement`).
+"""TITAN's throughput look-up table (sec. 4.1) from measured step times: loading with named
+errors (:func:`load_lut`, :func:`from_frames`), the step time with gradient accumulation
+(:func:`step_time`), the progress rate and the batch search. The file format:
+:doc:`/reference/titan_data`.
 """
 
 from __future__ import annotations

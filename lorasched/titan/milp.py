@@ -1,48 +1,7 @@
-"""TITAN's allocation MILP (SoCC'22 section 3, eqs. 1-4) and task merger (section 4.2,
-eqs. 5-11), solved exactly with HiGHS.
-
-Notation follows the paper: ``N`` pending jobs, ``M`` available GPUs, the allocation set
-``A = {1, 2, 4m | m in N+}`` (:func:`allocation_set`), ``T[i, a]`` the progress per time
-unit of job ``i`` on ``a`` GPUs (iterations per time unit over total iterations; see
-:func:`lorasched.titan.lut.throughput`), binary ``x[i, a]`` = job ``i`` runs alone on ``a``
-GPUs. The task merger adds ``K`` candidate merged jobs ``mj_k`` (each a set of >= 2 job
-indices), their progress per time unit ``merged_T[k, a]`` (the paper's ``T[N+k, a]``) and
-binary ``y[k, a]`` = the jobs of ``mj_k`` run merged, as one job, on ``a`` GPUs.
-
-Progress arrays are float ``[jobs, len(A)]``, column ``c`` for the allocation
-``allocations[c]``. NaN or ``-inf`` marks an allocation not allowed for that job (e.g. not
-measured): no variable is created for it. Other entries must be finite and ``>= 0``.
-
-Constraints (9)-(10) of the merger admit two readings, chosen by ``constraints``:
-
-* ``"literal"``, as printed. (9): for every ``k``,
-  ``sum_a (y[k, a] + sum_{i in mj_k} x[i, a]) <= 1``; (10): for every ``k``,
-  ``sum_a (y[k, a] + sum_{k1 != k, mj_k1 & mj_k != {}} y[k1, a]) <= 1``. This
-  over-constrains the stated intent: (9) lets at most ONE member of a candidate set run
-  alone (two members of ``mj_k`` cannot both run individually, even when ``mj_k`` itself
-  is not run), and (10) lets at most one of a candidate and the candidates overlapping it
-  run, so ``mj_1 = {0, 1}``, ``mj_2 = {1, 2}``, ``mj_3 = {2, 3}`` forbid running ``mj_1``
-  and ``mj_3`` together although they share no job (both overlap ``mj_2``).
-* ``"pairwise"`` (default), the stated intent ("each job is assigned with at most one
-  allocation policy, and there is no overlap between individual workload and merged
-  workload"): every job runs in at most one execution, alone or in one merged job:
-  ``sum_a x[i, a] + sum_{k: i in mj_k} sum_a y[k, a] <= 1`` for every job ``i``. This
-  implies (8) and lets disjoint candidates run together.
-
-Both solvers build the model, pass it to HiGHS (one thread, fixed seed, ``mip_rel_gap`` 0
-by default and no time limit, so the result is the exact optimum and deterministic) and
-read back a binary solution (values rounded). HiGHS's presolve runs without its probing
-rule (:data:`NO_PROBING`): on these multiple-choice knapsacks probing lifted tens of
-thousands of nonzeros, removed nothing, and took 95 % or more of the slow solves (0.70
-of 0.71 s on the slowest model of the Helios workload at density 2; 0.005 s without
-it, same optimum). The optimum does not depend on presolve; the solution HiGHS returns
-among equal optima could, so the book's TITAN cells were compared before and after
-(all 64 configurations, seed 1, ``lorasched compare-stores``: identical). The reported
-``objective`` is recomputed from that solution and the inputs, not HiGHS's floating-point
-value.
-
-Every public function validates its inputs first and raises ``ValueError`` (or
-``TypeError``) naming the argument and the item (job, allocation, group) at fault.
+"""TITAN's allocation MILP (sec. 3, eqs. 1-4) and task merger (sec. 4.2, eqs. 5-11, both
+readings of constraints 9-10), solved exactly with HiGHS (:func:`solve_allocation`,
+:func:`solve_with_merging`). Conventions and solver settings:
+:doc:`/reference/titan_scheduler`.
 """
 
 from __future__ import annotations

@@ -1,43 +1,7 @@
-"""The TITAN system's policies: name -> ``run(arrays, rng, **options) -> Schedule``.
-
-=================  ======================================================================
-``titan``          TITAN (sec. 3-4): the MILP with the task merger, pipeline switch
-``titan_nomerge``  TITAN without the task merger (eqs. 1-4 only), pipeline switch
-``titan_noswitch`` TITAN with the task merger and the naive context switch
-``srtf``           non-preemptive shortest remaining time first on the requested GPUs
-                   (sec. 1: "a non-preemptive Shortest Remaining Time First"), naive switch
-``tiresias``       Tiresias (NSDI'19) discretised 2D-LAS, two queues, preemptive, on the
-                   requested GPUs, naive switch at every (re)start
-``fifo``           non-preemptive first come, first served on the requested GPUs, naive
-                   switch (not in the paper: a reference that isolates the baselines'
-                   order, e.g. Tiresias' arrival order within a queue against SRTF's)
-=================  ======================================================================
-
-The baselines get what the paper gave them: the GPUs each job requested (the trace's
-request), the LUT's step time on them, and the switch cost without TITAN's pipeline. SRTF's
-"remaining time" is the job's remaining seconds on its requested GPUs, known exactly (as
-TITAN's LUT knows it); Tiresias needs no job length (it orders by attained service). Both
-run on the shared job engine :mod:`lorasched.jobsim` (first-fit backfilling). Tiresias'
-queue threshold is not in the TITAN paper: ``threshold_gpu_s`` defaults to 14,400
-GPU-seconds (4 GPU-hours), the value the TITAN authors' simulator hard-codes for its Tiresias
-(``queue_limit = [3600 * 4, 1000 * 3600]``, attained service in GPU-seconds; gaow0007/TitanSched
-``main.py``, commit f71cf44); lorasched's earlier default was one GPU-hour, its own choice
-(``threshold_gpu_s=3600.0`` gives it back).
-
-Each policy reads its defaults from the scenario's setup (:data:`SETUP_DEFAULTS`; an
-option given explicitly wins). Under ``setup="authors_code"`` (the TITAN authors' simulator,
-gaow0007/TitanSched f71cf44): TITAN re-solves every 120 s and preemptively
-(``fast_batch_run.sh``: ``--scheduling_time_interval 120``; ``titan.py`` restarts every
-job whose allocation changes), offers the MILP the ``M`` jobs with the least work left
-(``titan.py``), and every start of every policy pays the scenario's ``restart_s`` (the
-model's measured switch plus the checkpoint; that code switches without TITAN's pipeline,
-``reallocate`` sets ``pipeline = False``); SRTF and Tiresias decide every 300 s. TITAN keeps
-eq. (1) as its objective and weighs restarts (``restart_cost``); ``objective=
-"authors_fair"`` with ``merge=False`` is the objective of the authors' code.
-
-A policy of your own is a function ``run(arrays, rng, **options)`` returning a
-:class:`~lorasched.titan.schedule.Schedule`, registered with
-``lorasched.systems.get("titan").register(name, run)``.
+"""The TITAN system's policies, name -> ``run(arrays, rng, **options) -> Schedule``
+(:data:`REGISTRY`): ``titan``, ``titan_nomerge``, ``titan_noswitch``, ``srtf``, ``tiresias``
+and ``fifo``, with defaults per setup (:data:`SETUP_DEFAULTS`); see
+:doc:`/reference/titan_scheduler`.
 """
 
 from __future__ import annotations

@@ -1,27 +1,5 @@
-"""A TITAN-system result: scenario + schedule + JCT accounting, and its checker.
-
-:func:`assemble` returns the scenario ``Dataset`` with, added:
-
-dim ``job``
-    ``start_s`` (first time on GPUs, switch included), ``finish_s``, ``jct_s`` (finish minus
-    submission, sec. 3), ``unit`` (the unit that finished it) and ``merged`` (it finished
-    inside a merged job).
-dim ``unit``
-    ``unit_size`` (members); ``member_unit``/``member_job`` over dim ``member`` list them.
-dim ``segment``
-    ``seg_unit``, ``seg_gpus``, ``seg_start_s``, ``seg_end_s``, ``seg_kind`` (0 run,
-    1 switch; attribute ``kinds``); ``part_segment``, ``part_job``, ``part_progress`` over
-    dim ``part`` credit each member's progress in a run segment.
-dim ``decision``
-    ``decision_time_s``, ``decision_candidates``, ``solve_s`` (solver wall time, measured).
-attrs
-    ``algorithm``, ``seed``, ``options``, ``avg_jct_h`` (mean JCT, hours), ``makespan_h``
-    (last finish minus first submission, hours), ``switch_h`` (GPU-hours spent switching),
-    ``n_jobs``, ``n_merged_jobs`` (jobs that finished in a merged job), ``n_units``,
-    ``widths`` (``"set"``: allocations in A; ``"requested"``: each job on its request),
-    ``wall_seconds``.
-
-:func:`check_result` re-derives all of it from the segments and names what breaks.
+"""A TITAN-system result: scenario + schedule + JCT accounting (:func:`assemble`), and its
+checker (:func:`check_result`). The variables: :doc:`/titan_model`.
 """
 
 from __future__ import annotations

@@ -1,48 +1,7 @@
-"""TITAN's scenario (SoCC'22 sec. 3 and 5): a pool of M GPUs and fine-tuning jobs, as an
-``xarray.Dataset`` with ``attrs["system"] == "titan"``, and its plain arrays.
-
-:func:`titan_scenario` builds one from a workload (the authors' own, or one derived from
-Helios Venus, :mod:`.helios`) and a throughput look-up table (:mod:`.lut`). The Dataset:
-
-dim ``job`` (submission order as in the workload)
-    ``name``, ``application`` (``model@dataset``: jobs sharing it are merge candidates),
-    ``app_id`` (its index), ``submit_s``, ``requested_gpus`` (what SRTF and Tiresias
-    allocate), ``target_batch_size``, ``batch_id`` (index on dim ``batch``),
-    ``total_iterations`` (optimizer steps to finish), ``samples_per_epoch`` (the
-    dataset's scale, which the merged-job length law reads), ``requested_iter_s`` (seconds
-    per iteration on the requested GPUs).
-dims ``batch`` x ``allocation``
-    ``iter_s``: seconds per iteration at each global batch on each allocation of the set
-    A = {1, 2, 4m} up to M (sec. 3), from the LUT. ``nan`` (the allocation is not offered)
-    where the LUT has no placement of that many GPUs (the published placements stop at 16
-    GPUs) or where the per-GPU batch falls outside the measured range (a global batch of 48
-    on 16 GPUs is 3 samples per GPU; the LUT does not extrapolate).
-
-attrs: ``system``, ``gpus`` (M), ``nodes``, ``gpus_per_node``, ``gpu``, ``model``,
-``workload``, ``density``, ``seed``, ``source`` (the workload's), ``lut_source``,
-``setup`` and ``restart_s``.
-
-Two setups (``setup``):
-
-``"paper"`` (default)
-    The paper's: 16 nodes x 4 V100, allocations A = {1, 2, 4m} from the placements tables
-    (up to 16 GPUs), the policies' switch costs of :mod:`.switch` (ViT-L's Fig. 3 numbers
-    for every model), event-driven scheduling.
-``"authors_code"``
-    What the TITAN authors' simulator runs (gaow0007/TitanSched, f71cf44:
-    ``run/exp_cluster/fast_batch_run.sh``, ``alg/scheduler/titan_utils.py``,
-    ``client/job/foundation_model.py``): 8 nodes x 4 GPUs; allocations {1, 2, 3, 4m} up to
-    M, a job capped at ``min(32, target_batch_size // smallest local batch)`` GPUs, those
-    beyond 16 GPUs timed from the scalability table (:func:`.lut.with_scalability`); every
-    start and restart costs ``restart_s`` = the model's measured context switch (the
-    largest of ``<model>_context_switch.csv``) plus a checkpoint ``ckpt_s`` (``add_ckpt``,
-    30 s by default there, swept 0-90 s). The policies read the setup for their defaults
-    (:mod:`.policies`: ticks of 120 s for TITAN and 300 s for SRTF and Tiresias,
-    TITAN preemptive on its tick).
-
-The pool is M interchangeable GPUs, as in the paper's MILP (constraint 4 counts GPUs, not
-nodes); each allocation runs on the LUT's most compact placement
-(:func:`.lut.compact_placement`), the paper's "communication-optimal topology".
+"""TITAN's scenario (sec. 3 and 5): a pool of M GPUs and fine-tuning jobs with their step times
+from the LUT, as an ``xarray.Dataset`` with ``attrs["system"] == "titan"``
+(:func:`titan_scenario`, :func:`build`), in two setups. The variables:
+:doc:`/reference/titan_data`.
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
-"""What a TITAN-system policy returns: the run segments of every job, in plain arrays.
-
-A *unit* is what runs on an allocation: one job, or a merged job (>= 2 jobs trained as one,
-sec. 4.2). A unit's life on the cluster is a list of *segments*: each time it starts (or
-restarts after a preemption) on ``gpus`` GPUs it first spends a ``switch`` segment loading
-its parameters (sec. 4.3; absent when the switch costs nothing), then a ``run`` segment
-that makes progress, until it finishes or is stopped. Each run segment credits every member
-job with a *progress*: the fraction of the job done in it (a member of a merged job gets the
-merged job's fraction, since all members finish together). A job's progress sums to 1.
-
-:class:`Schedule` holds them; :class:`Recorder` is the incremental builder engines use.
+"""What a TITAN-system policy returns: the run segments of every unit (a job or a merged job),
+in plain arrays (:class:`Schedule`, built by :class:`Recorder`); see
+:doc:`/reference/titan_scheduler`.
 """
 
 from __future__ import annotations

@@ -1,23 +1,6 @@
-"""Context-switch cost (TITAN sec. 4.3, Fig. 3): seconds a job spends loading its
-parameters each time it starts on an allocation, naive or with TITAN's pipeline switch.
-
-The paper's Fig. 3 plots the overhead of ViT-Large/16 on 2, 4 and 8 GPUs, "up to 46
-seconds", without printing the values. The numbers below are from TITAN's authors' first
-commit (GitHub gaow0007/TitanSched, e84f1a2, 2022-10-13, MIT licence), which tabulates the
-same measurement on 1, 2, 4 and 8 GPUs:
-
-==========  =====  =====  =====  =====
-GPUs            1      2      4      8
-==========  =====  =====  =====  =====
-naive          18     22     29     46
-pipelined       5      7      5      6
-==========  =====  =====  =====  =====
-
-Allocations between two measured ones are interpolated linearly in the GPU count; those
-beyond 8 GPUs keep the 8-GPU value (an assumption: the paper shows no larger allocation,
-and the pipelined switch hides the transfer behind computation whatever the width).
-``scale`` multiplies every value (the sweepable knob of the switch-cost figure), and a
-user's own table (GPUs -> seconds) replaces the measured ones.
+"""Context-switch cost (TITAN sec. 4.3, Fig. 3): the seconds a job spends loading its parameters
+each time it starts, naive or with TITAN's pipeline switch (:func:`switch_seconds`), from the
+authors' measurements. See :doc:`/titan_model` and :doc:`/reference/titan_data`.
 """
 
 from __future__ import annotations

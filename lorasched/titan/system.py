@@ -1,8 +1,8 @@
 """TITAN as a :class:`~lorasched.model.system.System`: what the experiment engine sees.
 
 Scenarios come from :func:`.scenario.titan_scenario`; the policies are TITAN, its two
-ablations and the paper's baselines (:mod:`.policies`); results are judged by average JCT
-and makespan (:mod:`.result`). TITAN has no bound on an offline optimum.
+ablations, the paper's baselines and a FIFO reference (:mod:`.policies`); results are judged
+by average JCT and makespan (:mod:`.result`). TITAN has no bound on an offline optimum.
 """
 
 from __future__ import annotations

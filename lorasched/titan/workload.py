@@ -1,54 +1,6 @@
-"""TITAN's evaluation workloads (SoCC'22 section 5) from TITAN's authors' published files.
-
-The paper (sec. 5, "Trace Analysis" and "Simulator Constructor") studies a private trace of
-foundation-model fine-tuning jobs, "transform[s] the requested GPU-time to the dataset
-scale" and synthesises "320 jobs submitted within first 8 hours", varying the workload
-density relative to those 320 jobs. The trace is not public; what TITAN's authors did
-publish (repository ``gaow0007/TitanSched``, commit f71cf44, MIT licence, shipped unchanged
-in ``traces/titansched/`` with its provenance and licence) are the workloads their
-simulator runs, derived from that trace, with the accuracy curves and dataset sizes that
-give each job its length. This module reads them.
-
-Data format (the shipped files; a user's own files in the same layout replace them through
-``folder=``, a folder holding ``workloads/``, ``curves/hpo_task_info.json`` and
-``dataset_scale.csv``):
-
-* ``workloads/FM-{density}-{model}.csv``, columns :data:`WORKLOAD_COLUMNS`: ``name`` (unique
-  job name), ``submission_time`` (seconds, >= 0), ``application`` (``model@dataset``),
-  ``num_gpus`` (GPUs the job requests, a positive integer), ``target_batch_size`` (global
-  batch, a positive integer), ``target_lr`` (learning rate, written ``1e-3``, ``4e-4``, ...),
-  ``target_gradient_steps`` (a positive integer), ``target_metric`` (the validation metric
-  the job trains to). The authors derived them from their private trace: jobs submitted
-  08:00-16:00 shifted to [0, 8 h), GPU requests capped at 16, the dataset picked by the
-  job's GPU-time percentile (<= 30 % small, <= 90 % medium, else large); density d holds
-  d x 320 (vit), 160 (vit-large), 120 (roberta-base) or 60 (roberta-large) jobs. Rows
-  need not be sorted by submission time: the Dataset keeps the file's order (the shipped
-  files are sorted).
-* ``curves/hpo_task_info.json``: model -> dataset -> learning rate (keys such as ``"1e-3"``)
-  -> gradient steps (keys such as ``"4"``) -> ``{<metric>: [values], <metric>_epoch:
-  [epochs]}``, validation curves of real fine-tuning runs. Learning rates and gradient
-  steps are matched by value, not by spelling. Epochs may be fractional (``0.98, 1.98,
-  ...``) and may be listed twice.
-* ``dataset_scale.csv``, columns ``dataset,samples_per_epoch`` (a positive integer).
-
-Job length (the authors' rule): ``epochs`` is the smallest epoch of the job's curve (model,
-dataset, ``target_lr``, ``target_gradient_steps``) whose value is ``>=`` ``target_metric``,
-or :data:`MAX_EPOCHS` (10) if no point reaches it or the curve is empty; the comparison is
-``>=`` for every metric, as in the authors' code (the shipped workloads use only accuracy,
-F1 and Pearson curves, where higher is better). ``total_samples = epochs x
-samples_per_epoch``. lorasched's reading of the paper's progress (iterations done over total
-iterations, sec. 3) converts samples to optimizer steps at the job's global batch:
-``total_iterations = ceil(total_samples / target_batch_size)`` (the quotient rounded to 9
-decimals first, so that a decimal epoch such as 3.96 does not add a step through floating
-error).
-
-Merge candidates (:func:`merge_candidates`): the paper merges jobs sharing a base model
-whose datasets are similar (by their dataset cards); the authors' workloads encode this as
-the ``application`` string, so here jobs with the same ``application`` (same base model,
-same dataset) are the merge candidates, and dataset-card similarity is not modelled.
-
-Every reader validates its inputs first and raises ``ValueError`` naming the file, the job
-(its ``name`` and line) and the column at fault.
+"""TITAN's evaluation workloads (sec. 5) from TITAN's authors' published files
+(:func:`load_workload`): each job's length from its accuracy curve and dataset size, and the
+merge candidates (:func:`merge_candidates`). The file formats: :doc:`/reference/titan_data`.
 """
 
 from __future__ import annotations

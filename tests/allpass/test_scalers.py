@@ -250,8 +250,8 @@ def test_serverful_literal_reading():
 
 
 def test_serverful_literal_never_scales_in_in_consistent_units():
-    # the reading the issue text describes: C passed as the window's capacity C T, so
-    # p < 1 means D < C and Δ = 0
+    # the literal reading with C passed as the window's capacity C T: p < 1 means D < C,
+    # so Δ = 0
     rng = np.random.default_rng(3)
     lit = ServerfulScaler(1.0, reading="literal")
     for _ in range(200):

@@ -56,7 +56,7 @@ def test_serial_equals_local_cluster_with_two_workers(tmp_path):
     b = without_timings(xr.load_dataset(tmp_path / "dask.nc"))
     assert a.identical(b)
     assert np.isfinite(a["welfare"]).all() and np.isfinite(a["competitive_ratio"]).all()
-    # every metric of the issue is there, over the declared dims
+    # every metric of the system is there, over the declared dims
     assert a["welfare"].dims == ("load", "alpha", "algorithm", "seed")
     for name in ("user_utility", "provider_utility", "revenue", "n_admitted",
                  "operating_cost", "vendor_cost", "competitive_ratio"):

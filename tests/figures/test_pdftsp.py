@@ -453,7 +453,7 @@ def test_setting_table_shows_how_each_setting_moved_the_numbers_not_old_verdicts
     table = figures.setting_verdicts_table(data)
     assert table["number moved"].tolist() == ["yes", "no", "yes"]
     assert table["ours (rounding)"].tolist() == ["+2.0 %", "+1.0 %", "+0.4 %"]
-    assert not any("verdict" in c for c in table.columns)  # the old rule's words: left out
+    assert not any("verdict" in c for c in table.columns)  # the stored rows' verdicts: left out
     assert list(table.index) == [0, 1, 2]
     text = figures.setting_verdicts_findings(data)
     assert "Of the summary's 3 rows, 2 compare pdFTSP with Titan" in text

@@ -34,8 +34,8 @@ def test_t_quantiles_never_narrow_the_interval():
         v.t975(0)
 
 
-# the examples: TITAN speeding up 84 % of jobs where the paper says 19 %, or -72 %
-# where it says -38 %, used to count as agreement
+# a sign that holds with a magnitude that does not: TITAN speeding up 84 % of jobs where the
+# paper says 19 %, or -72 % where it says -38 %, is the same direction, not a reproduction
 @pytest.mark.parametrize(("values", "paper", "kwargs", "want"), [
     ([84, 80, 88], 19, {}, v.SAME_DIRECTION),
     ([-72, -70, -74], -38, {}, v.SAME_DIRECTION),

@@ -47,7 +47,7 @@ def test_a_trace_row_beyond_a_limit_names_file_line_and_column(tmp_path, row, co
 
 
 def test_an_allpass_trace_row_of_1e18_seconds_is_refused_before_sizing(tmp_path):
-    """Under cost sizing one such row used to shrink every other job to 1e-10 s."""
+    """Under cost sizing one such row would shrink every other job to 1e-10 s."""
     rows = [f"{60 * i},{600 + i},1,Pass" for i in range(40)] + ["2400,1e18,1,Pass"]
     path = _trace(tmp_path / "huge.csv", rows)
     with pytest.raises(InputError, match=r"huge\.csv, line 42, column 'duration_s'"):

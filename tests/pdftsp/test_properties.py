@@ -650,8 +650,8 @@ CORRUPTIONS = {
 
 def test_check_result_accepts_results_without_vendors():
     """A scenario with no vendor at all (vendor dim of size 0) is valid, and so is its
-    result (regression: check_result once indexed ``vendor_delay[:, 0]`` for every task and
-    raised IndexError when there was no vendor column)."""
+    result: check_result reads no ``vendor_delay[:, 0]``, which a scenario without a vendor
+    column lacks (it would raise IndexError)."""
     scenario = synthetic_scenario(nodes=2, slots=6, load=2.0, vendors=0,
                                   preprocessing_share=0.0, seed=0)
     assert scenario.sizes["vendor"] == 0 and scenario.sizes["task"] > 0

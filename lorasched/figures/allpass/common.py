@@ -1,27 +1,6 @@
 """What Allpass's section-5 pages share: sizes, the policies and their names, the paper's
-numbers, the one batch of runs behind Figs. 6-12, and the per-seed estimates the verdicts
-are judged on.
-
-Sizes
------
-``"full"`` is the paper's setting: 200 jobs (a Helios Venus window, durations / 5 and
-inter-arrival times / 15, work scaled to the paper's implied 332 A100-h, :mod:`lorasched.
-allpass.workload`), the limited (30 serverful A100s) and the unlimited setup, every policy,
-seeds 1-20. ``"small"`` runs 40 jobs and 5 seeds so that every page runs in seconds.
-
-Every claim is judged on one value per seed (:meth:`AllpassData.est`, a mean with its 95 %
-interval, :func:`lorasched.figures.verdicts.estimate`); a gain or a ratio of two policies
-is computed per seed on the same scenario (paired), then estimated.
-
-Every run is kept whole (per-job JCTs, leases, ticks), not reduced to a metric: the pages
-draw CDFs and timelines. A run takes a fraction of a second, so the pages run them directly
-(:func:`runs`) rather than through the sweep store, and keep the batch in one file under the
-figure store (``<store>/allpass/<code fingerprint>-<seeds>.pkl``, without the offer book,
-which is rebuilt from the scenario), so that ``lorasched reproduce`` computes it once for
-every page and any change to the library's code recomputes it. The readings page adds the
-other readings (:data:`READINGS`, limited setup) and two runs outside the paper's text
-(:data:`BEYOND_TEXT`, both setups) to the same batch. A sweep with ``system =
-"allpass"`` gives the same metrics cell by cell (:mod:`lorasched.experiments`).
+numbers, the one batch of runs behind Figs. 6-12 (:func:`runs`) and the per-seed estimates
+the verdicts are judged on (:class:`AllpassData`). See :doc:`/reference/figures`.
 """
 
 from __future__ import annotations

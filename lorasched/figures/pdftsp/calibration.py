@@ -1,13 +1,5 @@
-"""pdFTSP's alpha and beta: the held-out calibration and how much it leaves on the table.
-
-Not a figure of the paper: the page that shows where the figures' "pdFTSP (calibrated)"
-constants come from. Three sweeps on the base scenario of :func:`.common.base`:
-
-* ``calibration`` -- the alpha x beta scan on the calibration day (seed 101), the one
-  :func:`.common.calibration` picks the constants from;
-* ``evaluation`` -- the same scan on the evaluation days (seeds 1..3 full, 1..2 small),
-  which nothing is chosen from: it shows what the best pair in hindsight would have given;
-* ``rules`` -- the named rules (Lemma 2, v_max units) on both.
+"""pdFTSP's alpha and beta: the held-out calibration and how much it leaves on the table (the
+sweeps ``calibration``, ``evaluation`` and ``rules``; :doc:`/reference/figures`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """What every pdFTSP figure shares: the base scenario and sizes, the two pdFTSP variants
 (Lemma 2, and constants calibrated on a held-out day), the faithful Titan and its welfare
-oracle, tables by method, claim rows, the prose helpers, and :class:`SweepFigure`."""
+oracle, tables by method, claim rows and the prose helpers (:class:`SweepFigure` is in
+:mod:`.sweep_figure`)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""The day chapter's measurements of pdFTSP's mechanism, and their prose.
-
-:func:`mechanism` runs pdFTSP (Lemma 2 and calibrated constants) and the greedy baselines on
-one scenario and measures what the chapter on the algorithm explains with: how many used
-cells hold two or more tasks (task merging), utilisation, and, for the tasks pdFTSP with
-the Lemma-2 constants prices out, how high the prices on their best schedule stand against
-the floor Lemma 2's proof guarantees (:mod:`lorasched.pdftsp.diagnostics`).
-:func:`mechanism_findings` writes the paragraph from those numbers.
+"""The day chapter's measurements of pdFTSP's mechanism (:func:`mechanism`: task merging,
+utilisation, prices at rejection) and their prose (:func:`mechanism_findings`); see
+:doc:`/reference/figures`.
 """
 
 from __future__ import annotations

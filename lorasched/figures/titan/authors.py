@@ -1,30 +1,6 @@
-"""TITAN as the authors' code runs it: the setup of their simulator (gaow0007/TitanSched,
-f71cf44; :data:`lorasched.titan.scenario.SETUPS`) on all twelve of their workloads, the
-checkpoint cost swept, and the distance to the paper's setup taken apart one difference at
-a time.
-
-Sweeps (``setup="authors_code"`` unless said):
-
-* ``authors``: every workload ``FM-{density}-{model}`` (4 models x densities 1, 1.5, 2),
-  SRTF, Tiresias, TITAN without and with the task merger (lorasched's merger: the paper's
-  eq. (1) objective, restarts weighed);
-* ``fair``: TITAN without the merger under the objective of the authors' code
-  (``objective="authors_fair"``), the configuration their main experiment runs;
-* ``ckpt``: FM-1-vit with the checkpoint cost ``add_ckpt`` at 0, 30, 60 and 90 s (the
-  authors' ``fast_batch_run_ckpt.sh`` sweep);
-* ``step1`` ... ``step5``: FM-1-vit-large, from the authors' setup towards the paper's one
-  change at a time (:data:`LADDER`); the paper's setup itself is the shared TITAN sweep's
-  density-1 cell (:func:`.common.declaration`), the Table 3 page's numbers;
-* ``merge_authors``: FM-1-vit, TITAN with the authors' code's merge candidates and merged
-  length (``candidates="cross_dataset"``, ``merge_length="first"``), and ``merge_cross``
-  with their candidates but lorasched's length law (which of the two moves the JCT);
-* ``merge_fair``: FM-1-vit, TITAN with the authors' merge rules under their objective
-  (:data:`MERGE_AS_RUN`): the merger as their simulator ran it for their result files;
-* ``no_restart_cost``: FM-1-vit, TITAN's preemptive re-solve without weighing restarts.
-
-The authors' workloads are fixed files, so at ``"full"`` one run per cell says it all
-(the policies draw no random numbers); ``"small"`` draws 40 x density jobs of each file
-with 2 seeds.
+"""TITAN as the authors' code runs it: their simulator's setup on all twelve of their
+workloads, the checkpoint cost swept, and the distance to the paper's setup taken apart one
+difference at a time (:data:`LADDER`). The sweeps: :doc:`/reference/figures`.
 """
 
 from __future__ import annotations

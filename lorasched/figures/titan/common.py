@@ -1,13 +1,6 @@
 """What TITAN's section-5 pages share: sizes, the policies and their names, the paper's
-numbers, the one sweep over workload x density x policy, and small table helpers.
-
-Sizes
------
-``"full"`` is the paper's setting: 16 nodes x 4 GPUs (64), ViT-L/16 step times on V100,
-the authors' workload (its own job count, 160 x density) and the Helios-derived one (320 x
-density jobs), densities 0.5, 1, 1.5, 2, seeds 1-3 (error bars: one standard deviation;
-the authors' workload depends on the seed only at density 0.5). ``"small"`` draws 40 x
-density jobs from each workload and uses 2 seeds, so that every page runs in seconds.
+numbers, the one sweep over workload x density x policy (:func:`declaration`) and small table
+helpers. The sizes: :doc:`/reference/figures`.
 """
 
 from __future__ import annotations

@@ -1,30 +1,6 @@
-"""EFT (Earliest Finish Time), a baseline of the paper's section 5.1, as a fixed-price service.
-
-Paper: "For each task, EFT chooses the labor vendor with the lowest delay for data
-pre-processing in the marketplace. EFT allocates the computation of the incoming task to
-the compute nodes at the time slots where the task can be finished as soon as possible."
-
-Tasks are taken in arrival order, first come first served; every decision is final.
-
-* Vendor: the lowest delay ``h_in`` (ties: lowest price ``q_in``, then lowest index;
-  :func:`~lorasched.pdftsp.baselines.vendors.lowest_delay_vendor`). A task without
-  pre-processing (``f_i = 0``) uses no vendor (-1) and may start at its arrival. The window
-  is ``[a_i + h_in, d_i]``.
-* Schedule: :func:`lorasched.pdftsp.kernels.earliest_finish`, the fastest eligible node in
-  every slot from the window's start on, which finishes as early as any schedule can. Tasks
-  may share a node in a slot (task merging) as long as compute and memory fit.
-* Admission: EFT runs no auction. Task ``i`` is offered at the posted price
-  ``p_i = price_per_sample * M_i`` (:func:`lorasched.pdftsp.pricing.posted_prices`; by
-  default the scenario's ``value_density_min``). If ``b_i < p_i`` the user does not buy:
-  rejected, ``"price_above_bid"``. Otherwise, if no schedule meets ``M_i`` by ``d_i``:
-  ``"no_feasible_schedule"``. Otherwise the task is admitted, pays ``p_i`` (<= ``b_i``,
-  individually rational) and its cells are removed from the residual capacities
-  (``compute_left -= s_ik``, ``memory_left -= r_i``).
-* Welfare is ignored: a task is admitted even when its bid is below its vendor price plus
-  operating cost (negative contribution to welfare), as a fixed-price service would.
-
-No surplus ``F(il)`` is computed (NaN) and there are no dual prices (zeros).
-:func:`greedy_run` is shared with :mod:`lorasched.pdftsp.baselines.ntm`.
+"""EFT (Earliest Finish Time), a baseline of the paper's section 5.1, as a fixed-price service:
+the lowest-delay vendor, the earliest-finish schedule, the posted price (:func:`run`;
+:func:`greedy_run` is shared with NTM). Rule by rule: :doc:`/reference/pdftsp_baselines`.
 """
 
 from __future__ import annotations

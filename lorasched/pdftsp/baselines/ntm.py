@@ -1,24 +1,6 @@
-"""NTM (No Task Merging), a baseline of the paper's section 5.1, as a fixed-price service.
-
-Paper: "For each task, NTM chooses the labor vendor in the marketplace randomly. In NTM,
-there is only one task can be executed on each compute node at each time. NTM also
-allocates the computation to the compute nodes so that the task can be finished as soon
-as possible."
-
-Everything is as in :mod:`lorasched.pdftsp.baselines.eft` (arrival order, first come first
-served, irrevocable; posted price ``price_per_sample * M_i``: ``"price_above_bid"`` if the
-bid is below it, else ``"no_feasible_schedule"`` if no schedule meets ``M_i`` by ``d_i``,
-else admitted at the posted price; welfare is ignored, so a task whose bid is below its
-vendor price plus operating cost is still admitted) except:
-
-* Vendor: uniformly at random (:func:`~lorasched.pdftsp.baselines.vendors.random_vendor`,
-  shared with Titan), ``rng.integers(N)``, one draw per task that needs pre-processing,
-  drawn for all such tasks in task order before any decision (so a decision never shifts
-  the random stream, and the same seed gives the same result). A task without
-  pre-processing uses no vendor (-1) and may start at its arrival.
-* Schedule: :func:`lorasched.pdftsp.kernels.earliest_finish` with ``exclusive=True``: only
-  nodes idle in a slot (no other task on them) are eligible, so no node ever runs two tasks
-  at once.
+"""NTM (No Task Merging), a baseline of the paper's section 5.1, as a fixed-price service: EFT
+with a random vendor and one task per node per slot (:func:`run`). Rule by rule:
+:doc:`/reference/pdftsp_baselines`.
 """
 
 from __future__ import annotations
