@@ -3,5 +3,6 @@
 :mod:`.scenario`, :mod:`.workload`, :mod:`.kernels`, :mod:`.cg_kernels`,
 :mod:`.candidate_index`, :mod:`.schedule`, :mod:`.auction`, :mod:`.mechanism`,
 :mod:`.diagnostics`, :mod:`.baselines`, :mod:`.pricing`, :mod:`.policies`, :mod:`.offline`,
-:mod:`.bound`, :mod:`.decisions`, :mod:`.result`, :mod:`.simulation`, :mod:`.system`. See :doc:`/model`, :doc:`/algorithm`.
+:mod:`.bound`, :mod:`.decisions`, :mod:`.result`, :mod:`.simulation`, :mod:`.system`.
+See :doc:`/model`, :doc:`/algorithm`.
 """
