@@ -6,5 +6,6 @@
 * :mod:`.profiles` — published GPU and model numbers (throughput, memory, prices), each
   with its source;
 * :mod:`.system` — the :class:`~.system.System` plug-in contract between a system and the
-  experiment engine.
+  experiment engine;
+* :mod:`.rules` — a result checker as a table of named rules, run in order.
 """
