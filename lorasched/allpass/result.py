@@ -122,6 +122,8 @@ class _Context:
     kind: np.ndarray
     s0: np.ndarray
     s1: np.ndarray
+    ticks: np.ndarray  # the control loop's ticks and the threshold F after each
+    F: np.ndarray
 
 
 def _context(result: xr.Dataset) -> _Context:
@@ -133,7 +135,8 @@ def _context(result: xr.Dataset) -> _Context:
                     end=result["lease_end_s"].values, price=result["lease_price_per_h"].values,
                     sj=result["seg_job"].values, sl=result["seg_lease"].values,
                     kind=result["seg_kind"].values.astype(str),
-                    s0=result["seg_start_s"].values, s1=result["seg_end_s"].values)
+                    s0=result["seg_start_s"].values, s1=result["seg_end_s"].values,
+                    ticks=result["tick_s"].values, F=result["F_s"].values)
 
 
 def _every_job_finishes(c: _Context) -> None:
@@ -208,7 +211,7 @@ def _serverful_cap(c: _Context) -> None:  # Algorithm 2 within the cluster's cap
 
 def _stint_in_force(c: _Context, k: int, F0: float) -> float:
     """The largest F in force during serverless stint ``k`` (inf without one)."""
-    F, ticks = c.result["F_s"].values, c.result["tick_s"].values
+    F, ticks = c.F, c.ticks
     during = (ticks > c.s0[k] - TOL) & (ticks <= c.s1[k] + TOL)
     before = np.flatnonzero(ticks <= c.s0[k] + TOL)
     in_force = list(F[during]) + ([F[before[-1]]] if before.size else [F0])
@@ -217,7 +220,7 @@ def _stint_in_force(c: _Context, k: int, F0: float) -> float:
 
 def _serverless_stints(c: _Context) -> None:  # sec. 3.1 step 2: demoted at F
     F0 = float(c.result.attrs.get("F0", math.nan))
-    if np.isfinite(c.result["F_s"].values).any() or np.isfinite(F0):
+    if np.isfinite(c.F).any() or np.isfinite(F0):
         for k in np.flatnonzero((c.kind == "run") & (c.prov[c.sl] == "modal")):
             limit = _stint_in_force(c, k, F0)
             if c.s1[k] - c.s0[k] > limit + TOL * max(1.0, limit):
