@@ -1,10 +1,12 @@
 """The systems lorasched implements, by name, and :func:`simulate`, which dispatches on a
 scenario's ``system`` attribute.
 
-This module is where the systems meet: each sub-package (``lorasched.pdftsp``, and
-later ``lorasched.titan`` and ``lorasched.allpass``) describes itself with one
+This module is where the systems meet: each sub-package (``lorasched.pdftsp``,
+``lorasched.titan``, ``lorasched.allpass``) describes itself with one
 :class:`~lorasched.model.system.System`; the experiment engine reaches them only
-through :func:`get`.
+through :func:`get`. Its flags of ``lorasched simulate`` (a
+:class:`~lorasched.model.flags.Flags` in its ``flags`` module, kept out of the System so
+that a help text never enters a cell's key) are :data:`FLAGS`.
 """
 
 from __future__ import annotations
@@ -13,14 +15,21 @@ from pathlib import Path
 
 import xarray as xr
 
+from .allpass.flags import FLAGS as ALLPASS_FLAGS
 from .allpass.system import SYSTEM as ALLPASS
 from .model.errors import InputError
+from .model.flags import Flags
 from .model.system import System
+from .pdftsp.flags import FLAGS as PDFTSP_FLAGS
 from .pdftsp.system import SYSTEM as PDFTSP
+from .titan.flags import FLAGS as TITAN_FLAGS
 from .titan.system import SYSTEM as TITAN
 
 #: name -> System
 SYSTEMS: dict[str, System] = {s.name: s for s in (PDFTSP, TITAN, ALLPASS)}
+#: name -> the system's flags of ``lorasched simulate``
+FLAGS: dict[str, Flags] = {PDFTSP.name: PDFTSP_FLAGS, TITAN.name: TITAN_FLAGS,
+                           ALLPASS.name: ALLPASS_FLAGS}
 #: the system of a sweep or scenario that names none (everything before systems existed)
 DEFAULT = PDFTSP.name
 
@@ -31,6 +40,11 @@ def get(name: str) -> System:
         return SYSTEMS[name]
     except (KeyError, TypeError):
         raise InputError(f"unknown system {name!r}; choose one of {sorted(SYSTEMS)}") from None
+
+
+def flags(name: str) -> Flags:
+    """The flags system ``name`` adds to ``lorasched simulate`` (none if it declares none)."""
+    return FLAGS.get(get(name).name, Flags(()))
 
 
 def of(scenario: xr.Dataset) -> System:

@@ -15,7 +15,8 @@ GPU clouds.
 * :mod:`.cluster` — the two-tier cluster as an event loop (serverless stints, demotion,
   the serverful queue, leases), shared by Allpass and every baseline.
 * :mod:`.policies` — Allpass, Fixed-60s/600s, TL-P/TL-NP, SJF-P/SJF-NP, HPA, Modal.
-* :mod:`.result` — the result Dataset and its checker; :mod:`.system` — the System.
+* :mod:`.result` — the result Dataset and its checker; :mod:`.system` — the System;
+  :mod:`.flags` — its flags of ``lorasched simulate``.
 * :mod:`.diagnose` — why a run queued its demoted jobs (the readings page's mechanism).
 """
 

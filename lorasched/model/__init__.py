@@ -6,5 +6,7 @@
 * :mod:`.profiles` — published GPU and model numbers (throughput, memory, prices), each
   with its source;
 * :mod:`.system` — the :class:`~.system.System` plug-in contract between a system and the
-  experiment engine.
+  experiment engine;
+* :mod:`.flags` — the form of the flags a system adds to ``lorasched simulate``, and the
+  argument types they share.
 """

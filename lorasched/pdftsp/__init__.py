@@ -14,5 +14,6 @@ tasks with deadlines, labelling vendors and operating cost.
   bound;
 * :mod:`.decisions`, :mod:`.result` — what a policy returns, the accounting of eqs.
   (1)-(3) and the checker; :mod:`.simulation` — one policy on one scenario;
-  :mod:`.system` — pdFTSP as a :class:`~lorasched.model.system.System`.
+  :mod:`.system` — pdFTSP as a :class:`~lorasched.model.system.System`; :mod:`.flags` —
+  its flags of ``lorasched simulate``.
 """

@@ -18,7 +18,8 @@
 * :mod:`.policies` — ``titan``, ``titan_nomerge``, ``titan_noswitch``, ``srtf``, ``tiresias``,
   ``fifo`` (a reference).
 * :mod:`.schedule`, :mod:`.result` — run segments, the result Dataset and its checker.
-* :mod:`.system` — the :class:`~lorasched.model.system.System` the experiment engine sees.
+* :mod:`.system` — the :class:`~lorasched.model.system.System` the experiment engine sees;
+  :mod:`.flags` — its flags of ``lorasched simulate``.
 """
 
 from .cluster import LOG_LAW, TitanCluster, merged_iterations, run_titan
