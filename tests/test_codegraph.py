@@ -73,8 +73,8 @@ def test_lp_is_shared_by_the_systems_that_solve_lps(copy):
     assert after["allpass"] == before["allpass"]  # allpass solves no LP
 
 
-@pytest.mark.parametrize("module", ["figures/base.py", "present/plots.py", "cli.py",
-                                    "cli_simulate.py", "figures/pdftsp/fig04.py"])
+@pytest.mark.parametrize("module", ["figures/base.py", "present/plots.py", "cli/__init__.py",
+                                    "cli/simulate.py", "figures/pdftsp/fig04.py"])
 def test_presentation_never_enters_a_key(copy, module):
     before, edited = copy
     assert edited(module) == before

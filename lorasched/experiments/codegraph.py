@@ -32,8 +32,7 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "lorasched"
 #: folders and modules that do not change a cell's numbers: editing them keeps finished
 #: cells valid (figure objects, plots, widgets, benchmarks, the command line)
-PRESENTATION = ("figures", "present", "cli.py", "cli_simulate.py", "cli_reproduce.py",
-                "__main__.py")
+PRESENTATION = ("figures", "present", "cli", "__main__.py")
 
 
 def code_text(source: str) -> str:
