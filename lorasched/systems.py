@@ -1,7 +1,8 @@
 """The systems lorasched implements, by name: pdFTSP, TITAN and Allpass, each a
 :class:`~lorasched.model.system.System` of its sub-package; :func:`simulate` dispatches on a
 scenario's ``system`` attribute, and the experiment engine reaches a system only through
-:func:`get`.
+:func:`get`. Each system's ``lorasched simulate`` flags (its ``flags`` module, kept out of
+the System so that a help text never enters a cell's key) are :data:`FLAGS`.
 """
 
 from __future__ import annotations
@@ -10,14 +11,21 @@ from pathlib import Path
 
 import xarray as xr
 
+from .allpass.flags import FLAGS as ALLPASS_FLAGS
 from .allpass.system import SYSTEM as ALLPASS
 from .model.errors import InputError
+from .model.flags import Flags
 from .model.system import System
+from .pdftsp.flags import FLAGS as PDFTSP_FLAGS
 from .pdftsp.system import SYSTEM as PDFTSP
+from .titan.flags import FLAGS as TITAN_FLAGS
 from .titan.system import SYSTEM as TITAN
 
 #: name -> System
 SYSTEMS: dict[str, System] = {s.name: s for s in (PDFTSP, TITAN, ALLPASS)}
+#: name -> the system's flags of ``lorasched simulate``
+FLAGS: dict[str, Flags] = {PDFTSP.name: PDFTSP_FLAGS, TITAN.name: TITAN_FLAGS,
+                           ALLPASS.name: ALLPASS_FLAGS}
 #: the system of a sweep or scenario that names none (everything before systems existed)
 DEFAULT = PDFTSP.name
 
@@ -28,6 +36,11 @@ def get(name: str) -> System:
         return SYSTEMS[name]
     except (KeyError, TypeError):
         raise InputError(f"unknown system {name!r}; choose one of {sorted(SYSTEMS)}") from None
+
+
+def flags(name: str) -> Flags:
+    """The flags system ``name`` adds to ``lorasched simulate`` (none if it declares none)."""
+    return FLAGS.get(get(name).name, Flags(()))
 
 
 def of(scenario: xr.Dataset) -> System:

@@ -2,8 +2,9 @@
 
 :mod:`.clouds`, :mod:`.workload`, :mod:`.scenario`, :mod:`.pressure` (eqs. 1-2),
 :mod:`.scalers` (Algorithms 1-2), :mod:`.cluster`, :mod:`.policies`, :mod:`.result`,
-:mod:`.system`, :mod:`.diagnose`. The model: :doc:`/allpass_model`; the details:
-:doc:`/reference/allpass_cluster`, :doc:`/reference/allpass_data`.
+:mod:`.system`, :mod:`.flags` (its ``lorasched simulate`` flags), :mod:`.diagnose`. The
+model: :doc:`/allpass_model`; the details: :doc:`/reference/allpass_cluster`,
+:doc:`/reference/allpass_data`.
 """
 
 from .clouds import (

@@ -17,8 +17,7 @@ PACKAGE = "lorasched"
 #: folders and modules that do not change a cell's numbers: editing them keeps finished
 #: cells valid (figure objects, plots, the explorer, benchmarks, the profiler, the command
 #: line)
-PRESENTATION = ("figures", "plotting", "explorer", "bench", "profiling", "cli", "cli.py",
-                "cli_simulate.py", "cli_reproduce.py", "__main__.py")
+PRESENTATION = ("figures", "plotting", "explorer", "bench", "profiling", "cli", "__main__.py")
 
 
 def code_text(source: str) -> str:

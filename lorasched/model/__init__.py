@@ -1,6 +1,7 @@
 """What every system shares: :mod:`.traces` (GPU-cluster job traces, days, slots),
 :mod:`.jobs` (job windows and samples), :mod:`.profiles` (published GPU and model numbers),
 :mod:`.limits` (the largest magnitudes accepted), :mod:`.errors` (``InputError``,
-``ResultError``), :mod:`.system` (the plug-in contract of a system) and :mod:`.rules` (a
-result checker as a table of named rules).
+``ResultError``), :mod:`.system` (the plug-in contract of a system) :mod:`.rules` (a
+result checker as a table of named rules) and :mod:`.flags` (the form of a system's
+``lorasched simulate`` flags).
 """

@@ -2,8 +2,8 @@
 
 :mod:`.lut`, :mod:`.tables`, :mod:`.workload`, :mod:`.helios`, :mod:`.scenario`, :mod:`.milp`,
 :mod:`.switch`, :mod:`.cluster`, :mod:`.policies`, :mod:`.schedule`, :mod:`.result`,
-:mod:`.system`. See :doc:`/titan_model`, :doc:`/reference/titan_scheduler` and
-:doc:`/reference/titan_data`.
+:mod:`.system`, :mod:`.flags` (its ``lorasched simulate`` flags). See :doc:`/titan_model`,
+:doc:`/reference/titan_scheduler` and :doc:`/reference/titan_data`.
 """
 
 from .cluster import LOG_LAW, TitanCluster, merged_iterations, run_titan

@@ -74,7 +74,7 @@ def test_lp_is_shared_by_the_systems_that_solve_lps(copy):
 
 
 @pytest.mark.parametrize("module", ["figures/base.py", "plotting/pdftsp.py", "explorer/app.py",
-                                    "bench/scale.py", "cli.py", "cli_simulate.py",
+                                    "bench/scale.py", "cli/__init__.py", "cli/simulate.py",
                                     "figures/pdftsp/fig04.py"])
 def test_presentation_never_enters_a_key(copy, module):
     before, edited = copy

@@ -115,11 +115,10 @@ def test_algorithm_help_lists_allpass_policies_hyphenated(capsys, monkeypatch):
 
 
 def test_reproduce_allpass(tmp_path, capsys):
-    from lorasched import cli, cli_reproduce
+    from lorasched.cli import reproduce
     from lorasched.figures import allpass as allpass_figures
 
-    assert cli.allpass_figures is allpass_figures
-    assert "allpass" in cli_reproduce.figure_modules()
+    assert reproduce.figure_modules()["allpass"] is allpass_figures
     key = next(iter(allpass_figures.FIGURES))
     argv = ["reproduce", "--system", "allpass", "--size", "small", "--seeds", "1",
             "--figures", key, "--store", str(tmp_path), "--serial", "--no-progress"]

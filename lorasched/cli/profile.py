@@ -1,4 +1,5 @@
-"""``lorasched profile`` (the parser is :mod:`lorasched.cli`'s): time LoRA fine-tuning
+"""``lorasched profiles`` and ``lorasched profile``: print the published GPU/model
+profile table with its sources (:mod:`lorasched.model.profiles`); time LoRA fine-tuning
 steps for a grid of configurations and write a measured table
 (:mod:`lorasched.profiling.harness`, :mod:`lorasched.profiling.table`)."""
 
@@ -7,17 +8,26 @@ from __future__ import annotations
 import shlex
 import sys
 
-from .profiling import harness as profiler
-from .profiling import table as measured
-from .profiling import torch_backend as lora_torch
+from ..model.profiles import SOURCES, profile_table
+from ..profiling import harness as profiler
+from ..profiling import table as measured
+from ..profiling import torch_backend as lora_torch
+from .arguments import positive_int
 
 
-def add_parser(sub, positive_int) -> None:
-    """The ``profile`` sub-command's flags."""
+def register(sub) -> None:
+    """The ``profiles`` and ``profile`` commands."""
+    sub.add_parser("profiles", help="print the GPU/model profile table with sources"
+                   ).set_defaults(run=profiles)
+    _register_profile(sub)
 
-    def counts(text: str) -> list[int]:
-        return [positive_int(part) for part in text.split(",") if part.strip()]
 
+def counts(text: str) -> list[int]:
+    """``8,16,64``: whole numbers >= 1, comma-separated."""
+    return [positive_int(part) for part in text.split(",") if part.strip()]
+
+
+def _register_profile(sub) -> None:
     p = sub.add_parser(
         "profile", help="measure LoRA fine-tuning throughput and memory into a table",
         description="Time LoRA fine-tuning steps (warm-up, then timed steps) for every "
@@ -43,9 +53,22 @@ def add_parser(sub, positive_int) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the weights and inputs")
     p.add_argument("--out", required=True, help="the CSV file to write")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(run=profile)
+
+
+def profiles(args) -> int:
+    """``lorasched profiles``: every profile number with its source."""
+    for row in profile_table():
+        print(f"{row['quantity']:<45} {row['gpu']:<10} {row['value']!s:>12}  "
+              f"[{row['source']}]")
+    print("\nsources:")
+    for key, text in SOURCES.items():
+        print(f"  {key}: {text}")
+    return 0
 
 
 def profile(args) -> int:
+    """``lorasched profile``: measure the grid, write the table, print a line per row."""
     configs = profiler.grid(args.model, args.gpu_label, args.ranks, args.micro_batches,
                             args.seq_len, args.adapters)
     if args.backend == "published":
@@ -69,6 +92,3 @@ def profile(args) -> int:
               f"{r['peak_memory_gb']:.1f} GB")
     print(f"{len(table.rows)} configurations -> {path}")
     return 0
-
-
-

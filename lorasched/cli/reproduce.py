@@ -1,0 +1,180 @@
+"""``lorasched reproduce``, ``compare-stores`` and ``export-sweeps``: every figure's cells
+run into one store (the systems whose figures are sweeps of cells in one batch), two stores
+compared number by number, every figure's sweep declaration written as a file."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from ..experiments import compare_stores
+from ..figures import allpass as allpass_figures
+from ..figures import pdftsp as pdftsp_figures
+from ..figures import titan as titan_figures
+from ..figures.allpass import common as allpass_common
+from ..figures.base import default_store, reproduce_together
+from ..model.errors import InputError
+from .arguments import execution_args, positive_int
+
+
+def register(sub) -> None:
+    """The ``reproduce``, ``compare-stores`` and ``export-sweeps`` commands."""
+    _register_reproduce(sub)
+    cmp_stores = sub.add_parser(
+        "compare-stores", help="do two cell stores hold the same numbers?",
+        description="Match the finished cells of two stores by their parameters (not their "
+        "keys, which also hash the code) and compare every metric but the measured times, "
+        "bit for bit. Exit status 0 if identical, 1 if not.")
+    cmp_stores.add_argument("first", help="a cell store folder (with done/)")
+    cmp_stores.add_argument("second", help="another cell store folder")
+    cmp_stores.set_defaults(run=compare)
+    exp = sub.add_parser(
+        "export-sweeps", help="write every figure's sweep declaration as TOML files",
+        description="Write the sweep declarations of every figure object "
+        "(lorasched.figures) as NAME.toml into FOLDER, e.g. notebooks/sweeps.")
+    exp.add_argument("folder", help="an existing folder")
+    exp.add_argument("--size", default="full", choices=["small", "full"])
+    exp.set_defaults(run=export)
+
+
+def _register_reproduce(sub) -> None:
+    rep = sub.add_parser(
+        "reproduce", help="run every figure of the papers' evaluations into one cell store",
+        description="Run the cells of every figure sweep of lorasched.figures (pdFTSP: "
+        "Figs. 4-9, 12, 13 and the calibration page; TITAN: Table 3, Fig. 5, Table 4; "
+        "Allpass: Figs. 1, 6-12, computed in memory) into STORE: pdFTSP's and TITAN's "
+        "cells as ONE parallel, resumable batch (one pool of workers, each system's "
+        "slowest cells first), then Allpass's; the figure notebooks then find their cells "
+        "done. `make book` runs this with --size full.")
+    rep.add_argument("--system", default="all", choices=["all", *figure_modules()],
+                     help="whose figures (all)")
+    rep.add_argument("--size", default="full", choices=["small", "full"],
+                     help="full: the paper's setting (default); small: a quick look")
+    rep.add_argument("--store", default=None,
+                     help="folder of finished cells (default: build/sweeps/SIZE in a "
+                     "checkout, as the notebooks expect)")
+    rep.add_argument("--seeds", type=positive_int, default=None,
+                     help="seeds per cell (default: 3 full, 2 small)")
+    rep.add_argument("--figures", nargs="+", default=None, metavar="FIG",
+                     help="only these figures of --system (pdftsp, the default with --figures: "
+                     "fig04 ... fig13, calibration; fig12 is two sweeps, LP bound and OPT; "
+                     "titan: table3, fig05"
+                     + "; allpass: " + ", ".join(allpass_figures.FIGURES) + ")")
+    execution_args(rep)
+    rep.set_defaults(run=reproduce)
+
+
+def compare(args) -> int:
+    """``lorasched compare-stores``: 0 if the two stores hold the same numbers, 1 if not."""
+    report = compare_stores(args.first, args.second)
+    print(report)
+    return 0 if report.identical else 1
+
+
+def export(args) -> int:
+    """``lorasched export-sweeps``: print the path of every file written."""
+    for path in export_sweeps(args.folder, args.size):
+        print(path)
+    return 0
+
+
+def figure_modules() -> dict:
+    """system -> its figures module."""
+    return {"pdftsp": pdftsp_figures, "titan": titan_figures, "allpass": allpass_figures}
+
+
+def reproduce(args) -> int:
+    """Run the cells of every chosen system's figures into the store; 130 if interrupted,
+    1 if a cell failed."""
+    store = args.store or default_store(args.size)
+    if args.system != "all":
+        chosen = [args.system]
+    else:  # --figures alone names pdFTSP's figures, as before TITAN's pages existed
+        chosen = ["pdftsp"] if args.figures else list(figure_modules())
+    modules = figure_modules()
+    # the systems whose figures are sweeps of cells share one pool of workers
+    batched = {name: modules[name].sweeps(args.size, args.seeds, args.figures)
+               for name in chosen if hasattr(modules[name], "sweeps")}
+    status = _batch(batched, args, store) if batched else 0
+    for name in chosen:
+        if status == 130:
+            break
+        if name not in batched:
+            alone = _alone(name, modules[name], args, store)
+            status = 130 if alone == 130 else status | alone
+    return status
+
+
+def _batch(batched: dict, args, store) -> int:
+    """Run the systems' sweeps as one batch; print a line per system (and the batch's)."""
+    start = time.perf_counter()
+    report, per = reproduce_together(batched, args.size, store, workers=args.workers,
+                                     scheduler=args.scheduler, serial=args.serial,
+                                     progress=not args.no_progress)
+    if report.interrupted:
+        return 130
+    seconds, status = time.perf_counter() - start, 0
+    for name, got in per.items():
+        took = (f" in {seconds:.0f} s" if len(per) == 1
+                else f"; its cells ran {got.cell_seconds:.0f} s in all")
+        print(f"{name} ({args.size}): {got.computed} cells computed, {got.skipped} "
+              f"already done, {len(got.failed)} failed{took} -> {store}")
+        status |= _report_failed(store, got.failed)
+    if len(per) > 1:
+        print(f"{' + '.join(per)} ({args.size}): one batch of {len(report.cells)} cells "
+              f"in {seconds:.0f} s -> {store}")
+    return status
+
+
+def _alone(name: str, module, args, store) -> int:
+    """Run one system's figures by its own ``reproduce`` (Allpass's, computed in memory)."""
+    start = time.perf_counter()
+    report = module.reproduce(args.size, store, seeds=args.seeds, figures=args.figures,
+                              workers=args.workers, scheduler=args.scheduler,
+                              serial=args.serial, progress=not args.no_progress)
+    if report.interrupted:
+        return 130
+    print(f"{name} ({args.size}): {report.computed} cells computed, {report.skipped} "
+          f"already done, {len(report.failed)} failed in "
+          f"{time.perf_counter() - start:.0f} s -> {store}")
+    return _report_failed(store, report.failed)
+
+
+def _report_failed(store, failed) -> int:
+    """Print the failed cells to stderr; 1 if there were any."""
+    if not failed:
+        return 0
+    print(f"failed cells (tracebacks in {store}/failed/; rerun to retry them):",
+          file=sys.stderr)
+    for where, error in failed:
+        print(f"  {where}: {error}", file=sys.stderr)
+    return 1
+
+
+def export_sweeps(folder, size: str = "full") -> list[Path]:
+    """Write every figure's sweep declaration as ``<name>.toml`` in ``folder`` (the
+    examples in ``notebooks/sweeps/`` are these files; a test checks they are current)."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"export-sweeps: {folder} is a file, not a folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for fig in [fig for module in figure_modules().values()
+                for fig in module.FIGURES.values()]:
+        for sweep in fig.sweeps(size).values():
+            path = folder / f"{sweep.name}.toml"
+            if path in paths:  # TITAN's pages share one sweep
+                continue
+            path.write_text(f"# {fig.number}: {fig.title} — generated from "
+                            f"lorasched.figures.{fig.system}.FIGURES[{fig.key!r}] by "
+                            f"`lorasched export-sweeps`; do not edit\n" + sweep.to_toml())
+            paths.append(path)
+    sweep = allpass_common.paper_sweep(size)  # Allpass's pages run in memory (no figure
+    path = folder / f"{sweep.name}.toml"      # sweep): their main runs as one declaration
+    path.write_text("# Allpass sec. 5.1: every policy in both setups (Figs. 6-12) — generated "
+                    "from lorasched.figures.allpass.common.paper_sweep by `lorasched "
+                    "export-sweeps`; do not edit\n" + sweep.to_toml())
+    paths.append(path)
+    return paths
+
