@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import NamedTuple
 
 import numpy as np
 import xarray as xr
@@ -99,26 +100,29 @@ def _trace_work(day, batch, epochs, model, slot_minutes):
     return epochs * dataset, dataset, clipped
 
 
-def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "high",
-                       vendors: int = 5, deadline_policy: str = "slack", seed: int = 0,
-                       slots: int = 144, slot_minutes: float = 10.0, arrivals=None,
-                       preprocessing_share: float | None = None,
-                       model: profiles.ModelProfile = profiles.GPT2_XL,
-                       trace: str | os.PathLike | None = None,
-                       trace_day: int | str = "median",
-                       task_sizes: str = "paper", speed_layout: str = "type") -> xr.Dataset:
-    """A seeded synthetic scenario; see the module docstring for every modelling choice.
+class _Cluster(NamedTuple):
+    """The nodes and the slots: GPU type, C_kp, C_km, electricity price, op_cost_rate."""
 
-    Returns a validated ``xarray.Dataset`` (see :mod:`lorasched.pdftsp.scenario`) whose attribute
-    ``load_factor`` is the offered work over what the cluster can process in the horizon
-    (``sum M_i / (T * sum_k C_kp)``): above 1 the cluster cannot serve everything.
-    With ``trace`` (a name in :data:`lorasched.model.traces.TRACES` or a CSV path), ``load`` is
-    the target mean per slot of the trace day ``trace_day``; the attributes ``trace``,
-    ``trace_day`` (the day used) and ``task_sizes`` record it. ``speed_layout``: ``"type"``
-    (default) stores ``s_ik`` per (task, GPU type), as it is generated
-    (:data:`~lorasched.pdftsp.scenario.TYPED_SPEED_DIMS`); ``"node"`` as the (task, node)
-    matrix (K times larger). Both give the same results.
-    """
+    types: list[str]
+    capacity: np.ndarray
+    memory: np.ndarray
+    price: np.ndarray
+    op_cost_rate: np.ndarray
+
+
+class _Speeds(NamedTuple):
+    """s_ik per (task, GPU type) and r_i, from the micro-batch of each task."""
+
+    table: dict  # (GPU type, micro-batch) -> s_ik
+    kinds: list[str]  # the cluster's GPU types, sorted: the columns of by_type
+    col: np.ndarray  # node k -> the column of its GPU type
+    by_type: np.ndarray  # (task, GPU type) s_ik, SPEED_DTYPE
+    memory: np.ndarray  # r_i
+
+
+def _checked_arguments(nodes, slots, vendors, slot_minutes, deadline_policy,
+                       preprocessing_share, speed_layout, task_sizes, trace, arrivals):
+    """The validated (nodes, slots, vendors, slot_minutes, preprocessing_share)."""
     nodes = whole_number("nodes", nodes, low=1)
     slots = whole_number("slots", slots, low=1)
     vendors = whole_number("vendors", vendors, low=0)
@@ -148,9 +152,11 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
                          "arrivals)")
     if task_sizes == "trace" and trace is None:
         raise InputError("task_sizes='trace' needs a trace= to take the job sizes from")
-    rng = np.random.default_rng(seed)
+    return nodes, slots, vendors, slot_minutes, preprocessing_share
 
-    # cluster
+
+def _cluster(nodes, gpu, model, slots, slot_minutes) -> _Cluster:
+    """GPU types, capacities C_kp and C_km, and op_cost_rate (money per sample)."""
     types = gpu_types(nodes, gpu)
     gpus = [profiles.GPUS[t] for t in types]
     capacity = np.array([profiles.node_capacity(g, model, slot_minutes) for g in gpus])
@@ -160,8 +166,11 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
     slot_hours = slot_minutes / 60.0
     op_cost_rate = (power * profiles.PUE)[:, None] * price[None, :] * slot_hours
     op_cost_rate = op_cost_rate / capacity[:, None]
+    return _Cluster(types, capacity, memory_cap, price, op_cost_rate)
 
-    # arrivals and tasks
+
+def _arrivals(rng, load, arrivals, trace, trace_day, slots, slot_minutes):
+    """a_i of every task, in slot order, and the trace day (None without a trace)."""
     day = None
     if trace is None:
         counts = _arrival_counts(rng, load, arrivals, slots)
@@ -169,14 +178,24 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
         day = _traces.trace_day(trace, mean=_load_mean(load), day=trace_day, slots=slots,
                                 slot_minutes=slot_minutes, seed=rng)
         counts = day.counts
-    arrival = np.repeat(np.arange(slots), counts)
-    n = arrival.shape[0]
+    return np.repeat(np.arange(slots), counts), day
+
+
+def _task_sizes(rng, n, model, task_sizes, day, slot_minutes):
+    """(epochs, dataset, M_i, micro-batch, clipped shares or None) of the n tasks."""
     epochs = rng.integers(EPOCHS[0], EPOCHS[1] + 1, size=n)
     dataset = rng.integers(DATASET_SAMPLES[0], DATASET_SAMPLES[1] + 1, size=n)
     work = epochs * dataset
     batch = rng.choice(np.array(model.micro_batches), size=n)
+    clipped = None
     if task_sizes == "trace":
         work, dataset, clipped = _trace_work(day, batch, epochs, model, slot_minutes)
+    return epochs, dataset, work, batch, clipped
+
+
+def _speeds(types, batch, model, slot_minutes) -> _Speeds:
+    """s_ik of every task on every GPU type and r_i, from each task's micro-batch."""
+    n = batch.shape[0]
     speed_table = {(t, b): profiles.task_speed(profiles.GPUS[t], b, model, slot_minutes)
                    for t in set(types) for b in model.micro_batches}
     # s_ik depends on (micro-batch of i, GPU type of k) only: index a small table rather than
@@ -194,35 +213,42 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
     col = np.array([kinds.index(t) for t in types], dtype=np.int64)
     speed_by_type = table[row]  # (task, gpu): s_ik of every type, kinds' order
     memory = memory_of[row].reshape(n)
+    return _Speeds(speed_table, kinds, col, speed_by_type, memory)
 
-    v_ref = reference_value_per_sample(model, slot_minutes)
-    v_min, v_max = v_ref / VALUE_SPREAD, v_ref * VALUE_SPREAD
-    value_density = np.exp(rng.uniform(np.log(v_min), np.log(v_max), size=n))
-    bid = value_density * work
 
-    needs = rng.random(n) < preprocessing_share
-    if vendors:
-        base_delay = np.geomspace(*VENDOR_DELAY_SLOTS, num=vendors)
-        # faster vendors charge more: price ~ 1 / sqrt(delay), mid vendor at the target share
-        mean_epochs = (EPOCHS[0] + EPOCHS[1]) / 2
-        mid_price = VENDOR_PRICE_SHARE * v_ref * mean_epochs
-        base_price = mid_price * np.sqrt(np.sqrt(np.prod(VENDOR_DELAY_SLOTS)) / base_delay)
-        size = dataset / np.mean(DATASET_SAMPLES)
-        price_noise = rng.uniform(0.8, 1.25, size=(n, vendors))
-        delay_noise = rng.uniform(0.8, 1.25, size=(n, vendors))
-        vendor_price = dataset[:, None] * base_price[None, :] * price_noise
-        vendor_delay = np.ceil(base_delay[None, :] * size[:, None] * delay_noise)
-        vendor_delay = vendor_delay.astype(np.int64)
-    else:
-        vendor_price = np.zeros((n, 0))
-        vendor_delay = np.zeros((n, 0), dtype=np.int64)
+def _bids(rng, work, v_min, v_max) -> np.ndarray:
+    """b_i = v_i * M_i with the value per sample v_i log-uniform in [v_min, v_max]."""
+    value_density = np.exp(rng.uniform(np.log(v_min), np.log(v_max), size=work.shape[0]))
+    return value_density * work
 
-    # deadlines
+
+def _vendors(rng, dataset, vendors, v_ref):
+    """(q_in, h_in): each vendor's price and delay for each task's dataset."""
+    n = dataset.shape[0]
+    if not vendors:
+        return np.zeros((n, 0)), np.zeros((n, 0), dtype=np.int64)
+    base_delay = np.geomspace(*VENDOR_DELAY_SLOTS, num=vendors)
+    # faster vendors charge more: price ~ 1 / sqrt(delay), mid vendor at the target share
+    mean_epochs = (EPOCHS[0] + EPOCHS[1]) / 2
+    mid_price = VENDOR_PRICE_SHARE * v_ref * mean_epochs
+    base_price = mid_price * np.sqrt(np.sqrt(np.prod(VENDOR_DELAY_SLOTS)) / base_delay)
+    size = dataset / np.mean(DATASET_SAMPLES)
+    price_noise = rng.uniform(0.8, 1.25, size=(n, vendors))
+    delay_noise = rng.uniform(0.8, 1.25, size=(n, vendors))
+    vendor_price = dataset[:, None] * base_price[None, :] * price_noise
+    vendor_delay = np.ceil(base_delay[None, :] * size[:, None] * delay_noise)
+    return vendor_price, vendor_delay.astype(np.int64)
+
+
+def _deadlines(rng, deadline_policy, arrival, work, speeds, needs, vendors, vendor_delay,
+               slots, slot_minutes) -> np.ndarray:
+    """d_i by ``deadline_policy`` (module docstring), capped at the last slot."""
+    n = arrival.shape[0]
     last = slots - 1
     if deadline_policy in SLACK_RANGES:
         lo, hi = SLACK_RANGES[deadline_policy]
         sigma = rng.uniform(lo, hi, size=n)
-        fastest = speed_by_type[:, np.unique(col)].max(axis=1)
+        fastest = speeds.by_type[:, np.unique(speeds.col)].max(axis=1)
         delay = np.where(needs & (vendors > 0),
                          np.median(vendor_delay, axis=1) if vendors else 0, 0)
         deadline = arrival + np.ceil(delay + sigma * work / fastest).astype(np.int64)
@@ -230,62 +256,115 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
         deadline = arrival + int(np.ceil(FIXED_DEADLINE_HOURS * 60.0 / slot_minutes))
     else:
         deadline = np.full(n, last)
-    deadline = np.minimum(deadline, last).astype(np.int64)
+    return np.minimum(deadline, last).astype(np.int64)
 
-    load_factor = float(work.sum() / (slots * capacity.sum()))
+
+def _variables(cluster, speeds, tasks, vendor_price, vendor_delay, batch, epochs, dataset,
+               speed_layout) -> dict:
+    """The scenario's variables (:mod:`lorasched.pdftsp.scenario`), in their stored order."""
+    speed = ((("task", "gpu"), speeds.by_type) if speed_layout == "type" else
+             (("task", "node"), np.ascontiguousarray(speeds.by_type[:, speeds.col])))
+    return {
+        "compute_capacity": ("node", cluster.capacity.astype(np.int64)),
+        "memory_capacity": ("node", cluster.memory.astype(float)),
+        "gpu_type": ("node", np.array(cluster.types, dtype=str)),
+        "op_cost_rate": (("node", "slot"), cluster.op_cost_rate),
+        **{name: ("task", values) for name, values in tasks.items()},
+        "speed": speed,
+        "vendor_price": (("task", "vendor"), vendor_price),
+        "vendor_delay": (("task", "vendor"), vendor_delay),
+        "micro_batch": ("task", batch.astype(np.int64)),
+        "epochs": ("task", epochs.astype(np.int64)),
+        "dataset_size": ("task", dataset.astype(np.int64)),
+        "electricity_price": ("slot", cluster.price),
+    }
+
+
+def _attributes(model, slot_minutes, cluster, slots, work, v_min, v_max, speeds,
+                generator) -> dict:
+    """The scenario's attributes: load factor, declared bounds and the generator's arguments."""
+    return {
+        "system": "pdftsp",
+        "base_model_memory": round(model.base_model_memory_gb, 3),
+        "slot_minutes": float(slot_minutes),
+        "load_factor": float(work.sum() / (slots * cluster.capacity.sum())),
+        "value_density_min": v_min,
+        "value_density_max": v_max,
+        "task_memory_min": float(min(profiles.task_memory(b, model)
+                                     for b in model.micro_batches)),
+        "speed_per_memory_max": float(max(s / profiles.task_memory(b, model)
+                                          for (_, b), s in speeds.table.items())),
+        "model": model.name,
+        "generator": json.dumps(generator, default=str),
+    }
+
+
+def _trace_attributes(ds, trace, trace_day, day, task_sizes, clipped) -> None:
+    """Record the trace, its day and the task-size mode (trace scenarios only)."""
+    generator = json.loads(ds.attrs["generator"])
+    source = str(trace) if isinstance(trace, str | os.PathLike) else day.name
+    generator.update(trace=source, trace_day=trace_day, task_sizes=task_sizes)
+    ds.attrs["generator"] = json.dumps(generator, default=str)
+    ds.attrs.update(trace=day.name, trace_day=day.day, task_sizes=task_sizes)
+    if task_sizes == "trace":
+        ds.attrs.update(task_size_clipped_low=clipped[0], task_size_clipped_high=clipped[1])
+
+
+def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "high",
+                       vendors: int = 5, deadline_policy: str = "slack", seed: int = 0,
+                       slots: int = 144, slot_minutes: float = 10.0, arrivals=None,
+                       preprocessing_share: float | None = None,
+                       model: profiles.ModelProfile = profiles.GPT2_XL,
+                       trace: str | os.PathLike | None = None,
+                       trace_day: int | str = "median",
+                       task_sizes: str = "paper", speed_layout: str = "type") -> xr.Dataset:
+    """A seeded synthetic scenario; see the module docstring for every modelling choice.
+
+    Returns a validated ``xarray.Dataset`` (see :mod:`lorasched.pdftsp.scenario`) whose attribute
+    ``load_factor`` is the offered work over what the cluster can process in the horizon
+    (``sum M_i / (T * sum_k C_kp)``): above 1 the cluster cannot serve everything.
+    With ``trace`` (a name in :data:`lorasched.model.traces.TRACES` or a CSV path), ``load`` is
+    the target mean per slot of the trace day ``trace_day``; the attributes ``trace``,
+    ``trace_day`` (the day used) and ``task_sizes`` record it. ``speed_layout``: ``"type"``
+    (default) stores ``s_ik`` per (task, GPU type), as it is generated
+    (:data:`~lorasched.pdftsp.scenario.TYPED_SPEED_DIMS`); ``"node"`` as the (task, node)
+    matrix (K times larger). Both give the same results.
+    """
+    nodes, slots, vendors, slot_minutes, preprocessing_share = _checked_arguments(
+        nodes, slots, vendors, slot_minutes, deadline_policy, preprocessing_share,
+        speed_layout, task_sizes, trace, arrivals)
+    rng = np.random.default_rng(seed)  # every draw below comes from it, in this order
+    cluster = _cluster(nodes, gpu, model, slots, slot_minutes)
+    arrival, day = _arrivals(rng, load, arrivals, trace, trace_day, slots, slot_minutes)
+    n = arrival.shape[0]
+    epochs, dataset, work, batch, clipped = _task_sizes(rng, n, model, task_sizes, day,
+                                                         slot_minutes)
+    speeds = _speeds(cluster.types, batch, model, slot_minutes)
+    v_ref = reference_value_per_sample(model, slot_minutes)
+    v_min, v_max = v_ref / VALUE_SPREAD, v_ref * VALUE_SPREAD
+    bid = _bids(rng, work, v_min, v_max)
+    needs = rng.random(n) < preprocessing_share
+    vendor_price, vendor_delay = _vendors(rng, dataset, vendors, v_ref)
+    deadline = _deadlines(rng, deadline_policy, arrival, work, speeds, needs, vendors,
+                          vendor_delay, slots, slot_minutes)
+    tasks = {"arrival": arrival.astype(np.int64), "deadline": deadline, "memory": speeds.memory,
+             "work": work.astype(np.int64), "needs_preprocessing": needs, "bid": bid}
+    generator = {"nodes": nodes, "gpu": gpu, "load": load, "vendors": vendors,
+                 "deadline_policy": deadline_policy, "seed": seed, "slots": slots,
+                 "slot_minutes": slot_minutes,
+                 "arrivals": None if arrivals is None else "series",
+                 "preprocessing_share": preprocessing_share}
     ds = xr.Dataset(
-        {
-            "compute_capacity": ("node", capacity.astype(np.int64)),
-            "memory_capacity": ("node", memory_cap.astype(float)),
-            "gpu_type": ("node", np.array(types, dtype=str)),
-            "op_cost_rate": (("node", "slot"), op_cost_rate),
-            "arrival": ("task", arrival.astype(np.int64)),
-            "deadline": ("task", deadline),
-            "memory": ("task", memory),
-            "work": ("task", work.astype(np.int64)),
-            "needs_preprocessing": ("task", needs),
-            "bid": ("task", bid),
-            "speed": ((("task", "gpu"), speed_by_type) if speed_layout == "type" else
-                      (("task", "node"), np.ascontiguousarray(speed_by_type[:, col]))),
-            "vendor_price": (("task", "vendor"), vendor_price),
-            "vendor_delay": (("task", "vendor"), vendor_delay),
-            "micro_batch": ("task", batch.astype(np.int64)),
-            "epochs": ("task", epochs.astype(np.int64)),
-            "dataset_size": ("task", dataset.astype(np.int64)),
-            "electricity_price": ("slot", price),
-        },
+        _variables(cluster, speeds, tasks, vendor_price, vendor_delay, batch, epochs, dataset,
+                   speed_layout),
         coords={"node": np.arange(nodes), "slot": np.arange(slots), "task": np.arange(n),
                 "vendor": np.arange(vendors),
-                **({"gpu": np.array(kinds, dtype=str)} if speed_layout == "type" else {})},
-        attrs={
-            "system": "pdftsp",
-            "base_model_memory": round(model.base_model_memory_gb, 3),
-            "slot_minutes": float(slot_minutes),
-            "load_factor": load_factor,
-            "value_density_min": v_min,
-            "value_density_max": v_max,
-            "task_memory_min": float(min(profiles.task_memory(b, model)
-                                         for b in model.micro_batches)),
-            "speed_per_memory_max": float(max(s / profiles.task_memory(b, model)
-                                              for (_, b), s in speed_table.items())),
-            "model": model.name,
-            "generator": json.dumps({"nodes": nodes, "gpu": gpu, "load": load,
-                                     "vendors": vendors, "deadline_policy": deadline_policy,
-                                     "seed": seed, "slots": slots,
-                                     "slot_minutes": slot_minutes,
-                                     "arrivals": None if arrivals is None else "series",
-                                     "preprocessing_share": preprocessing_share},
-                                    default=str),
-        },
-    )
+                **({"gpu": np.array(speeds.kinds, dtype=str)} if speed_layout == "type"
+                   else {})},
+        attrs=_attributes(model, slot_minutes, cluster, slots, work, v_min, v_max, speeds,
+                          generator))
     if day is not None:  # attributes of trace scenarios only: the others stay as they were
-        generator = json.loads(ds.attrs["generator"])
-        source = str(trace) if isinstance(trace, str | os.PathLike) else day.name
-        generator.update(trace=source, trace_day=trace_day, task_sizes=task_sizes)
-        ds.attrs["generator"] = json.dumps(generator, default=str)
-        ds.attrs.update(trace=day.name, trace_day=day.day, task_sizes=task_sizes)
-        if task_sizes == "trace":
-            ds.attrs.update(task_size_clipped_low=clipped[0], task_size_clipped_high=clipped[1])
+        _trace_attributes(ds, trace, trace_day, day, task_sizes, clipped)
     ds["bid"].attrs["units"] = "USD"
     ds["electricity_price"].attrs["units"] = "USD per kWh"
     validate_scenario(ds)

@@ -91,6 +91,119 @@ def short_job_fraction(trace_file=None, short_s: float = SHORT_S) -> float:
     return float(np.mean(duration <= short_s))
 
 
+def _checked_arguments(jobs, density, seed, gpu, model) -> int:
+    """The number of jobs ``round(jobs * density)``, after checking every argument."""
+    if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or jobs <= 0:
+        raise InputError(f"jobs must be a positive integer, got {jobs!r}")
+    if (isinstance(density, bool) or not isinstance(density, numbers.Real)
+            or not math.isfinite(density) or density <= 0):
+        raise InputError(f"density must be a positive finite number, got {density!r}")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise InputError(f"seed must be a non-negative integer, got {seed!r}")
+    choices = _lut.available()
+    if not isinstance(gpu, str) or gpu not in choices:
+        raise InputError(f"gpu {gpu!r} has no LUT; choose one of {sorted(choices)}")
+    if not isinstance(model, str) or model not in choices[gpu]:
+        raise InputError(f"model {model!r} has no LUT on {gpu}; choose one of "
+                         f"{list(choices[gpu])}")
+    n = int(round(jobs * density))
+    if n < 1:
+        raise InputError(f"density {density!r} x jobs {jobs} rounds to {n} jobs; need >= 1")
+    return n
+
+
+def _candidates(trace_file, n, jobs, density):
+    """Steps 1-2: the filtered jobs' time of day ``t``, the positions of those submitted in
+    the window, and their ``duration_s`` and ``num_gpus``; ``ValueError`` if fewer than
+    ``n``."""
+    _, submit, duration, trace_gpus = filtered_jobs(trace_file)
+    t = np.mod(submit.astype(float), DAY_S)
+    window = np.flatnonzero(t < WINDOW_S)
+    if window.size < n:
+        raise InputError(f"{n} jobs requested (jobs={jobs} x density={density:g}) but only "
+                         f"{window.size} filtered trace jobs are submitted in the first "
+                         f"{WINDOW_S} s of a day")
+    return t, window, duration, trace_gpus
+
+
+def _draw(rng, n, t, window, duration, trace_gpus):
+    """Step 2: ``n`` candidates drawn without replacement, in submit order:
+    (submit_s, duration_s, num_gpus)."""
+    pick = np.sort(rng.choice(window, size=n, replace=False))
+    pick = pick[np.argsort(t[pick], kind="stable")]
+    return t[pick], duration[pick], trace_gpus[pick]
+
+
+def _lengths(lut, duration, trace_gpus):
+    """Steps 3-5: (the GPU cap, requested_gpus, target_batch_size, total_iterations)."""
+    measured = np.isfinite(lut["step_time"].values).any(axis=1)
+    top = int(lut["gpus"].values[measured].max())
+    requested = np.minimum(trace_gpus, min(GPU_CAP, top)).astype(np.int64)
+    plan = {}
+    for a in np.unique(requested).tolist():
+        batch = _lut.best_configuration(lut, a, _lut.paper_batches())[0]
+        plan[a] = (batch, _lut.step_time(lut, a, batch))
+    batch = np.array([plan[a][0] for a in requested.tolist()], dtype=np.int64)
+    step = np.array([plan[a][1] for a in requested.tolist()], dtype=float)
+    iterations = np.maximum(1, np.round(duration / step)).astype(np.int64)
+    return min(GPU_CAP, top), requested, batch, iterations
+
+
+def _scale_classes(gpu_time, n) -> np.ndarray:
+    """Step 6: the class of each job (0 small, 1 medium, 2 large) by its GPU-time
+    percentile among the n drawn jobs."""
+    share = np.searchsorted(np.sort(gpu_time), gpu_time, side="right") / n
+    return np.where(share <= CLASS_BOUNDS[0], 0, np.where(share <= CLASS_BOUNDS[1], 1, 2))
+
+
+def _datasets(rng, cls, classes, scale, model) -> list[str]:
+    """Step 6: each job's dataset, drawn in submit order among its class's datasets."""
+    datasets = []
+    for c in cls.tolist():
+        options = classes[SCALE_CLASSES[c]]
+        if not options:
+            raise InputError(f"model {model!r} has no {SCALE_CLASSES[c]} dataset in "
+                             f"{titansched_dir() / 'dataset_class.csv'}")
+        datasets.append(options[int(rng.integers(len(options)))])
+    missing = sorted(set(datasets) - set(scale))
+    if missing:
+        raise InputError(f"dataset {missing[0]!r} of model {model!r} has no dataset scale in "
+                         f"{titansched_dir() / 'dataset_scale.csv'}")
+    return datasets
+
+
+def _text(values):
+    """A text variable over ``job``."""
+    return ("job", np.array(values, dtype=object))
+
+
+def _variables(model, submit_s, datasets, scale, cap, requested, batch, iterations,
+               duration, trace_gpus, gpu_time, cls) -> dict:
+    """The workload's variables over ``job`` (step 7 names the jobs)."""
+    n = len(datasets)
+    return {
+        "name": _text([f"helios-{i}" for i in range(n)]),
+        "submit_s": ("job", submit_s, {"units": "s", "long_name": "submission time"}),
+        "application": _text([f"{model}@{d}" for d in datasets]),
+        "model": _text([model] * n),
+        "dataset": _text(datasets),
+        "requested_gpus": ("job", requested,
+                           {"long_name": f"GPUs requested (trace's, capped at {cap})"}),
+        "target_batch_size": ("job", batch, {"units": "samples per optimizer step"}),
+        "samples_per_epoch": ("job", np.array([scale[d] for d in datasets], dtype=np.int64)),
+        "total_samples": ("job", iterations * batch,
+                          {"long_name": "total_iterations x target_batch_size"}),
+        "total_iterations": ("job", iterations,
+                             {"long_name": "round(duration_s / step time)"}),
+        "duration_s": ("job", duration, {"units": "s", "long_name": "trace duration"}),
+        "trace_gpus": ("job", trace_gpus.astype(np.int64),
+                       {"long_name": "trace's num_gpus"}),
+        "gpu_time_s": ("job", gpu_time, {"units": "GPU-s",
+                                         "long_name": "duration_s x requested_gpus"}),
+        "scale_class": _text([SCALE_CLASSES[c] for c in cls.tolist()]),
+    }
+
+
 def helios_workload(jobs=PAPER_JOBS, density=1.0, model: str = "vit-large",
                     gpu: str = "V100", seed=0, trace_file=None, lut=None) -> xr.Dataset:
     """A TITAN workload of ``round(jobs * density)`` Helios jobs (rules in the module docstring).
@@ -128,22 +241,7 @@ def helios_workload(jobs=PAPER_JOBS, density=1.0, model: str = "vit-large",
         a bad argument (naming it); fewer candidate jobs than requested (naming both
         counts); a model with no dataset of a needed class or no dataset scale.
     """
-    if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or jobs <= 0:
-        raise InputError(f"jobs must be a positive integer, got {jobs!r}")
-    if (isinstance(density, bool) or not isinstance(density, numbers.Real)
-            or not math.isfinite(density) or density <= 0):
-        raise InputError(f"density must be a positive finite number, got {density!r}")
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise InputError(f"seed must be a non-negative integer, got {seed!r}")
-    choices = _lut.available()
-    if not isinstance(gpu, str) or gpu not in choices:
-        raise InputError(f"gpu {gpu!r} has no LUT; choose one of {sorted(choices)}")
-    if not isinstance(model, str) or model not in choices[gpu]:
-        raise InputError(f"model {model!r} has no LUT on {gpu}; choose one of "
-                         f"{list(choices[gpu])}")
-    n = int(round(jobs * density))
-    if n < 1:
-        raise InputError(f"density {density!r} x jobs {jobs} rounds to {n} jobs; need >= 1")
+    n = _checked_arguments(jobs, density, seed, gpu, model)
     if lut is None:
         lut = _lut.load_lut(gpu, model)
     classes = dataset_classes().get(model)
@@ -151,73 +249,15 @@ def helios_workload(jobs=PAPER_JOBS, density=1.0, model: str = "vit-large",
         raise InputError(f"model {model!r} has no application in "
                          f"{titansched_dir() / 'dataset_class.csv'}")
     scale = _read_scale(titansched_dir() / "dataset_scale.csv")
-
-    # 1-2: filter, window, draw, order
-    _, submit, duration, trace_gpus = filtered_jobs(trace_file)
-    t = np.mod(submit.astype(float), DAY_S)
-    window = np.flatnonzero(t < WINDOW_S)
-    if window.size < n:
-        raise InputError(f"{n} jobs requested (jobs={jobs} x density={density:g}) but only "
-                         f"{window.size} filtered trace jobs are submitted in the first "
-                         f"{WINDOW_S} s of a day")
+    t, window, duration, trace_gpus = _candidates(trace_file, n, jobs, density)  # 1-2
     rng = np.random.default_rng(int(seed))
-    pick = np.sort(rng.choice(window, size=n, replace=False))
-    pick = pick[np.argsort(t[pick], kind="stable")]
-    submit_s, duration, trace_gpus = t[pick], duration[pick], trace_gpus[pick]
-
-    # 3-5: request, batch, length
-    measured = np.isfinite(lut["step_time"].values).any(axis=1)
-    top = int(lut["gpus"].values[measured].max())
-    requested = np.minimum(trace_gpus, min(GPU_CAP, top)).astype(np.int64)
-    plan = {}
-    for a in np.unique(requested).tolist():
-        batch = _lut.best_configuration(lut, a, _lut.paper_batches())[0]
-        plan[a] = (batch, _lut.step_time(lut, a, batch))
-    batch = np.array([plan[a][0] for a in requested.tolist()], dtype=np.int64)
-    step = np.array([plan[a][1] for a in requested.tolist()], dtype=float)
-    iterations = np.maximum(1, np.round(duration / step)).astype(np.int64)
+    submit_s, duration, trace_gpus = _draw(rng, n, t, window, duration, trace_gpus)  # 2
+    cap, requested, batch, iterations = _lengths(lut, duration, trace_gpus)  # 3-5
     gpu_time = duration * requested
-
-    # 6: class by GPU-time percentile, dataset within the class
-    share = np.searchsorted(np.sort(gpu_time), gpu_time, side="right") / n
-    cls = np.where(share <= CLASS_BOUNDS[0], 0, np.where(share <= CLASS_BOUNDS[1], 1, 2))
-    datasets = []
-    for c in cls.tolist():
-        options = classes[SCALE_CLASSES[c]]
-        if not options:
-            raise InputError(f"model {model!r} has no {SCALE_CLASSES[c]} dataset in "
-                             f"{titansched_dir() / 'dataset_class.csv'}")
-        datasets.append(options[int(rng.integers(len(options)))])
-    missing = sorted(set(datasets) - set(scale))
-    if missing:
-        raise InputError(f"dataset {missing[0]!r} of model {model!r} has no dataset scale in "
-                         f"{titansched_dir() / 'dataset_scale.csv'}")
-
-    def text(values):
-        return ("job", np.array(values, dtype=object))
-
-    data = {
-        "name": text([f"helios-{i}" for i in range(n)]),
-        "submit_s": ("job", submit_s, {"units": "s", "long_name": "submission time"}),
-        "application": text([f"{model}@{d}" for d in datasets]),
-        "model": text([model] * n),
-        "dataset": text(datasets),
-        "requested_gpus": ("job", requested,
-                           {"long_name": f"GPUs requested (trace's, capped at "
-                                         f"{min(GPU_CAP, top)})"}),
-        "target_batch_size": ("job", batch, {"units": "samples per optimizer step"}),
-        "samples_per_epoch": ("job", np.array([scale[d] for d in datasets], dtype=np.int64)),
-        "total_samples": ("job", iterations * batch,
-                          {"long_name": "total_iterations x target_batch_size"}),
-        "total_iterations": ("job", iterations,
-                             {"long_name": "round(duration_s / step time)"}),
-        "duration_s": ("job", duration, {"units": "s", "long_name": "trace duration"}),
-        "trace_gpus": ("job", trace_gpus.astype(np.int64),
-                       {"long_name": "trace's num_gpus"}),
-        "gpu_time_s": ("job", gpu_time, {"units": "GPU-s",
-                                         "long_name": "duration_s x requested_gpus"}),
-        "scale_class": text([SCALE_CLASSES[c] for c in cls.tolist()]),
-    }
+    cls = _scale_classes(gpu_time, n)  # 6
+    datasets = _datasets(rng, cls, classes, scale, model)  # 6
+    data = _variables(model, submit_s, datasets, scale, cap, requested, batch, iterations,
+                      duration, trace_gpus, gpu_time, cls)
     source = HELIOS_SOURCE if trace_file is None else str(trace_file)
     return xr.Dataset(data, coords={"job": np.arange(n, dtype=np.int64)},
                       attrs={"density": float(density), "model": model, "gpu": gpu,

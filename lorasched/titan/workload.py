@@ -94,6 +94,50 @@ def load_workload(density=1, model: str = "vit", folder=None) -> xr.Dataset:
         ``folder`` or one of its files does not exist.
     """
     folder = _folder(folder)
+    density, path = _workload_file(folder, density, model)
+    curves_path = folder / "curves" / "hpo_task_info.json"
+    curves = _read_curves(curves_path)
+    scale_path = folder / "dataset_scale.csv"
+    scale = _read_scale(scale_path)
+    jobs = _read_jobs(path)
+    metric, epochs, reached, samples = [], [], [], []
+    for i, row in enumerate(jobs.itertuples(index=False)):
+        where = f"{path}, line {i + 2} (job {row.name!r})"
+        name, epoch, hit, per_epoch = _job_length(row, where, curves, curves_path, scale,
+                                                  scale_path)
+        metric.append(name)
+        epochs.append(epoch)
+        reached.append(hit)
+        samples.append(per_epoch)
+    source = (WORKLOAD_SOURCE.replace("{density}", f"{density:g}").replace("{model}", model)
+              if folder.resolve() == titansched_dir().resolve() else str(path))
+    return xr.Dataset(_variables(jobs, metric, epochs, reached, samples),
+                      coords={"job": np.arange(len(jobs), dtype=np.int64)},
+                      attrs={"density": density, "model": model, "source": source,
+                             "merge_key": MERGE_KEY, "max_epochs": MAX_EPOCHS})
+
+
+def merge_candidates(ds: xr.Dataset) -> list[tuple[int, ...]]:
+    """Groups of at least two job positions sharing an ``application`` (same base model and
+    dataset: the merge candidates, module docstring), each ascending, the groups in the
+    order of their first job. Raises ``TypeError`` / ``ValueError`` if ``ds`` is not a
+    Dataset with ``application`` over ``job``."""
+    if not isinstance(ds, xr.Dataset):
+        raise InputError(f"ds must be an xarray.Dataset from load_workload, got "
+                        f"{type(ds).__name__}")
+    if "application" not in ds or ds["application"].dims != ("job",):
+        raise InputError("ds has no 'application' over 'job': build it with load_workload")
+    groups: dict[str, list[int]] = {}
+    for i, app in enumerate(ds["application"].values.tolist()):
+        groups.setdefault(str(app), []).append(i)
+    return [tuple(g) for g in groups.values() if len(g) >= 2]
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+def _workload_file(folder: Path, density, model) -> tuple[float, Path]:
+    """(density as the file names it, path) of the workload file of ``density`` and
+    ``model`` in ``folder``; ``ValueError`` listing the choices if there is none."""
     files = _files(folder)
     if isinstance(density, bool) or not isinstance(density, numbers.Real):
         raise InputError(f"density must be a number, one of {sorted(files)}; got "
@@ -106,60 +150,65 @@ def load_workload(density=1, model: str = "vit", folder=None) -> xr.Dataset:
     if not isinstance(model, str) or model not in files[density]:
         raise InputError(f"model {model!r} has no workload at density {density:g} in "
                          f"{folder / 'workloads'}; choose one of {sorted(files[density])}")
-    path = files[density][model]
-    curves_path = folder / "curves" / "hpo_task_info.json"
-    curves = _read_curves(curves_path)
-    scale = _read_scale(folder / "dataset_scale.csv")
-    jobs = _read_jobs(path)
+    return density, files[density][model]
 
-    metric, epochs, reached, samples = [], [], [], []
-    for i, row in enumerate(jobs.itertuples(index=False)):
-        where = f"{path}, line {i + 2} (job {row.name!r})"
-        model_curves = curves.get(row.model)
-        if model_curves is None or row.dataset not in model_curves:
-            raise InputError(
-                f"{where}, column 'application': application {row.application!r} has no "
-                f"curve in {curves_path} (models {sorted(curves)}"
-                + (f"; datasets of {row.model!r}: {sorted(model_curves)}" if model_curves
-                   else "") + ")")
-        if row.dataset not in scale:
-            raise InputError(f"{where}, column 'application': application "
-                             f"{row.application!r} has no dataset scale for "
-                             f"{row.dataset!r} in {folder / 'dataset_scale.csv'} (datasets "
-                             f"{sorted(scale)})")
-        by_lr = model_curves[row.dataset]
-        lr_key = _match(by_lr, row.target_lr, float)
-        if lr_key is None:
-            raise InputError(f"{where}, column 'target_lr': learning rate "
-                             f"{row.target_lr:g} has no curve for {row.application!r} in "
-                             f"{curves_path} (learning rates {list(by_lr)})")
-        by_steps = by_lr[lr_key]
-        steps_key = _match(by_steps, row.target_gradient_steps, float)
-        if steps_key is None:
-            raise InputError(f"{where}, column 'target_gradient_steps': gradient steps "
-                             f"{row.target_gradient_steps} have no curve for "
-                             f"{row.application!r} at learning rate {lr_key!r} in "
-                             f"{curves_path} (gradient steps {list(by_steps)})")
-        name, values, points = _curve(by_steps[steps_key], curves_path,
-                                      (row.model, row.dataset, lr_key, steps_key))
-        hit = [e for v, e in zip(values, points, strict=True) if v >= row.target_metric]
-        metric.append(name)
-        epochs.append(float(min(hit)) if hit else float(MAX_EPOCHS))
-        reached.append(bool(hit))
-        samples.append(scale[row.dataset])
 
+def _dataset_curves(row, where: str, curves: dict, curves_path: Path, scale: dict,
+                    scale_path: Path) -> dict:
+    """The curves of the job's (model, dataset) by learning rate; ``ValueError`` if the
+    application has no curve or no dataset scale."""
+    model_curves = curves.get(row.model)
+    if model_curves is None or row.dataset not in model_curves:
+        raise InputError(
+            f"{where}, column 'application': application {row.application!r} has no "
+            f"curve in {curves_path} (models {sorted(curves)}"
+            + (f"; datasets of {row.model!r}: {sorted(model_curves)}" if model_curves
+               else "") + ")")
+    if row.dataset not in scale:
+        raise InputError(f"{where}, column 'application': application "
+                         f"{row.application!r} has no dataset scale for "
+                         f"{row.dataset!r} in {scale_path} (datasets "
+                         f"{sorted(scale)})")
+    return model_curves[row.dataset]
+
+
+def _job_length(row, where: str, curves: dict, curves_path: Path, scale: dict,
+                scale_path: Path) -> tuple[str, float, bool, int]:
+    """(metric, epochs, reached, samples_per_epoch) of one job: the first epoch of its
+    curve reaching ``target_metric``, else :data:`MAX_EPOCHS` (module docstring)."""
+    by_lr = _dataset_curves(row, where, curves, curves_path, scale, scale_path)
+    lr_key = _match(by_lr, row.target_lr, float)
+    if lr_key is None:
+        raise InputError(f"{where}, column 'target_lr': learning rate "
+                         f"{row.target_lr:g} has no curve for {row.application!r} in "
+                         f"{curves_path} (learning rates {list(by_lr)})")
+    by_steps = by_lr[lr_key]
+    steps_key = _match(by_steps, row.target_gradient_steps, float)
+    if steps_key is None:
+        raise InputError(f"{where}, column 'target_gradient_steps': gradient steps "
+                         f"{row.target_gradient_steps} have no curve for "
+                         f"{row.application!r} at learning rate {lr_key!r} in "
+                         f"{curves_path} (gradient steps {list(by_steps)})")
+    name, values, points = _curve(by_steps[steps_key], curves_path,
+                                  (row.model, row.dataset, lr_key, steps_key))
+    hit = [e for v, e in zip(values, points, strict=True) if v >= row.target_metric]
+    return (name, float(min(hit)) if hit else float(MAX_EPOCHS), bool(hit),
+            scale[row.dataset])
+
+
+def _variables(jobs: pd.DataFrame, metric, epochs, reached, samples) -> dict:
+    """The workload's variables over ``job``, with total_samples = epochs x
+    samples_per_epoch and total_iterations = ceil(total_samples / target_batch_size)."""
     epochs = np.array(epochs, dtype=float)
     samples = np.array(samples, dtype=np.int64)
     total = epochs * samples
     batch = jobs["target_batch_size"].to_numpy(dtype=np.int64)
     iterations = np.ceil(np.round(total / batch, 9)).astype(np.int64)
-    source = (WORKLOAD_SOURCE.replace("{density}", f"{density:g}").replace("{model}", model)
-              if folder.resolve() == titansched_dir().resolve() else str(path))
 
     def text(column):
         return ("job", np.array(jobs[column].tolist(), dtype=object))
 
-    data = {
+    return {
         "name": text("name"),
         "submit_s": ("job", jobs["submission_time"].to_numpy(dtype=float),
                      {"units": "s", "long_name": "submission time"}),
@@ -182,28 +231,7 @@ def load_workload(density=1, model: str = "vit", folder=None) -> xr.Dataset:
         "total_iterations": ("job", iterations,
                              {"long_name": "ceil(total_samples / target_batch_size)"}),
     }
-    return xr.Dataset(data, coords={"job": np.arange(len(jobs), dtype=np.int64)},
-                      attrs={"density": density, "model": model, "source": source,
-                             "merge_key": MERGE_KEY, "max_epochs": MAX_EPOCHS})
 
-
-def merge_candidates(ds: xr.Dataset) -> list[tuple[int, ...]]:
-    """Groups of at least two job positions sharing an ``application`` (same base model and
-    dataset: the merge candidates, module docstring), each ascending, the groups in the
-    order of their first job. Raises ``TypeError`` / ``ValueError`` if ``ds`` is not a
-    Dataset with ``application`` over ``job``."""
-    if not isinstance(ds, xr.Dataset):
-        raise InputError(f"ds must be an xarray.Dataset from load_workload, got "
-                        f"{type(ds).__name__}")
-    if "application" not in ds or ds["application"].dims != ("job",):
-        raise InputError("ds has no 'application' over 'job': build it with load_workload")
-    groups: dict[str, list[int]] = {}
-    for i, app in enumerate(ds["application"].values.tolist()):
-        groups.setdefault(str(app), []).append(i)
-    return [tuple(g) for g in groups.values() if len(g) >= 2]
-
-
-# --- helpers ------------------------------------------------------------------------------
 
 def _folder(folder) -> Path:
     folder = titansched_dir() if folder is None else Path(folder)

@@ -7,6 +7,7 @@ objective or, as an oracle, welfare (:func:`run`, :data:`MIP_SETTINGS`). See
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 from tqdm import tqdm
@@ -91,6 +92,111 @@ def progress_view(arrays: ScenarioArrays) -> ScenarioArrays:
                            op_cost_rate=np.zeros_like(arrays.op_cost_rate))
 
 
+class _Settings(NamedTuple):
+    """How each slot's P1 is solved: column generation, then the MILP (:data:`MIP_SETTINGS`)."""
+
+    method: str  # "milp" or "rens"
+    mip_max_nodes: int
+    mip_options: dict
+    mip_rel_gap: float
+    max_cg_iterations: int
+    time_limit: float  # seconds per slot, inf: none
+    work_resolution: int
+
+
+def _settings(objective, mip, mip_max_nodes, mip_rel_gap, max_cg_iterations, time_limit,
+              work_resolution) -> _Settings:
+    """The checked solver settings, ``mip_max_nodes`` and ``time_limit`` resolved."""
+    if objective not in OBJECTIVES:
+        raise InputError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    if mip not in MIP_SETTINGS:
+        raise InputError(f"mip must be one of {tuple(MIP_SETTINGS)}, got {mip!r}")
+    method, setting_nodes, mip_options = MIP_SETTINGS[mip]
+    if mip_max_nodes is None:
+        mip_max_nodes = setting_nodes
+    if time_limit is None:
+        time_limit = np.inf
+    return _Settings(method, mip_max_nodes, mip_options, mip_rel_gap, max_cg_iterations,
+                     time_limit, work_resolution)
+
+
+def _settings_attributes(settings: _Settings, mip: str) -> dict:
+    """The settings as the result's attributes record them."""
+    return {"time_limit": float(settings.time_limit),
+            "mip_rel_gap": float(settings.mip_rel_gap),
+            "max_cg_iterations": int(settings.max_cg_iterations), "mip": mip,
+            "mip_max_nodes": int(settings.mip_max_nodes)}
+
+
+def _empty_stats(T: int) -> dict[str, np.ndarray]:
+    """The per-slot statistics before any slot is solved (NaN: no solve in the slot)."""
+    stats = {name: np.full(T, np.nan) for name in
+             ("seconds", "mip_gap", "gap", "lp_bound", "objective", "columns", "cg_iterations")}
+    stats["hit_limit"] = np.zeros(T)
+    stats["lp_stalls"] = np.zeros(T)
+    stats["batch"] = np.zeros(T)
+    return stats
+
+
+def _batch(arrays: ScenarioArrays, t, objective: str, price, out: Decisions) -> np.ndarray:
+    """B_t: the tasks arriving in slot t (with the welfare objective, those whose bid
+    covers the posted price; the others are rejected here)."""
+    batch = np.flatnonzero(arrays.arrival == t)
+    if objective == "welfare":  # the oracle's users buy at the posted price
+        buys = arrays.bid[batch] >= price[batch]
+        out.reason[batch[~buys]] = "price_above_bid"
+        batch = batch[buys]
+    return batch
+
+
+def _solve_slot(seen: ScenarioArrays, batch, compute_left, memory_left, vendor_of,
+                settings: _Settings, start: float):
+    """P1 (eq. 5) of one slot: column generation on its LP relaxation, then the MILP over
+    the generated columns. (cg, feasible, chosen columns, value, MIP gap, hit a limit)."""
+    cg, feasible = bound.solve_lp(seen, batch, compute_left, memory_left,
+                                  work_resolution=settings.work_resolution, relaxed=False,
+                                  vendor_of=vendor_of, max_iterations=settings.max_cg_iterations,
+                                  time_limit=settings.time_limit,
+                                  stall_iterations=STALL_ITERATIONS)
+    time_limit = settings.time_limit
+    left = max(time_limit - (time.perf_counter() - start), 0.1 * time_limit)
+    solve = cg.master.solve_fixed if settings.method == "rens" else cg.master.solve_integer
+    chosen, value, _, mip_gap, hit = solve(left, settings.mip_rel_gap, settings.mip_max_nodes,
+                                           settings.mip_options)
+    return cg, feasible, chosen, value, mip_gap, hit or not cg.converged
+
+
+def _commit(arrays: ScenarioArrays, batch, master, chosen, price, compute_left, memory_left,
+            out: Decisions, cells: CellCollector) -> None:
+    """Admit the tasks of the chosen columns: take their cells off the residual capacity
+    (which stays within (5b)-(5c)), record vendor, payment and cells."""
+    for c in chosen:
+        i = int(batch[master.col_group[c]])  # group j is task batch[j]
+        nodes, times = master.col_cells[c]
+        compute_left[nodes, times] -= arrays.speed[i, nodes]
+        memory_left[nodes, times] -= arrays.memory[i]
+        out.admitted[i] = True
+        out.reason[i] = "admitted"
+        out.chosen_vendor[i] = master.col_label[c]  # the column's vendor
+        out.payment[i] = price[i]
+        cells.add(i, nodes, times)
+    assert (compute_left >= 0).all() and (memory_left >= -MEMORY_TOLERANCE).all()
+
+
+def _record(stats: dict, t, seconds: float, cg, value: float, mip_gap: float, hit) -> None:
+    """Slot t's statistics; ``gap`` = (LP bound - MILP value) / LP bound."""
+    lp_bound = cg.bound  # a valid dual bound at any CG iteration
+    stats["seconds"][t] = seconds
+    stats["mip_gap"][t] = mip_gap
+    stats["lp_bound"][t] = lp_bound
+    stats["objective"][t] = value
+    stats["gap"][t] = (lp_bound - value) / abs(lp_bound) if lp_bound > 0 else 0.0
+    stats["hit_limit"][t] = float(hit)
+    stats["columns"][t] = cg.master.n_columns
+    stats["cg_iterations"][t] = cg.iterations
+    stats["lp_stalls"][t] = cg.master.stalls
+
+
 def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "progress",
         price_per_sample: float | None = None, max_cg_iterations: int = 10,
         mip: str = "root", mip_max_nodes: int | None = None, mip_rel_gap: float = 1e-4,
@@ -110,81 +216,34 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
     when it is used up and the MILP gets what is left (at least a tenth) -- at the price of
     machine-dependent results.
     """
-    if objective not in OBJECTIVES:
-        raise InputError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
-    if mip not in MIP_SETTINGS:
-        raise InputError(f"mip must be one of {tuple(MIP_SETTINGS)}, got {mip!r}")
-    method, setting_nodes, mip_options = MIP_SETTINGS[mip]
-    if mip_max_nodes is None:
-        mip_max_nodes = setting_nodes
-    if time_limit is None:
-        time_limit = np.inf
+    settings = _settings(objective, mip, mip_max_nodes, mip_rel_gap, max_cg_iterations,
+                         time_limit, work_resolution)
     seen = progress_view(arrays) if objective == "progress" else arrays
-    n, K, T = arrays.n_tasks, arrays.n_nodes, arrays.n_slots
-    out = Decisions.empty(n, K, T)
+    out = Decisions.empty(arrays.n_tasks, arrays.n_nodes, arrays.n_slots)
     price, per_sample = posted_prices(arrays, price_per_sample)
     vendor_of = random_vendor(arrays, rng)
     compute_left, memory_left = arrays.residual()
-    stats = {name: np.full(T, np.nan) for name in
-             ("seconds", "mip_gap", "gap", "lp_bound", "objective", "columns", "cg_iterations")}
-    stats["hit_limit"] = np.zeros(T)
-    stats["lp_stalls"] = np.zeros(T)
-    stats["batch"] = np.zeros(T)
+    stats = _empty_stats(arrays.n_slots)
     cells = CellCollector()
     slots = np.unique(arrays.arrival)
     for t in tqdm(slots, desc="titan", unit="slot", disable=not progress):
         start = time.perf_counter()
-        batch = np.flatnonzero(arrays.arrival == t)
-        if objective == "welfare":  # the oracle's users buy at the posted price
-            buys = arrays.bid[batch] >= price[batch]
-            out.reason[batch[~buys]] = "price_above_bid"
-            batch = batch[buys]
+        batch = _batch(arrays, t, objective, price, out)  # B_t
         stats["batch"][t] = batch.size
         if batch.size == 0:
             continue
-        cg, feasible = bound.solve_lp(seen, batch, compute_left, memory_left,
-                                      work_resolution=work_resolution, relaxed=False,
-                                      vendor_of=vendor_of, max_iterations=max_cg_iterations,
-                                      time_limit=time_limit,
-                                      stall_iterations=STALL_ITERATIONS)
-        left = max(time_limit - (time.perf_counter() - start), 0.1 * time_limit)
-        if method == "rens":
-            chosen, value, _, mip_gap, hit = cg.master.solve_fixed(left, mip_rel_gap,
-                                                                   mip_max_nodes, mip_options)
-        else:
-            chosen, value, _, mip_gap, hit = cg.master.solve_integer(left, mip_rel_gap,
-                                                                     mip_max_nodes, mip_options)
-        hit = hit or not cg.converged
+        cg, feasible, chosen, value, mip_gap, hit = _solve_slot(
+            seen, batch, compute_left, memory_left, vendor_of, settings, start)
         out.reason[batch[feasible]] = "not_selected"
         out.reason[batch[~feasible]] = "no_feasible_schedule"
-        for c in chosen:
-            i = int(batch[cg.master.col_group[c]])  # group j is task batch[j]
-            nodes, times = cg.master.col_cells[c]
-            compute_left[nodes, times] -= arrays.speed[i, nodes]
-            memory_left[nodes, times] -= arrays.memory[i]
-            out.admitted[i] = True
-            out.reason[i] = "admitted"
-            out.chosen_vendor[i] = cg.master.col_label[c]  # the column's vendor
-            out.payment[i] = price[i]
-            cells.add(i, nodes, times)
-        assert (compute_left >= 0).all() and (memory_left >= -MEMORY_TOLERANCE).all()
+        _commit(arrays, batch, cg.master, chosen, price, compute_left, memory_left, out,
+                cells)
         seconds = time.perf_counter() - start
         out.decision_time[batch] = seconds / batch.size
-        lp_bound = cg.bound  # a valid dual bound at any CG iteration
-        stats["seconds"][t] = seconds
-        stats["mip_gap"][t] = mip_gap
-        stats["lp_bound"][t] = lp_bound
-        stats["objective"][t] = value
-        stats["gap"][t] = (lp_bound - value) / abs(lp_bound) if lp_bound > 0 else 0.0
-        stats["hit_limit"][t] = float(hit)
-        stats["columns"][t] = cg.master.n_columns
-        stats["cg_iterations"][t] = cg.iterations
-        stats["lp_stalls"][t] = cg.master.stalls
+        _record(stats, t, seconds, cg, value, mip_gap, hit)
     cells.store(out)
     out.per_slot = stats
-    out.attrs = {"time_limit": float(time_limit), "mip_rel_gap": float(mip_rel_gap),
-                 "max_cg_iterations": int(max_cg_iterations), "mip": mip,
-                 "mip_max_nodes": int(mip_max_nodes),
+    out.attrs = {**_settings_attributes(settings, mip),
                  "slots_hit_limit": int(stats["hit_limit"].sum()),
                  "max_gap": float(np.nanmax(stats["gap"])) if np.isfinite(
                      stats["gap"]).any() else 0.0,
