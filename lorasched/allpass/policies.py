@@ -23,11 +23,11 @@ prior knowledge", the paper's own label); HPA sees GPU utilisation only. Every s
 baseline rents from the same market as Allpass (cheapest Vast.ai offer first, Lambda as
 fallback), pays the same checkpoint and restore on a preemption as Allpass pays on a
 demotion, and meets the scenario's cap. Hyphenated names (``tl-p``, ``allpass-fixed60``)
-are accepted by :func:`lorasched.allpass.system.simulate`.
+are accepted by ``lorasched.allpass.system.simulate``.
 
 A policy of your own is a function ``run(arrays, rng, **options)`` returning a
-:class:`~lorasched.allpass.cluster.Run` (most simply an :class:`.cluster.AllpassCluster`
-run with your settings), registered with
+:class:`~lorasched.allpass.cluster.Run` (most simply a
+``lorasched.allpass.cluster.AllpassCluster`` run with your settings), registered with
 ``lorasched.systems.get("allpass").register(name, run)``.
 """
 
@@ -79,7 +79,7 @@ def allpass(arrays: AllpassArrays, rng: np.random.Generator, *, F0: float = F0,
             reading: str = "evident", overdue: bool = True, demand: str = "deadline",
             units: str = "paper", checkpoint_s: float = CHECKPOINT_S,
             restore_s: float = RESTORE_S) -> Run:
-    """The policy ``allpass``: Allpass (sec. 3).
+    """The policy ``allpass``: Allpass as its section 3 describes it.
 
     Serverless first with the adaptive threshold F (Algorithm 1), an EDF serverful queue,
     and DBF-driven workers (Algorithm 2).
@@ -184,7 +184,7 @@ def allpass_fixed(arrays: AllpassArrays, rng: np.random.Generator, *, F: float =
 def allpass_fixed60(arrays: AllpassArrays, rng: np.random.Generator, *,
                     reading: str = "evident", overdue: bool = True, units: str = "paper",
                     checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
-    """The policy ``allpass_fixed60``: Fig. 11's Fixed-60s.
+    """The policy ``allpass_fixed60``: Allpass with F fixed at 60 s (Fixed-60s of Figure 11).
 
     :func:`allpass_fixed` with ``F=60``; the options are its.
 
@@ -200,7 +200,7 @@ def allpass_fixed60(arrays: AllpassArrays, rng: np.random.Generator, *,
 def allpass_fixed600(arrays: AllpassArrays, rng: np.random.Generator, *,
                      reading: str = "evident", overdue: bool = True, units: str = "paper",
                      checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
-    """The policy ``allpass_fixed600``: Fig. 11's Fixed-600s.
+    """The policy ``allpass_fixed600``: Allpass with F fixed at 600 s (Fixed-600s of Figure 11).
 
     :func:`allpass_fixed` with ``F=600``; the options are its.
 

@@ -3,14 +3,15 @@ they meet and the serverful cap, as one ``xarray.Dataset`` with ``attrs["system"
 "allpass"``, and its plain arrays.
 
 dim ``job`` (submit order)
-    the workload of :func:`.workload.allpass_workload`: ``name``, ``submit_s``, ``work_s``
-    (seconds of A100 work), ``model``, ``per_epoch_s``, ``epochs``, ``deadline_s``,
-    ``trace_duration_s``.
+    the workload of ``lorasched.allpass.workload.allpass_workload``: ``name``,
+    ``submit_s``, ``work_s`` (seconds of A100 work), ``model``, ``per_epoch_s``,
+    ``epochs``, ``deadline_s``, ``trace_duration_s``.
 dims ``minute`` x ``offer``
     ``price_per_gpu_h``: the marketplace's A100 offers each minute (NaN: the slot offers
-    nothing), from :func:`.clouds.offer_book` (a model, calibrated to Fig. 12's $0.74) or a
-    user's series (:func:`.clouds.load_offer_book`). Past the book's last minute the last
-    minute's offers stand (a stated assumption; the default book spans ``book_hours``).
+    nothing), from ``lorasched.allpass.clouds.offer_book`` (a model, calibrated to Fig.
+    12's $0.74) or a user's series (``lorasched.allpass.clouds.load_offer_book``). Past the
+    book's last minute the last minute's offers stand (a stated assumption; the default
+    book spans ``book_hours``).
 
 attrs: ``system``, ``capacity`` (the cap on concurrent serverful workers; ``-1`` is
 unlimited, sec. 5.1's "unlimited capacity setup"), the workload's attrs and the book's
@@ -112,12 +113,16 @@ def allpass_scenario(jobs: int = PAPER_JOBS, source: str = "helios",
 
     Parameters
     ----------
-    jobs, source, sizing, trace_file : optional
-        The workload (``lorasched.allpass.workload.allpass_workload``): 200 jobs from a
-        Helios window (``"helios"``, default) or the mixture fitted to Seren
-        (``"mixture"``); ``sizing="cost"`` (default) scales the work to the paper's implied
-        332 A100-h, ``"trace"`` keeps duration / 5; ``trace_file``, a trace CSV used
-        instead of Helios.
+    jobs : int, optional
+        Jobs of the workload (``lorasched.allpass.workload.allpass_workload``; default
+        200).
+    source : {"helios", "mixture"}, optional
+        Jobs from a Helios window (default) or the mixture fitted to Seren.
+    sizing : {"cost", "trace"}, optional
+        ``"cost"`` (default) scales the work to the paper's implied 332 A100-h,
+        ``"trace"`` keeps duration / 5.
+    trace_file : path-like, optional
+        A trace CSV used instead of Helios.
     capacity : int or "none", optional
         Cap on concurrent serverful workers (default sec. 5.1's 30; ``"none"`` unlimited).
     book_hours : float, optional

@@ -2,7 +2,7 @@
 
 A *cell* is one unit of work: one policy on one scenario with one seed, or (``algorithm
 is None``) a bound on one scenario. Its key hashes its parameters (system included), the
-code its system can reach (:func:`code_fingerprint`: that system's sub-package and the
+code its system can reach (``code_fingerprint``: that system's sub-package and the
 shared layers it imports, not the other systems' nor the presentation layers) and, for a
 policy defined outside the package, that policy's source: a cell computed by other code
 is never reused. Cells that would run the same thing (an option axis that a policy

@@ -3,7 +3,8 @@ and :func:`run_sweeps` (the cells of several sweeps as one batch into one store)
 
 Execution is serial or on dask.distributed (an embedded ``LocalCluster`` sized to the
 machine by default, or an existing scheduler); every finished cell is persisted at once,
-and a rerun skips the cells already in the store (see :mod:`.store`, :mod:`.grid`).
+and a rerun skips the cells already in the store (see :mod:`lorasched.experiments.store`,
+:mod:`lorasched.experiments.grid`).
 """
 
 from __future__ import annotations
@@ -89,6 +90,8 @@ def run_sweep(sweep: Sweep | dict | str | os.PathLike, out=None, *, store=None,
     InputError
         If the declaration is invalid, neither ``out`` nor ``store`` is given, or the
         folder of ``out`` does not exist.
+    FileNotFoundError
+        If ``sweep`` names a file that does not exist.
     """
     sweep = Sweep.load(sweep)
     if out is None and store is None:

@@ -6,7 +6,7 @@
   and the rule broken. It is a ``ValueError``, so code that catches ``ValueError`` keeps
   working. The command line prints it as one line on stderr and exits with status 2.
 * :class:`ResultError` -- a result that breaks its system's model, raised by every
-  system's ``check_result`` (:func:`lorasched.check_result`). Its message names the
+  system's ``check_result`` (:func:`lorasched.systems.check_result`). Its message names the
   constraint, the item (task, job, node, slot) and the values. It is an
   ``AssertionError``: a result that fails it is a bug, not bad input.
 """

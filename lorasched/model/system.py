@@ -24,7 +24,7 @@ import numpy as np
 
 from .errors import InputError
 
-#: a policy's positional arguments; every other parameter is an option
+#: A policy's positional arguments; every other parameter is an option.
 POLICY_ARGUMENTS = ("arrays", "rng")
 
 

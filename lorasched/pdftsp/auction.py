@@ -69,7 +69,7 @@ PAYMENTS = ("critical", "paper")
 
 
 def payment_paper(s: Schedule, r_i: float) -> float:
-    """The paper's payment, eq. (14), for a schedule of a task.
+    """The paper's payment (its equation 14) for a schedule of a task.
 
     ``q_in* + max-lambda * sum_kt s_ik x_ikt + max-phi * sum_kt r_i x_ikt``, i.e. the
     critical bid (:attr:`Schedule.critical_bid <lorasched.pdftsp.schedule.Schedule.critical_bid>`)
@@ -145,7 +145,7 @@ def declared_bounds(arrays: ScenarioArrays) -> tuple[float, float, float]:
 
 
 def default_alpha_beta(arrays: ScenarioArrays, constants: str = "lemma2") -> tuple[float, float]:
-    """alpha and beta of eqs. (7)-(8), by a named rule, from the scenario's declared bounds.
+    """alpha and beta of equations (7)-(8), by a named rule, from the declared bounds.
 
     The one place where lorasched computes them (the module docstring derives the rules).
 

@@ -250,7 +250,7 @@ def aggregate_identical_nodes(arrays: ScenarioArrays) -> tuple[ScenarioArrays, n
 def offline_upper_bound(scenario: xr.Dataset, *, work_resolution: int = 8,
                         max_iterations: int = 200, time_limit: float = 600.0,
                         gap_tol: float = 1e-3, progress: bool = False) -> UpperBound:
-    """An upper bound on the offline optimum (eq. 4) at paper scale.
+    """An upper bound on the offline optimum of problem (4), at paper scale.
 
     The LP relaxation of P1 (eq. 5) by column generation, with Algorithm 2's DP (additive
     prices) as pricing. Identical nodes are aggregated first

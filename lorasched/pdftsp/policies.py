@@ -1,11 +1,11 @@
 """pdFTSP's policy registry: name -> ``run(arrays, rng, **options) -> Decisions``.
 
 ``pdftsp`` is the online primal-dual auction (Algorithms 1 and 2, :func:`.auction.run`);
-``titan``, ``eft`` and ``ntm`` are the paper's baselines (:mod:`.baselines`);
+``titan``, ``eft`` and ``ntm`` are the paper's baselines (``lorasched.pdftsp.baselines``);
 ``titan_oracle`` is Titan maximising welfare with every bid in view, stronger than the
 paper's Titan and labelled an oracle wherever it is shown. A new policy
 for this model is a function with that signature plus one line in :data:`REGISTRY`, or,
-from outside the package, :func:`register`.
+from outside the package, :meth:`System.register <lorasched.model.system.System.register>`.
 """
 
 from __future__ import annotations

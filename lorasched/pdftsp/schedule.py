@@ -38,7 +38,7 @@ INFEASIBLE = -2  #: vendor of a schedule search that found nothing
 
 
 class Schedule(NamedTuple):
-    """The best schedule ``l`` of one task under given prices, with all of eq. (10)'s terms.
+    """The best schedule ``l`` of one task under given prices, with all the terms of (10).
 
     Parameters
     ----------
@@ -129,7 +129,7 @@ def schedule(arrays: ScenarioArrays, i: int, lam: np.ndarray, phi: np.ndarray,
     work_resolution : int, optional
         R of the work discretisation (default 8; ``lorasched.pdftsp.kernels``); it does
         not apply to ``solver="brute"``.
-    index : optional
+    index : object, optional
         A ``lorasched.pdftsp.index.CandidateIndex`` of exactly this state, which supplies
         the candidate cells without scanning the cluster (the same cells, so the same
         schedule).

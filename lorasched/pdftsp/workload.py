@@ -5,14 +5,14 @@ seeded ``numpy.random.Generator``; the same arguments give the same dataset, bit
 Every modelling choice is a named argument or a constant documented here.
 
 * Cluster: ``nodes`` GPUs of one type (``"A100"``, ``"A40"``) or ``"mix"`` (alternating).
-  Capacities, speeds, memory and base-model size come from :mod:`lorasched.model.profiles`.
+  Capacities, speeds, memory and base-model size come from ``lorasched.model.profiles``.
 * Time: ``slots`` slots of ``slot_minutes`` (144 x 10 min = one day).
 * Arrivals: Poisson per slot with mean 30 / 50 / 80 for ``load`` light / medium / high
   (or a number), or an explicit series of counts per slot (``arrivals=``), or one day of a
   real GPU-cluster trace (``trace=``: MLaaS / Philly / Helios / Acme or a CSV path, paper
   sec. 5.1) whose per-slot submissions are scaled to the mean of ``load``, keeping the
   trace's shape; ``trace_day`` picks the day ("median" = the representative day). The rules
-  (day, slot binning, scaling, job sampling) are in :mod:`lorasched.model.traces`.
+  (day, slot binning, scaling, job sampling) are in ``lorasched.model.traces``.
 * Task size (paper, sec. 5.1, ``task_sizes="paper"``): epochs uniform in 1..5, dataset size
   uniform in [5k, 20k] samples, ``M_i = epochs * dataset``. Micro-batch uniform in (1, 2, 4)
   sets the task's memory and per-node speed. ``task_sizes="trace"`` (with a trace) keeps
@@ -25,7 +25,7 @@ Every modelling choice is a named argument or a constant documented here.
   (and discarded) in this mode too, so both modes consume the generator alike.
 * Valuation: value per sample ``v_i`` log-uniform in [v_ref / 2, 2 v_ref], ``b_i = v_i * M_i``,
   with ``v_ref`` the on-demand cloud price of the samples an A100 processes
-  (:data:`lorasched.model.profiles.GPU_HOUR_USD`). The declared bounds go into the attributes
+  (``lorasched.model.profiles.GPU_HOUR_USD``). The declared bounds go into the attributes
   ``value_density_min``/``value_density_max`` (what an operator would post), beside
   ``task_memory_min`` and ``speed_per_memory_max`` (the largest ``s_ik / r_i`` over the
   cluster's GPU types and the model's micro-batches), all known before any task arrives.
@@ -149,7 +149,7 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
                        trace: str | os.PathLike | None = None,
                        trace_day: int | str = "median",
                        task_sizes: str = "paper", speed_layout: str = "type") -> xr.Dataset:
-    """A seeded synthetic pdFTSP scenario (the paper's sec. 5.1).
+    """A seeded synthetic pdFTSP scenario, as in the paper's section 5.1.
 
     The same arguments give the same dataset, bit for bit. The module docstring states
     every modelling choice.

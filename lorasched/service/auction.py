@@ -102,8 +102,11 @@ class AuctionService:
         from); its tasks are ignored.
     state_dir : str or os.PathLike
         The folder of the durable state (:class:`~lorasched.service.store.Store`).
-    payment, constants, solver, work_resolution : optional
-        The auction's options (:class:`~lorasched.pdftsp.auction.OnlineAuction`).
+    payment, constants, solver : str, optional
+        The auction's options (:class:`~lorasched.pdftsp.auction.OnlineAuction`; default
+        ``"critical"``, ``"lemma2"``, ``"paper"``).
+    work_resolution : int, optional
+        The auction's R of the work discretisation (default 8).
     sync : {"full", "normal"}, optional
         The store's durability (default ``"full"``).
 

@@ -1,22 +1,22 @@
 """The HTTP/JSON face of :class:`~lorasched.service.auction.AuctionService` (version 1).
 
-=====================  ==================================================================
-``POST /v1/tasks``     one task (:mod:`.tasks`) -> its decision: 201 when new, 200 when
-                       the id was decided before (the stored decision, nothing admitted
-                       twice); 422 for a bad field or a body nested deeper than
-                       ``MAX_JSON_DEPTH``, 409 for a used id with another body or a closed
-                       slot, 413 for a body over the limit, 503 with ``Retry-After`` when
-                       the decision could not be stored (``field``: ``disk``,
-                       ``database``; send the same request again); the error body is
-                       ``{"error": message, "field": name}`` and changes nothing
+======================  ==================================================================
+``POST /v1/tasks``      one task (:mod:`.tasks`) -> its decision: 201 when new, 200 when
+                        the id was decided before (the stored decision, nothing admitted
+                        twice); 422 for a bad field or a body nested deeper than
+                        ``MAX_JSON_DEPTH``, 409 for a used id with another body or a closed
+                        slot, 413 for a body over the limit, 503 with ``Retry-After`` when
+                        the decision could not be stored (``field``: ``disk``,
+                        ``database``; send the same request again); the error body is
+                        ``{"error": message, "field": name}`` and changes nothing
 ``GET /v1/tasks/{id}``  the stored decision, or 404
-``GET /v1/prices``     lambda and phi (node x slot) for ``?from=&to=`` (default all slots)
-``GET /healthz``       ``{"status": "ok", "decisions": n, "clock": slot}``; 503 with
-                       ``"status": "failing"`` and ``"store": {"field", "error"}`` while
-                       decisions cannot be stored
-``GET /metrics``       Prometheus text: decisions, admitted, repeats, store failures,
-                       clock, latency
-=====================  ==================================================================
+``GET /v1/prices``      lambda and phi (node x slot) for ``?from=&to=`` (default all slots)
+``GET /healthz``        ``{"status": "ok", "decisions": n, "clock": slot}``; 503 with
+                        ``"status": "failing"`` and ``"store": {"field", "error"}`` while
+                        decisions cannot be stored
+``GET /metrics``        Prometheus text: decisions, admitted, repeats, store failures,
+                        clock, latency
+======================  ==================================================================
 
 Any other exception in a handler is answered 500 with a JSON body and logged with its
 traceback (logger ``lorasched.service``). It changes nothing, since a decision is applied

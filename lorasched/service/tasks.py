@@ -20,7 +20,7 @@ Fields (``POST /v1/tasks``; the scenario's names, :mod:`lorasched.pdftsp.scenari
 ``vendor_delay``         h_in, slots, one whole number ``0..MAX_SLOTS`` per vendor (same)
 =======================  ================================================================
 
-The ``MAX_`` bounds are those of :mod:`lorasched.model.limits`, which a scenario file is held
+The ``MAX_`` bounds are those of ``lorasched.model.limits``, which a scenario file is held
 to. A bad field raises :class:`ServiceInputError` (a ``ValueError``) whose message names
 the field, the task and the rule; the HTTP layer answers 422 with it and changes nothing.
 """

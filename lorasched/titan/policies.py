@@ -1,23 +1,23 @@
 """The TITAN system's policies: name -> ``run(arrays, rng, **options) -> Schedule``.
 
-=================  ======================================================================
-``titan``          TITAN (sec. 3-4): the MILP with the task merger, pipeline switch
-``titan_nomerge``  TITAN without the task merger (eqs. 1-4 only), pipeline switch
-``titan_noswitch`` TITAN with the task merger and the naive context switch
-``srtf``           non-preemptive shortest remaining time first on the requested GPUs
-                   (sec. 1: "a non-preemptive Shortest Remaining Time First"), naive switch
-``tiresias``       Tiresias (NSDI'19) discretised 2D-LAS, two queues, preemptive, on the
-                   requested GPUs, naive switch at every (re)start
-``fifo``           non-preemptive first come, first served on the requested GPUs, naive
-                   switch (not in the paper: a reference that isolates the baselines'
-                   order, e.g. Tiresias' arrival order within a queue against SRTF's)
-=================  ======================================================================
+==================  ======================================================================
+``titan``           TITAN (sec. 3-4): the MILP with the task merger, pipeline switch
+``titan_nomerge``   TITAN without the task merger (eqs. 1-4 only), pipeline switch
+``titan_noswitch``  TITAN with the task merger and the naive context switch
+``srtf``            non-preemptive shortest remaining time first on the requested GPUs
+                    (sec. 1: "a non-preemptive Shortest Remaining Time First"), naive switch
+``tiresias``        Tiresias (NSDI'19) discretised 2D-LAS, two queues, preemptive, on the
+                    requested GPUs, naive switch at every (re)start
+``fifo``            non-preemptive first come, first served on the requested GPUs, naive
+                    switch (not in the paper: a reference that isolates the baselines'
+                    order, e.g. Tiresias' arrival order within a queue against SRTF's)
+==================  ======================================================================
 
 The baselines get what the paper gave them: the GPUs each job requested (the trace's
 request), the LUT's step time on them, and the switch cost without TITAN's pipeline. SRTF's
 "remaining time" is the job's remaining seconds on its requested GPUs, known exactly (as
 TITAN's LUT knows it); Tiresias needs no job length (it orders by attained service). Both
-run on the shared job engine :mod:`lorasched.jobsim` (first-fit backfilling). Tiresias'
+run on the shared job engine ``lorasched.jobsim`` (first-fit backfilling). Tiresias'
 queue threshold is not in the TITAN paper: ``threshold_gpu_s`` defaults to 14,400
 GPU-seconds (4 GPU-hours), the value the TITAN authors' simulator hard-codes for its Tiresias
 (``queue_limit = [3600 * 4, 1000 * 3600]``, attained service in GPU-seconds; gaow0007/TitanSched
@@ -93,7 +93,7 @@ def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
           merge_length: str = "log", restart_cost: bool = True,
           tick_s: float | None = None, keep: str | None = None,
           objective: str = "paper") -> Schedule:
-    """The policy ``titan``: TITAN's MILP scheduler with the task merger (sec. 3-4).
+    """The policy ``titan``: TITAN's MILP scheduler with the task merger (sections 3-4).
 
     The event-driven loop of ``lorasched.titan.cluster``, whose docstring details every
     option. An option given as ``None`` takes the setup's default

@@ -2,7 +2,8 @@
 ``xarray.Dataset`` with ``attrs["system"] == "titan"``, and its plain arrays.
 
 :func:`titan_scenario` builds one from a workload (the authors' own, or one derived from
-Helios Venus, :mod:`.helios`) and a throughput look-up table (:mod:`.lut`). The Dataset:
+Helios Venus, ``lorasched.titan.helios``) and a throughput look-up table
+(``lorasched.titan.lut``). The Dataset:
 
 dim ``job`` (submission order as in the workload)
     ``name``, ``application`` (``model@dataset``: jobs sharing it are merge candidates),
@@ -26,23 +27,24 @@ Two setups (``setup``):
 
 ``"paper"`` (default)
     The paper's: 16 nodes x 4 V100, allocations A = {1, 2, 4m} from the placements tables
-    (up to 16 GPUs), the policies' switch costs of :mod:`.switch` (ViT-L's Fig. 3 numbers
-    for every model), event-driven scheduling.
+    (up to 16 GPUs), the policies' switch costs of ``lorasched.titan.switch`` (ViT-L's
+    Fig. 3 numbers for every model), event-driven scheduling.
 ``"authors_code"``
     What the TITAN authors' simulator runs (gaow0007/TitanSched, f71cf44:
     ``run/exp_cluster/fast_batch_run.sh``, ``alg/scheduler/titan_utils.py``,
     ``client/job/foundation_model.py``): 8 nodes x 4 GPUs; allocations {1, 2, 3, 4m} up to
     M, a job capped at ``min(32, target_batch_size // smallest local batch)`` GPUs, those
-    beyond 16 GPUs timed from the scalability table (:func:`.lut.with_scalability`); every
-    start and restart costs ``restart_s`` = the model's measured context switch (the
-    largest of ``<model>_context_switch.csv``) plus a checkpoint ``ckpt_s`` (``add_ckpt``,
-    30 s by default there, swept 0-90 s). The policies read the setup for their defaults
-    (:mod:`.policies`: ticks of 120 s for TITAN and 300 s for SRTF and Tiresias,
-    TITAN preemptive on its tick).
+    beyond 16 GPUs timed from the scalability table
+    (``lorasched.titan.lut.with_scalability``); every start and restart costs
+    ``restart_s`` = the model's measured context switch (the largest of
+    ``<model>_context_switch.csv``) plus a checkpoint ``ckpt_s`` (``add_ckpt``, 30 s by
+    default there, swept 0-90 s). The policies read the setup for their defaults
+    (:mod:`lorasched.titan.policies`: ticks of 120 s for TITAN and 300 s for SRTF and
+    Tiresias, TITAN preemptive on its tick).
 
 The pool is M interchangeable GPUs, as in the paper's MILP (constraint 4 counts GPUs, not
 nodes); each allocation runs on the LUT's most compact placement
-(:func:`.lut.compact_placement`), the paper's "communication-optimal topology".
+(``lorasched.titan.lut.compact_placement``), the paper's "communication-optimal topology".
 """
 
 from __future__ import annotations
