@@ -107,10 +107,12 @@ NB_JOBS ?= 2
 # its SHA256SUMS.
 FIGURE_DATA := build/figure-data/$(SIZE)
 
+# The API reference (book/api/) documents this checkout's lorasched (PYTHONPATH), whichever
+# the venv has installed.
 book: $(STAMP) $(SWEEPS_STAMP) book/_static/plotly.min.js
 	$(BIN)/python -m compileall -q lorasched
 	$(MAKE) --no-print-directory -j$(NB_JOBS) notebooks
-	$(BIN)/jupyter-book build book -W -n --keep-going
+	PYTHONPATH=$(CURDIR) $(BIN)/jupyter-book build book -W -n --keep-going
 	$(BIN)/python -c "from lorasched.figures import datafiles; \
 	  names = datafiles.publish('$(FIGURE_DATA)', 'book/_build/html'); \
 	  print(f'{len(names)} data files and SHA256SUMS in book/_build/html/data')"

@@ -21,17 +21,35 @@ from .pdftsp.system import SYSTEM as PDFTSP
 from .titan.flags import FLAGS as TITAN_FLAGS
 from .titan.system import SYSTEM as TITAN
 
-#: name -> System
+#: The systems by name (``"pdftsp"``, ``"titan"``, ``"allpass"``), each a
+#: :class:`~lorasched.model.system.System`.
 SYSTEMS: dict[str, System] = {s.name: s for s in (PDFTSP, TITAN, ALLPASS)}
-#: name -> the system's flags of ``lorasched simulate``
+#: Each system's flags of ``lorasched simulate`` by name, a
+#: :class:`~lorasched.model.flags.Flags` each.
 FLAGS: dict[str, Flags] = {PDFTSP.name: PDFTSP_FLAGS, TITAN.name: TITAN_FLAGS,
                            ALLPASS.name: ALLPASS_FLAGS}
-#: the system of a sweep or scenario that names none (everything before systems existed)
+#: The system of a sweep or scenario that names none (everything before systems
+#: existed): ``"pdftsp"``.
 DEFAULT = PDFTSP.name
 
 
 def get(name: str) -> System:
-    """The :class:`System` called ``name``; ``ValueError`` naming the choices."""
+    """The system called ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`SYSTEMS`.
+
+    Returns
+    -------
+    ~lorasched.model.system.System
+
+    Raises
+    ------
+    InputError
+        If there is no such system (a ``ValueError``), naming the choices.
+    """
     try:
         return SYSTEMS[name]
     except (KeyError, TypeError):
@@ -44,8 +62,23 @@ def flags(name: str) -> Flags:
 
 
 def of(scenario: xr.Dataset) -> System:
-    """The system a scenario belongs to: its ``system`` attribute (default
-    :data:`DEFAULT`, for scenarios saved before the attribute existed)."""
+    """The system a scenario belongs to.
+
+    Parameters
+    ----------
+    scenario : xarray.Dataset
+        A scenario or a result; its attribute ``system`` names the system (default
+        :data:`DEFAULT`, for scenarios saved before the attribute existed).
+
+    Returns
+    -------
+    ~lorasched.model.system.System
+
+    Raises
+    ------
+    InputError
+        If ``scenario`` is not a Dataset, or its ``system`` is not a known system.
+    """
     if not isinstance(scenario, xr.Dataset):
         raise InputError(f"a scenario must be an xarray.Dataset, got {type(scenario).__name__}")
     name = scenario.attrs.get("system", DEFAULT)
@@ -57,13 +90,35 @@ def of(scenario: xr.Dataset) -> System:
 
 def simulate(scenario: xr.Dataset, algorithm: str | None = None, seed: int | None = 0,
              **options) -> xr.Dataset:
-    """Run policy ``algorithm`` of the scenario's system on ``scenario``; return the
-    result ``Dataset`` (scenario + decisions + accounting).
+    """Run a policy of the scenario's system on the scenario.
 
-    ``algorithm`` defaults to the system's own algorithm (its first policy, e.g.
-    ``"pdftsp"``). ``seed`` seeds the ``numpy.random.Generator`` handed to the policy; the
-    same seed gives the same result. ``options`` go to the policy; an unknown one is an
-    :class:`~lorasched.InputError` naming it.
+    Dispatches on the scenario's ``system`` attribute (:func:`of`).
+
+    Parameters
+    ----------
+    scenario : xarray.Dataset
+        A scenario of any system
+        (:func:`~lorasched.pdftsp.workload.synthetic_scenario`,
+        :func:`~lorasched.titan.scenario.titan_scenario`,
+        :func:`~lorasched.allpass.scenario.allpass_scenario`, :func:`load_scenario`).
+    algorithm : str, optional
+        A policy of the system's registry; default the system's own algorithm (its first
+        policy, e.g. ``"pdftsp"``).
+    seed : int or None, optional
+        Seeds the ``numpy.random.Generator`` handed to the policy (default 0); the same
+        seed gives the same result.
+    **options
+        Keyword options of the policy.
+
+    Returns
+    -------
+    xarray.Dataset
+        The result: the scenario, the decisions and their accounting.
+
+    Raises
+    ------
+    InputError
+        Naming an unknown system, algorithm or option, or what the scenario breaks.
     """
     system = of(scenario)
     if algorithm is None:
@@ -72,17 +127,44 @@ def simulate(scenario: xr.Dataset, algorithm: str | None = None, seed: int | Non
 
 
 def check_result(result: xr.Dataset) -> None:
-    """Validate a result with its system's checker (raises naming the broken constraint)."""
+    """Validate a result with its system's checker.
+
+    Parameters
+    ----------
+    result : xarray.Dataset
+        A result of :func:`simulate` (or of a system's offline optimum).
+
+    Raises
+    ------
+    ResultError
+        Naming the broken constraint, the item and the values.
+    InputError
+        If ``result`` is not a Dataset or names no known system.
+    """
     of(result).check_result(result)
 
 
 def load_scenario(path) -> xr.Dataset:
-    """A scenario saved as netCDF (``Dataset.to_netcdf``; a result file holds its scenario
-    too), loaded into memory and validated by its system (its ``system`` attribute;
-    :data:`DEFAULT` when it has none). Every way a file can fail to be a scenario is an
-    :class:`~lorasched.InputError` that names the file: a folder or no file, bytes that are
-    not netCDF, an unknown ``system``, or the first thing it breaks in its system's schema
-    (which variable, which item, which rule)."""
+    """Load a scenario saved as netCDF and validate it by its system.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file written by ``Dataset.to_netcdf``; a result file holds its scenario too.
+
+    Returns
+    -------
+    xarray.Dataset
+        The scenario, loaded into memory and validated by its system (its ``system``
+        attribute; :data:`DEFAULT` when it has none).
+
+    Raises
+    ------
+    InputError
+        Every way a file can fail to be a scenario, naming the file: a folder or no file,
+        bytes that are not netCDF, an unknown ``system``, or the first thing it breaks in
+        its system's schema (which variable, which item, which rule).
+    """
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{path}: a folder, not a scenario file (.nc)")

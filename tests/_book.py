@@ -91,12 +91,14 @@ def build_book(dest: Path) -> Path:
         Path(plotly.__file__).parent / "package_data" / "plotly.min.js",
         dest / "_static" / "plotly.min.js",
     )
-    # 4. the build; warnings are errors
+    # 4. the build; warnings are errors. The API reference (book/api/) documents this
+    #    checkout's lorasched, whichever the venv has installed.
     proc = subprocess.run(
         [str(BIN / "jupyter-book"), "build", str(dest), "-W", "-n", "--keep-going"],
         capture_output=True,
         text=True,
         cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     output = f"{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}"
     assert proc.returncode == 0, f"jupyter-book build failed:\n{output}"

@@ -43,7 +43,34 @@ _EPS = 1e-9
 
 
 class Run(NamedTuple):
-    """What one run decided (plain arrays), for :func:`.result.assemble`."""
+    """What one run decided, in plain arrays: what an Allpass policy returns.
+
+    ``lorasched.allpass.result.assemble`` turns it into a result. J jobs, L leases, S
+    segments, K ticks.
+
+    Parameters
+    ----------
+    finish, serverless_s, demotions, preemptions, overhead_s, queue_s : numpy.ndarray
+        Per job (J,): finish time (s), seconds of work done on the serverless tier,
+        demotions, preemptions, seconds spent in checkpoints and restores, seconds in the
+        serverful queue.
+    lease_provider, lease_offer, lease_start, lease_ready, lease_end, lease_price : numpy.ndarray
+        Per lease (L,): the provider, the offer slot (-1: not the marketplace), start,
+        ready and end times (s), and the price ($/GPU-h).
+    seg_job, seg_lease, seg_kind, seg_start, seg_end : numpy.ndarray
+        Per segment (S,): the job, the lease, the kind (run, checkpoint or restore), start
+        and end (s).
+    tick_t, tick_p, tick_demand, tick_window, tick_F : numpy.ndarray
+        Per tick (K,): its time (s), the pressure of eq. (2) (inf allowed), D(t, T) of the
+        binding window (work-s; x 60 under ``units="slip"``), the binding window T (s),
+        and the threshold in force after the tick (s; NaN: none).
+    tick_queue, tick_workers, tick_ready, tick_busy, tick_serverless : numpy.ndarray
+        Per tick (K,): jobs queued (serverful) after the tick's decisions, open serverful
+        leases, ready serverful workers, serverful workers holding a job, jobs on the
+        serverless tier.
+    events : int
+        Instants of the event loop the run stepped through.
+    """
 
     finish: np.ndarray            # (J,) s
     serverless_s: np.ndarray      # (J,) s of work done on the serverless tier

@@ -52,15 +52,47 @@ def allpass(arrays: AllpassArrays, rng: np.random.Generator, *, F0: float = F0,
             reading: str = "evident", overdue: bool = True, demand: str = "deadline",
             units: str = "paper", checkpoint_s: float = CHECKPOINT_S,
             restore_s: float = RESTORE_S) -> Run:
-    """Allpass (sec. 3). ``F0`` and the gains of Algorithm 1 (sec. 5.1's values);
-    ``reading`` of Algorithm 2 (``"evident"`` or ``"literal"``, :mod:`.scalers`);
-    ``overdue``: count jobs past their deadline in D (eq. 1; ``False`` is the literal
-    window ``(t, t + T]``, :mod:`.pressure`); ``demand="laxity"``: the work each window
-    must deliver for the deadlines to be met instead of eq. (1) (lorasched's option, not
-    the paper's, :mod:`.pressure`); ``units="slip"``: D's seconds against ``C_t T`` in
-    minutes, ``p`` 60 times larger (a hypothesis about the authors' code, never the
-    default, :mod:`.pressure`); checkpoint and restore seconds of a demotion (default
-    42 + 42 = the paper's 1.4 min)."""
+    """The policy ``allpass``: Allpass as its section 3 describes it.
+
+    Serverless first with the adaptive threshold F (Algorithm 1), an EDF serverful queue,
+    and DBF-driven workers (Algorithm 2).
+
+    Parameters
+    ----------
+    arrays : AllpassArrays
+        The scenario.
+    rng : numpy.random.Generator
+        Draws the providers' start-up delays.
+    F0 : float, optional
+        The initial serverless threshold, s (sec. 5.1's 300).
+    G_up, R_up, G_dn, R_dn : float, optional
+        The gains of Algorithm 1 (sec. 5.1's values: 10, 100, 2, 30).
+    reading : {"evident", "literal"}, optional
+        The reading of Algorithm 2 (default ``"evident"``; ``lorasched.allpass.scalers``).
+    overdue : bool, optional
+        Count jobs past their deadline in D (eq. 1; default True); False is the literal
+        window ``(t, t + T]`` (``lorasched.allpass.pressure``).
+    demand : {"deadline", "laxity"}, optional
+        ``"laxity"``: the work each window must deliver for the deadlines to be met
+        instead of eq. (1) (lorasched's option, not the paper's;
+        ``lorasched.allpass.pressure``); default ``"deadline"``.
+    units : {"paper", "slip"}, optional
+        ``"slip"``: D's seconds against ``C_t T`` in minutes, ``p`` 60 times larger (a
+        hypothesis about the authors' code, never the default; ``lorasched.allpass.pressure``).
+    checkpoint_s, restore_s : float, optional
+        Seconds of the checkpoint and the restore of a demotion or a preemption (default
+        42 + 42 = the paper's 1.4 min).
+
+    Returns
+    -------
+    Run
+        What the run decided.
+
+    Raises
+    ------
+    InputError
+        Naming the first option out of its choices or range.
+    """
     _check_dbf(reading, overdue, demand, units)
     scaler = ServerlessScaler(G_up=G_up, R_up=R_up, G_dn=G_dn, R_dn=R_dn,
                               F0=_seconds("F0", F0))
@@ -84,8 +116,38 @@ def _check_dbf(reading, overdue, demand="deadline", units="paper") -> None:
 def allpass_fixed(arrays: AllpassArrays, rng: np.random.Generator, *, F: float = 60.0,
                   reading: str = "evident", overdue: bool = True, units: str = "paper",
                   checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
-    """Allpass with a fixed serverless threshold ``F`` (s); Algorithm 2 as in Allpass
-    (``units`` as in :func:`allpass`)."""
+    """Allpass with a fixed serverless threshold ``F``; Algorithm 2 as in Allpass.
+
+    Parameters
+    ----------
+    arrays : AllpassArrays
+        The scenario.
+    rng : numpy.random.Generator
+        Draws the providers' start-up delays.
+    F : float, optional
+        The serverless threshold, s (default 60).
+    reading : {"evident", "literal"}, optional
+        The reading of Algorithm 2 (default ``"evident"``; ``lorasched.allpass.scalers``).
+    overdue : bool, optional
+        Count jobs past their deadline in D (eq. 1; default True); False is the literal
+        window ``(t, t + T]`` (``lorasched.allpass.pressure``).
+    units : {"paper", "slip"}, optional
+        ``"slip"``: D's seconds against ``C_t T`` in minutes, ``p`` 60 times larger (a
+        hypothesis about the authors' code, never the default; ``lorasched.allpass.pressure``).
+    checkpoint_s, restore_s : float, optional
+        Seconds of the checkpoint and the restore of a demotion or a preemption (default
+        42 + 42 = the paper's 1.4 min).
+
+    Returns
+    -------
+    Run
+        What the run decided.
+
+    Raises
+    ------
+    InputError
+        Naming the first option out of its choices or range.
+    """
     _check_dbf(reading, overdue, units=units)
     return _run(arrays, rng, serverless="fixed", F=_seconds("F", F), discipline="edf",
                 provision="dbf", reading=reading, overdue=bool(overdue), units=units,
@@ -95,7 +157,15 @@ def allpass_fixed(arrays: AllpassArrays, rng: np.random.Generator, *, F: float =
 def allpass_fixed60(arrays: AllpassArrays, rng: np.random.Generator, *,
                     reading: str = "evident", overdue: bool = True, units: str = "paper",
                     checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
-    """Fig. 11's Fixed-60s (options as :func:`allpass_fixed`)."""
+    """The policy ``allpass_fixed60``: Allpass with F fixed at 60 s (Fixed-60s of Figure 11).
+
+    :func:`allpass_fixed` with ``F=60``; the options are its.
+
+    Returns
+    -------
+    Run
+        What the run decided.
+    """
     return allpass_fixed(arrays, rng, F=60.0, reading=reading, overdue=overdue, units=units,
                          checkpoint_s=checkpoint_s, restore_s=restore_s)
 
@@ -103,7 +173,15 @@ def allpass_fixed60(arrays: AllpassArrays, rng: np.random.Generator, *,
 def allpass_fixed600(arrays: AllpassArrays, rng: np.random.Generator, *,
                      reading: str = "evident", overdue: bool = True, units: str = "paper",
                      checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
-    """Fig. 11's Fixed-600s (options as :func:`allpass_fixed`)."""
+    """The policy ``allpass_fixed600``: Allpass with F fixed at 600 s (Fixed-600s of Figure 11).
+
+    :func:`allpass_fixed` with ``F=600``; the options are its.
+
+    Returns
+    -------
+    Run
+        What the run decided.
+    """
     return allpass_fixed(arrays, rng, F=600.0, reading=reading, overdue=overdue, units=units,
                          checkpoint_s=checkpoint_s, restore_s=restore_s)
 
@@ -118,9 +196,34 @@ def _serverful(arrays, rng, discipline, *, preemptive=False, share="none",
 
 def tl_p(arrays, rng, *, threshold_s: float = TIRESIAS_THRESHOLD_S,
          checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
-    """Tiresias-L, preemptive: a job that reaches ``threshold_s`` of attained service drops
-    to the low queue; a high-queue job preempts a low-queue one. The threshold is not in
-    the Allpass paper: one hour, as for TITAN's Tiresias (an option)."""
+    """The baseline ``tl_p``: Tiresias-L, preemptive, serverful only.
+
+    A job that reaches ``threshold_s`` of attained service drops to the low queue; a
+    high-queue job preempts a low-queue one. Workers are rented on demand under the cap.
+
+    Parameters
+    ----------
+    arrays : AllpassArrays
+        The scenario.
+    rng : numpy.random.Generator
+        Draws the providers' start-up delays.
+    threshold_s : float, optional
+        The first queue's limit, seconds of attained service. Not in the Allpass paper:
+        one hour, as for TITAN's Tiresias (default 3600).
+    checkpoint_s, restore_s : float, optional
+        Seconds of the checkpoint and the restore of a demotion or a preemption (default
+        42 + 42 = the paper's 1.4 min).
+
+    Returns
+    -------
+    Run
+        What the run decided.
+
+    Raises
+    ------
+    InputError
+        Naming the first option out of its choices or range.
+    """
     return _serverful(arrays, rng, "tiresias", preemptive=True,
                       tiresias_threshold_s=_seconds("threshold_s", threshold_s, positive=True),
                       checkpoint_s=checkpoint_s, restore_s=restore_s)
@@ -128,8 +231,33 @@ def tl_p(arrays, rng, *, threshold_s: float = TIRESIAS_THRESHOLD_S,
 
 def tl_np(arrays, rng, *, threshold_s: float = TIRESIAS_THRESHOLD_S,
           checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
-    """Tiresias-L without preemption: a placed job runs to its end (every queued job has
-    attained nothing, so the order is arrival order: head-of-line blocking, sec. 5.2)."""
+    """The baseline ``tl_np``: Tiresias-L without preemption, serverful only.
+
+    A placed job runs to its end (every queued job has attained nothing, so the order is
+    arrival order: head-of-line blocking, sec. 5.2).
+
+    Parameters
+    ----------
+    arrays : AllpassArrays
+        The scenario.
+    rng : numpy.random.Generator
+        Draws the providers' start-up delays.
+    threshold_s : float, optional
+        The first queue's limit, seconds of attained service (default 3600).
+    checkpoint_s, restore_s : float, optional
+        Seconds of the checkpoint and the restore of a demotion or a preemption (default
+        42 + 42 = the paper's 1.4 min).
+
+    Returns
+    -------
+    Run
+        What the run decided.
+
+    Raises
+    ------
+    InputError
+        Naming the first option out of its choices or range.
+    """
     return _serverful(arrays, rng, "tiresias", preemptive=False,
                       tiresias_threshold_s=_seconds("threshold_s", threshold_s, positive=True),
                       checkpoint_s=checkpoint_s, restore_s=restore_s)
@@ -137,9 +265,34 @@ def tl_np(arrays, rng, *, threshold_s: float = TIRESIAS_THRESHOLD_S,
 
 def sjf_p(arrays, rng, *, quantum_s: float = QUANTUM_S, checkpoint_s: float = CHECKPOINT_S,
           restore_s: float = RESTORE_S) -> Run:
-    """SJF with proportional share (sec. 5.2 cites Waldspurger & Weihl): stride scheduling
-    with tickets proportional to 1 / work, re-decided every ``quantum_s`` (lorasched's
-    choice, 10 min; the paper names no quantum)."""
+    """The baseline ``sjf_p``: SJF with proportional share, serverful only; an oracle.
+
+    Stride scheduling (sec. 5.2 cites Waldspurger & Weihl) with tickets proportional to
+    1 / work: it knows every job's work in advance.
+
+    Parameters
+    ----------
+    arrays : AllpassArrays
+        The scenario.
+    rng : numpy.random.Generator
+        Draws the providers' start-up delays.
+    quantum_s : float, optional
+        Re-decided every ``quantum_s`` seconds (lorasched's choice, 10 min; the paper
+        names no quantum).
+    checkpoint_s, restore_s : float, optional
+        Seconds of the checkpoint and the restore of a demotion or a preemption (default
+        42 + 42 = the paper's 1.4 min).
+
+    Returns
+    -------
+    Run
+        What the run decided.
+
+    Raises
+    ------
+    InputError
+        Naming the first option out of its choices or range.
+    """
     return _serverful(arrays, rng, "sjf", share="stride",
                       quantum_s=_seconds("quantum_s", quantum_s, positive=True),
                       checkpoint_s=checkpoint_s, restore_s=restore_s)
@@ -147,13 +300,55 @@ def sjf_p(arrays, rng, *, quantum_s: float = QUANTUM_S, checkpoint_s: float = CH
 
 def sjf_np(arrays, rng, *, checkpoint_s: float = CHECKPOINT_S,
            restore_s: float = RESTORE_S) -> Run:
-    """Non-preemptive SJF on each job's true work (an oracle, as in the paper)."""
+    """The baseline ``sjf_np``: non-preemptive SJF on each job's true work.
+
+    An oracle, as in the paper; serverful only.
+
+    Parameters
+    ----------
+    arrays : AllpassArrays
+        The scenario.
+    rng : numpy.random.Generator
+        Draws the providers' start-up delays.
+    checkpoint_s, restore_s : float, optional
+        Seconds of the checkpoint and the restore of a demotion or a preemption (default
+        42 + 42 = the paper's 1.4 min).
+
+    Returns
+    -------
+    Run
+        What the run decided.
+    """
     return _serverful(arrays, rng, "sjf", checkpoint_s=checkpoint_s, restore_s=restore_s)
 
 
 def hpa(arrays, rng, *, target: float = HPA_TARGET, window_s: float = HPA_WINDOW_S) -> Run:
-    """Kubernetes HPA on the serverful tier: ``desired = ceil(I u / target)`` every tick,
-    downscale stabilised over ``window_s`` (cluster docstring), FIFO queue."""
+    """The baseline ``hpa``: Kubernetes HPA on the serverful tier, FIFO queue.
+
+    ``desired = ceil(I u / target)`` every tick, downscale stabilised over ``window_s``
+    (``lorasched.allpass.cluster``'s docstring).
+
+    Parameters
+    ----------
+    arrays : AllpassArrays
+        The scenario.
+    rng : numpy.random.Generator
+        Draws the providers' start-up delays.
+    target : float, optional
+        The target GPU utilisation, in (0, 1] (default 0.7).
+    window_s : float, optional
+        The downscale stabilisation window, s (default 300).
+
+    Returns
+    -------
+    Run
+        What the run decided.
+
+    Raises
+    ------
+    InputError
+        Naming the first option out of its choices or range.
+    """
     if (isinstance(target, bool) or not isinstance(target, numbers.Real)
             or not 0 < target <= 1):
         raise InputError(f"'target' must be in (0, 1], got {target!r}")
@@ -162,24 +357,63 @@ def hpa(arrays, rng, *, target: float = HPA_TARGET, window_s: float = HPA_WINDOW
 
 
 def modal(arrays, rng) -> Run:
-    """Every job on a Modal worker of its own from submission to completion."""
+    """The baseline ``modal``: every job on a Modal worker of its own, start to end.
+
+    Parameters
+    ----------
+    arrays : AllpassArrays
+        The scenario.
+    rng : numpy.random.Generator
+        Draws the providers' start-up delays.
+
+    Returns
+    -------
+    Run
+        What the run decided.
+    """
     return _run(arrays, rng, serverless="all", discipline="fifo", provision="on-demand")
 
 
 def queue_all_oracle(arrays, rng, *, F: float = F0, checkpoint_s: float = CHECKPOINT_S,
                      restore_s: float = RESTORE_S) -> Run:
-    """An **oracle** baseline (lorasched's, not the paper's): Allpass's serverless front
-    with the threshold fixed at ``F`` (default sec. 5.1's ``F0`` = 300 s), the EDF serverful
-    queue, and a worker rented for every queued job the instant it is queued, up to the
-    scenario's cap (the ``"on-demand"`` provisioning of :mod:`.cluster`; no cap in the
-    unlimited setup). It sees the whole queue at every event and rents with no feedback
-    lag (no tick, no pressure, no gain): what its jobs still queue is set by the workload,
-    the cap and the providers' start-up times, a floor under any provisioning rule."""
+    """The oracle ``queue_all_oracle``: a worker for every queued job at once (lorasched's).
+
+    An **oracle** baseline, not the paper's: Allpass's serverless front with the threshold
+    fixed at ``F``, the EDF serverful queue, and a worker rented for every queued job the
+    instant it is queued, up to the scenario's cap (the ``"on-demand"`` provisioning of
+    ``lorasched.allpass.cluster``; no cap in the unlimited setup). It sees the whole queue
+    at every event and rents with no feedback lag (no tick, no pressure, no gain): what
+    its jobs still queue is set by the workload, the cap and the providers' start-up
+    times, a floor under any provisioning rule.
+
+    Parameters
+    ----------
+    arrays : AllpassArrays
+        The scenario.
+    rng : numpy.random.Generator
+        Draws the providers' start-up delays.
+    F : float, optional
+        The serverless threshold, s (default sec. 5.1's ``F0`` = 300).
+    checkpoint_s, restore_s : float, optional
+        Seconds of the checkpoint and the restore of a demotion or a preemption (default
+        42 + 42 = the paper's 1.4 min).
+
+    Returns
+    -------
+    Run
+        What the run decided.
+
+    Raises
+    ------
+    InputError
+        Naming the first option out of its choices or range.
+    """
     return _run(arrays, rng, serverless="fixed", F=_seconds("F", F), discipline="edf",
                 provision="on-demand", **_overheads(checkpoint_s, restore_s))
 
 
-#: name -> run; the system's registry (:class:`lorasched.model.system.System`)
+#: The policies by name, each ``run(arrays, rng, **options)`` returning a Run; the Allpass
+#: system's registry (:class:`~lorasched.model.system.System`).
 REGISTRY = {
     "allpass": allpass,
     "allpass_fixed60": allpass_fixed60,
@@ -192,7 +426,7 @@ REGISTRY = {
     "modal": modal,
     "queue_all_oracle": queue_all_oracle,
 }
-#: the paper's labels
+#: The paper's label of each policy.
 LABELS = {"allpass": "Allpass", "allpass_fixed60": "Fixed-60s",
           "allpass_fixed600": "Fixed-600s", "tl_p": "TL-P", "tl_np": "TL-NP",
           "sjf_p": "SJF-P", "sjf_np": "SJF-NP", "hpa": "HPA", "modal": "Modal",

@@ -28,7 +28,24 @@ JOB_VARS = ("submit_s", "work_s", "deadline_s")
 
 
 class AllpassArrays(NamedTuple):
-    """The plain arrays of an Allpass scenario (what every policy reads)."""
+    """The plain arrays of an Allpass scenario: what every policy reads.
+
+    J jobs; build one with :func:`to_arrays`.
+
+    Parameters
+    ----------
+    submit : numpy.ndarray
+        (J,) submission times, s, non-decreasing.
+    work : numpy.ndarray
+        (J,) seconds of A100 work.
+    deadline : numpy.ndarray
+        (J,) soft deadlines, s.
+    offers : numpy.ndarray
+        (minutes, slots) the marketplace's offers, $/GPU-h; NaN where a slot offers
+        nothing.
+    capacity : float
+        The cap on concurrent serverful workers (``math.inf``: unlimited).
+    """
 
     submit: np.ndarray      # (J,) s, non-decreasing
     work: np.ndarray        # (J,) s of A100 work
@@ -38,8 +55,24 @@ class AllpassArrays(NamedTuple):
 
 
 def capacity_value(capacity) -> int:
-    """The stored cap: a positive integer, or :data:`UNLIMITED` for ``None``, ``"none"``,
-    ``"unlimited"`` or ``-1``. ``ValueError`` naming ``capacity`` otherwise."""
+    """The cap on concurrent serverful workers as a scenario stores it.
+
+    Parameters
+    ----------
+    capacity : int, str or None
+        A positive integer (or its digits), or unlimited: ``None``, ``"none"``,
+        ``"unlimited"``, ``"inf"`` or ``-1``.
+
+    Returns
+    -------
+    int
+        The cap, or ``UNLIMITED`` (-1).
+
+    Raises
+    ------
+    InputError
+        A ``ValueError`` naming ``capacity``, for anything else.
+    """
     if capacity is None or (isinstance(capacity, str)
                             and capacity.lower() in ("none", "unlimited", "inf")):
         return UNLIMITED
@@ -56,22 +89,42 @@ def allpass_scenario(jobs: int = PAPER_JOBS, source: str = "helios",
                      capacity=PAPER_CAPACITY, sizing: str = "cost",
                      book_hours: float = BOOK_HOURS, offer_file=None, trace_file=None,
                      seed: int = 0) -> xr.Dataset:
-    """An Allpass scenario (module docstring).
+    """An Allpass scenario: jobs, the marketplace's offer book and the serverful cap.
+
+    The module docstring lists the Dataset's variables and attributes.
 
     Parameters
     ----------
-    jobs, source, sizing, trace_file
-        The workload (:func:`.workload.allpass_workload`): 200 jobs from a Helios window
-        (``"helios"``) or the mixture fitted to Seren (``"mixture"``); ``sizing="cost"``
-        scales the work to the paper's implied 332 A100-h, ``"trace"`` keeps duration / 5.
-    capacity : int or "none"
-        Cap on concurrent serverful workers (sec. 5.1: 30; ``"none"`` unlimited).
-    book_hours : float
-        Hours of the synthetic offer book (ignored with ``offer_file``).
-    offer_file : path, optional
-        A price/availability series (:func:`.clouds.load_offer_book`) instead of the model.
-    seed : int
-        Seeds the workload and, with a second stream, the offer book.
+    jobs : int, optional
+        Jobs of the workload (``lorasched.allpass.workload.allpass_workload``; default
+        200).
+    source : {"helios", "mixture"}, optional
+        Jobs from a Helios window (default) or the mixture fitted to Seren.
+    sizing : {"cost", "trace"}, optional
+        ``"cost"`` (default) scales the work to the paper's implied 332 A100-h,
+        ``"trace"`` keeps duration / 5.
+    trace_file : path-like, optional
+        A trace CSV used instead of Helios.
+    capacity : int or "none", optional
+        Cap on concurrent serverful workers (default sec. 5.1's 30; ``"none"`` unlimited).
+    book_hours : float, optional
+        Hours of the synthetic offer book (default 24; ignored with ``offer_file``).
+    offer_file : path-like, optional
+        A price/availability series (``lorasched.allpass.clouds.load_offer_book``)
+        instead of the model.
+    seed : int, optional
+        Seeds the workload and, with a second stream, the offer book (default 0).
+
+    Returns
+    -------
+    xarray.Dataset
+        The validated scenario (:func:`validate`), ``attrs["system"] == "allpass"``.
+
+    Raises
+    ------
+    InputError
+        Naming the first argument out of its choices or range, or what the workload or
+        the offer file breaks.
     """
     cap = capacity_value(capacity)
     if (isinstance(book_hours, bool) or not isinstance(book_hours, numbers.Real)
@@ -97,8 +150,19 @@ def allpass_scenario(jobs: int = PAPER_JOBS, source: str = "helios",
 
 
 def validate(scenario: xr.Dataset) -> None:
-    """``ValueError`` naming the field and the job (or minute) that breaks the scenario's
-    contract."""
+    """Check that ``scenario`` is a well-formed Allpass scenario.
+
+    Parameters
+    ----------
+    scenario : xarray.Dataset
+        The scenario (the module docstring lists its variables and attributes).
+
+    Raises
+    ------
+    InputError
+        A ``ValueError`` naming the field and the job (or minute) that breaks the
+        scenario's contract.
+    """
     if not isinstance(scenario, xr.Dataset):
         raise InputError(f"an Allpass scenario must be an xarray.Dataset, got "
                          f"{type(scenario).__name__}")
@@ -162,7 +226,22 @@ def validate(scenario: xr.Dataset) -> None:
 
 
 def to_arrays(scenario: xr.Dataset) -> AllpassArrays:
-    """The plain arrays every policy reads (validated once)."""
+    """The plain arrays every policy reads, validated once.
+
+    Parameters
+    ----------
+    scenario : xarray.Dataset
+        An Allpass scenario.
+
+    Returns
+    -------
+    AllpassArrays
+
+    Raises
+    ------
+    InputError
+        If the scenario breaks its contract (:func:`validate`).
+    """
     validate(scenario)
     cap = capacity_value(scenario.attrs.get("capacity", UNLIMITED))
     return AllpassArrays(

@@ -1,8 +1,18 @@
 """The experiment engine: declared sweeps of any system, run serially or on Dask, resumably.
 
-One module per job, none naming a system: :mod:`.declaration`, :mod:`.grid`,
-:mod:`.codegraph`, :mod:`.store`, :mod:`.executor`, :mod:`.assembly`, :mod:`.sweep`,
-:mod:`.compare`, :mod:`.calibrate`. See :doc:`/scale` and :doc:`/reference/engine`.
+One module per job, and none of them names a system (they reach systems only through
+:mod:`lorasched.systems`):
+
+* :mod:`.declaration` — :class:`~.declaration.Sweep`: a validated declaration (system, base
+  scenario, axes, policies, seeds, options, bound), from a dict or a TOML/YAML/JSON file;
+* :mod:`.grid` — the coordinates and the cells of a sweep, and their content-hash keys;
+* :mod:`.store` — one JSON file per finished or failed cell, written atomically;
+* ``executor`` — one cell, and many cells serially or on dask.distributed;
+* ``assembly`` — finished cells to an ``xarray.Dataset`` and a netCDF file;
+* :mod:`.sweep` — :func:`~.sweep.run_sweep` and :func:`~.sweep.run_sweeps`, which tie those
+  together;
+* ``compare`` — are two stores' cells the same numbers?
+* ``calibrate`` — a policy's constants scanned on held-out data, saved to a file.
 """
 
 from . import calibrate, grid

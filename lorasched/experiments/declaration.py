@@ -128,7 +128,36 @@ def _axes(raw: dict, check_param) -> dict:
 
 @dataclass(frozen=True)
 class Sweep:
-    """A validated sweep declaration; build it with :meth:`from_dict` or :meth:`from_file`."""
+    """A validated sweep declaration: system, scenario grid, policies, seeds, options, bound.
+
+    Build it with :meth:`from_dict` or :meth:`from_file` (the module docstring shows a
+    declaration), which validate everything against the named system.
+
+    Parameters
+    ----------
+    name : str
+        The sweep's name.
+    base : dict
+        Keyword arguments of the system's scenario builder.
+    axes : dict
+        The grid, one dimension per axis: axis -> {label: {param: value}}.
+    algorithms : tuple of str
+        Names in the system's policy registry.
+    seeds : tuple of int
+        The seeds of every cell.
+    options : dict, optional
+        Algorithm -> {option: value}.
+    bound : str, optional
+        One of the system's bounds, computed per scenario.
+    bound_options : dict, optional
+        Options of the bound.
+    description : str, optional
+        For a reader.
+    system : str, optional
+        The system (default ``lorasched.systems.DEFAULT``).
+    repeats : int, optional
+        Runs per policy cell; measured times are the median over them (default 1).
+    """
 
     name: str
     base: dict
@@ -144,7 +173,26 @@ class Sweep:
 
     @classmethod
     def from_file(cls, path) -> Sweep:
-        """Read a ``.toml``, ``.yaml``/``.yml`` or ``.json`` declaration."""
+        """Read and validate a declaration file.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            A ``.toml``, ``.yaml``/``.yml`` or ``.json`` file; its stem is the sweep's
+            name unless it names one.
+
+        Returns
+        -------
+        Sweep
+
+        Raises
+        ------
+        FileNotFoundError
+            If there is no such file.
+        InputError
+            If ``path`` is a folder or the file cannot be read, naming the file and the
+            offending key and value.
+        """
         path = Path(path)
         if path.is_dir():
             raise InputError(f"{path}: is a folder, not a sweep file")
@@ -159,14 +207,49 @@ class Sweep:
 
     @classmethod
     def load(cls, sweep) -> Sweep:
-        """A :class:`Sweep` from a Sweep, a dict or a file path."""
+        """A sweep from a Sweep, a dict or a file path.
+
+        Parameters
+        ----------
+        sweep : Sweep, dict, str or os.PathLike
+            A sweep (returned as it is), a declaration (:meth:`from_dict`) or a file
+            (:meth:`from_file`).
+
+        Returns
+        -------
+        Sweep
+
+        Raises
+        ------
+        InputError
+            As :meth:`from_dict` or :meth:`from_file`.
+        """
         if isinstance(sweep, Sweep):
             return sweep
         return cls.from_dict(sweep) if isinstance(sweep, dict) else cls.from_file(sweep)
 
     @classmethod
     def from_dict(cls, data: dict) -> Sweep:
-        """Validate a declaration; errors name the offending key and value."""
+        """Validate a declaration against its system.
+
+        Parameters
+        ----------
+        data : dict
+            The declaration: the keys ``name``, ``system``, ``base``, ``axes``,
+            ``algorithms``, ``seeds``, ``options``, ``bound``, ``bound_options``,
+            ``description`` and ``repeats`` (the module docstring).
+
+        Returns
+        -------
+        Sweep
+
+        Raises
+        ------
+        InputError
+            Naming the offending key and value: an unknown key or system, an algorithm
+            not in the registry, a parameter that is neither a scenario parameter nor an
+            option, an unknown option or bound.
+        """
         unknown = sorted(set(data) - KEYS)
         if unknown:
             raise InputError(f"unknown sweep key(s) {unknown}; allowed: {sorted(KEYS)}")
@@ -234,12 +317,29 @@ class Sweep:
                    repeats=int(repeats))
 
     def compound(self, axis: str) -> bool:
-        """True for an axis of labelled settings, False for a list of values."""
+        """Whether ``axis`` is a compound axis.
+
+        Parameters
+        ----------
+        axis : str
+            An axis of the sweep.
+
+        Returns
+        -------
+        bool
+            True for an axis of labelled settings, False for a list of values.
+        """
         return not all(list(p) == [axis] and label == str(p[axis])
                        for label, p in self.axes[axis].items())
 
     def to_dict(self) -> dict:
-        """The declaration as plain data (what :meth:`from_dict` accepts)."""
+        """The declaration as plain data.
+
+        Returns
+        -------
+        dict
+            What :meth:`from_dict` accepts.
+        """
         axes = {}
         for axis, settings in self.axes.items():
             if not self.compound(axis):
@@ -258,10 +358,23 @@ class Sweep:
         return out
 
     def to_json(self) -> str:
+        """The declaration as JSON.
+
+        Returns
+        -------
+        str
+            :meth:`to_dict` as JSON, keys sorted.
+        """
         return json.dumps(self.to_dict(), sort_keys=True, default=json_default)
 
     def to_toml(self) -> str:
-        """The declaration as a TOML file (what :meth:`from_file` reads back)."""
+        """The declaration as a TOML file.
+
+        Returns
+        -------
+        str
+            The file's text, which :meth:`from_file` reads back.
+        """
         d = self.to_dict()
         lines = [f"name = {_toml(d['name'])}", f"system = {_toml(d['system'])}"]
         if d["description"]:

@@ -70,13 +70,24 @@ def cell_key(params: dict) -> str:
 
 @dataclass(frozen=True)
 class Cell:
-    """One unit of work: a policy run, or (``algorithm is None``) a bound."""
+    """One unit of work: a policy run, or (``algorithm is None``) a bound.
+
+    Parameters
+    ----------
+    key : str
+        The content hash of ``params``; names the cell in the store.
+    params : dict
+        ``{"system", "scenario": {...}, "algorithm": name or None, "options", "seed"}``.
+    where : tuple
+        ``((dim, label), ...)``: the positions in the dataset that take this result.
+    """
 
     key: str  # content hash of ``params``; names the cell in the store
     params: dict  # {"system", "scenario": {...}, "algorithm": name|None, "options", "seed"}
     where: tuple  # ((dim, label), ...): the positions in the dataset that take this result
 
     def describe(self) -> str:
+        """The cell for a reader: the algorithm (or the bound) and its coordinates."""
         what = self.params["algorithm"] or f"bound={self.params['bound']}"
         coords = ", ".join(f"{d}={v}" for d, v in self.where[0])
         return f"{what} [{coords}]"

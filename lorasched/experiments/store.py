@@ -33,8 +33,16 @@ def decode_metric(value):
 
 
 class Store:
-    """One JSON file per finished (``done/``) or failed (``failed/``) cell, written
-    atomically, plus the declaration (``sweep.json``). Safe to kill at any moment."""
+    """The store of a sweep's cells: one JSON file per finished or failed cell.
+
+    Finished cells go to ``done/``, failed ones to ``failed/``, each written atomically,
+    plus the declaration (``sweep.json``). Safe to kill at any moment.
+
+    Parameters
+    ----------
+    folder : str or os.PathLike
+        The store's folder (created by :meth:`open`).
+    """
 
     def __init__(self, folder):
         self.folder = Path(folder)
@@ -42,11 +50,26 @@ class Store:
         self.failed_dir = self.folder / "failed"
 
     def open(self, sweep: Sweep) -> None:
+        """Create the folders and write the declaration.
+
+        Parameters
+        ----------
+        sweep : Sweep
+            The sweep whose declaration is written to ``sweep.json``.
+        """
         self.done_dir.mkdir(parents=True, exist_ok=True)
         self.failed_dir.mkdir(parents=True, exist_ok=True)
         atomic_write(self.folder / "sweep.json", sweep.to_json())
 
     def done(self) -> dict[str, dict]:
+        """The finished cells.
+
+        Returns
+        -------
+        dict
+            Cell key -> its record (``key``, ``params``, ``cell``, ``metrics``, and
+            ``seconds`` where recorded); files that are not JSON are ignored.
+        """
         out = {}
         if not self.done_dir.is_dir():
             return out
@@ -61,6 +84,14 @@ class Store:
         return out
 
     def failed(self) -> dict[str, dict]:
+        """The failed cells.
+
+        Returns
+        -------
+        dict
+            Cell key -> its record (``key``, ``params``, ``cell``, ``error``,
+            ``traceback``).
+        """
         out = {}
         if self.failed_dir.is_dir():
             for path in self.failed_dir.glob("*.json"):
@@ -71,6 +102,19 @@ class Store:
         return out
 
     def put(self, cell: Cell, outcome: dict) -> None:
+        """Write one cell's outcome, atomically.
+
+        A success goes to ``done/`` and removes the cell's earlier failure; a failure
+        goes to ``failed/``.
+
+        Parameters
+        ----------
+        cell : lorasched.experiments.grid.Cell
+            The cell.
+        outcome : dict
+            ``ok``, and ``metrics`` (a success) or ``error`` and ``traceback`` (a
+            failure); ``seconds``, the cell's wall time on its worker, if measured.
+        """
         record = {"key": cell.key, "params": cell.params, "cell": cell.describe()}
         if "seconds" in outcome:  # the cell's wall time on its worker (not a result)
             record["seconds"] = outcome["seconds"]
@@ -100,5 +144,16 @@ def atomic_write(path: Path, text: str) -> None:
 
 
 def default_store(out) -> Path:
-    """Where a sweep writing ``out`` keeps its cells: ``<out>.cells/``."""
+    """Where a sweep writing ``out`` keeps its cells.
+
+    Parameters
+    ----------
+    out : str or os.PathLike
+        The sweep's netCDF file.
+
+    Returns
+    -------
+    pathlib.Path
+        ``<out>.cells/``.
+    """
     return Path(str(out) + ".cells")

@@ -3,7 +3,8 @@ and :func:`run_sweeps` (the cells of several sweeps as one batch into one store)
 
 Execution is serial or on dask.distributed (an embedded ``LocalCluster`` sized to the
 machine by default, or an existing scheduler); every finished cell is persisted at once,
-and a rerun skips the cells already in the store (see :mod:`.store`, :mod:`.grid`).
+and a rerun skips the cells already in the store (see :mod:`lorasched.experiments.store`,
+:mod:`lorasched.experiments.grid`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,23 @@ from .store import Store, default_store
 
 @dataclass
 class SweepReport:
-    """What :func:`run_sweep` did: the dataset and which cells ran, were skipped, failed."""
+    """What a sweep run did: the dataset and which cells ran, were skipped, failed.
+
+    Parameters
+    ----------
+    dataset : xarray.Dataset
+        The sweep's results (empty for :func:`run_sweeps`).
+    computed : int
+        Cells run.
+    skipped : int
+        Cells found done in the store.
+    failed : list
+        ``(cell description, error)`` of each failed cell.
+    interrupted : bool, optional
+        Whether a ``KeyboardInterrupt`` stopped the run.
+    cells : list, optional
+        Every cell of the batch (:func:`run_sweeps`).
+    """
 
     dataset: xr.Dataset
     computed: int
@@ -38,14 +55,43 @@ def run_sweep(sweep: Sweep | dict | str | os.PathLike, out=None, *, store=None,
               scheduler: str | None = None, workers: int | None = None,
               serial: bool = False, progress: bool = True,
               on_cell=None) -> SweepReport:
-    """Run a sweep; return a :class:`SweepReport` (write ``out`` as netCDF if given).
+    """Run a sweep, resumably, and assemble its dataset.
 
-    ``store`` (default ``<out>.cells``; required without ``out``) keeps finished cells:
-    a second call skips them. ``serial=True`` runs in this process; otherwise the cells go
-    to dask.distributed: the scheduler at ``scheduler`` (``"tcp://host:port"``) or an
-    embedded ``LocalCluster`` of ``workers`` single-threaded processes (default: one per
-    CPU). ``on_cell(cell, outcome)`` is called after each cell is persisted.
     A ``KeyboardInterrupt`` stops the sweep; finished cells stay in the store.
+
+    Parameters
+    ----------
+    sweep : Sweep, dict, str or os.PathLike
+        The sweep, a declaration or a declaration file (:meth:`Sweep.load
+        <lorasched.experiments.declaration.Sweep.load>`).
+    out : str or os.PathLike, optional
+        Write the dataset there as netCDF (unless interrupted).
+    store : str or os.PathLike, optional
+        The folder that keeps finished cells, so that a second call skips them (default
+        ``<out>.cells``; required without ``out``).
+    scheduler : str, optional
+        The address of a dask.distributed scheduler (``"tcp://host:port"``).
+    workers : int, optional
+        Without ``scheduler``: the embedded ``LocalCluster``'s single-threaded processes
+        (default: one per CPU).
+    serial : bool, optional
+        Run in this process instead of on Dask (default False).
+    progress : bool, optional
+        Show a progress bar (default True).
+    on_cell : callable, optional
+        ``on_cell(cell, outcome)`` is called after each cell is persisted.
+
+    Returns
+    -------
+    SweepReport
+
+    Raises
+    ------
+    InputError
+        If the declaration is invalid, neither ``out`` nor ``store`` is given, or the
+        folder of ``out`` does not exist.
+    FileNotFoundError
+        If ``sweep`` names a file that does not exist.
     """
     sweep = Sweep.load(sweep)
     if out is None and store is None:
@@ -71,14 +117,36 @@ def run_sweep(sweep: Sweep | dict | str | os.PathLike, out=None, *, store=None,
 def run_sweeps(sweeps, store, *, scheduler: str | None = None, workers: int | None = None,
                serial: bool = False, progress: bool = True, name: str = "sweeps",
                on_cell=None, rank=None) -> SweepReport:
-    """Run the cells of several sweeps as ONE batch into one ``store`` folder.
+    """Run the cells of several sweeps as ONE batch into one store folder.
 
     Cells shared by several sweeps (the same scenario, algorithm, options and seed) run
     once, and one pool of workers stays busy across all of them, so this is faster than
     calling :func:`run_sweep` for each. Afterwards ``run_sweep(s, store=store)`` finds every
-    cell of ``s`` done and only assembles its dataset. The report's ``dataset`` is empty;
-    its ``cells`` lists the batch's cells. ``rank(params)`` (optional) orders the cells
-    before their systems' cost hints (e.g. one system's cells before another's).
+    cell of ``s`` done and only assembles its dataset.
+
+    Parameters
+    ----------
+    sweeps : iterable
+        Sweeps, declarations or declaration files.
+    store : str or os.PathLike
+        The folder that keeps the finished cells.
+    scheduler, workers, serial, progress, on_cell
+        As for :func:`run_sweep`.
+    name : str, optional
+        The batch's name, for the progress bar (default ``"sweeps"``).
+    rank : callable, optional
+        ``rank(params)`` orders the cells before their systems' cost hints (e.g. one
+        system's cells before another's).
+
+    Returns
+    -------
+    SweepReport
+        Its ``dataset`` is empty; its ``cells`` lists the batch's cells.
+
+    Raises
+    ------
+    InputError
+        If a declaration is invalid.
     """
     sweeps = [Sweep.load(s) for s in sweeps]
     store = Store(store)

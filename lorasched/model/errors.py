@@ -7,12 +7,29 @@ from __future__ import annotations
 
 
 class InputError(ValueError):
-    """Bad input; the message names the file or variable, the item and the rule broken."""
+    """Bad input: a scenario, a trace, a sweep, an option, a flag or a request.
+
+    A ``ValueError``, so code that catches ``ValueError`` keeps working; the command line
+    prints it as one line on stderr and exits with status 2.
+
+    Parameters
+    ----------
+    message : str
+        Names the file or variable, the item (task, job, line, cell, node) and the rule
+        broken.
+    """
 
 
 class ResultError(AssertionError):
-    """A result violates its system's model; the message names the constraint, the item
-    (task, job, node, slot) and the values."""
+    """A result violates its system's model: a bug, not bad input.
+
+    Raised by every system's ``check_result`` (:func:`lorasched.systems.check_result`).
+
+    Parameters
+    ----------
+    message : str
+        Names the constraint, the item (task, job, node, slot) and the values.
+    """
 
 
 def read_text(path, what: str = "file") -> str:

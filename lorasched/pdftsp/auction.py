@@ -24,9 +24,24 @@ PAYMENTS = ("critical", "paper")
 
 
 def payment_paper(s: Schedule, r_i: float) -> float:
-    """Eq. (14) for schedule ``s`` of a task with memory ``r_i`` (GB):
-    ``q_in* + max-lambda * sum_kt s_ik x_ikt + max-phi * sum_kt r_i x_ikt``, i.e. the critical
-    bid (:attr:`Schedule.critical_bid`) less the operating cost ``sum e_ikt x_ikt``."""
+    """The paper's payment (its equation 14) for a schedule of a task.
+
+    ``q_in* + max-lambda * sum_kt s_ik x_ikt + max-phi * sum_kt r_i x_ikt``, i.e. the
+    critical bid (:attr:`Schedule.critical_bid <lorasched.pdftsp.schedule.Schedule.critical_bid>`)
+    less the operating cost ``sum e_ikt x_ikt``.
+
+    Parameters
+    ----------
+    s : Schedule
+        The task's schedule (Algorithm 2).
+    r_i : float
+        The task's memory, GB.
+
+    Returns
+    -------
+    float
+        The payment, money.
+    """
     return s.vendor_price + s.lam_hat * s.samples + s.phi_hat * s.n_cells * r_i  # eq. (14)
 
 
@@ -38,10 +53,27 @@ BETA_GRID = (0.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0)
 
 
 def declared_bounds(arrays: ScenarioArrays) -> tuple[float, float, float]:
-    """The declared ``(v_min, v_max, speed_per_memory_max)`` of a scenario (fields of
-    ``arrays``); where any is not declared, the hindsight value over the scenario's tasks,
-    with a warning. (Without ``speed_per_memory_max``, a declared ``task_memory_min``
-    bounds it by ``max_k C_kp / r_min``.)"""
+    """The declared bounds alpha and beta are computed from.
+
+    Parameters
+    ----------
+    arrays : ScenarioArrays
+        The scenario; its fields ``value_density_min``, ``value_density_max``,
+        ``speed_per_memory_max`` and ``task_memory_min`` are the declared bounds.
+
+    Returns
+    -------
+    tuple of float
+        ``(v_min, v_max, speed_per_memory_max)``; where any is not declared, the
+        hindsight value over the scenario's tasks, with a warning. (Without
+        ``speed_per_memory_max``, a declared ``task_memory_min`` bounds it by
+        ``max_k C_kp / r_min``.)
+
+    Raises
+    ------
+    InputError
+        If the declared ``task_memory_min`` is not a positive number.
+    """
     declared = (arrays.value_density_min, arrays.value_density_max,
                 arrays.speed_per_memory_max)
     if all(v is not None for v in declared):
@@ -68,9 +100,28 @@ def declared_bounds(arrays: ScenarioArrays) -> tuple[float, float, float]:
 
 
 def default_alpha_beta(arrays: ScenarioArrays, constants: str = "lemma2") -> tuple[float, float]:
-    """alpha and beta of eqs. (7)-(8) by the named rule ``constants`` (``"lemma2"`` or
-    ``"vmax"``) from the scenario's declared bounds (:func:`declared_bounds`; see the module
-    docstring). The one place where lorasched computes them."""
+    """alpha and beta of equations (7)-(8), by a named rule, from the declared bounds.
+
+    The one place where lorasched computes them (the module docstring derives the rules).
+
+    Parameters
+    ----------
+    arrays : ScenarioArrays
+        The scenario; its declared bounds are read by :func:`declared_bounds`.
+    constants : {"lemma2", "vmax"}, optional
+        The rule: ``"lemma2"`` (default, the faithful reading: money in units of
+        ``v_min``) or ``"vmax"`` (money in units of ``v_max``).
+
+    Returns
+    -------
+    alpha, beta : float
+
+    Raises
+    ------
+    InputError
+        If ``constants`` is not a rule, a bound is not a positive number, or
+        ``value_density_max`` is below ``value_density_min``.
+    """
     if constants not in CONSTANTS:
         raise InputError(f"constants must be one of {CONSTANTS}, got {constants!r}")
     v_min, v_max, s_per_r = declared_bounds(arrays)
@@ -88,7 +139,25 @@ def default_alpha_beta(arrays: ScenarioArrays, constants: str = "lemma2") -> tup
 
 @dataclass(slots=True)
 class Decision:
-    """The auction's answer to one task."""
+    """The auction's answer to one task.
+
+    Parameters
+    ----------
+    task : int
+        The task's index.
+    admitted : bool
+        Whether it is admitted.
+    reason : {"admitted", "no_feasible_schedule", "negative_surplus"}
+        Why.
+    schedule : Schedule
+        Algorithm 2's schedule (infeasible when no schedule exists).
+    payment : float
+        The payment, 0 unless admitted.
+    b_bar : float
+        Welfare per unit of resource, used in (7)-(8); 0 unless admitted.
+    seconds : float
+        Wall time of the decision (Algorithm 1 + 2).
+    """
 
     task: int
     admitted: bool
@@ -102,20 +171,37 @@ class Decision:
 class OnlineAuction:
     """Algorithm 1's state: dual prices and residual capacities, updated task by task.
 
+    Holds the dual prices ``lam[k, t]`` (lambda, compute, money per sample) and
+    ``phi[k, t]`` (memory, money per GB per slot) and the residual capacities. Tasks are
+    offered in arrival order with :meth:`offer`.
+
     Parameters
     ----------
-    arrays : the scenario as :class:`~lorasched.pdftsp.scenario.ScenarioArrays`.
-    alpha, beta : the constants of eqs. (7) and (8); ``None`` (default): by the rule
-        ``constants``, :func:`default_alpha_beta`.
-    constants : ``"lemma2"`` (default) or ``"vmax"``, see the module docstring.
-    payment : ``"critical"`` (truthful, default) or ``"paper"`` (eq. 14).
-    solver : ``"paper"`` DP (default), ``"exact"`` or ``"brute"``, see
-        :mod:`lorasched.pdftsp.schedule`.
-    work_resolution : R of the work discretisation (:mod:`lorasched.pdftsp.kernels`).
-    candidates : how Algorithm 2 finds its candidate cells: ``"auto"`` (default: the exact
-        index of :mod:`lorasched.pdftsp.candidate_index` when the cluster's nodes fall into few
-        groups of interchangeable nodes, else the scan), ``"index"`` or ``"scan"`` (every cell of
+    arrays : ScenarioArrays
+        The scenario.
+    alpha, beta : float, optional
+        The constants of eqs. (7) and (8); ``None`` (default): by the rule ``constants``,
+        :func:`default_alpha_beta`.
+    constants : {"lemma2", "vmax"}, optional
+        The rule for alpha and beta (default ``"lemma2"``; the module docstring).
+    payment : {"critical", "paper"}, optional
+        ``"critical"`` (truthful, default) or ``"paper"`` (eq. 14, :func:`payment_paper`).
+    solver : {"paper", "exact", "brute"}, optional
+        The solver of problem (12): the paper's DP (default), exact or brute force
+        (:func:`~lorasched.pdftsp.schedule.schedule`).
+    work_resolution : int, optional
+        R of the work discretisation (default 8; ``lorasched.pdftsp.kernels``).
+    candidates : {"auto", "index", "scan"}, optional
+        How Algorithm 2 finds its candidate cells: ``"auto"`` (default: the exact index of
+        ``lorasched.pdftsp.candidate_index`` when the cluster's nodes fall into few groups of
+        interchangeable nodes, else the scan), ``"index"`` or ``"scan"`` (every cell of
         the window read). Every choice gives the same decisions.
+
+    Raises
+    ------
+    InputError
+        Naming the first option out of its choices or range, or a declared bound alpha and
+        beta cannot be computed from.
     """
 
     def __init__(self, arrays: ScenarioArrays, *, alpha: float | None = None,
@@ -151,16 +237,28 @@ class OnlineAuction:
     STATE = ("lam", "phi", "compute_left", "memory_left")
 
     def snapshot(self) -> dict[str, np.ndarray]:
-        """Copies of the mutable state (dual prices and residual capacities, and the
-        candidate index's arrays)."""
+        """Copies of the mutable state, for :meth:`restore`.
+
+        Returns
+        -------
+        dict
+            Name -> a copy of the array: the dual prices and residual capacities, and the
+            candidate index's arrays.
+        """
         state = {name: getattr(self, name).copy() for name in self.STATE}
         state.update({f"index_{name}": getattr(self.index, name).copy()
                       for name in CandidateIndex.STATE})
         return state
 
     def restore(self, state: dict[str, np.ndarray]) -> None:
-        """Put back a state taken by :meth:`snapshot` (copied, so it can be reused); a
-        state without the index's arrays has the index rebuilt from it."""
+        """Put back a state taken by :meth:`snapshot`.
+
+        Parameters
+        ----------
+        state : dict
+            As :meth:`snapshot` returns it; copied in, so it can be reused. A state
+            without the index's arrays has the index rebuilt from it.
+        """
         for name in self.STATE:
             getattr(self, name)[...] = state[name]
         if all(f"index_{name}" in state for name in CandidateIndex.STATE):
@@ -171,22 +269,61 @@ class OnlineAuction:
 
     def quote(self, i: int, bid: float | None = None, *,
               speed_i: np.ndarray | None = None) -> Schedule:
-        """Algorithm 2 for task ``i`` against the current state, committing nothing
-        (``speed_i``: the task's per-node speeds, if at hand)."""
+        """Algorithm 2 for task ``i`` against the current state, committing nothing.
+
+        Parameters
+        ----------
+        i : int
+            The task's index in the scenario.
+        bid : float, optional
+            Another bid than the task's own (only the surplus depends on it).
+        speed_i : numpy.ndarray, optional
+            The task's per-node speeds, if at hand.
+
+        Returns
+        -------
+        Schedule
+        """
         return schedule(self.arrays, i, self.lam, self.phi, self.compute_left,
                         self.memory_left, bid=bid, solver=self.solver,
                         work_resolution=self.work_resolution, index=self.index,
                         speed_i=speed_i)
 
     def price(self, s: Schedule, i: int) -> float:
-        """The payment of task ``i`` if admitted with schedule ``s``."""
+        """The payment of task ``i`` if admitted with schedule ``s``.
+
+        Parameters
+        ----------
+        s : Schedule
+            The task's schedule.
+        i : int
+            The task's index.
+
+        Returns
+        -------
+        float
+            The critical bid, or eq. (14) under ``payment="paper"``.
+        """
         if self.payment_rule == "paper":
             return payment_paper(s, float(self.arrays.memory[i]))
         return s.critical_bid
 
     def decide(self, i: int, bid: float | None = None) -> Decision:
-        """Algorithm 1, lines 2-7 and 9-13, for task ``i`` (optionally with another bid),
-        committing nothing: what :meth:`offer` would decide. :meth:`commit` applies it."""
+        """Algorithm 1, lines 2-7 and 9-13, for task ``i``, committing nothing.
+
+        What :meth:`offer` would decide; :meth:`commit` applies it.
+
+        Parameters
+        ----------
+        i : int
+            The task's index in the scenario.
+        bid : float, optional
+            Another bid than the task's own.
+
+        Returns
+        -------
+        Decision
+        """
         start = time.perf_counter()
         s = self.quote(i, bid, speed_i=self.arrays.speed[i])
         if not s.feasible:
@@ -203,9 +340,14 @@ class OnlineAuction:
         return Decision(i, True, "admitted", s, pay, b_bar, time.perf_counter() - start)
 
     def commit(self, d: Decision) -> None:
-        """Algorithm 1, line 8: an admitted decision of :meth:`decide`, taken against the
-        current state, updates the dual prices and residual capacities (a rejection
-        changes nothing)."""
+        """Algorithm 1, line 8: apply a decision to the dual prices and residual capacities.
+
+        Parameters
+        ----------
+        d : Decision
+            A decision of :meth:`decide`, taken against the current state; a rejection
+            changes nothing.
+        """
         if not d.admitted:
             return
         s = d.schedule
@@ -218,8 +360,20 @@ class OnlineAuction:
         self.index.commit(s.nodes, s.slots, before)
 
     def offer(self, i: int, bid: float | None = None) -> Decision:
-        """Algorithm 1, lines 2-13, for task ``i`` (optionally with another bid):
-        :meth:`decide`, then :meth:`commit` (``seconds`` covers both)."""
+        """Algorithm 1, lines 2-13, for task ``i``: :meth:`decide`, then :meth:`commit`.
+
+        Parameters
+        ----------
+        i : int
+            The task's index in the scenario.
+        bid : float, optional
+            Another bid than the task's own.
+
+        Returns
+        -------
+        Decision
+            Its ``seconds`` cover both steps.
+        """
         start = time.perf_counter()
         d = self.decide(i, bid)
         self.commit(d)
@@ -230,11 +384,28 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, alpha: float | None
         beta: float | None = None, constants: str = "lemma2", payment: str = "critical",
         solver: str = "paper", work_resolution: int = 8, candidates: str = "auto",
         progress: bool = False) -> Decisions:
-    """Offer every task, in arrival order, to one :class:`OnlineAuction`.
+    """The policy ``pdftsp``: offer every task, in arrival order, to one auction.
 
-    ``alpha``/``beta`` default to :func:`default_alpha_beta` of the scenario's declared
-    bounds (carried by ``arrays``) by the rule ``constants``. pdFTSP draws no random
-    numbers; ``rng`` is accepted for the common interface.
+    The auction is one :class:`OnlineAuction`.
+
+    Parameters
+    ----------
+    arrays : ScenarioArrays
+        The scenario.
+    rng : numpy.random.Generator
+        Accepted for the common interface; pdFTSP draws no random numbers.
+    alpha, beta, constants, payment, solver, work_resolution, candidates
+        As for :class:`OnlineAuction`; ``alpha``/``beta`` default to
+        :func:`default_alpha_beta` of the scenario's declared bounds (carried by
+        ``arrays``) by the rule ``constants``.
+    progress : bool, optional
+        Show a progress bar (default False).
+
+    Returns
+    -------
+    Decisions
+        Every task's decision, the final dual prices and the auction's settings in
+        ``attrs``.
     """
     del rng
     auction = OnlineAuction(arrays, alpha=alpha, beta=beta, constants=constants,

@@ -169,7 +169,25 @@ BOUND_HIGHS_OPTIONS = {"simplex_scale_strategy": 0}
 
 @dataclass(frozen=True)
 class UpperBound:
-    """An upper bound on the offline optimum of problem (4); see the module docstring."""
+    """An upper bound on the offline optimum of problem (4) (the module docstring).
+
+    Parameters
+    ----------
+    bound : float
+        A valid upper bound on OPT, money.
+    lp_value : float
+        The value of the last restricted master LP (a lower bound on the LP optimum).
+    converged : bool
+        True when the LP optimum of P1 was reached (within ``gap_tol``).
+    iterations : int
+        Column-generation iterations run.
+    columns : int
+        Columns in the final master LP.
+    seconds : float
+        Wall time.
+    history : tuple
+        Per iteration: (iteration, restricted LP value, best bound, columns).
+    """
 
     bound: float  # valid upper bound on OPT (money)
     lp_value: float  # value of the last restricted master LP (a lower bound on LP*)
@@ -205,16 +223,43 @@ def aggregate_identical_nodes(arrays: ScenarioArrays) -> tuple[ScenarioArrays, n
 def offline_upper_bound(scenario: xr.Dataset, *, work_resolution: int = 8,
                         max_iterations: int = 200, time_limit: float = 600.0,
                         gap_tol: float = 1e-3, progress: bool = False) -> UpperBound:
-    """Upper bound on the offline optimum (eq. 4) at paper scale: the LP relaxation of
-    P1 (eq. 5) by column generation, with Algorithm 2's DP (additive prices) as pricing.
+    """An upper bound on the offline optimum of problem (4), at paper scale.
 
-    Valid at any iteration (see the module docstring); ``converged`` says whether it is
-    the LP optimum itself. Identical nodes are aggregated first
-    (:func:`aggregate_identical_nodes`), which leaves the LP optimum unchanged. The loop
-    stops when no column prices out, or when the bound is within ``gap_tol`` (relative) of
-    the restricted LP, or at ``max_iterations`` / ``time_limit`` (seconds); whichever
-    comes first, ``bound`` is valid. ``work_resolution`` sets the relaxed work grid (a
-    finer grid gives a tighter, never an invalid, bound).
+    The LP relaxation of P1 (eq. 5) by column generation, with Algorithm 2's DP (additive
+    prices) as pricing. Identical nodes are aggregated first
+    (``aggregate_identical_nodes``), which leaves the LP optimum unchanged. The loop stops
+    when no column prices out, or when the bound is within ``gap_tol`` of the restricted
+    LP, or at ``max_iterations`` / ``time_limit``; whichever comes first, the bound is
+    valid (the module docstring says why).
+
+    Parameters
+    ----------
+    scenario : xarray.Dataset
+        A pdFTSP scenario.
+    work_resolution : int, optional
+        The relaxed work grid (default 8; a finer grid gives a tighter, never an invalid,
+        bound).
+    max_iterations : int, optional
+        Column-generation iterations at most (default 200).
+    time_limit : float, optional
+        Seconds at most (default 600).
+    gap_tol : float, optional
+        Relative gap between the bound and the restricted LP at which to stop (default
+        1e-3).
+    progress : bool, optional
+        Show a progress bar (default False).
+
+    Returns
+    -------
+    UpperBound
+        Valid at any iteration; its ``converged`` says whether it is the LP optimum
+        itself.
+
+    Raises
+    ------
+    InputError
+        If the scenario breaks its schema
+        (:func:`~lorasched.pdftsp.scenario.validate_scenario`).
     """
     arrays = to_arrays(scenario)
     agg, count = aggregate_identical_nodes(arrays)

@@ -15,15 +15,32 @@ REASONS = ("admitted", "no_feasible_schedule", "negative_surplus", "price_above_
 
 @dataclass
 class Decisions:
-    """Decisions of one algorithm on one scenario.
+    """Decisions of one algorithm on one scenario: what a pdFTSP policy returns.
 
-    Per task: ``admitted`` (u_i), ``chosen_vendor`` (n with z_in = 1; -1 for none),
-    ``payment`` (p_i, 0 unless admitted), ``reason`` (one of :data:`REASONS`),
-    ``surplus`` (F(il) where the algorithm computes one, else NaN), ``decision_time`` (s).
-    The allocation ``x_ikt`` as cells ``cell_task, cell_node, cell_slot``. Final dual
-    prices ``lam``/``phi`` [node, slot] (zeros for algorithms without prices). ``attrs``:
-    extra scalar facts to record (options, solver statistics); ``per_slot``: arrays of
-    length T (e.g. Titan's solve time per slot), stored as ``<algorithm>_<name>[slot]``.
+    Parameters
+    ----------
+    admitted : numpy.ndarray
+        Per task, ``u_i``.
+    chosen_vendor : numpy.ndarray
+        Per task, n with ``z_in = 1``; -1 for none.
+    payment : numpy.ndarray
+        Per task, ``p_i``, 0 unless admitted.
+    reason : numpy.ndarray
+        Per task, one of ``REASONS``: ``"admitted"``, ``"no_feasible_schedule"``,
+        ``"negative_surplus"``, ``"price_above_bid"`` or ``"not_selected"``.
+    surplus : numpy.ndarray
+        Per task, ``F(il)`` where the algorithm computes one, else NaN.
+    decision_time : numpy.ndarray
+        Per task, seconds.
+    cell_task, cell_node, cell_slot : numpy.ndarray
+        The allocation ``x_ikt`` as cells.
+    lam, phi : numpy.ndarray
+        Final dual prices [node, slot] (zeros for algorithms without prices).
+    attrs : dict, optional
+        Extra scalar facts to record (options, solver statistics).
+    per_slot : dict, optional
+        Arrays of length T (e.g. Titan's solve time per slot), stored as
+        ``<algorithm>_<name>[slot]``.
     """
 
     admitted: np.ndarray

@@ -530,37 +530,58 @@ def offline_opt(scenario: xr.Dataset, *, time_limit: float | None = 60.0,
     """The offline (hindsight) optimum of problem (4) as a result Dataset.
 
     Solves the MILP of the module docstring with HiGHS (one thread, fixed seed: the same
-    scenario gives the same answer). The Dataset has every field of
-    :func:`lorasched.simulate`'s results (payments 0, ``lambda``/``phi`` 0, ``surplus``
-    NaN, ``decision_time`` = ``opt_seconds / n_tasks``) and the attributes
+    scenario gives the same answer).
 
-    * ``opt_objective``: the incumbent's objective (= ``welfare``, checked to 1e-6);
-    * ``opt_bound``: an upper bound on the optimum: HiGHS's dual bound, or the sum of the
-      bids of the alone-feasible tasks where that is lower (HiGHS stopped before it had
-      one);
-    * ``opt_gap``: ``(opt_bound - opt_objective) / max(|opt_objective|, 1e-9)``, >= 0;
-    * ``opt_status``: HiGHS's model status (``"Optimal"``, ``"Time limit reached"``, ...;
-      ``"Empty"`` when no task has any schedule and nothing was solved);
-    * ``opt_hit_time_limit``: 1 if ``time_limit`` or ``mip_max_nodes`` stopped the
-      search -- then the schedule is the best one found and
-      ``opt_objective <= optimum <= opt_bound``, *not* the optimum;
-    * ``opt_seconds`` (model build, warm start and solve, wall), ``opt_build_seconds``,
-      ``opt_variables``, ``opt_constraints``, ``opt_nonzeros``.
+    Parameters
+    ----------
+    scenario : xarray.Dataset
+        A pdFTSP scenario.
+    time_limit : float or None, optional
+        Seconds of HiGHS's search (default 60; ``None``: none). Building the model and the
+        warm start come on top; both take well under a second at the sizes an exact solve
+        can handle. It makes an unfinished search depend on the machine's speed.
+    mip_rel_gap : float, optional
+        HiGHS's relative MIP gap (default 1e-6).
+    mip_max_nodes : int, optional
+        Stop the search after that many branch-and-bound nodes instead (default: no
+        limit): a count, so the answer is the same on every machine (the book's Fig. 12
+        uses it).
+    max_x_variables : int, optional
+        The most x variables the model may have (default ``MAX_X_VARIABLES``).
+    warm_start : bool, optional
+        Hand HiGHS a feasible start, the best of a few greedy schedules (earliest finish,
+        tasks by value density, bid, arrival or deadline), default True. It never changes
+        the optimum, but a search stopped by the time limit then returns at least that.
 
-    ``time_limit`` (seconds; ``None``: none) bounds HiGHS's search only (building the model
-    and the warm start come on top; both take well under a second at the sizes an exact
-    solve can handle); it makes an unfinished search depend on the machine's speed.
-    ``mip_max_nodes`` (default: no limit) stops the search after that many
-    branch-and-bound nodes instead: a count, so the answer is the same on every machine
-    (the book's Fig. 12 uses it).
-    ``warm_start`` hands HiGHS a feasible start, the best of a few greedy schedules
-    (earliest finish, tasks by value density, bid, arrival or deadline): it never changes
-    the optimum, but a search stopped by the time limit then returns at least that.
+    Returns
+    -------
+    xarray.Dataset
+        Every field of :func:`lorasched.systems.simulate`'s results (payments 0,
+        ``lambda``/``phi`` 0, ``surplus`` NaN, ``decision_time`` = ``opt_seconds /
+        n_tasks``) and the attributes
 
-    Raises ``ValueError`` if the model would need more than ``max_x_variables`` x
-    variables, and ``RuntimeError`` if HiGHS stops (time limit) without any feasible
-    solution (possible only with ``warm_start=False``) or its rounded solution violates
-    the model.
+        * ``opt_objective``: the incumbent's objective (= ``welfare``, checked to 1e-6);
+        * ``opt_bound``: an upper bound on the optimum: HiGHS's dual bound, or the sum of
+          the bids of the alone-feasible tasks where that is lower (HiGHS stopped before
+          it had one);
+        * ``opt_gap``: ``(opt_bound - opt_objective) / max(|opt_objective|, 1e-9)``, >= 0;
+        * ``opt_status``: HiGHS's model status (``"Optimal"``, ``"Time limit reached"``,
+          ...; ``"Empty"`` when no task has any schedule and nothing was solved);
+        * ``opt_hit_time_limit``: 1 if ``time_limit`` or ``mip_max_nodes`` stopped the
+          search -- then the schedule is the best one found and
+          ``opt_objective <= optimum <= opt_bound``, *not* the optimum;
+        * ``opt_seconds`` (model build, warm start and solve, wall),
+          ``opt_build_seconds``, ``opt_variables``, ``opt_constraints``,
+          ``opt_nonzeros``.
+
+    Raises
+    ------
+    InputError
+        If an option is out of range, the scenario breaks its schema, or the model would
+        need more than ``max_x_variables`` x variables (a ``ValueError``).
+    RuntimeError
+        If HiGHS stops (time limit) without any feasible solution (possible only with
+        ``warm_start=False``) or its rounded solution violates the model.
     """
     time_limit = _checked_options(time_limit, mip_rel_gap, mip_max_nodes)
     arrays = to_arrays(scenario)

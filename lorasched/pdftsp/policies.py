@@ -10,6 +10,10 @@ from ..model.errors import InputError
 from . import auction
 from .baselines import eft, ntm, titan_per_slot
 
+#: The policies by name, each ``run(arrays, rng, **options) -> Decisions``: ``pdftsp``
+#: (Algorithms 1 and 2), the baselines ``eft``, ``ntm`` and ``titan``, and the oracle
+#: ``titan_oracle``. The pdFTSP system's registry
+#: (:class:`~lorasched.model.system.System`).
 REGISTRY = {
     "pdftsp": auction.run,
     "eft": eft.run,
@@ -20,7 +24,23 @@ REGISTRY = {
 
 
 def get(name: str):
-    """The ``run`` function of policy ``name``; ValueError naming the choices if unknown."""
+    """The ``run`` function of one pdFTSP policy.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`REGISTRY`.
+
+    Returns
+    -------
+    callable
+        ``run(arrays, rng, **options) -> Decisions``.
+
+    Raises
+    ------
+    InputError
+        If no policy is called ``name`` (a ``ValueError``), naming the choices.
+    """
     try:
         return REGISTRY[name]
     except KeyError:

@@ -18,7 +18,7 @@ from ..model.errors import InputError
 
 DIMS = ("node", "slot", "task", "vendor")
 
-#: variable -> (dims, kind, meaning with unit and paper symbol)
+#: The variables of a scenario, name -> (dims, kind, meaning with unit and paper symbol).
 SCHEMA: dict[str, tuple[tuple[str, ...], str, str]] = {
     "compute_capacity": (("node",), "int", "C_kp: samples a node can process per slot"),
     "memory_capacity": (("node",), "float", "C_km: GPU memory of a node, GB"),
@@ -58,12 +58,55 @@ REQUIRED_ATTRS = {"base_model_memory": "r_b: GPU memory of the shared base model
 
 
 class ScenarioArrays(NamedTuple):
-    """A validated scenario as plain numpy arrays (C-contiguous, fixed dtypes): everything
-    an algorithm needs, so that none reads the Dataset or its attributes.
+    """A validated scenario as plain numpy arrays: everything an algorithm needs.
 
-    The declared bounds (:attr:`DECLARED_ATTRS`) are the scenario's optional attributes of
-    the same names, what an operator would post: :mod:`lorasched.pdftsp.auction` derives
-    alpha and beta of eqs. (7)-(8) from them, :mod:`lorasched.pdftsp.pricing` the baselines'
+    The arrays are C-contiguous with fixed dtypes, so that no algorithm reads the Dataset
+    or its attributes. K nodes, T slots, I tasks, N vendors; build one with
+    :func:`to_arrays`.
+
+    Parameters
+    ----------
+    compute_capacity : numpy.ndarray
+        int64[K], ``C_kp``: samples a node can process per slot.
+    memory_capacity : numpy.ndarray
+        float64[K], ``C_km``: GPU memory of a node, GB.
+    base_model_memory : float
+        ``r_b``: GPU memory of the shared base model, GB.
+    op_cost_rate : numpy.ndarray
+        float64[K, T]: operating cost per sample processed.
+    arrival : numpy.ndarray
+        int64[I], ``a_i``: arrival slot.
+    deadline : numpy.ndarray
+        int64[I], ``d_i``: last slot the task may run in.
+    memory : numpy.ndarray
+        float64[I], ``r_i``: GPU memory the task needs while it runs, GB.
+    work : numpy.ndarray
+        int64[I], ``M_i``: samples to process.
+    needs_preprocessing : numpy.ndarray
+        bool[I], ``f_i``: the data must go to a vendor first.
+    bid : numpy.ndarray
+        float64[I], ``b_i``: the bid, money.
+    speed : numpy.ndarray or NodeSpeed
+        ``s_ik``, samples per slot: int32[I, K] (``SPEED_DTYPE``), or stored per GPU
+        type and read as that matrix.
+    vendor_price : numpy.ndarray
+        float64[I, N], ``q_in``: vendor n's price for task i.
+    vendor_delay : numpy.ndarray
+        int64[I, N], ``h_in``: vendor n's delay for task i, slots.
+    value_density_min, value_density_max : float or None, optional
+        ``v_min``, ``v_max``: declared bounds on the value density ``b_i / M_i``, money
+        per sample.
+    task_memory_min : float or None, optional
+        ``r_min``: declared lower bound on the task memory ``r_i``, GB.
+    speed_per_memory_max : float or None, optional
+        Declared upper bound on ``s_ik / r_i`` over the cluster's GPU types and the
+        model's micro-batches, samples per slot per GB.
+
+    Notes
+    -----
+    The declared bounds (``DECLARED_ATTRS``) are the scenario's optional attributes of the
+    same names, what an operator would post: :mod:`lorasched.pdftsp.auction` derives alpha
+    and beta of eqs. (7)-(8) from them, ``lorasched.pdftsp.pricing`` the baselines'
     posted price; ``None`` where the scenario declares none.
     """
 
@@ -98,33 +141,54 @@ class ScenarioArrays(NamedTuple):
 
     @property
     def n_nodes(self) -> int:
+        """K, the number of nodes."""
         return self.compute_capacity.shape[0]
 
     @property
     def n_slots(self) -> int:
+        """T, the number of slots."""
         return self.op_cost_rate.shape[1]
 
     @property
     def n_tasks(self) -> int:
+        """I, the number of tasks."""
         return self.arrival.shape[0]
 
     @property
     def n_vendors(self) -> int:
+        """N, the number of vendors."""
         return self.vendor_price.shape[1]
 
     @property
     def usable_memory(self) -> np.ndarray:
-        """float64[K]: the memory left to LoRA tasks on each node, ``C_km - r_b`` (4g)."""
+        """The memory left to LoRA tasks on each node, ``C_km - r_b`` (4g), float64[K]."""
         return self.memory_capacity - self.base_model_memory
 
     def op_cost(self, task, node, slot):
-        """Operating cost ``e_ikt = s_ik * op_cost_rate[k, t]`` of task ``i`` in cell
-        ``(k, t)``; the indices may be arrays (numpy broadcasting), e.g. a schedule's cells."""
+        """Operating cost ``e_ikt = s_ik * op_cost_rate[k, t]`` of task ``i`` in cell ``(k, t)``.
+
+        Parameters
+        ----------
+        task, node, slot : int or numpy.ndarray
+            The indices; arrays broadcast (numpy broadcasting), e.g. a schedule's cells.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``e_ikt``, money.
+        """
         return self.speed[task, node] * self.op_cost_rate[node, slot]
 
     def residual(self) -> tuple[np.ndarray, np.ndarray]:
-        """Fresh residual capacities of the empty cluster: compute int64[K, T] (``C_kp``,
-        samples, 4f) and memory float64[K, T] (``C_km - r_b``, GB, 4g)."""
+        """Fresh residual capacities of the empty cluster.
+
+        Returns
+        -------
+        compute : numpy.ndarray
+            int64[K, T], ``C_kp`` in every slot, samples (4f).
+        memory : numpy.ndarray
+            float64[K, T], ``C_km - r_b`` in every slot, GB (4g).
+        """
         T = self.n_slots
         compute = np.repeat(np.asarray(self.compute_capacity, dtype=np.int64)[:, None], T,
                             axis=1)
@@ -147,10 +211,22 @@ def _fail(name: str, mask: np.ndarray, dims: tuple[str, ...], what: str) -> None
 
 
 def validate_scenario(ds: xr.Dataset) -> None:
-    """Check that ``ds`` is a well-formed scenario; raise ``ValueError`` otherwise.
+    """Check that ``ds`` is a well-formed pdFTSP scenario.
 
-    The message names the variable and the first offending item (e.g. ``task 17``), so
-    a bad row in a user's trace can be found and fixed without losing the rest.
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        The scenario: the variables of :data:`SCHEMA` on the dimensions ``node``,
+        ``slot``, ``task`` and ``vendor``, and the attribute ``base_model_memory``.
+
+    Raises
+    ------
+    InputError
+        A ``ValueError`` whose message names the variable and the first offending item
+        (e.g. ``task 17``), so a bad row in a user's trace can be found and fixed without
+        losing the rest: a missing variable or attribute, wrong dims, a value out of
+        range or past the declared limits, repeated task ids, tasks out of arrival
+        order, a bid outside the declared value densities.
     """
     if not isinstance(ds, xr.Dataset):
         raise InputError(f"a scenario must be an xarray.Dataset, got {type(ds).__name__}")
@@ -422,8 +498,26 @@ class NodeSpeed:
 
 
 def to_arrays(ds: xr.Dataset, validate: bool = True) -> ScenarioArrays:
-    """Validate ``ds`` (unless told not to) and return its plain-array form, with the
-    declared bounds taken from its attributes (``None`` where absent)."""
+    """A scenario's plain-array form, validated first.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A pdFTSP scenario.
+    validate : bool, optional
+        Run :func:`validate_scenario` first (default True).
+
+    Returns
+    -------
+    ScenarioArrays
+        The arrays, with the declared bounds taken from the scenario's attributes
+        (``None`` where absent).
+
+    Raises
+    ------
+    InputError
+        If ``validate`` and the scenario breaks its schema (:func:`validate_scenario`).
+    """
     if validate:
         validate_scenario(ds)
 

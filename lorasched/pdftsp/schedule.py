@@ -21,7 +21,33 @@ INFEASIBLE = -2  #: vendor of a schedule search that found nothing
 
 
 class Schedule(NamedTuple):
-    """The best schedule ``l`` of one task under given prices (all of eq. 10's terms)."""
+    """The best schedule ``l`` of one task under given prices, with all the terms of (10).
+
+    Parameters
+    ----------
+    vendor : int
+        ``n*``, ``NO_VENDOR`` (-1: no pre-processing) or ``INFEASIBLE`` (-2: no schedule).
+    surplus : float
+        ``F(il)``, eq. (10); ``-inf`` when infeasible.
+    cost : float
+        The objective of (12): ``lam_hat * samples + phi_hat * n_cells * r_i + op_cost``.
+    lam_hat : float
+        The largest lambda over the schedule's cells.
+    phi_hat : float
+        The largest phi over the schedule's cells.
+    samples : int
+        ``sum_k sum_t s_ik x_ikt``.
+    n_cells : int
+        The number of (k, t) cells.
+    op_cost : float
+        ``sum e_ikt x_ikt``.
+    vendor_price : float
+        ``q_in*`` (0 without pre-processing).
+    nodes : numpy.ndarray
+        The cells' nodes, by slot.
+    slots : numpy.ndarray
+        The cells' slots, ascending.
+    """
 
     vendor: int  # n*, NO_VENDOR, or INFEASIBLE
     surplus: float  # F(il), eq. (10); -inf when infeasible
@@ -37,13 +63,16 @@ class Schedule(NamedTuple):
 
     @property
     def feasible(self) -> bool:
+        """Whether a schedule was found."""
         return self.vendor != INFEASIBLE
 
     @property
     def critical_bid(self) -> float:
-        """Smallest bid with F(il) > 0 (everything else fixed): ``q_in* + cost (12)``, i.e.
-        eq. (14) plus the operating cost; the critical payment of
-        :class:`lorasched.pdftsp.auction.OnlineAuction`."""
+        """The smallest bid with ``F(il) > 0``, everything else fixed: ``q_in* + cost (12)``.
+
+        That is eq. (14) plus the operating cost: the critical payment of
+        :class:`~lorasched.pdftsp.auction.OnlineAuction`.
+        """
         return self.vendor_price + self.cost
 
 
@@ -59,14 +88,47 @@ def schedule(arrays: ScenarioArrays, i: int, lam: np.ndarray, phi: np.ndarray,
              speed_i: np.ndarray | None = None) -> Schedule:
     """Algorithm 2 for task ``i`` against prices ``lam, phi`` and residual capacities.
 
-    ``bid`` overrides the task's bid (the schedule itself does not depend on it; only
-    ``surplus`` does). ``work_resolution`` is R of the work discretisation
-    (:mod:`lorasched.pdftsp.kernels`); it does not apply to ``solver="brute"``. ``index``:
-    a :class:`~lorasched.pdftsp.candidate_index.CandidateIndex` of exactly this state, which
-    supplies the candidate cells without scanning the cluster (the same cells, so the same
-    schedule).
-    ``speed_i``: ``arrays.speed[i]`` if the caller has it already (with speeds stored per
-    GPU type, building the row costs O(K)).
+    For each vendor, the solution of problem (12) in the vendor's window; then the vendor
+    with the largest ``F(il)`` (eq. 10).
+
+    Parameters
+    ----------
+    arrays : ScenarioArrays
+        The scenario.
+    i : int
+        The task's index.
+    lam, phi : numpy.ndarray
+        float64[K, T]: the dual prices of compute (money per sample) and memory (money per
+        GB per slot).
+    compute_left, memory_left : numpy.ndarray
+        [K, T]: the residual compute (samples) and memory (GB) of each cell.
+    bid : float, optional
+        Overrides the task's bid (the schedule itself does not depend on it; only
+        ``surplus`` does).
+    solver : {"paper", "exact", "brute"}, optional
+        The DP of eq. (13) (default; a heuristic whose reported cost is its true cost), the
+        exact enumeration of price thresholds, or brute force (tiny instances only; the
+        module docstring).
+    work_resolution : int, optional
+        R of the work discretisation (default 8; ``lorasched.pdftsp.kernels``); it does
+        not apply to ``solver="brute"``.
+    index : object, optional
+        A ``lorasched.pdftsp.candidate_index.CandidateIndex`` of exactly this state, which supplies
+        the candidate cells without scanning the cluster (the same cells, so the same
+        schedule).
+    speed_i : numpy.ndarray, optional
+        ``arrays.speed[i]`` if the caller has it already (with speeds stored per GPU type,
+        building the row costs O(K)).
+
+    Returns
+    -------
+    Schedule
+        The best schedule; its ``vendor`` is ``INFEASIBLE`` when none exists.
+
+    Raises
+    ------
+    InputError
+        If ``solver`` is not one of the three or ``work_resolution`` is not positive.
     """
     _check_solver(solver)
     if int(work_resolution) < 1:

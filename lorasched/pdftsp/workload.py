@@ -318,17 +318,65 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
                        trace: str | os.PathLike | None = None,
                        trace_day: int | str = "median",
                        task_sizes: str = "paper", speed_layout: str = "type") -> xr.Dataset:
-    """A seeded synthetic scenario; see the module docstring for every modelling choice.
+    """A seeded synthetic pdFTSP scenario, as in the paper's section 5.1.
 
-    Returns a validated ``xarray.Dataset`` (see :mod:`lorasched.pdftsp.scenario`) whose attribute
-    ``load_factor`` is the offered work over what the cluster can process in the horizon
-    (``sum M_i / (T * sum_k C_kp)``): above 1 the cluster cannot serve everything.
-    With ``trace`` (a name in :data:`lorasched.model.traces.TRACES` or a CSV path), ``load`` is
-    the target mean per slot of the trace day ``trace_day``; the attributes ``trace``,
-    ``trace_day`` (the day used) and ``task_sizes`` record it. ``speed_layout``: ``"type"``
-    (default) stores ``s_ik`` per (task, GPU type), as it is generated
-    (:data:`~lorasched.pdftsp.scenario.TYPED_SPEED_DIMS`); ``"node"`` as the (task, node)
-    matrix (K times larger). Both give the same results.
+    The same arguments give the same dataset, bit for bit. Every modelling choice:
+    :doc:`/reference/pdftsp_workload`.
+
+    Parameters
+    ----------
+    nodes : int, optional
+        GPU nodes in the cluster (default 100).
+    gpu : {"mix", "A100", "A40"}, optional
+        One GPU type for every node, or ``"mix"`` (alternating; default).
+    load : {"light", "medium", "high"} or float, optional
+        Mean Poisson arrivals per slot: 30, 50 or 80 (default ``"high"``), or a number.
+        With ``trace``, the target mean per slot of the trace day.
+    vendors : int, optional
+        Pre-processing vendors (default 5).
+    deadline_policy : {"slack", "tight", "loose", "fixed", "end_of_day"}, optional
+        How deadlines are drawn (default ``"slack"``; :doc:`/reference/pdftsp_workload`).
+    seed : int, optional
+        Seeds the ``numpy.random.Generator`` every draw comes from (default 0).
+    slots : int, optional
+        Slots in the horizon (default 144).
+    slot_minutes : float, optional
+        Length of a slot (default 10: 144 slots are one day).
+    arrivals : array-like of int, optional
+        An explicit series of arrival counts per slot instead of Poisson draws.
+    preprocessing_share : float, optional
+        Probability that a task needs a vendor (default 0.5, or 0 when ``vendors`` is 0).
+    model : lorasched.model.profiles.ModelProfile, optional
+        The model being fine-tuned (default GPT-2 XL): capacities, speeds and memory.
+    trace : str or os.PathLike, optional
+        One day of a real GPU-cluster trace (a name in ``lorasched.model.traces.TRACES``
+        or a CSV path) whose per-slot submissions, scaled to the mean of ``load``, set the
+        arrivals.
+    trace_day : int or "median", optional
+        The trace's day (default ``"median"``, the representative day).
+    task_sizes : {"paper", "trace"}, optional
+        Task sizes drawn as in the paper (default), or from the GPU time of the trace's
+        jobs (needs ``trace``).
+    speed_layout : {"type", "node"}, optional
+        ``"type"`` (default) stores ``s_ik`` per (task, GPU type), as it is generated
+        (dims ``("task", "gpu")``); ``"node"`` as the (task, node) matrix (K times larger).
+        Both give the same results.
+
+    Returns
+    -------
+    xarray.Dataset
+        A validated scenario (:func:`~lorasched.pdftsp.scenario.validate_scenario`)
+        whose attribute ``load_factor`` is the offered work over what the cluster can
+        process in the horizon (``sum M_i / (T * sum_k C_kp)``): above 1 the cluster
+        cannot serve everything. With ``trace``, the attributes ``trace``, ``trace_day``
+        (the day used) and ``task_sizes`` record it.
+
+    Raises
+    ------
+    InputError
+        Naming the first argument out of its range or the combination refused (``trace``
+        with ``arrivals``, ``task_sizes="trace"`` without a trace, vendors 0 with a
+        positive ``preprocessing_share``), or a size past the declared limits.
     """
     nodes, slots, vendors, slot_minutes, preprocessing_share = _checked_arguments(
         nodes, slots, vendors, slot_minutes, deadline_policy, preprocessing_share,

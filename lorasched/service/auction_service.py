@@ -43,7 +43,17 @@ class _Pending(NamedTuple):
 
 
 class ConflictError(ServiceInputError):
-    """A request that contradicts the state: a used id with another body, a closed slot."""
+    """A request that contradicts the state: a used id with another body, a closed slot.
+
+    The HTTP API answers it 409.
+
+    Parameters
+    ----------
+    field : str
+        The request's field at fault (``"id"`` or ``"arrival"``).
+    message : str
+        Names the task, the field and the rule.
+    """
 
 
 def fingerprint(arrays: ScenarioArrays, gpu_types, options: dict) -> str:
@@ -61,12 +71,40 @@ def fingerprint(arrays: ScenarioArrays, gpu_types, options: dict) -> str:
 
 
 class AuctionService:
-    """The service's state and its one decision path (module docstring).
+    """The service's state and its one decision path: pdFTSP's auction, stored decisions.
 
-    ``cluster``: a pdFTSP scenario Dataset or the path of one; ``state_dir``: the folder of
-    the durable state; ``payment``, ``constants``, ``solver``, ``work_resolution``: the
-    auction's options (:class:`~lorasched.pdftsp.auction.OnlineAuction`); ``sync``: the
-    store's durability (:mod:`.store`)."""
+    One cluster, one :class:`~lorasched.pdftsp.auction.OnlineAuction`; every decision is
+    stored before it is applied and answered, and on start the stored decisions are
+    replayed through a fresh auction (the module docstring).
+
+    Parameters
+    ----------
+    cluster : xarray.Dataset or path-like
+        A pdFTSP scenario or the path of one: the cluster (nodes, capacities, operating
+        cost, vendors, slots, the declared value bounds the constants alpha and beta come
+        from); its tasks are ignored.
+    state_dir : str or os.PathLike
+        The folder of the durable state (:class:`~lorasched.service.store.Store`).
+    payment, constants, solver : str, optional
+        The auction's options (:class:`~lorasched.pdftsp.auction.OnlineAuction`; default
+        ``"critical"``, ``"lemma2"``, ``"paper"``).
+    work_resolution : int, optional
+        The auction's R of the work discretisation (default 8).
+    sync : {"full", "normal"}, optional
+        The store's durability (default ``"full"``).
+
+    Raises
+    ------
+    ~lorasched.service.tasks.ServiceInputError
+        If the cluster declares no value bounds (an online service cannot take them
+        from hindsight).
+    InputError
+        If the scenario or an option is invalid, or the state was built on another
+        cluster or with other options.
+    ~lorasched.service.store.StateError
+        If the state is held by another server, damaged, or its replay does not give
+        the stored decisions.
+    """
 
     def __init__(self, cluster, state_dir, *, payment: str = "critical",
                  constants: str = "lemma2", solver: str = "paper", work_resolution: int = 8,
@@ -113,11 +151,35 @@ class AuctionService:
 
     # ------------------------------------------------------------------ decisions
     def offer(self, payload) -> tuple[dict, bool]:
-        """``(decision, new)`` for one request body; ``new`` is False when the id was
-        decided before (the stored decision is returned). Raises
-        :class:`ServiceInputError` (bad field), :class:`ConflictError` or
-        :class:`~lorasched.service.store.StoreError` (the decision could not be stored:
-        nothing of it is kept, the same request may be sent again)."""
+        """Decide one task: Algorithm 1 against the state, stored, then applied.
+
+        The same ``id`` again returns the stored decision and admits nothing twice.
+        Offers run one at a time.
+
+        Parameters
+        ----------
+        payload : dict
+            One request body (``lorasched.service.tasks`` lists its fields).
+
+        Returns
+        -------
+        decision : dict
+            ``id``, ``seq``, ``arrival``, ``admitted``, ``reason``, ``payment``,
+            ``critical_bid``, ``vendor`` and ``cells``.
+        new : bool
+            False when the id was decided before (the stored decision is returned).
+
+        Raises
+        ------
+        ~lorasched.service.tasks.ServiceInputError
+            A bad field.
+        ConflictError
+            A used id with another body, or a task for a slot before the clock (the
+            largest arrival slot seen).
+        ~lorasched.service.store.StoreError
+            The decision could not be stored: nothing of it is kept, the same request may
+            be sent again.
+        """
         started = time.perf_counter()
         task_id, fields = parse_task(payload, self.cluster, self.gpu_types)
         digest = _digest(payload)
@@ -200,9 +262,15 @@ class AuctionService:
             self._pending = None
 
     def health(self) -> dict:
-        """``{"status": "ok", "decisions": n, "clock": slot}``; from a failed write until
-        a write succeeds (or while the state must be rebuilt), ``"status": "failing"`` and
-        ``"store": {"field", "error"}``."""
+        """The service's health.
+
+        Returns
+        -------
+        dict
+            ``{"status": "ok", "decisions": n, "clock": slot}``; from a failed write until
+            a write succeeds (or while the state must be rebuilt), ``"status":
+            "failing"`` and ``"store": {"field", "error"}``.
+        """
         with self._lock:
             out = {"status": "ok", "decisions": len(self.by_id), "clock": self.clock}
             problem = StoreError("state", self.broken) if self.broken else self.failure
@@ -232,10 +300,38 @@ class AuctionService:
 
     # ------------------------------------------------------------------ reading
     def get(self, task_id: str) -> dict | None:
+        """The stored decision of one task.
+
+        Parameters
+        ----------
+        task_id : str
+            The client's id of the task.
+
+        Returns
+        -------
+        dict or None
+            The decision, as :meth:`offer` returned it; None if the id is unknown.
+        """
         return self.by_id.get(task_id)
 
     def prices(self, start: int, stop: int) -> dict:
-        """lambda and phi (node x slot) for slots ``start..stop-1``."""
+        """The dual prices lambda and phi (node x slot) of some slots.
+
+        Parameters
+        ----------
+        start, stop : int
+            The slots ``start..stop-1``.
+
+        Returns
+        -------
+        dict
+            ``{"from": start, "to": stop, "lambda": [[...]], "phi": [[...]]}``.
+
+        Raises
+        ------
+        ~lorasched.service.tasks.ServiceInputError
+            Unless ``0 <= start < stop <=`` the number of slots.
+        """
         T = self.cluster.n_slots
         if not 0 <= start < stop <= T:
             raise ServiceInputError("slots", f"slots {start}..{stop - 1}: need 0 <= from < "
@@ -246,7 +342,14 @@ class AuctionService:
                     "phi": self.auction.phi[:, start:stop].tolist()}
 
     def metrics(self) -> str:
-        """The Prometheus text exposition of the counters and the latency histogram."""
+        """The counters and the latency histogram, for Prometheus.
+
+        Returns
+        -------
+        str
+            The Prometheus text exposition: decisions, admitted, repeats, store failures,
+            the clock, and the decision latency.
+        """
         lines = ["# HELP lorasched_decisions_total tasks decided",
                  "# TYPE lorasched_decisions_total counter",
                  f"lorasched_decisions_total {self.counts['decisions']}",
@@ -274,6 +377,7 @@ class AuctionService:
         return "\n".join(lines) + "\n"
 
     def close(self) -> None:
+        """Close the store (and release the state's lock)."""
         self.store.close()
 
 

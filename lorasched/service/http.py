@@ -75,8 +75,23 @@ def _guarded(handler):
 
 def create_app(service: AuctionService, *, token: str | None = None,
                max_body: int = MAX_BODY) -> Starlette:
-    """The ASGI app of ``service``; with ``token``, every request must carry
-    ``Authorization: Bearer <token>`` (401 otherwise)."""
+    """The ASGI app of a service: the versioned HTTP/JSON API (the module docstring).
+
+    Parameters
+    ----------
+    service : AuctionService
+        The service whose methods the routes call.
+    token : str, optional
+        With a token, every request must carry ``Authorization: Bearer <token>``
+        (compared in constant time; 401 otherwise).
+    max_body : int, optional
+        The largest request body, bytes (default ``MAX_BODY``, 64 KiB; 413 above).
+
+    Returns
+    -------
+    starlette.applications.Starlette
+        The app, to be served by uvicorn (:func:`serve`).
+    """
 
     def authorised(request: Request) -> bool:
         if token is None:
@@ -174,7 +189,29 @@ def check_bind(host: str, token: str | None) -> None:
 def serve(service: AuctionService, host: str = "127.0.0.1", port: int = 8000, *,
           token: str | None = None, max_body: int = MAX_BODY,
           log_level: str = "warning") -> None:
-    """Run the service on ``host:port`` until interrupted (uvicorn)."""
+    """Run the service on ``host:port`` until interrupted (uvicorn).
+
+    Parameters
+    ----------
+    service : AuctionService
+        The service.
+    host : str, optional
+        The address to bind (default 127.0.0.1); another than loopback needs ``token``.
+    port : int, optional
+        The port (default 8000).
+    token : str, optional
+        The bearer token every request must carry (at least 16 characters).
+    max_body : int, optional
+        The largest request body, bytes (default 64 KiB).
+    log_level : str, optional
+        uvicorn's log level (default ``"warning"``).
+
+    Raises
+    ------
+    InputError
+        If ``host`` is not a loopback address and no token is given, or the token is
+        shorter than 16 characters.
+    """
     check_bind(host, token)
     uvicorn.run(create_app(service, token=token, max_body=max_body), host=host, port=port,
                 log_level=log_level)

@@ -24,15 +24,33 @@ CHECKPOINT_EVERY = 1000
 
 
 class StateError(InputError):
-    """The state folder cannot be used: held by another server, or its database damaged;
-    the message names the file and what to do."""
+    """The state folder cannot be used: held by another server, or its database damaged.
+
+    An :class:`~lorasched.model.errors.InputError`.
+
+    Parameters
+    ----------
+    message : str
+        Names the file (and the holder's pid) and what to do.
+    """
 
 
 class StoreError(RuntimeError):
-    """A decision the store could not make durable. ``field``: ``"disk"`` when the disk
-    (or the database's size limit) is full, ``"database"`` for any other failure;
-    ``known``: True when the write certainly left nothing, False when its outcome could
-    not be read back (the next write first settles it, :meth:`Store.holds`)."""
+    """A decision the store could not make durable.
+
+    The HTTP API answers it 503 with ``Retry-After``.
+
+    Parameters
+    ----------
+    field : {"disk", "database"}
+        ``"disk"`` when the disk (or the database's size limit) is full, ``"database"``
+        for any other failure.
+    message : str
+        What failed.
+    known : bool, optional
+        True (default) when the write certainly left nothing, False when its outcome
+        could not be read back (the next write first settles it, :meth:`Store.holds`).
+    """
 
     def __init__(self, field: str, message: str, *, known: bool = True):
         super().__init__(message)
@@ -65,7 +83,31 @@ def _take_lock(folder: Path) -> int:
 
 
 class Store:
-    """The decisions of one service, in order; safe to call from several threads."""
+    """The decisions of one service, in order, in SQLite; safe to call from several threads.
+
+    Opening takes the state's lock (one server per state) and checks the database (the
+    module docstring).
+
+    Parameters
+    ----------
+    state_dir : str or os.PathLike
+        The state folder (created if missing): ``auction.sqlite3`` and ``serve.lock``.
+    fingerprint : str
+        The cluster's and the auction's options' fingerprint; a state built on another
+        is refused.
+    sync : {"full", "normal"}, optional
+        ``"full"`` (default): :meth:`append` returns once the decision is on disk;
+        ``"normal"``: once it is in the operating system's write-ahead log.
+
+    Raises
+    ------
+    InputError
+        If ``sync`` is not a choice, ``state_dir`` is not a folder, or the state holds
+        decisions made on another cluster or with other auction options.
+    StateError
+        If another server holds the state, or its database is truncated, damaged or
+        missing decisions.
+    """
 
     def __init__(self, state_dir, fingerprint: str, sync: str = "full"):
         if sync not in SYNCS:
@@ -125,8 +167,18 @@ class Store:
                              f"backup")
 
     def decisions(self):
-        """``(seq, id, request, decision)`` of every stored decision, in ``seq`` order;
-        :class:`StateError` naming the decision whose record is not JSON."""
+        """Every stored decision, in ``seq`` order.
+
+        Returns
+        -------
+        list of tuple
+            ``(seq, id, request, decision)``, the request and the decision as dicts.
+
+        Raises
+        ------
+        StateError
+            Naming the decision whose record is not JSON.
+        """
         with self._lock:
             rows = self._db.execute("SELECT seq, id, request, decision FROM decisions "
                                     "ORDER BY seq").fetchall()
@@ -141,8 +193,24 @@ class Store:
         return out
 
     def append(self, seq: int, task_id: str, request: dict, decision: dict) -> None:
-        """Store one decision, durably (committed and synced) before returning;
-        :class:`StoreError` if it could not be (module docstring)."""
+        """Store one decision, durably (committed and synced) before returning.
+
+        Parameters
+        ----------
+        seq : int
+            The decision's number, from 1.
+        task_id : str
+            The client's id of the task.
+        request : dict
+            The request body.
+        decision : dict
+            The decision.
+
+        Raises
+        ------
+        StoreError
+            If it could not be stored (module docstring).
+        """
         row = (seq, task_id, json.dumps(request, sort_keys=True),
                json.dumps(decision, sort_keys=True))
         with self._lock:
@@ -159,8 +227,24 @@ class Store:
                 self._checkpoint()
 
     def holds(self, seq: int, task_id: str, request: dict, decision: dict) -> bool:
-        """Whether decision ``seq`` is stored as given; :class:`StoreError` (outcome
-        unknown) if the database cannot be read."""
+        """Whether a decision is stored as given.
+
+        Parameters
+        ----------
+        seq, task_id, request, decision
+            As for :meth:`append`.
+
+        Returns
+        -------
+        bool
+            Whether decision ``seq`` is stored as given.
+
+        Raises
+        ------
+        StoreError
+            With the outcome unknown if the database cannot be read; or if ``seq`` holds
+            another decision.
+        """
         row = (seq, task_id, json.dumps(request, sort_keys=True),
                json.dumps(decision, sort_keys=True))
         with self._lock:
@@ -193,6 +277,7 @@ class Store:
             self.writes -= 1  # try again at the next write
 
     def close(self) -> None:
+        """Close the database and release the state's lock."""
         with self._lock:
             if self._db is not None:
                 self._db.close()

@@ -21,8 +21,17 @@ _SPEED_MAX = int(np.iinfo(SPEED_DTYPE).max)
 
 
 class ServiceInputError(InputError):
-    """A request the service refuses: ``field`` names what is wrong (``str(error)`` says
-    the task and the rule)."""
+    """A request the service refuses; the HTTP API answers it 422 and changes nothing.
+
+    An :class:`~lorasched.model.errors.InputError`.
+
+    Parameters
+    ----------
+    field : str
+        Names what is wrong.
+    message : str
+        ``str(error)``: the task and the rule.
+    """
 
     def __init__(self, field: str, message: str):
         super().__init__(message)

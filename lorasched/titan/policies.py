@@ -16,11 +16,11 @@ from .scenario import TitanArrays
 from .schedule import Recorder, Schedule
 from .switch import switch_seconds
 
-#: Tiresias' first-queue limit, GPU-seconds of attained service: 4 GPU-hours, as in the
+#: Tiresias' first-queue limit in GPU-seconds of attained service, 4 GPU-hours, as in the
 #: TITAN authors' simulator (gaow0007/TitanSched ``main.py``: ``queue_limit = [3600 * 4, ...]``)
 TIRESIAS_THRESHOLD_GPU_S = 4 * 3600.0
 
-#: per setup, the defaults of TITAN's options and of the baselines' (module docstring)
+#: The defaults of TITAN's options and of the baselines', per setup (module docstring).
 SETUP_DEFAULTS = {
     "paper": {
         "titan": {"switch": "pipelined", "preemptive": False, "tick_s": 0.0, "keep": "all"},
@@ -57,13 +57,56 @@ def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
           merge_length: str = "log", restart_cost: bool = True,
           tick_s: float | None = None, keep: str | None = None,
           objective: str = "paper") -> Schedule:
-    """TITAN (:mod:`.cluster`): ``merge`` (task merger, eqs. 5-11), ``switch`` (a table
-    of :mod:`.switch`: ``"pipelined"``, ``"naive"``, ``"none"``, ``{gpus: s}`` or
-    ``"measured"``) times ``switch_scale``, ``preemptive`` (re-allocate running jobs: the
-    authors' later code), ``constraints`` (reading of (9)-(10)), ``candidates`` and
-    ``merge_length`` (how merge candidates are formed and how long a merged job runs),
-    ``restart_cost``, ``tick_s``, ``keep`` and ``objective`` (:mod:`.cluster`). ``None``
-    takes the setup's default (:data:`SETUP_DEFAULTS`). Draws no random numbers."""
+    """The policy ``titan``: TITAN's MILP scheduler with the task merger (sections 3-4).
+
+    The event-driven loop of ``lorasched.titan.cluster``, whose docstring details every
+    option. An option given as ``None`` takes the setup's default
+    (:data:`SETUP_DEFAULTS`). Draws no random numbers.
+
+    Parameters
+    ----------
+    arrays : TitanArrays
+        The scenario.
+    rng : numpy.random.Generator
+        Accepted for the common interface; draws no random numbers.
+    merge : bool, optional
+        The task merger, eqs. 5-11 (default True).
+    switch : {"pipelined", "naive", "none", "measured"} or dict, optional
+        The switch cost of every start: a table of ``lorasched.titan.switch``, a user's
+        table ``{gpus: seconds}``, or ``"measured"`` (the scenario's ``restart_s`` at every
+        width, setup ``"authors_code"``). ``None`` (default): the setup's
+        (:data:`SETUP_DEFAULTS`).
+    switch_scale : float, optional
+        Multiplies every switch cost (default 1).
+    preemptive : bool, optional
+        Re-allocate running jobs (the authors' later code); ``None``: the setup's.
+    constraints : {"pairwise", "literal"}, optional
+        The reading of the merger's constraints (9)-(10) (default ``"pairwise"``).
+    candidates : {"pairs", "all_pairs", "application", "cross_dataset"}, optional
+        How merge candidates are formed (default ``"pairs"``).
+    merge_length : {"log", "sum", "first"}, optional
+        How long a merged job runs (default ``"log"``).
+    restart_cost : bool, optional
+        Preemptive only: the MILP weighs what a restart costs (default True).
+    tick_s : float, optional
+        Decide only at multiples of ``tick_s`` seconds (0: event-driven). ``None``
+        (default): the setup's.
+    keep : {"all", "shortest"}, optional
+        Offer the MILP every candidate, or only the ``M`` with the least work left (the
+        authors' code); ``None``: the setup's.
+    objective : {"paper", "authors_fair"}, optional
+        Eq. (1) (default) or the objective of the authors' code.
+
+    Returns
+    -------
+    ~lorasched.titan.schedule.Schedule
+        The run segments of every job.
+
+    Raises
+    ------
+    InputError
+        Naming the first option out of its choices or range.
+    """
     o = _defaults(arrays, "titan", switch=switch, preemptive=preemptive, tick_s=tick_s,
                   keep=keep)
     for name, flag in (("merge", merge), ("preemptive", o["preemptive"]),
@@ -81,7 +124,15 @@ def titan_nomerge(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
                   switch_scale: float = 1.0, preemptive: bool | None = None,
                   restart_cost: bool = True, tick_s: float | None = None,
                   keep: str | None = None, objective: str = "paper") -> Schedule:
-    """TITAN without the task merger (Table 3's "w/o task merger")."""
+    """The policy ``titan_nomerge``: TITAN without the task merger (Table 3's "w/o task merger").
+
+    :func:`titan` with ``merge=False``; the options are :func:`titan`'s.
+
+    Returns
+    -------
+    ~lorasched.titan.schedule.Schedule
+        The run segments of every job.
+    """
     return titan(arrays, rng, merge=False, switch=switch, switch_scale=switch_scale,
                  preemptive=preemptive, restart_cost=restart_cost, tick_s=tick_s,
                  keep=keep, objective=objective)
@@ -92,7 +143,16 @@ def titan_noswitch(arrays: TitanArrays, rng: np.random.Generator, *, switch_scal
                    candidates: str = "pairs", merge_length: str = "log",
                    restart_cost: bool = True, tick_s: float | None = None,
                    keep: str | None = None) -> Schedule:
-    """TITAN with the naive context switch (Table 3's "w/o pipeline switch")."""
+    """The policy ``titan_noswitch``: TITAN with the naive context switch.
+
+    Table 3's "w/o pipeline switch": :func:`titan` with ``switch="naive"``; the options
+    are :func:`titan`'s.
+
+    Returns
+    -------
+    ~lorasched.titan.schedule.Schedule
+        The run segments of every job.
+    """
     return titan(arrays, rng, merge=True, switch="naive", switch_scale=switch_scale,
                  preemptive=preemptive, constraints=constraints, candidates=candidates,
                  merge_length=merge_length, restart_cost=restart_cost, tick_s=tick_s,
@@ -101,7 +161,33 @@ def titan_noswitch(arrays: TitanArrays, rng: np.random.Generator, *, switch_scal
 
 def srtf(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
          switch_scale: float = 1.0, tick_s: float | None = None) -> Schedule:
-    """Non-preemptive SRTF on the requested GPUs (module docstring)."""
+    """The baseline ``srtf``: non-preemptive shortest remaining time first.
+
+    Each job runs on the GPUs it requested; its remaining time is its remaining seconds on
+    them, known exactly (module docstring).
+
+    Parameters
+    ----------
+    arrays : TitanArrays
+        The scenario.
+    rng : numpy.random.Generator
+        Accepted for the common interface; draws no random numbers.
+    switch : {"pipelined", "naive", "none", "measured"} or dict, optional
+        The switch cost of every start: a table of ``lorasched.titan.switch``, a user's
+        table ``{gpus: seconds}``, or ``"measured"`` (the scenario's ``restart_s`` at every
+        width, setup ``"authors_code"``). ``None`` (default): the setup's
+        (:data:`SETUP_DEFAULTS`).
+    switch_scale : float, optional
+        Multiplies every switch cost (default 1).
+    tick_s : float, optional
+        Decide only at multiples of ``tick_s`` seconds (0: event-driven). ``None``
+        (default): the setup's.
+
+    Returns
+    -------
+    ~lorasched.titan.schedule.Schedule
+        The run segments of every job (one unit per job).
+    """
     return _jobsim(arrays, "srtf", False, switch, switch_scale, tick_s)
 
 
@@ -109,14 +195,69 @@ def tiresias(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
              switch_scale: float = 1.0,
              threshold_gpu_s: float = TIRESIAS_THRESHOLD_GPU_S,
              tick_s: float | None = None) -> Schedule:
-    """Tiresias' two-queue discretised 2D-LAS, preemptive, on the requested GPUs."""
+    """The baseline ``tiresias``: Tiresias' two-queue discretised 2D-LAS, preemptive.
+
+    Each job runs on the GPUs it requested, ordered by attained service (it needs no job
+    length).
+
+    Parameters
+    ----------
+    arrays : TitanArrays
+        The scenario.
+    rng : numpy.random.Generator
+        Accepted for the common interface; draws no random numbers.
+    switch : {"pipelined", "naive", "none", "measured"} or dict, optional
+        The switch cost of every start: a table of ``lorasched.titan.switch``, a user's
+        table ``{gpus: seconds}``, or ``"measured"`` (the scenario's ``restart_s`` at every
+        width, setup ``"authors_code"``). ``None`` (default): the setup's
+        (:data:`SETUP_DEFAULTS`).
+    switch_scale : float, optional
+        Multiplies every switch cost (default 1).
+    threshold_gpu_s : float, optional
+        The first queue's limit, GPU-seconds of attained service (default
+        :data:`TIRESIAS_THRESHOLD_GPU_S`, 4 GPU-hours).
+    tick_s : float, optional
+        Decide only at multiples of ``tick_s`` seconds (0: event-driven). ``None``
+        (default): the setup's.
+
+    Returns
+    -------
+    ~lorasched.titan.schedule.Schedule
+        The run segments of every job (one unit per job).
+    """
     return _jobsim(arrays, Tiresias(threshold=threshold_gpu_s, service="gpu_time"), True,
                    switch, switch_scale, tick_s)
 
 
 def fifo(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
          switch_scale: float = 1.0, tick_s: float | None = None) -> Schedule:
-    """Non-preemptive FIFO on the requested GPUs (module docstring: a reference)."""
+    """The reference ``fifo``: non-preemptive first come, first served.
+
+    Each job runs on the GPUs it requested. Not in the paper: a reference that isolates the
+    baselines' order (module docstring).
+
+    Parameters
+    ----------
+    arrays : TitanArrays
+        The scenario.
+    rng : numpy.random.Generator
+        Accepted for the common interface; draws no random numbers.
+    switch : {"pipelined", "naive", "none", "measured"} or dict, optional
+        The switch cost of every start: a table of ``lorasched.titan.switch``, a user's
+        table ``{gpus: seconds}``, or ``"measured"`` (the scenario's ``restart_s`` at every
+        width, setup ``"authors_code"``). ``None`` (default): the setup's
+        (:data:`SETUP_DEFAULTS`).
+    switch_scale : float, optional
+        Multiplies every switch cost (default 1).
+    tick_s : float, optional
+        Decide only at multiples of ``tick_s`` seconds (0: event-driven). ``None``
+        (default): the setup's.
+
+    Returns
+    -------
+    ~lorasched.titan.schedule.Schedule
+        The run segments of every job (one unit per job).
+    """
     return _jobsim(arrays, "fifo", False, switch, switch_scale, tick_s)
 
 
@@ -157,7 +298,8 @@ def segments_from_log(log_time, log_job, log_kind, gpus, work, overhead) -> Sche
     return rec.schedule(widths="requested")
 
 
-#: name -> run
+#: The policies by name, each ``run(arrays, rng, **options)`` returning a Schedule; the
+#: TITAN system's registry (:class:`~lorasched.model.system.System`).
 REGISTRY = {
     "titan": titan,
     "titan_nomerge": titan_nomerge,

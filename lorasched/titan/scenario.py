@@ -20,7 +20,7 @@ from .lut import load_lut, step_time, with_scalability
 from .milp import allocation_set
 from .workload import load_workload
 
-#: the workloads :func:`titan_scenario` builds
+#: The workloads :func:`titan_scenario` builds.
 WORKLOADS = ("authors", "helios")
 #: the setups (module docstring)
 SETUPS = ("paper", "authors_code")
@@ -31,7 +31,38 @@ AUTHORS_CKPT_S = 30.0
 
 
 class TitanArrays(NamedTuple):
-    """The plain arrays of a TITAN scenario (what every policy reads)."""
+    """The plain arrays of a TITAN scenario: what every policy reads.
+
+    J jobs, A allocations of the set A, B global batch sizes; build one with
+    :func:`to_arrays`.
+
+    Parameters
+    ----------
+    submit : numpy.ndarray
+        (J,) submission times, s.
+    iterations : numpy.ndarray
+        (J,) int64, total optimizer steps.
+    requested_gpus : numpy.ndarray
+        (J,) int64, the GPUs each job requested (what SRTF and Tiresias allocate).
+    requested_iter_s : numpy.ndarray
+        (J,) seconds per iteration on the requested GPUs.
+    app : numpy.ndarray
+        (J,) int64 application id (merge candidates share one).
+    batch : numpy.ndarray
+        (J,) int64 index into the rows of ``iter_s``.
+    scale : numpy.ndarray
+        (J,) samples per epoch of the job's dataset.
+    allocations : numpy.ndarray
+        (A,) int64, the set A up to M.
+    iter_s : numpy.ndarray
+        (B, A) seconds per iteration; NaN where the allocation is not offered.
+    gpus : int
+        M, the GPUs of the pool.
+    setup : {"paper", "authors_code"}, optional
+        The setup the policies read their defaults from (default ``"paper"``).
+    restart_s : float, optional
+        ``"authors_code"``: seconds of every start and restart (default NaN).
+    """
 
     submit: np.ndarray            # (J,) s
     iterations: np.ndarray        # (J,) int64, total optimizer steps
@@ -51,39 +82,51 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
                    model: str = "vit-large", gpu: str = "V100", nodes: int | None = None,
                    gpus_per_node: int = 4, seed: int = 0, setup: str = "paper",
                    ckpt_s: float | None = None, oversize: str = "error") -> xr.Dataset:
-    """A TITAN scenario (module docstring).
+    """A TITAN scenario: a pool of GPUs and fine-tuning jobs (the module docstring).
 
     Parameters
     ----------
-    workload : ``"authors"`` or ``"helios"``
-        ``"authors"``: TITAN's authors' workload ``FM-{density}-{model}``
-        (:func:`.workload.load_workload`; shipped densities 1, 1.5, 2; density 0.5 keeps a
-        seeded random half of FM-1's jobs, lorasched's substitute, since the authors
-        published no such file, so only that density depends on the seed). ``"helios"``:
-        ``jobs x density`` jobs drawn from Helios Venus with GPU time converted to dataset
-        scale (:func:`.helios.helios_workload`).
-    density : float
-        Workload density (the paper's Fig. 5: 0.5, 1, 1.5, 2).
+    workload : {"authors", "helios"}, optional
+        ``"authors"`` (default): TITAN's authors' workload ``FM-{density}-{model}``
+        (``lorasched.titan.workload.load_workload``; shipped densities 1, 1.5, 2; density
+        0.5 keeps a seeded random half of FM-1's jobs, lorasched's substitute, since the
+        authors published no such file, so only that density depends on the seed).
+        ``"helios"``: ``jobs x density`` jobs drawn from Helios Venus with GPU time
+        converted to dataset scale (``lorasched.titan.helios.helios_workload``).
+    density : float, optional
+        Workload density (the paper's Fig. 5: 0.5, 1, 1.5, 2; default 1).
     jobs : int, optional
         Jobs at density 1. ``"helios"``: default 320, the paper's. ``"authors"``: default
         None, the file's own count (160 x density for ViT-L); a number draws ``jobs x
         density`` of the file's jobs at random (seeded; the small book build uses it).
-    model, gpu : str
+    model, gpu : str, optional
         The LUT (``vit-large`` on ``V100`` by default: the paper's ViT-Large/16 and its
         cluster's V100 GPUs).
-    nodes, gpus_per_node : int
+    nodes, gpus_per_node : int, optional
         The cluster (default: the setup's; paper 16 x 4 = 64 GPUs, authors' code 8 x 4).
-    seed : int
-        Seeds the draw of the helios jobs and of the density-0.5 half.
-    setup : ``"paper"`` or ``"authors_code"``
-        Module docstring.
+    seed : int, optional
+        Seeds the draw of the helios jobs and of the density-0.5 half (default 0).
+    setup : {"paper", "authors_code"}, optional
+        The paper's setup (default) or the TITAN authors' simulator's (module docstring).
     ckpt_s : float, optional
         ``"authors_code"`` only: the checkpoint seconds added to every start (default 30).
-    oversize : ``"error"``, ``"cap"`` or ``"drop"``
+    oversize : {"error", "cap", "drop"}, optional
         A job that requests more GPUs than the cluster has: an error naming it (default),
         its request lowered to the cluster's GPUs (``"cap"``; the request is what the
         baselines run on, TITAN chooses its own allocation), or the job left out
         (``"drop"``). The attribute ``oversize_jobs`` counts the jobs capped or dropped.
+
+    Returns
+    -------
+    xarray.Dataset
+        The validated scenario (:func:`validate`), ``attrs["system"] == "titan"``.
+
+    Raises
+    ------
+    InputError
+        Naming the first argument out of its choices or range, a job that requests more
+        GPUs than the cluster has (``oversize="error"``), or a LUT without the measured
+        context switch ``setup="authors_code"`` needs.
     """
     if oversize not in OVERSIZE:
         raise InputError(f"oversize must be one of {OVERSIZE}, got {oversize!r}")
@@ -139,7 +182,7 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
                  restart_s=switch + float(ckpt_s))
 
 
-#: what :func:`titan_scenario` does with a job that requests more GPUs than the cluster has
+#: What :func:`titan_scenario` does with a job that requests more GPUs than the cluster has.
 OVERSIZE = ("error", "cap", "drop")
 
 
@@ -262,7 +305,20 @@ def build(ds: xr.Dataset, lut: xr.Dataset, gpus: int, *, allocations=None,
 
 
 def validate(scenario: xr.Dataset) -> None:
-    """Raise ``ValueError`` naming the field and the job of the first bad value."""
+    """Check that ``scenario`` is a well-formed TITAN scenario.
+
+    Parameters
+    ----------
+    scenario : xarray.Dataset
+        The scenario (the module docstring lists its variables and attributes).
+
+    Raises
+    ------
+    InputError
+        A ``ValueError`` naming the field and the job of the first bad value: not a TITAN
+        scenario, a missing variable, an unknown setup, a value out of range or past the
+        declared limits, a duplicate job name, a batch with no step time.
+    """
     if scenario.attrs.get("system") != "titan":
         raise InputError(f"not a TITAN scenario (attrs['system'] = "
                          f"{scenario.attrs.get('system')!r})")
@@ -335,7 +391,22 @@ def validate(scenario: xr.Dataset) -> None:
 
 
 def to_arrays(scenario: xr.Dataset) -> TitanArrays:
-    """The scenario's plain arrays (validated first)."""
+    """The scenario's plain arrays, validated first.
+
+    Parameters
+    ----------
+    scenario : xarray.Dataset
+        A TITAN scenario.
+
+    Returns
+    -------
+    TitanArrays
+
+    Raises
+    ------
+    InputError
+        If the scenario breaks its contract (:func:`validate`).
+    """
     validate(scenario)
     return TitanArrays(
         submit=scenario["submit_s"].values.astype(float),

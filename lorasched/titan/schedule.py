@@ -18,16 +18,24 @@ KINDS = ("run", "switch")
 
 @dataclass(frozen=True, eq=False)
 class Schedule:
-    """A policy's decisions (module docstring).
+    """A TITAN-system policy's decisions: the run segments of every job (module docstring).
 
-    ``unit_members``: one tuple of job indices per unit (units numbered from 0).
-    Segments (one entry each): ``seg_unit``, ``seg_gpus``, ``seg_start``, ``seg_end`` (s),
-    ``seg_kind`` (:data:`RUN` or :data:`SWITCH`). Parts (one per member of a run segment):
-    ``part_segment``, ``part_job``, ``part_progress``. Decisions (one per scheduling event
-    at which a solver ran): ``decision_time`` (s), ``decision_candidates`` (units offered),
-    ``decision_seconds`` (solver wall time; a measured time). ``widths``: the rule the
-    allocations follow, ``"set"`` (the paper's A = {1, 2, 4m}, TITAN) or ``"requested"``
-    (each job runs on the GPUs it requested, the baselines).
+    Parameters
+    ----------
+    unit_members : tuple of tuple of int
+        One tuple of job indices per unit (units numbered from 0).
+    seg_unit, seg_gpus, seg_start, seg_end, seg_kind : numpy.ndarray
+        Segments, one entry each: the unit, its GPUs, start and end (s), and kind
+        (``RUN`` = 0 or ``SWITCH`` = 1).
+    part_segment, part_job, part_progress : numpy.ndarray
+        Parts, one per member of a run segment: the segment, the job, and the fraction of
+        the job done in it.
+    decision_time, decision_candidates, decision_seconds : numpy.ndarray
+        Decisions, one per scheduling event at which a solver ran: the time (s), the units
+        offered, and the solver's wall time (a measured time).
+    widths : {"set", "requested"}, optional
+        The rule the allocations follow: ``"set"`` (default; the paper's A = {1, 2, 4m},
+        TITAN) or ``"requested"`` (each job runs on the GPUs it requested, the baselines).
     """
 
     unit_members: tuple[tuple[int, ...], ...]

@@ -85,7 +85,26 @@ def greedy_run(arrays: ScenarioArrays, vendor: np.ndarray, *, exclusive: bool, n
 
 def run(arrays: ScenarioArrays, rng: np.random.Generator, *,
         price_per_sample: float | None = None, progress: bool = False) -> Decisions:
-    """EFT on ``arrays``; see the module docstring. Draws no random numbers."""
+    """The baseline ``eft``: Earliest Finish Time as a fixed-price service (module docstring).
+
+    Draws no random numbers.
+
+    Parameters
+    ----------
+    arrays : ScenarioArrays
+        The scenario.
+    rng : numpy.random.Generator
+        Accepted for the common interface.
+    price_per_sample : float, optional
+        The posted price per sample; a task is offered at ``price_per_sample * M_i``
+        (default the scenario's ``value_density_min``).
+    progress : bool, optional
+        Show a progress bar (default False).
+
+    Returns
+    -------
+    Decisions
+    """
     del rng
     return greedy_run(arrays, lowest_delay_vendor(arrays), exclusive=False, name="eft",
                       vendor_rule="lowest_delay", price_per_sample=price_per_sample,

@@ -202,19 +202,49 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
         mip: str = "root", mip_max_nodes: int | None = None, mip_rel_gap: float = 1e-4,
         time_limit: float | None = None, work_resolution: int = 8,
         progress: bool = False) -> Decisions:
-    """Titan as an online per-slot MILP (see the module docstring); ``objective`` is
-    ``"progress"`` (titan-socc22 eq. 1, default) or ``"welfare"`` (the oracle).
+    """The baseline ``titan``: Titan as an online per-slot MILP (module docstring).
 
     Each slot's work is limited deterministically, so the same seed gives the same result
     on any machine: at most ``max_cg_iterations`` rounds of column generation, then the
-    MILP over the columns solved as ``mip`` says (:data:`MIP_SETTINGS`: ``"root"``,
-    ``"nodes1000"``, ``"rounding"``, ``"rens"``, ``"rens_pscost"`` or ``"rens_lean"``);
-    ``mip_max_nodes``,
-    if given, replaces the setting's node limit and keeps its other HiGHS options
-    (``mip="rounding"``: ``mip_max_nodes=0`` with HiGHS's default options). ``time_limit``
-    (seconds per slot; default none) adds a wall-clock limit -- column generation stops
-    when it is used up and the MILP gets what is left (at least a tenth) -- at the price of
-    machine-dependent results.
+    MILP over the columns solved as ``mip`` says.
+
+    Parameters
+    ----------
+    arrays : ScenarioArrays
+        The scenario.
+    rng : numpy.random.Generator
+        Draws each task's vendor uniformly at random before the first slot, as NTM does.
+    objective : {"progress", "welfare"}, optional
+        ``"progress"`` (titan-socc22 eq. 1, default) or ``"welfare"`` (the oracle).
+    price_per_sample : float, optional
+        The posted price per sample (default the scenario's ``value_density_min``).
+    max_cg_iterations : int, optional
+        Rounds of column generation per slot at most (default 10).
+    mip : {"root", "nodes1000", "rounding", "rens", "rens_pscost", "rens_lean"}, optional
+        How the MILP over the columns is solved (``MIP_SETTINGS``; default ``"root"``).
+    mip_max_nodes : int, optional
+        If given, replaces the setting's node limit and keeps its other HiGHS options
+        (``mip="rounding"``: ``mip_max_nodes=0`` with HiGHS's default options).
+    mip_rel_gap : float, optional
+        HiGHS's relative MIP gap (default 1e-4).
+    time_limit : float, optional
+        Seconds per slot (default none): a wall-clock limit -- column generation stops
+        when it is used up and the MILP gets what is left (at least a tenth) -- at the
+        price of machine-dependent results.
+    work_resolution : int, optional
+        R of the work discretisation (default 8).
+    progress : bool, optional
+        Show a progress bar (default False).
+
+    Returns
+    -------
+    Decisions
+        With Titan's solve time per slot in ``per_slot``.
+
+    Raises
+    ------
+    InputError
+        If ``objective`` or ``mip`` is not one of its choices.
     """
     settings = _settings(objective, mip, mip_max_nodes, mip_rel_gap, max_cg_iterations,
                          time_limit, work_resolution)
@@ -257,8 +287,14 @@ def run_oracle(arrays: ScenarioArrays, rng: np.random.Generator, *,
                mip: str = "root", mip_max_nodes: int | None = None, mip_rel_gap: float = 1e-4,
                time_limit: float | None = None, work_resolution: int = 8,
                progress: bool = False) -> Decisions:
-    """Titan with the welfare objective, an oracle that sees every bid (the policy
-    ``titan_oracle``): :func:`run` with ``objective="welfare"``."""
+    """The oracle ``titan_oracle``: Titan with the welfare objective, which sees every bid.
+
+    :func:`run` with ``objective="welfare"``; the parameters are :func:`run`'s.
+
+    Returns
+    -------
+    Decisions
+    """
     return run(arrays, rng, objective="welfare", price_per_sample=price_per_sample,
                max_cg_iterations=max_cg_iterations, mip=mip, mip_max_nodes=mip_max_nodes,
                mip_rel_gap=mip_rel_gap, time_limit=time_limit,
