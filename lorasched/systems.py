@@ -2,7 +2,7 @@
 :class:`~lorasched.model.system.System` of its sub-package; :func:`simulate` dispatches on a
 scenario's ``system`` attribute, and the experiment engine reaches a system only through
 :func:`get`. Each system's ``lorasched simulate`` flags (its ``flags`` module, kept out of
-the System so that a help text never enters a cell's key) are :data:`FLAGS`.
+the System so that a help text never enters a cell's key) are ``FLAGS``.
 """
 
 from __future__ import annotations

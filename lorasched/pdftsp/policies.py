@@ -1,7 +1,8 @@
 """pdFTSP's policy registry, name -> ``run(arrays, rng, **options) -> Decisions``
 (:data:`REGISTRY`): ``pdftsp``, ``titan``, ``titan_oracle`` (labelled an oracle), ``eft``
 and ``ntm``. A new policy is a function with that signature, added to :data:`REGISTRY` or,
-from outside the package, registered with :func:`register`.
+from outside the package, registered with
+:meth:`System.register <lorasched.model.system.System.register>`.
 """
 
 from __future__ import annotations

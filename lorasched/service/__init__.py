@@ -1,6 +1,6 @@
 """pdFTSP's auction as a durable admission and pricing service (``lorasched serve``):
-:mod:`.tasks`, :mod:`.store`, :mod:`.auction_service`, :mod:`.http`, :mod:`.loadgen`; its
-measurements are :mod:`lorasched.bench.service` and :mod:`lorasched.bench.faults`. See
+:mod:`.tasks`, :mod:`.store`, :mod:`.auction_service`, :mod:`.http`, ``loadgen``; its
+measurements are ``lorasched.bench.service`` and ``lorasched.bench.faults``. See
 :doc:`/reference/service`.
 """
 

@@ -1,6 +1,6 @@
 """TITAN's scenario (sec. 3 and 5): a pool of M GPUs and fine-tuning jobs with their step times
 from the LUT, as an ``xarray.Dataset`` with ``attrs["system"] == "titan"``
-(:func:`titan_scenario`, :func:`build`), in two setups. The variables:
+(:func:`titan_scenario`, ``build``), in two setups. The variables:
 :doc:`/reference/titan_data`.
 """
 
