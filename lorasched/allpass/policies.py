@@ -209,7 +209,8 @@ def tl_p(arrays, rng, *, threshold_s: float = TIRESIAS_THRESHOLD_S,
         Draws the providers' start-up delays.
     threshold_s : float, optional
         The first queue's limit, seconds of attained service. Not in the Allpass paper:
-        one hour, as for TITAN's Tiresias (default 3600).
+        one hour, lorasched's choice (default 3600; TITAN's Tiresias uses the TITAN
+        authors' four GPU-hours).
     checkpoint_s, restore_s : float, optional
         Seconds of the checkpoint and the restore of a demotion or a preemption (default
         42 + 42 = the paper's 1.4 min).
