@@ -17,13 +17,10 @@ from pathlib import Path
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
-from ..allpass.scenario import allpass_scenario
 from ..model.errors import InputError
-from ..plotting import allpass as allpass_plots
-from ..plotting import titan as titan_plots
-from ..systems import SYSTEMS, simulate
-from ..titan.scenario import titan_scenario
-from .widgets import EXPLORER_WIDTH, Explorer, replace_figure, wrapping_row
+from ..systems import SYSTEMS
+from .data import EXPLORER_WIDTH, policy_run
+from .widgets import Explorer, replace_figure, wrapping_row
 
 #: the views of the app, in the toggle's order: value -> label
 VIEWS = {"pdftsp": "pdFTSP", "titan": "TITAN", "allpass": "Allpass"}
@@ -65,16 +62,18 @@ class _RunView(widgets.VBox):
         self._summarise()
 
     def _sized(self, name: str) -> go.Figure:
-        """Figure ``name`` across the explorer's width (:data:`EXPLORER_WIDTH`)."""
-        return self._figure(name).update_layout(width=EXPLORER_WIDTH)
+        """Figure ``name`` of the run across the explorer's width (:data:`EXPLORER_WIDTH`)."""
+        return go.Figure(self.run.figures[name]).update_layout(width=EXPLORER_WIDTH)
+
+    @property
+    def result(self):
+        """The run's result (:func:`lorasched.simulate`)."""
+        return self.run.result
+
+    def _summarise(self) -> None:
+        self.summary.value = html.escape(self.run.summary)
 
     def _run(self) -> None:  # pragma: no cover - every view defines it
-        raise NotImplementedError
-
-    def _figure(self, name: str) -> go.Figure:  # pragma: no cover
-        raise NotImplementedError
-
-    def _summarise(self) -> None:  # pragma: no cover
         raise NotImplementedError
 
 
@@ -95,19 +94,8 @@ class TitanView(_RunView):
         self._setup(f"TITAN: jobs on {self._nodes} nodes x 4 GPUs", ("timeline",))
 
     def _run(self) -> None:
-        scenario = titan_scenario(workload=self.workload.value, jobs=self.jobs.value,
-                                  nodes=self._nodes, seed=self.seed.value)
-        self.result = simulate(scenario, self.policy.value, seed=self.seed.value)
-
-    def _figure(self, name: str) -> go.Figure:
-        return titan_plots.gantt(self.result)
-
-    def _summarise(self) -> None:
-        a = self.result.attrs
-        self.summary.value = html.escape(
-            f"{a['n_jobs']} jobs ({a['n_merged_jobs']} merged into {a['n_units']} units): "
-            f"average JCT {a['avg_jct_h']:.3f} h, makespan {a['makespan_h']:.3f} h, "
-            f"{a['switch_h']:.3f} GPU-h spent switching (start-ups, pipeline switches)")
+        self.run = policy_run("titan", self.policy.value, workload=self.workload.value,
+                              jobs=self.jobs.value, nodes=self._nodes, seed=self.seed.value)
 
 
 class AllpassView(_RunView):
@@ -127,21 +115,8 @@ class AllpassView(_RunView):
         self._setup("Allpass: jobs across GPU clouds", ("jobs_timeline", "pressure"))
 
     def _run(self) -> None:
-        scenario = allpass_scenario(jobs=self.jobs.value, source=self.source.value,
-                                    seed=self.seed.value)
-        self.result = simulate(scenario, self.policy.value, seed=self.seed.value)
-
-    def _figure(self, name: str) -> go.Figure:
-        if name == "jobs_timeline":
-            return allpass_plots.job_timeline(self.result)
-        return allpass_plots.timeline([(self.policy.value, self.result)])
-
-    def _summarise(self) -> None:
-        a = self.result.attrs
-        parts = ", ".join(f"{p} ${a[f'cost_{p}_usd']:.2f}"
-                          for p in ("modal", "vast", "lambda") if f"cost_{p}_usd" in a)
-        self.summary.value = html.escape(
-            f"cost ${a['cost_usd']:.2f} ({parts}); average JCT {a['avg_jct_s'] / 60:.1f} min")
+        self.run = policy_run("allpass", self.policy.value, source=self.source.value,
+                              jobs=self.jobs.value, seed=self.seed.value)
 
 
 class ExploreApp(widgets.VBox):

@@ -1,6 +1,6 @@
 """An interactive explorer of the online auction (ipywidgets, :func:`explorer`) over
-:class:`~lorasched.pdftsp.mechanism.AuctionReplay`, and its static snapshots
-(:func:`dual_price_figure`, :func:`utility_figure`); see :doc:`/reference/tools`.
+:class:`~lorasched.pdftsp.mechanism.AuctionReplay`, drawing what :mod:`.data` computes at
+its controls' values; see :doc:`/reference/tools`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,15 @@ import xarray as xr
 from ..model.errors import InputError
 from ..pdftsp.mechanism import AuctionReplay, WhatIf
 from ..pdftsp.workload import synthetic_scenario
-from ..plotting.pdftsp import dual_price_heatmap, utility_vs_bid
+from .data import (
+    EXPLORER_POINTS,
+    EXPLORER_WIDTH,
+    describe,
+    dual_price_figure,
+    explorer_figure,
+    offer,
+    utility_figure,
+)
 
 __all__ = [
     "AuctionReplay",
@@ -28,42 +36,11 @@ __all__ = [
     "utility_figure",
 ]
 
-#: bids of the explorer's utility curve
-EXPLORER_POINTS = 101
-
 
 def utility_curve(replay: AuctionReplay, task: int, bids=None,
                   n: int = EXPLORER_POINTS) -> xr.Dataset:
     """``replay.utility_curve(task, bids, n=n)`` (:meth:`AuctionReplay.utility_curve`)."""
     return replay.utility_curve(task, bids, n=n)
-
-
-def dual_price_figure(replay: AuctionReplay, step: int, which: str = "lambda",
-                      task: int | None = None) -> go.Figure:
-    """:func:`~lorasched.plotting.pdftsp.dual_price_heatmap` of the prices after ``step``
-    arrivals of ``replay``.
-
-    The colour scale runs from 0 to the price's maximum at the end of the day, so that
-    the prices can be compared across steps. With ``task``, its schedule (at its own bid,
-    against the state before its arrival) is drawn over the map.
-    """
-    prices = replay.prices_after(step)
-    if which not in ("lambda", "phi"):
-        raise InputError(f"which must be 'lambda' or 'phi', not {which!r}")
-    top = float(replay.prices_after(replay.n_tasks)[which].max())
-    w = replay.what_if(task) if task is not None else None
-    return dual_price_heatmap(prices, which, zmax=top if top > 0 else 1.0,
-                              schedule=(w.nodes, w.slots) if w else None)
-
-
-def utility_figure(replay: AuctionReplay, task: int, bids=None, n: int = EXPLORER_POINTS,
-                   bid: float | None = None) -> go.Figure:
-    """:func:`~lorasched.plotting.pdftsp.utility_vs_bid` of ``task`` (utility and payment
-    against its bid, ``n`` bids from 0 to twice its value unless ``bids``). With ``bid``,
-    a marker shows that bid's outcome."""
-    w = replay.what_if(task, bid) if bid is not None else None
-    return utility_vs_bid(replay.utility_curve(task, bids, n=n),
-                          chosen=(w.bid, w.utility) if w else None)
 
 
 # --------------------------------------------------------------------------- the widget
@@ -85,13 +62,6 @@ def interactive_frontend() -> bool:
         return False
     kernel = getattr(get_ipython(), "kernel", None)
     return bool(getattr(kernel, "_allow_stdin", False))
-
-
-#: the live explorer's width in px: its figures are drawn at fixed widths that add up to it
-#: (a figure in a widget is drawn once, before the page has laid it out, so it cannot take
-#: its container's width). 1,200 px fits a 1,280 px window; a narrower one wraps a row's
-#: figures onto rows of their own instead of clipping them.
-EXPLORER_WIDTH = 1_200
 
 
 def wrapping_row(children, **layout) -> widgets.HBox:
@@ -203,16 +173,9 @@ class Explorer(widgets.VBox):
 
     # -- figures
     def _make(self, name: str) -> go.Figure:
-        """Figure ``name`` at its width: the heatmaps half the explorer's width each, the
-        utility plot 52 % of it (the panel beside it the rest)."""
-        if name == "utility":
-            fig = utility_figure(self.replay, self.task.value, bid=self.bid.value)
-            # narrower than the notebook's: its legend takes two lines, so a taller margin
-            return fig.update_layout(width=int(0.52 * self._width), height=420,
-                                     margin={"t": 120})
-        which = "lambda" if name == "lam" else "phi"
-        fig = dual_price_figure(self.replay, self.step.value, which, self.task.value)
-        return fig.update_layout(width=self._width // 2)
+        """Figure ``name`` at the controls' values (:func:`.data.explorer_figure`)."""
+        return explorer_figure(self.replay, name, step=self.step.value, task=self.task.value,
+                               bid=self.bid.value, width=self._width)
 
     @property
     def lam_fig(self) -> go.FigureWidget:
@@ -246,8 +209,8 @@ class Explorer(widgets.VBox):
         self._draw_panel()
 
     def _draw_panel(self) -> None:
-        w = self.replay.what_if(self.task.value, self.bid.value)
-        self.panel.value = "<pre>" + html.escape(w.describe()) + "</pre>"
+        o = offer(self.replay, self.task.value, self.bid.value)
+        self.panel.value = "<pre>" + html.escape(describe(o)) + "</pre>"
 
     # -- observers
     def _on_scenario(self, change) -> None:
@@ -266,10 +229,10 @@ class Explorer(widgets.VBox):
         self._draw_panel()
 
     def _on_bid(self, change) -> None:
-        w = self.replay.what_if(self.task.value, self.bid.value)
+        o = offer(self.replay, self.task.value, self.bid.value)
         marker = next(t for t in self.utility_fig.data if t.name == "chosen bid")
-        marker.x, marker.y = [w.bid], [w.utility]
-        self._draw_panel()
+        marker.x, marker.y = [o["bid"]], [o["utility"]]
+        self.panel.value = "<pre>" + html.escape(describe(o)) + "</pre>"
 
     def __repr__(self) -> str:
         """The ``text/plain`` form, shown where widgets are not rendered."""

@@ -22,6 +22,7 @@ import pytest
 from _browser import ARTIFACTS, PLOT_DATA_JS, WINDOW, new_page, screenshot
 
 from lorasched import cli
+from lorasched.allpass.scenario import allpass_scenario
 from lorasched.explorer import app
 from lorasched.explorer.widgets import dual_price_figure
 from lorasched.pdftsp.mechanism import AuctionReplay
@@ -29,6 +30,7 @@ from lorasched.pdftsp.workload import synthetic_scenario
 from lorasched.plotting import allpass as allpass_plots
 from lorasched.plotting import titan as titan_plots
 from lorasched.systems import simulate
+from lorasched.titan.scenario import titan_scenario
 
 # one worker runs this module's tests in turn: the live explorer's widgets failed to start
 # ("[anywidget] Failed to initialize model") while this module's views were computed on the
@@ -103,12 +105,12 @@ def _same_data(seen: list[dict] | None, expected: list[dict]) -> bool:
 
 
 def test_titan_view_runs_the_chosen_policy(titan_view):
-    run = simulate(app.titan_scenario(workload="authors", jobs=12, nodes=2, seed=1), "titan",
+    run = simulate(titan_scenario(workload="authors", jobs=12, nodes=2, seed=1), "titan",
                    seed=1)
     assert _same_data(_plain(titan_view.figs["timeline"]), _plain(titan_plots.gantt(run)))
     assert f"average JCT {run.attrs['avg_jct_h']:.3f} h" in titan_view.summary.value
     titan_view.policy.value = "srtf"
-    srtf = simulate(app.titan_scenario(workload="authors", jobs=12, nodes=2, seed=1), "srtf",
+    srtf = simulate(titan_scenario(workload="authors", jobs=12, nodes=2, seed=1), "srtf",
                     seed=1)
     assert titan_view.result.attrs["algorithm"] == "srtf"
     assert _same_data(_plain(titan_view.figs["timeline"]), _plain(titan_plots.gantt(srtf)))
@@ -356,7 +358,7 @@ def test_live_explorer_in_a_browser(browser, serve_app, first_replay):
         page.locator(".lorasched-system button", has_text="TITAN").click()
         page.wait_for_selector(".lorasched-timeline.js-plotly-plot", timeout=120_000)
         page.locator(".lorasched-view-titan .lorasched-policy select").select_option("srtf")
-        srtf = simulate(app.titan_scenario(workload="authors", jobs=24, nodes=2, seed=1),
+        srtf = simulate(titan_scenario(workload="authors", jobs=24, nodes=2, seed=1),
                         "srtf", seed=1)
         _wait_for(page, "TITAN's timeline under SRTF",
                   lambda: page.locator(".lorasched-timeline.js-plotly-plot")
@@ -364,7 +366,7 @@ def test_live_explorer_in_a_browser(browser, serve_app, first_replay):
         screenshot(page, SHOTS / "titan.png")
         page.locator(".lorasched-system button", has_text="Allpass").click()
         page.wait_for_selector(".lorasched-pressure.js-plotly-plot", timeout=120_000)
-        run = simulate(app.allpass_scenario(jobs=60, source="helios", seed=1), "allpass",
+        run = simulate(allpass_scenario(jobs=60, source="helios", seed=1), "allpass",
                        seed=1)
         _wait_for(page, "Allpass's queue, workers, F and p",
                   lambda: page.locator(".lorasched-pressure.js-plotly-plot")
