@@ -9,6 +9,7 @@ notebook whose bid callback is broken must fail the same check.
 
 from __future__ import annotations
 
+import inspect
 import json
 import socket
 import subprocess
@@ -23,7 +24,7 @@ from _browser import ARTIFACTS, PLOT_DATA_JS, WINDOW, new_page, screenshot
 
 from lorasched import cli
 from lorasched.allpass.scenario import allpass_scenario
-from lorasched.explorer import app
+from lorasched.explorer import app, data
 from lorasched.explorer.widgets import dual_price_figure
 from lorasched.pdftsp.mechanism import AuctionReplay
 from lorasched.pdftsp.workload import synthetic_scenario
@@ -406,3 +407,12 @@ def test_live_check_catches_a_broken_callback(browser, serve_app, first_replay, 
             check_live_explorer(page, first_replay, "broken", bid_timeout=10.0)
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("view, system", [(app.TitanView, "titan"),
+                                          (app.AllpassView, "allpass")])
+def test_the_live_views_open_on_the_static_pages_scenario(view, system):
+    """The live views' first scenario is the one the static page shows (data.SCENARIOS)."""
+    defaults = {name: p.default for name, p in inspect.signature(view).parameters.items()
+                if name != "policy"}
+    assert defaults == data.SCENARIOS[system]
