@@ -208,8 +208,10 @@ class Explorer(widgets.VBox):
             self._copy(name)
         self._draw_panel()
 
-    def _draw_panel(self) -> None:
-        o = offer(self.replay, self.task.value, self.bid.value)
+    def _draw_panel(self, o: dict | None = None) -> None:
+        """The panel's text: offer ``o`` (default: the controls', :func:`.data.offer`)."""
+        if o is None:
+            o = offer(self.replay, self.task.value, self.bid.value)
         self.panel.value = "<pre>" + html.escape(describe(o)) + "</pre>"
 
     # -- observers
@@ -232,7 +234,7 @@ class Explorer(widgets.VBox):
         o = offer(self.replay, self.task.value, self.bid.value)
         marker = next(t for t in self.utility_fig.data if t.name == "chosen bid")
         marker.x, marker.y = [o["bid"]], [o["utility"]]
-        self.panel.value = "<pre>" + html.escape(describe(o)) + "</pre>"
+        self._draw_panel(o)
 
     def __repr__(self) -> str:
         """The ``text/plain`` form, shown where widgets are not rendered."""
