@@ -12,6 +12,7 @@ from ..model.profiles import SOURCES, profile_table
 from ..profiling import harness as profiler
 from ..profiling import table as measured
 from ..profiling import torch_backend as lora_torch
+from ..profiling.measure import measure
 from .arguments import positive_int
 
 
@@ -46,7 +47,11 @@ def _register_profile(sub) -> None:
     p.add_argument("--adapters", type=counts, default=[1],
                    help="adapters sharing the base model (1,4)")
     p.add_argument("--warmup", type=int, default=3, help="untimed steps first (3)")
-    p.add_argument("--steps", type=positive_int, default=10, help="timed steps (10)")
+    p.add_argument("--steps", type=positive_int, default=10,
+                   help="timed steps of each block (10)")
+    p.add_argument("--repeats", type=positive_int, default=1,
+                   help="timed blocks per configuration: the table keeps the median block "
+                   "and the spread (1)")
     p.add_argument("--backend", choices=profiler.BACKENDS, default="torch")
     p.add_argument("--device", default="cuda", help="torch device: cuda, cuda:1, cpu")
     p.add_argument("--dtype", default="bfloat16", choices=["bfloat16", "float16", "float32"])
@@ -69,26 +74,20 @@ def profiles(args) -> int:
 
 def profile(args) -> int:
     """``lorasched profile``: measure the grid, write the table, print a line per row."""
-    configs = profiler.grid(args.model, args.gpu_label, args.ranks, args.micro_batches,
-                            args.seq_len, args.adapters)
-    if args.backend == "published":
-        build, device = profiler.PublishedWorkload, "none (published numbers)"
-    else:
-        device = lora_torch.device_name(args.device)
-
-        def build(config):
-            return lora_torch.workload(config, device=args.device, dtype=args.dtype,
-                                       seed=args.seed)
-    provenance = profiler.provenance(
-        args.backend, device, "lorasched profile " + shlex.join(sys.argv[2:]),
-        {"gpu_label": args.gpu_label, "dtype": args.dtype if args.backend == "torch" else ""})
-    table = profiler.profile(configs, build, warmup=args.warmup, steps=args.steps,
-                             provenance=provenance, progress=not args.no_progress)
-    path = measured.write(args.out, table)
+    table = measure(model=args.model, gpu_label=args.gpu_label, ranks=args.ranks,
+                    micro_batches=args.micro_batches, seq_len=args.seq_len,
+                    adapters=args.adapters, warmup=args.warmup, steps=args.steps,
+                    repeats=args.repeats, backend=args.backend, device=args.device,
+                    dtype=args.dtype, seed=args.seed, out=args.out,
+                    command="lorasched profile " + shlex.join(sys.argv[2:]),
+                    progress=not args.no_progress)
     for r in table.rows:
         print(f"{r['model']} on {r['gpu_label']}: rank {r['rank']}, micro-batch "
               f"{r['micro_batch']}, {r['adapters']} adapter(s): {r['step_time_s'] * 1e3:.1f} "
               f"ms a step, {r['samples_per_s']:.2f} samples/s, peak "
               f"{r['peak_memory_gb']:.1f} GB")
-    print(f"{len(table.rows)} configurations -> {path}")
+    for c in table.skipped:
+        print(f"{c['model']}: rank {c['rank']}, micro-batch {c['micro_batch']}, "
+              f"{c['adapters']} adapter(s): does not fit in the device's memory")
+    print(f"{len(table.rows)} configurations -> {args.out}")
     return 0

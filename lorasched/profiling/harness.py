@@ -16,10 +16,15 @@ from tqdm import tqdm
 
 from ..model import profiles
 from ..model.errors import InputError
-from .table import ARCHITECTURES, MeasuredTable, row
+from .table import ARCHITECTURES, KEY, MeasuredTable, row
 
 #: the backends by name
 BACKENDS = ("torch", "published")
+
+
+class DoesNotFit(Exception):
+    """Raised by a workload whose configuration does not fit in the device's memory: the
+    harness records the configuration as skipped and goes on."""
 
 
 @dataclass(frozen=True)
@@ -71,29 +76,48 @@ def grid(model: str, gpu_label: str, ranks: Iterable[int], micro_batches: Iterab
 
 
 def profile(configs: list[Config], build: Callable[[Config], Workload], *, warmup: int = 3,
-            steps: int = 10, provenance: dict | None = None,
-            progress: bool = True) -> MeasuredTable:
-    """Time every configuration with the workloads ``build`` makes; the measured table."""
-    for name, n, low in (("warmup", warmup, 0), ("steps", steps, 1)):
+            steps: int = 10, repeats: int = 1, provenance: dict | None = None,
+            progress: bool = True,
+            on_row: Callable[[MeasuredTable], None] | None = None) -> MeasuredTable:
+    """Time every configuration with the workloads ``build`` makes; the measured table.
+
+    Each configuration runs ``warmup`` untimed steps, then ``repeats`` timed blocks of
+    ``steps`` steps: its row gives the median block's step time (the lower middle one for
+    an even count), the fastest and slowest block's, and the peak memory over all blocks.
+    A configuration whose workload raises :class:`DoesNotFit` is listed in the table's
+    ``skipped``. ``on_row(table)`` is called with the table so far after each
+    configuration (to save it as it grows).
+    """
+    for name, n, low in (("warmup", warmup, 0), ("steps", steps, 1), ("repeats", repeats, 1)):
         if isinstance(n, bool) or not isinstance(n, int) or n < low:
             raise InputError(f"--{name}: must be a whole number >= {low}, got {n!r}")
-    rows = []
+    table = MeasuredTable([], dict(provenance or {}))
     for config in tqdm(configs, desc="profile", unit="config", disable=not progress):
-        work = build(config)
         try:
-            if warmup:
-                work.run(warmup)
-            work.reset_peak()
-            seconds = work.run(steps)
-            rows.append(row(model=config.model, gpu_label=config.gpu_label,
-                            rank=config.rank, micro_batch=config.micro_batch,
-                            seq_len=config.seq_len, adapters=config.adapters, steps=steps,
-                            step_time_s=seconds / steps,
-                            peak_memory_gb=work.peak_memory_gb(),
-                            base_memory_gb=work.base_memory_gb))
-        finally:
-            work.close()
-    return MeasuredTable(rows, dict(provenance or {}))
+            table.rows.append(_measure(config, build, warmup, steps, repeats))
+        except DoesNotFit:
+            table.skipped.append({k: getattr(config, k) for k in KEY})
+        if on_row is not None:
+            on_row(table)
+    return table
+
+
+def _measure(config: Config, build, warmup: int, steps: int, repeats: int) -> dict:
+    """One configuration's row (see :func:`profile`)."""
+    work = build(config)
+    try:
+        if warmup:
+            work.run(warmup)
+        work.reset_peak()
+        blocks = sorted(work.run(steps) / steps for _ in range(repeats))
+        return row(model=config.model, gpu_label=config.gpu_label, rank=config.rank,
+                   micro_batch=config.micro_batch, seq_len=config.seq_len,
+                   adapters=config.adapters, steps=steps, repeats=repeats,
+                   step_time_s=blocks[(repeats - 1) // 2], step_time_min_s=blocks[0],
+                   step_time_max_s=blocks[-1], peak_memory_gb=work.peak_memory_gb(),
+                   base_memory_gb=work.base_memory_gb)
+    finally:
+        work.close()
 
 
 def provenance(backend: str, device: str = "", command: str = "", extra: dict | None = None,

@@ -16,14 +16,19 @@ from ..model.errors import InputError, read_text
 
 #: the columns of a measured table, in order
 COLUMNS = ("model", "gpu_label", "rank", "micro_batch", "seq_len", "adapters", "steps",
-           "step_time_s", "samples_per_s", "tokens_per_s", "peak_memory_gb",
-           "base_memory_gb")
+           "repeats", "step_time_s", "step_time_min_s", "step_time_max_s", "samples_per_s",
+           "tokens_per_s", "peak_memory_gb", "base_memory_gb")
+#: columns a table written before they existed may lack: their values then (a function of
+#: the row read so far)
+OPTIONAL = {"repeats": lambda r: 1, "step_time_min_s": lambda r: r["step_time_s"],
+            "step_time_max_s": lambda r: r["step_time_s"]}
 #: the columns that identify a configuration: one row each
 KEY = ("model", "gpu_label", "rank", "micro_batch", "seq_len", "adapters")
 #: columns holding whole numbers >= 1
-COUNTS = ("rank", "micro_batch", "seq_len", "adapters", "steps")
+COUNTS = ("rank", "micro_batch", "seq_len", "adapters", "steps", "repeats")
 #: columns holding numbers >= 0
-REALS = ("step_time_s", "samples_per_s", "tokens_per_s", "peak_memory_gb", "base_memory_gb")
+REALS = ("step_time_s", "step_time_min_s", "step_time_max_s", "samples_per_s",
+         "tokens_per_s", "peak_memory_gb", "base_memory_gb")
 #: the first comment line of a measured table
 MAGIC = "lorasched measured profile"
 
@@ -63,11 +68,14 @@ ARCHITECTURES = {
 
 @dataclass
 class MeasuredTable:
-    """A measured table: its rows (dicts of :data:`COLUMNS`) and its provenance."""
+    """A measured table: its rows (dicts of :data:`COLUMNS`), its provenance, and the
+    configurations that did not fit in the device's memory (``skipped``: dicts of
+    :data:`KEY`, written as the provenance line ``did_not_fit``)."""
 
     rows: list[dict]
     provenance: dict = field(default_factory=dict)
     path: str = ""
+    skipped: list[dict] = field(default_factory=list)
 
     def select(self, **where) -> list[dict]:
         """The rows whose columns equal ``where``."""
@@ -76,14 +84,23 @@ class MeasuredTable:
 
 def row(*, model: str, gpu_label: str, rank: int, micro_batch: int, seq_len: int,
         adapters: int, steps: int, step_time_s: float, peak_memory_gb: float,
-        base_memory_gb: float) -> dict:
-    """One row, its throughputs derived from the step time."""
+        base_memory_gb: float, repeats: int = 1, step_time_min_s: float | None = None,
+        step_time_max_s: float | None = None) -> dict:
+    """One row, its throughputs derived from the step time (over ``repeats`` timed blocks
+    of ``steps`` steps: ``step_time_s`` the median block's, the fastest and slowest beside
+    it)."""
     samples = adapters * micro_batch / step_time_s
     return {"model": model, "gpu_label": gpu_label, "rank": rank,
             "micro_batch": micro_batch, "seq_len": seq_len, "adapters": adapters,
-            "steps": steps, "step_time_s": step_time_s, "samples_per_s": samples,
-            "tokens_per_s": samples * seq_len, "peak_memory_gb": peak_memory_gb,
-            "base_memory_gb": base_memory_gb}
+            "steps": steps, "repeats": repeats, "step_time_s": step_time_s,
+            "step_time_min_s": step_time_s if step_time_min_s is None else step_time_min_s,
+            "step_time_max_s": step_time_s if step_time_max_s is None else step_time_max_s,
+            "samples_per_s": samples, "tokens_per_s": samples * seq_len,
+            "peak_memory_gb": peak_memory_gb, "base_memory_gb": base_memory_gb}
+
+
+def _skipped_text(skipped: list[dict]) -> str:
+    return "; ".join(" ".join(f"{k}={c[k]}" for k in KEY) for c in skipped)
 
 
 def write(path, table: MeasuredTable) -> Path:
@@ -93,7 +110,10 @@ def write(path, table: MeasuredTable) -> Path:
         raise InputError(f"--out: {path} is a folder; name the CSV file to write")
     out = io.StringIO()
     out.write(f"# {MAGIC}\n")
-    for key, value in table.provenance.items():
+    provenance = dict(table.provenance)
+    if table.skipped:
+        provenance["did_not_fit"] = _skipped_text(table.skipped)
+    for key, value in provenance.items():
         out.write(f"# {key}: {' '.join(str(value).split())}\n")
     writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
@@ -121,7 +141,7 @@ def read(path) -> MeasuredTable:
                          f"must be '# {MAGIC}')")
     reader = csv.DictReader(lines[first:])
     header = reader.fieldnames or []
-    missing = [c for c in COLUMNS if c not in header]
+    missing = [c for c in COLUMNS if c not in header and c not in OPTIONAL]
     if missing:
         raise InputError(f"{path} line {first + 1}: columns {missing} missing (a measured "
                          f"profile has {list(COLUMNS)})")
@@ -131,6 +151,9 @@ def read(path) -> MeasuredTable:
         if not r["model"] or not r["gpu_label"]:
             raise InputError(f"{path} line {n}: model and gpu_label must not be empty")
         for col in COUNTS + REALS:
+            if col not in header:  # an OPTIONAL column
+                r[col] = OPTIONAL[col](r)
+                continue
             value = (raw.get(col) or "").strip()
             try:
                 x = float(value)

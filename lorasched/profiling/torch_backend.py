@@ -6,10 +6,12 @@ transformers and peft are the optional extra ``lorasched[profile]``. See
 
 from __future__ import annotations
 
+import gc
 import importlib
 import time
 
 from ..model.errors import InputError
+from .harness import DoesNotFit
 from .table import ARCHITECTURES
 
 #: LoRA's target modules per family (the query and value projections)
@@ -44,8 +46,48 @@ def build_model(name: str, transformers):
         transformers.RobertaConfig(**cfg, num_labels=2)), family)
 
 
+#: the base model of the last configuration, kept for the next one of the same model (one
+#: at a time: a new model frees the last): (model, device, dtype, seed) -> (model, its GB)
+_BASE: dict[tuple, tuple] = {}
+
+
+def _base_model(config, torch, transformers, device, dtype: str, seed: int):
+    """The base model of ``config`` on ``device`` in ``dtype`` with seeded random weights
+    (initialised on the device itself: a 7B model's initialisation on a CPU takes minutes),
+    and the GB it holds; reused while the model stays the same."""
+    key = (config.model, str(device), dtype, seed)
+    if key not in _BASE:
+        release()
+        torch.manual_seed(seed)
+        with torch.device(device):
+            model, _ = build_model(config.model, transformers)
+        model.to(dtype=getattr(torch, dtype))
+        gb = 0.0
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+            gb = torch.cuda.memory_allocated(device) / 1e9
+        _BASE[key] = (model, gb)
+    return _BASE[key]
+
+
+def release() -> None:
+    """Free the kept base model (and the GPU memory it held)."""
+    for model, _ in _BASE.values():
+        del model
+    _BASE.clear()
+    gc.collect()
+    try:
+        torch = importlib.import_module("torch")
+    except ImportError:  # pragma: no cover - nothing was kept without torch
+        return
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
 class TorchWorkload:
-    """One configuration on ``device`` (see the module docstring)."""
+    """One configuration on ``device`` (see the module docstring): LoRA adapters added to
+    the kept base model (:func:`_base_model`), removed again by :meth:`close`. Running out of
+    GPU memory raises :class:`~lorasched.profiling.harness.DoesNotFit`."""
 
     def __init__(self, config, *, device: str = "cuda", dtype: str = "bfloat16",
                  seed: int = 0):
@@ -55,22 +97,27 @@ class TorchWorkload:
                              "for a tiny model, or --backend published)")
         self.torch, self.device = torch, torch.device(device)
         self.cuda = self.device.type == "cuda"
-        torch.manual_seed(seed)
+        self.model = self.optimizers = self.batch = None
+        try:
+            self._setup(config, transformers, peft, dtype, seed)
+        except torch.cuda.OutOfMemoryError as error:
+            self.close()
+            raise DoesNotFit(str(error).splitlines()[0]) from None
+
+    def _setup(self, config, transformers, peft, dtype: str, seed: int) -> None:
+        torch = self.torch
+        family = ARCHITECTURES[config.model][0]
+        base, self.base_memory_gb = _base_model(config, torch, transformers, self.device,
+                                                dtype, seed)
         generator = torch.Generator().manual_seed(seed)
-        model, family = build_model(config.model, transformers)
-        model.to(self.device, dtype=getattr(torch, dtype))
-        if self.cuda:
-            torch.cuda.synchronize()
-            self.base_memory_gb = torch.cuda.memory_allocated(self.device) / 1e9
-        else:
-            self.base_memory_gb = 0.0
         lora = peft.LoraConfig(r=config.rank, lora_alpha=2 * config.rank, lora_dropout=0.0,
                                target_modules=TARGETS[family],
                                fan_in_fan_out=family == "gpt2")  # GPT-2's Conv1D layers
         self.names = [f"adapter{i}" for i in range(config.adapters)]
-        self.model = peft.get_peft_model(model, lora, adapter_name=self.names[0])
+        self.model = peft.get_peft_model(base, lora, adapter_name=self.names[0])
         for name in self.names[1:]:
             self.model.add_adapter(name, lora)
+        self.model.to(self.device, dtype=getattr(torch, dtype))  # the adapters too
         self.optimizers = {}
         for name in self.names:
             params = [p for n, p in self.model.named_parameters() if f".{name}." in n]
@@ -101,6 +148,12 @@ class TorchWorkload:
             self.optimizers[name].zero_grad(set_to_none=True)
 
     def run(self, n: int) -> float:
+        try:
+            return self._run(n)
+        except self.torch.cuda.OutOfMemoryError as error:
+            raise DoesNotFit(str(error).splitlines()[0]) from None
+
+    def _run(self, n: int) -> float:
         torch = self.torch
         if self.cuda:
             start, end = (torch.cuda.Event(enable_timing=True),
@@ -125,7 +178,11 @@ class TorchWorkload:
                 else 0.0)
 
     def close(self) -> None:
-        del self.model, self.optimizers, self.batch
+        """Remove the adapters from the kept base model and free what they held."""
+        if self.model is not None:
+            self.model.unload()  # the base model without its LoRA layers
+        self.model = self.optimizers = self.batch = None
+        gc.collect()
         if self.cuda:
             self.torch.cuda.empty_cache()
 

@@ -59,6 +59,54 @@ def test_the_harness_warms_up_then_times_a_counted_number_of_steps():
     assert table.provenance == {"device": "stand-in"}
 
 
+def test_repeated_blocks_give_the_median_and_the_spread():
+    class Drifting(StandIn):
+        """Each timed block slower than the last: 1, 2, 3, ... x the step."""
+
+        def run(self, n):
+            self.calls.append(("run", n))
+            self.steps_run += 1
+            return n * self.step_s * self.steps_run
+
+    made, saved = [], []
+
+    def build(config):
+        made.append(Drifting(config))
+        return made[-1]
+
+    table = profiler.profile(profiler.grid("tiny-gpt2", "CPU", [4], [1, 2], 32), build,
+                             warmup=1, steps=3, repeats=3, progress=False,
+                             on_row=lambda t: saved.append(len(t.rows)))
+    assert made[0].calls == [("run", 1), ("reset_peak",), ("run", 3), ("run", 3),
+                             ("run", 3), ("close",)]
+    r = table.rows[0]  # blocks 2, 3, 4 x the step after the warm-up
+    assert (r["repeats"], r["step_time_min_s"], r["step_time_s"], r["step_time_max_s"]) == \
+        (3, pytest.approx(0.1), pytest.approx(0.15), pytest.approx(0.2))
+    assert saved == [1, 2]  # the table handed over after each configuration
+    with pytest.raises(lorasched.InputError, match="--repeats"):
+        profiler.profile([], build, repeats=0)
+
+
+def test_a_configuration_that_does_not_fit_is_skipped_and_listed():
+    class TooBig(StandIn):
+        def run(self, n):
+            if self.config.micro_batch > 2:
+                raise profiler.DoesNotFit("out of memory")
+            return super().run(n)
+
+    made = []
+
+    def build(config):
+        made.append(TooBig(config))
+        return made[-1]
+
+    table = profiler.profile(profiler.grid("tiny-gpt2", "CPU", [4], [1, 2, 4, 8], 32), build,
+                             progress=False)
+    assert [r["micro_batch"] for r in table.rows] == [1, 2]
+    assert [c["micro_batch"] for c in table.skipped] == [4, 8]
+    assert all(w.calls[-1] == ("close",) for w in made)
+
+
 def test_a_workload_that_fails_is_closed_and_the_error_raised():
     made = []
 

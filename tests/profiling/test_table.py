@@ -47,8 +47,31 @@ def test_each_system_reads_its_numbers():
         measured.pdftsp_profile(table, model="gpt2", gpu_label="A100", rank=16, seq_len=512)
 
 
-HEADER = ",".join(measured.COLUMNS)
+#: a table written before the repeats and spread columns (which are optional)
+HEADER = ",".join(c for c in measured.COLUMNS if c not in measured.OPTIONAL)
 GOOD = "gpt2,H100,16,1,512,1,10,0.01,100,51200,2.5,0.4"
+
+
+def test_a_table_without_the_spread_reads_as_one_repeat(tmp_path):
+    path = tmp_path / "old.csv"
+    path.write_text(f"# lorasched measured profile\n{HEADER}\n{GOOD}\n")
+    r = measured.read(path).rows[0]
+    assert (r["repeats"], r["step_time_min_s"], r["step_time_max_s"]) == (1, 0.01, 0.01)
+
+
+def test_the_spread_and_what_did_not_fit_are_written_and_read(tmp_path):
+    table = _table([measured.row(model="gpt2", gpu_label="H100", rank=16, micro_batch=1,
+                                 seq_len=512, adapters=1, steps=4, repeats=3,
+                                 step_time_s=0.02, step_time_min_s=0.019,
+                                 step_time_max_s=0.025, peak_memory_gb=2.0,
+                                 base_memory_gb=0.4)])
+    table.skipped = [{"model": "gpt2", "gpu_label": "H100", "rank": 16, "micro_batch": 8,
+                      "seq_len": 512, "adapters": 8}]
+    back = measured.read(measured.write(tmp_path / "t.csv", table))
+    assert (back.rows[0]["repeats"], back.rows[0]["step_time_min_s"],
+            back.rows[0]["step_time_max_s"]) == (3, 0.019, 0.025)
+    assert back.provenance["did_not_fit"] == (
+        "model=gpt2 gpu_label=H100 rank=16 micro_batch=8 seq_len=512 adapters=8")
 
 
 @pytest.mark.parametrize("text, rule", [
