@@ -20,6 +20,7 @@ import argparse
 import pathlib
 import shlex
 import sys
+import tempfile
 import time
 import types
 
@@ -97,6 +98,7 @@ def main(argv=None) -> int:
     device, dtype = ("cpu", "float32") if args.quick else ("cuda", "bfloat16")
     args.out.mkdir(parents=True, exist_ok=True)
     extra = {"lorasched_commit": args.commit, **_device_facts(device)}
+    scratch = pathlib.Path(tempfile.mkdtemp(prefix="lorasched-profile-"))
     began = time.monotonic()
     for model, entries in plan.items():
         if args.only and model not in args.only:
@@ -115,12 +117,11 @@ def main(argv=None) -> int:
                 measured.write(path, merged)
 
             table = measure(model=model, gpu_label=args.label, device=device, dtype=dtype,
-                            out=args.out / f".{model}.part.csv", command=lines[-1],
+                            out=scratch / f"{model}.part.csv", command=lines[-1],
                             extra=extra, progress=False, on_row=save, **entry, **TIMING)
             done.append(table)
             print(f"{model} {entry}: {len(table.rows)} rows, {len(table.skipped)} did not "
                   f"fit, {time.monotonic() - began:.0f} s so far", flush=True)
-        (args.out / f".{model}.part.csv").unlink(missing_ok=True)
     print(f"done in {time.monotonic() - began:.0f} s", flush=True)
     return 0
 
