@@ -14,9 +14,20 @@ from ..model.errors import InputError
 from .harness import DoesNotFit
 from .table import ARCHITECTURES
 
-#: LoRA's target modules per family (the query and value projections)
-TARGETS = {"gpt2": ["c_attn"], "llama": ["q_proj", "v_proj"], "vit": ["query", "value"],
-           "roberta": ["query", "value"]}
+#: LoRA's target modules per family (the query and value projections), the first of the
+#: names found in the model (transformers renamed some between major versions)
+TARGETS = {"gpt2": [["c_attn"]], "llama": [["q_proj", "v_proj"]],
+           "vit": [["query", "value"], ["q_proj", "v_proj"]],
+           "roberta": [["query", "value"], ["q_proj", "v_proj"]]}
+
+
+def targets(model, family: str) -> list[str]:
+    """The target modules of :data:`TARGETS` that ``model`` has."""
+    names = {name.rsplit(".", 1)[-1] for name, _ in model.named_modules()}
+    for candidate in TARGETS[family]:
+        if set(candidate) <= names:
+            return candidate
+    raise InputError(f"no LoRA target modules of {TARGETS[family]} in the {family} model")
 INSTALL = "pip install 'lorasched[profile]' (torch, transformers, peft)"
 
 
@@ -111,7 +122,7 @@ class TorchWorkload:
                                                 dtype, seed)
         generator = torch.Generator().manual_seed(seed)
         lora = peft.LoraConfig(r=config.rank, lora_alpha=2 * config.rank, lora_dropout=0.0,
-                               target_modules=TARGETS[family],
+                               target_modules=targets(base, family),
                                fan_in_fan_out=family == "gpt2")  # GPT-2's Conv1D layers
         self.names = [f"adapter{i}" for i in range(config.adapters)]
         self.model = peft.get_peft_model(base, lora, adapter_name=self.names[0])
