@@ -16,6 +16,7 @@ import xarray as xr
 from ..model import limits, profiles
 from ..model import traces as _traces
 from ..model.errors import InputError, real_number, whole_number
+from .node_profile import NodeProfile
 from .scenario import SPEED_DTYPE, SPEED_MAX, validate_scenario
 
 LOADS = {"light": 30.0, "medium": 50.0, "high": 80.0}
@@ -155,14 +156,21 @@ def _checked_arguments(nodes, slots, vendors, slot_minutes, deadline_policy,
     return nodes, slots, vendors, slot_minutes, preprocessing_share
 
 
-def _cluster(nodes, gpu, model, slots, slot_minutes) -> _Cluster:
-    """GPU types, capacities C_kp and C_km, and op_cost_rate (money per sample)."""
-    types = gpu_types(nodes, gpu)
-    gpus = [profiles.GPUS[t] for t in types]
-    capacity = np.array([profiles.node_capacity(g, model, slot_minutes) for g in gpus])
-    memory_cap = np.array([g.memory_gb for g in gpus])
+def _cluster(nodes, gpu, model, slots, slot_minutes, node=None) -> _Cluster:
+    """GPU types, capacities C_kp and C_km, and op_cost_rate (money per sample); every node
+    the ``node`` profile's GPU where it is given."""
     price = electricity_price(slots, slot_minutes)
-    power = np.array([profiles.power_kw(g) for g in gpus])
+    if node is None:
+        types = gpu_types(nodes, gpu)
+        gpus = [profiles.GPUS[t] for t in types]
+        capacity = np.array([profiles.node_capacity(g, model, slot_minutes) for g in gpus])
+        memory_cap = np.array([g.memory_gb for g in gpus])
+        power = np.array([profiles.power_kw(g) for g in gpus])
+    else:
+        types = [node.label] * nodes
+        capacity = np.full(nodes, int(node.capacity))
+        memory_cap = np.full(nodes, float(node.memory_capacity_gb))
+        power = np.full(nodes, node.power_w / 1000.0)
     slot_hours = slot_minutes / 60.0
     op_cost_rate = (power * profiles.PUE)[:, None] * price[None, :] * slot_hours
     op_cost_rate = op_cost_rate / capacity[:, None]
@@ -193,11 +201,16 @@ def _task_sizes(rng, n, model, task_sizes, day, slot_minutes):
     return epochs, dataset, work, batch, clipped
 
 
-def _speeds(types, batch, model, slot_minutes) -> _Speeds:
-    """s_ik of every task on every GPU type and r_i, from each task's micro-batch."""
+def _speeds(types, batch, model, slot_minutes, node=None) -> _Speeds:
+    """s_ik of every task on every GPU type and r_i, from each task's micro-batch (the
+    ``node`` profile's, where it is given)."""
     n = batch.shape[0]
-    speed_table = {(t, b): profiles.task_speed(profiles.GPUS[t], b, model, slot_minutes)
-                   for t in set(types) for b in model.micro_batches}
+    if node is None:
+        speed_table = {(t, b): profiles.task_speed(profiles.GPUS[t], b, model, slot_minutes)
+                       for t in set(types) for b in model.micro_batches}
+    else:
+        speed_table = {(t, b): int(node.speed[b]) for t in set(types)
+                       for b in model.micro_batches}
     # s_ik depends on (micro-batch of i, GPU type of k) only: index a small table rather than
     # build n x K Python ints (at K = 2,000 and 115k tasks that list took 45 s and 4 GB)
     batches = np.array(model.micro_batches)
@@ -207,13 +220,18 @@ def _speeds(types, batch, model, slot_minutes) -> _Speeds:
         raise InputError(f"a task speed of {table.max():,} samples per slot exceeds "
                          f"{SPEED_MAX:,}: use shorter slots (slot_minutes)")
     table = table.astype(SPEED_DTYPE)  # s_ik is stored as SPEED_DTYPE: no copy in to_arrays
-    memory_of = np.array([profiles.task_memory(b, model) for b in batches], dtype=float)
+    memory_of = np.array([_task_memory(b, model, node) for b in batches], dtype=float)
     position = {int(b): j for j, b in enumerate(batches)}
     row = np.fromiter((position[b] for b in batch.tolist()), dtype=np.int64, count=n)
     col = np.array([kinds.index(t) for t in types], dtype=np.int64)
     speed_by_type = table[row]  # (task, gpu): s_ik of every type, kinds' order
     memory = memory_of[row].reshape(n)
     return _Speeds(speed_table, kinds, col, speed_by_type, memory)
+
+
+def _task_memory(batch: int, model, node=None) -> float:
+    """r_i of a task with micro-batch ``batch``: the published model's, or the measured."""
+    return profiles.task_memory(batch, model) if node is None else float(node.memory_gb[batch])
 
 
 def _bids(rng, work, v_min, v_max) -> np.ndarray:
@@ -281,21 +299,24 @@ def _variables(cluster, speeds, tasks, vendor_price, vendor_delay, batch, epochs
 
 
 def _attributes(model, slot_minutes, cluster, slots, work, v_min, v_max, speeds,
-                generator) -> dict:
-    """The scenario's attributes: load factor, declared bounds and the generator's arguments."""
+                generator, node=None) -> dict:
+    """The scenario's attributes: load factor, declared bounds and the generator's arguments
+    (and, with a measured ``node``, where its numbers come from)."""
+    base = model.base_model_memory_gb if node is None else node.base_model_memory_gb
     return {
         "system": "pdftsp",
-        "base_model_memory": round(model.base_model_memory_gb, 3),
+        "base_model_memory": round(base, 3),
         "slot_minutes": float(slot_minutes),
         "load_factor": float(work.sum() / (slots * cluster.capacity.sum())),
         "value_density_min": v_min,
         "value_density_max": v_max,
-        "task_memory_min": float(min(profiles.task_memory(b, model)
+        "task_memory_min": float(min(_task_memory(b, model, node)
                                      for b in model.micro_batches)),
-        "speed_per_memory_max": float(max(s / profiles.task_memory(b, model)
+        "speed_per_memory_max": float(max(s / _task_memory(b, model, node)
                                           for (_, b), s in speeds.table.items())),
         "model": model.name,
         "generator": json.dumps(generator, default=str),
+        **({} if node is None else {"measured_node": node.source}),
     }
 
 
@@ -317,7 +338,8 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
                        model: profiles.ModelProfile = profiles.GPT2_XL,
                        trace: str | os.PathLike | None = None,
                        trace_day: int | str = "median",
-                       task_sizes: str = "paper", speed_layout: str = "type") -> xr.Dataset:
+                       task_sizes: str = "paper", speed_layout: str = "type",
+                       node: NodeProfile | None = None) -> xr.Dataset:
     """A seeded synthetic pdFTSP scenario, as in the paper's section 5.1.
 
     The same arguments give the same dataset, bit for bit. Every modelling choice:
@@ -361,6 +383,13 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
         ``"type"`` (default) stores ``s_ik`` per (task, GPU type), as it is generated
         (dims ``("task", "gpu")``); ``"node"`` as the (task, node) matrix (K times larger).
         Both give the same results.
+    node : NodeProfile, optional
+        A GPU measured for ``model`` (:class:`~lorasched.pdftsp.node_profile.NodeProfile`,
+        e.g. ``lorasched.profiling.table.pdftsp_node`` of a ``lorasched profile``
+        table): every node is that GPU, with its measured ``s_ik``, ``r_i``, ``r_b``,
+        ``C_kp``, memory and power in place of the published model's (``gpu`` is then
+        ignored). The values and the vendors stay priced as with the published model; the
+        deadlines, drawn from the fastest speed, follow the measured one.
 
     Returns
     -------
@@ -381,13 +410,15 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
     nodes, slots, vendors, slot_minutes, preprocessing_share = _checked_arguments(
         nodes, slots, vendors, slot_minutes, deadline_policy, preprocessing_share,
         speed_layout, task_sizes, trace, arrivals)
+    if node is not None:
+        node.check(model.micro_batches, slot_minutes)
     rng = np.random.default_rng(seed)  # every draw below comes from it, in this order
-    cluster = _cluster(nodes, gpu, model, slots, slot_minutes)
+    cluster = _cluster(nodes, gpu, model, slots, slot_minutes, node)
     arrival, day = _arrivals(rng, load, arrivals, trace, trace_day, slots, slot_minutes)
     n = arrival.shape[0]
     epochs, dataset, work, batch, clipped = _task_sizes(rng, n, model, task_sizes, day,
                                                          slot_minutes)
-    speeds = _speeds(cluster.types, batch, model, slot_minutes)
+    speeds = _speeds(cluster.types, batch, model, slot_minutes, node)
     v_ref = reference_value_per_sample(model, slot_minutes)
     v_min, v_max = v_ref / VALUE_SPREAD, v_ref * VALUE_SPREAD
     bid = _bids(rng, work, v_min, v_max)
@@ -397,7 +428,8 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
                           vendor_delay, slots, slot_minutes)
     tasks = {"arrival": arrival.astype(np.int64), "deadline": deadline, "memory": speeds.memory,
              "work": work.astype(np.int64), "needs_preprocessing": needs, "bid": bid}
-    generator = {"nodes": nodes, "gpu": gpu, "load": load, "vendors": vendors,
+    generator = {"nodes": nodes, "gpu": gpu if node is None else node.label, "load": load,
+                 "vendors": vendors,
                  "deadline_policy": deadline_policy, "seed": seed, "slots": slots,
                  "slot_minutes": slot_minutes,
                  "arrivals": None if arrivals is None else "series",
@@ -410,7 +442,7 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
                 **({"gpu": np.array(speeds.kinds, dtype=str)} if speed_layout == "type"
                    else {})},
         attrs=_attributes(model, slot_minutes, cluster, slots, work, v_min, v_max, speeds,
-                          generator))
+                          generator, node))
     if day is not None:  # attributes of trace scenarios only: the others stay as they were
         _trace_attributes(ds, trace, trace_day, day, task_sizes, clipped)
     ds["bid"].attrs["units"] = "USD"

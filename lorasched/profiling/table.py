@@ -1,5 +1,5 @@
 """Measured LoRA throughput tables: the CSV ``lorasched profile`` writes, its reader, and what
-each system takes from it (:func:`pdftsp_profile`, :func:`titan_placements`,
+each system takes from it (:func:`pdftsp_profile`, :func:`pdftsp_node`, :func:`titan_placements`,
 :func:`allpass_epoch_s`). The format: :doc:`/reference/gpu_profiles`.
 """
 
@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..model import limits
 from ..model.errors import InputError, read_text
+from ..pdftsp.node_profile import NodeProfile
 
 #: the columns of a measured table, in order
 COLUMNS = ("model", "gpu_label", "rank", "micro_batch", "seq_len", "adapters", "steps",
@@ -207,6 +208,38 @@ def pdftsp_profile(table: MeasuredTable, *, model: str, gpu_label: str, rank: in
         "base_model_memory_gb": max(r["base_memory_gb"] for r in single),
         "capacity": int(max(r["samples_per_s"] for r in rows) * slot_s),
     }
+
+
+#: published specifications of the GPUs measured here: label -> memory (GB), power (W) and
+#: the source; a measured node needs them beside its table (C_km and the operating cost)
+GPU_SPECS = {
+    "H200": {"memory_gb": 141.0, "power_w": 700.0,
+             "source": "NVIDIA H200 Tensor Core GPU datasheet (2024): 141 GB HBM3e, "
+                       "max. thermal design power up to 700 W (SXM)"},
+}
+
+
+def pdftsp_node(table: MeasuredTable, *, model: str, gpu_label: str, rank: int,
+                seq_len: int, slot_minutes: float = 10.0,
+                spec: dict | None = None) -> NodeProfile:
+    """A :class:`~lorasched.pdftsp.node_profile.NodeProfile` of the GPU ``gpu_label``
+    measured for ``model`` (:func:`pdftsp_profile`), its memory and power from ``spec``
+    (default: :data:`GPU_SPECS` of the label), for
+    :func:`lorasched.synthetic_scenario`'s ``node``."""
+    if spec is None:
+        if gpu_label not in GPU_SPECS:
+            raise InputError(f"no published specification of {gpu_label!r} (memory, power):"
+                             f" give spec=; known: {sorted(GPU_SPECS)}")
+        spec = GPU_SPECS[gpu_label]
+    got = pdftsp_profile(table, model=model, gpu_label=gpu_label, rank=rank, seq_len=seq_len,
+                         slot_minutes=slot_minutes)
+    where = table.path or "a measured table"
+    return NodeProfile(label=gpu_label, speed=got["speed"], memory_gb=got["memory_gb"],
+                       base_model_memory_gb=got["base_model_memory_gb"],
+                       capacity=got["capacity"], memory_capacity_gb=float(spec["memory_gb"]),
+                       power_w=float(spec["power_w"]), slot_minutes=float(slot_minutes),
+                       source=f"{model} rank {rank}, {seq_len} tokens on {gpu_label}: "
+                              f"{Path(where).name}; {spec.get('source', 'spec given')}")
 
 
 def titan_placements(table: MeasuredTable, *, model: str, gpu_label: str, rank: int,

@@ -7,6 +7,7 @@ import pytest
 
 import lorasched
 from lorasched.profiling import table as measured
+from lorasched.profiling.compare import PROFILES
 
 
 def _table(rows=None) -> measured.MeasuredTable:
@@ -115,3 +116,19 @@ def test_titan_builds_a_lut_from_a_measured_table():
     assert lut["step_time"].sel(placement="1").values.tolist() == pytest.approx(
         [0.01, 0.02, 0.04])
     assert lut["memory"].values.tolist() == pytest.approx([2.5, 3.0, 4.0])
+
+
+def test_a_measured_node_for_pdftsp_reads_the_shipped_h200_table():
+    table = measured.read(PROFILES / "H200-gpt2-xl.csv")
+    node = measured.pdftsp_node(table, model="gpt2-xl", gpu_label="H200", rank=16,
+                                seq_len=1024)
+    one = {r["micro_batch"]: r for r in table.select(rank=16, seq_len=1024, adapters=1)}
+    assert node.speed == {b: int(r["samples_per_s"] * 600) for b, r in one.items()}
+    assert node.memory_gb[4] == pytest.approx(one[4]["peak_memory_gb"]
+                                              - one[4]["base_memory_gb"])
+    assert node.capacity == int(max(r["samples_per_s"] for r in table.rows
+                                    if r["rank"] == 16) * 600)
+    assert (node.memory_capacity_gb, node.power_w) == (141.0, 700.0)
+    assert "H200-gpt2-xl.csv" in node.source and "datasheet" in node.source
+    with pytest.raises(lorasched.InputError, match="no published specification of 'B300'"):
+        measured.pdftsp_node(table, model="gpt2-xl", gpu_label="B300", rank=16, seq_len=1024)

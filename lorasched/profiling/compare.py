@@ -1,0 +1,136 @@
+"""Measured tables beside published numbers: the spread over repeats (:func:`spread`), the
+ratio to the published GPT-2 XL model per configuration (:func:`against_published`), the
+gain of several adapters on one base model (:func:`adapter_scaling`) beside the
+multi-adapter systems' published gains (:data:`PUBLISHED_MULTI_ADAPTER`), and a pdFTSP day
+on measured against published speeds (:func:`pdftsp_days`). See
+:doc:`/reference/gpu_profiles`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ..model.errors import InputError
+from ..pdftsp.workload import synthetic_scenario
+from ..systems import simulate
+from . import table as measured
+from .harness import Config, PublishedWorkload
+
+#: the folder of the shipped measured tables
+PROFILES = Path(__file__).resolve().parents[2] / "traces" / "profiles"
+
+#: published gains of training several LoRA adapters together, each with its source: the
+#: systems, their baseline, the gain (mean and best where given) and what it measures
+PUBLISHED_MULTI_ADAPTER = [
+    {"system": "LoRAFusion", "against": "Megatron-LM", "mean": 1.47, "best": 1.96,
+     "measure": "end-to-end training throughput",
+     "source": "Zhu et al. 2025, LoRAFusion: Efficient LoRA Fine-Tuning for LLMs, "
+               "arXiv:2510.00206, abstract"},
+    {"system": "LoRAFusion", "against": "mLoRA", "mean": 1.29, "best": 1.46,
+     "measure": "end-to-end training throughput",
+     "source": "Zhu et al. 2025, arXiv:2510.00206, abstract"},
+    {"system": "mLoRA", "against": "FSDP", "mean": 1 / 0.7, "best": None,
+     "measure": "average task completion time, 30 % lower (as a speed-up: 1 / 0.7)",
+     "source": "Ye et al. 2025, mLoRA: Fine-Tuning LoRA Adapters via Highly-Efficient "
+               "Pipeline Parallelism in Multiple GPUs, VLDB 2025 (arXiv:2312.02515), "
+               "abstract"},
+]
+
+
+def shipped(label: str = "H200") -> dict[str, measured.MeasuredTable]:
+    """The shipped measured tables of GPU ``label`` (``traces/profiles/<label>-*.csv``), by
+    model."""
+    paths = sorted(PROFILES.glob(f"{label}-*.csv"))
+    if not paths:
+        raise InputError(f"no measured tables of {label!r} in {PROFILES}")
+    tables = {}
+    for path in paths:
+        t = measured.read(path)
+        tables[t.rows[0]["model"]] = t
+    return tables
+
+
+def frame(table: measured.MeasuredTable) -> pd.DataFrame:
+    """The table's rows as a DataFrame, with ``spread``: (slowest - fastest) / median block
+    step time."""
+    df = pd.DataFrame(table.rows)
+    df["spread"] = (df["step_time_max_s"] - df["step_time_min_s"]) / df["step_time_s"]
+    return df
+
+
+def spread(tables: dict[str, measured.MeasuredTable]) -> pd.DataFrame:
+    """Per model: configurations, repeats, and the median and largest spread over repeats."""
+    rows = []
+    for model, t in tables.items():
+        df = frame(t)
+        rows.append({"model": model, "configurations": len(df),
+                     "repeats": int(df["repeats"].min()),
+                     "median spread": float(df["spread"].median()),
+                     "largest spread": float(df["spread"].max()),
+                     "did not fit": len(t.skipped)})
+    return pd.DataFrame(rows)
+
+
+def against_published(table: measured.MeasuredTable, gpu: str = "A100") -> pd.DataFrame:
+    """GPT-2 XL's measured rows beside the published model on ``gpu`` (``A100`` or ``A40``:
+    :class:`~lorasched.profiling.harness.PublishedWorkload`), per configuration: samples
+    per second and memory (GB), measured and published, and their ratios."""
+    rows = []
+    for r in table.rows:
+        if r["model"] != "gpt2-xl":
+            raise InputError(f"the published model is GPT-2 XL's; this table is {r['model']}")
+        config = Config("gpt2-xl", gpu, r["rank"], r["micro_batch"], r["seq_len"],
+                        r["adapters"])
+        p = PublishedWorkload(config)
+        published_sps = r["adapters"] * r["micro_batch"] / p.step_s
+        rows.append({"rank": r["rank"], "micro_batch": r["micro_batch"],
+                     "adapters": r["adapters"], "samples/s measured": r["samples_per_s"],
+                     f"samples/s published {gpu}": published_sps,
+                     "speed ratio": r["samples_per_s"] / published_sps,
+                     "memory GB measured": r["peak_memory_gb"],
+                     f"memory GB published {gpu}": p.memory_gb,
+                     "memory ratio": r["peak_memory_gb"] / p.memory_gb})
+    return pd.DataFrame(rows)
+
+
+def adapter_scaling(table: measured.MeasuredTable, rank: int = 16) -> pd.DataFrame:
+    """Samples per second with 2, 4, 8 adapters sharing the base model over one adapter,
+    at the same micro-batch, sequence length and ``rank``: the gain of sharing (1: none)."""
+    df = frame(table)
+    df = df[df["rank"] == rank]
+    one = df[df["adapters"] == 1].set_index(["seq_len", "micro_batch"])["samples_per_s"]
+    rows = []
+    for r in df[df["adapters"] > 1].itertuples():
+        key = (r.seq_len, r.micro_batch)
+        if key in one.index:
+            rows.append({"model": r.model, "seq_len": r.seq_len, "micro_batch": r.micro_batch,
+                         "adapters": r.adapters, "samples/s": r.samples_per_s,
+                         "samples/s, 1 adapter": float(one[key]),
+                         "gain": r.samples_per_s / float(one[key])})
+    return pd.DataFrame(rows)
+
+
+def pdftsp_days(node, *, nodes: int = 20, load="high", seed: int = 1,
+                policy: str = "pdftsp") -> pd.DataFrame:
+    """One synthetic pdFTSP day (:func:`lorasched.synthetic_scenario`, same seed) on
+    ``nodes`` nodes of the published model's A100s, of its A100/A40 mix, and of the
+    measured GPU ``node`` (a :class:`~lorasched.pdftsp.node_profile.NodeProfile`), run by
+    ``policy``: tasks, admitted, welfare, the load factor and the node's C_kp."""
+    rows = []
+    for name, options in ((f"published {PUBLISHED_GPU}", {"gpu": PUBLISHED_GPU}),
+                          ("published A100/A40 mix", {"gpu": "mix"}),
+                          (f"measured {node.label}", {"node": node})):
+        scenario = synthetic_scenario(nodes=nodes, load=load, seed=seed, **options)
+        result = simulate(scenario, policy, seed=seed)
+        a = result.attrs
+        rows.append({"cluster": name, "tasks": a["n_tasks"], "admitted": a["n_admitted"],
+                     "welfare": a["welfare"],
+                     "load factor": scenario.attrs["load_factor"],
+                     "C_kp (samples per slot)": int(scenario["compute_capacity"].max())})
+    return pd.DataFrame(rows)
+
+
+#: the published model's GPU the measured one is put beside
+PUBLISHED_GPU = "A100"
