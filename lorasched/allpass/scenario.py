@@ -88,7 +88,8 @@ def capacity_value(capacity) -> int:
 def allpass_scenario(jobs: int = PAPER_JOBS, source: str = "helios",
                      capacity=PAPER_CAPACITY, sizing: str = "cost",
                      book_hours: float = BOOK_HOURS, offer_file=None, trace_file=None,
-                     seed: int = 0) -> xr.Dataset:
+                     seed: int = 0, per_epoch_s=None,
+                     per_epoch_label: str = "given") -> xr.Dataset:
     """An Allpass scenario: jobs, the marketplace's offer book and the serverful cap.
 
     The module docstring lists the Dataset's variables and attributes.
@@ -114,6 +115,13 @@ def allpass_scenario(jobs: int = PAPER_JOBS, source: str = "helios",
         instead of the model.
     seed : int, optional
         Seeds the workload and, with a second stream, the offer book (default 0).
+    per_epoch_s : dict, optional
+        Model of Table 4 -> seconds of one epoch on the GPU the jobs run on, in place of
+        Table 4's A100 seconds (e.g. ``lorasched.profiling.table.allpass_per_epoch``): those
+        models' jobs keep their epochs and take that GPU's time; the clouds' prices,
+        start-ups and inventory stay Table 2's and 3's A100 ones. Default: Table 4.
+    per_epoch_label : str, optional
+        Where ``per_epoch_s`` comes from, recorded in the attrs ``per_epoch_from_<model>``.
 
     Returns
     -------
@@ -131,7 +139,8 @@ def allpass_scenario(jobs: int = PAPER_JOBS, source: str = "helios",
             or not math.isfinite(book_hours) or book_hours <= 0):
         raise InputError(f"book_hours must be a positive number, got {book_hours!r}")
     work = allpass_workload(jobs=jobs, source=source, seed=seed, sizing=sizing,
-                            trace_file=trace_file)
+                            trace_file=trace_file, per_epoch_s=per_epoch_s,
+                            per_epoch_label=per_epoch_label)
     if offer_file is None:
         # a stream of its own, so the market does not shift when the workload's draws do
         rng = np.random.default_rng([int(seed), 1])

@@ -1,13 +1,15 @@
 """Allpass's evaluation workload (sec. 5.1, :func:`allpass_workload`): 200 jobs from Helios
 Venus or a log-normal mixture fitted to Seren's Table 1, durations / 5, inter-arrival times
-/ 15, Table 4's models, soft deadlines, work sized to the paper's implied 332 A100-h. Every
-rule and number: :doc:`/reference/allpass_data`.
+/ 15, Table 4's models, soft deadlines, work sized to the paper's implied 332 A100-h; with
+``per_epoch_s``, the same jobs on a GPU of measured per-epoch seconds. Every rule and number:
+:doc:`/reference/allpass_data`.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping
 
 import numpy as np
 import xarray as xr
@@ -27,6 +29,8 @@ SIZINGS = ("cost", "trace")
 PAPER_WORK_H = 2.95 * 236.69 / 2.10
 #: Table 4: model -> per-epoch time on an A100 (s)
 PER_EPOCH_S = {"LLaMA3-8B": 476.0, "LLaMA2-13B": 765.0, "BERT": 20.0}
+#: where a job's per-epoch time comes from without ``per_epoch_s`` (attrs ``per_epoch_from_*``)
+TABLE4_SOURCE = "Table 4 (A100)"
 #: a job shorter than one LLaMA3-8B epoch is a BERT job (rule 3)
 BERT_BELOW_S = PER_EPOCH_S["LLaMA3-8B"]
 #: deadline factor range (sec. 5.1)
@@ -144,9 +148,34 @@ def _positive_real(name: str, value) -> float:
     return float(value)
 
 
+def _per_epoch_given(per_epoch_s, label) -> dict[str, float]:
+    """``per_epoch_s`` validated: a non-empty mapping of Table 4's models to positive
+    seconds; ``label`` a non-empty string."""
+    if not isinstance(per_epoch_s, Mapping) or not per_epoch_s:
+        raise InputError(f"per_epoch_s must be a non-empty dict of {list(PER_EPOCH_S)} to "
+                         f"seconds per epoch, got {per_epoch_s!r}")
+    for m in per_epoch_s:
+        if m not in PER_EPOCH_S:
+            raise InputError(f"per_epoch_s: {m!r} is not a model of Table 4 "
+                             f"{list(PER_EPOCH_S)}")
+    if not isinstance(label, str) or not label.strip():
+        raise InputError(f"per_epoch_label must be a non-empty string, got {label!r}")
+    return {m: _positive_real(f"per_epoch_s[{m!r}]", v) for m, v in per_epoch_s.items()}
+
+
+def _on_given_gpu(model, epochs, work, given: dict[str, float]):
+    """(work_s, per_epoch_s) of the jobs run at the given per-epoch seconds: a job of a
+    given model keeps its epochs and takes ``epochs x per_epoch_s`` seconds; the others
+    keep their A100 work exactly."""
+    per_epoch = np.array([given.get(m, PER_EPOCH_S[m]) for m in model])  # Table 4's column
+    mine = np.isin(model, list(given))
+    return np.where(mine, epochs * per_epoch, work), per_epoch
+
+
 def allpass_workload(jobs=PAPER_JOBS, source: str = "helios", seed=0,
                      duration_scale=DURATION_SCALE, iat_scale=IAT_SCALE,
-                     trace_file=None, sizing: str = "cost") -> xr.Dataset:
+                     trace_file=None, sizing: str = "cost", per_epoch_s=None,
+                     per_epoch_label: str = "given") -> xr.Dataset:
     """Allpass's workload of ``jobs`` fine-tuning jobs (rules in the module docstring).
 
     Parameters
@@ -166,15 +195,26 @@ def allpass_workload(jobs=PAPER_JOBS, source: str = "helios", seed=0,
         ``"cost"``: scale every job's work so the expected total of 200 jobs is the
         paper's implied 332 A100-h; ``"trace"``: duration x ``duration_scale`` only
         (module docstring).
+    per_epoch_s : dict, optional
+        Model of Table 4 -> seconds of one epoch on the GPU the jobs run on (e.g.
+        ``lorasched.profiling.table.allpass_per_epoch``). A job of a model given keeps its
+        model and epochs (from its A100 work and Table 4) and its ``work_s`` and
+        ``deadline_s`` become those of ``epochs x per_epoch_s`` seconds on that GPU;
+        other models keep Table 4 and their A100 work. Default: Table 4 for all.
+    per_epoch_label : str
+        Where the given seconds come from (e.g. ``"H200 (measured)"``), for the attrs.
 
     Returns
     -------
     xarray.Dataset
         over dim ``job`` (submit order): ``name``, ``submit_s``, ``work_s`` (scaled
-        duration, s of A100 work), ``model``, ``per_epoch_s``, ``epochs``, ``deadline_s``,
-        ``trace_duration_s`` (unscaled); attrs ``source``, ``seed``, ``duration_scale``,
+        duration, s of A100 work; s on the given GPU for ``per_epoch_s``'s models),
+        ``model``, ``per_epoch_s``, ``epochs``, ``deadline_s``, ``trace_duration_s``
+        (unscaled); attrs ``source``, ``seed``, ``duration_scale``,
         ``iat_scale``, ``gpu_hours`` (total ``work_s`` / 3600), ``jobs``, ``sizing``,
-        ``work_scale``, ``mean_epochs_<model>`` (Table 4's check).
+        ``work_scale``, ``mean_epochs_<model>`` (Table 4's check); with ``per_epoch_s``
+        also ``per_epoch_s_<model>`` and ``per_epoch_from_<model>`` (``per_epoch_label``
+        or :data:`TABLE4_SOURCE`) for every model of Table 4.
 
     Raises
     ------
@@ -189,6 +229,7 @@ def allpass_workload(jobs=PAPER_JOBS, source: str = "helios", seed=0,
         raise InputError(f"seed must be a non-negative integer, got {seed!r}")
     if not isinstance(sizing, str) or sizing not in SIZINGS:
         raise InputError(f"sizing must be one of {list(SIZINGS)}, got {sizing!r}")
+    given = None if per_epoch_s is None else _per_epoch_given(per_epoch_s, per_epoch_label)
     duration_scale = _positive_real("duration_scale", duration_scale)
     iat_scale = _positive_real("iat_scale", iat_scale)
     trace = read_trace("helios" if trace_file is None else trace_file)
@@ -230,6 +271,12 @@ def allpass_workload(jobs=PAPER_JOBS, source: str = "helios", seed=0,
     epochs = work / per_epoch
     mean_epochs = {f"mean_epochs_{m}": float(epochs[model == m].mean()) if (model == m).any()
                    else float("nan") for m in PER_EPOCH_S}
+    measured = {}
+    if given is not None:
+        work, per_epoch = _on_given_gpu(model, epochs, work, given)
+        for m in PER_EPOCH_S:
+            measured[f"per_epoch_s_{m}"] = given.get(m, PER_EPOCH_S[m])
+            measured[f"per_epoch_from_{m}"] = per_epoch_label if m in given else TABLE4_SOURCE
     return xr.Dataset(
         {"name": ("job", np.array([f"allpass-{i}" for i in range(n)])),
          "submit_s": ("job", submit_s),
@@ -241,4 +288,5 @@ def allpass_workload(jobs=PAPER_JOBS, source: str = "helios", seed=0,
          "trace_duration_s": ("job", raw)},
         attrs={"source": source, "seed": int(seed), "duration_scale": duration_scale,
                "iat_scale": iat_scale, "gpu_hours": float(work.sum() / 3600), "jobs": n,
-               "sizing": sizing, "work_scale": float(work_scale), **mean_epochs})
+               "sizing": sizing, "work_scale": float(work_scale), **mean_epochs,
+               **measured})

@@ -1,6 +1,7 @@
 """Measured LoRA throughput tables: the CSV ``lorasched profile`` writes, its reader, and what
-each system takes from it (:func:`pdftsp_profile`, :func:`pdftsp_node`, :func:`titan_placements`,
-:func:`allpass_epoch_s`). The format: :doc:`/reference/gpu_profiles`.
+each system takes from it (:func:`pdftsp_profile`, :func:`pdftsp_node`,
+:func:`titan_placements`, :func:`allpass_epoch_s`, :func:`allpass_per_epoch`). The format:
+:doc:`/reference/gpu_profiles`.
 """
 
 from __future__ import annotations
@@ -8,6 +9,8 @@ from __future__ import annotations
 import csv
 import io
 import math
+import numbers
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -65,6 +68,19 @@ ARCHITECTURES = {
                              "num_key_value_heads": 2, "vocab_size": 1000,
                              "max_position_embeddings": 128}),
 }
+
+#: Allpass's benchmark models (sec. 5.1, Table 4) -> the measured architecture standing in
+#: for each. The paper's "BERT" is distilbert-base-uncased (6 layers); roberta-base (12
+#: layers, the same encoder family) stands in for it. LLaMA2-13B has no stand-in.
+ALLPASS_ARCHITECTURES = {"LLaMA3-8B": "llama3-8b", "BERT": "roberta-base"}
+#: Allpass's LoRA rank (sec. 5.1: r = 16)
+ALLPASS_RANK = 16
+#: ASSUMPTION (the paper names the data sets but gives no epoch size, sequence length or
+#: batch): one epoch of Table 4 = one pass over the named data set's training split,
+#: model -> (samples, seq_len, micro_batch). BERT: IMDB's 25,000 training reviews (Maas et
+#: al. 2011) at BERT's 512 tokens; LLaMA: Alpaca's 52,002 instructions (Taori et al. 2023)
+#: at 1024 tokens, the shortest measured. Micro-batch 8: Hugging Face Trainer's default.
+ALLPASS_EPOCH = {"LLaMA3-8B": (52_002, 1024, 8), "BERT": (25_000, 512, 8)}
 
 
 @dataclass
@@ -272,3 +288,78 @@ def allpass_epoch_s(table: MeasuredTable, *, model: str, gpu_label: str, rank: i
     r = _one(table, "the epoch", model=model, gpu_label=gpu_label, rank=rank,
              seq_len=seq_len, micro_batch=micro_batch, adapters=1)
     return samples / r["samples_per_s"]
+
+
+def _tables(tables) -> list[MeasuredTable]:
+    """A table, a path or an iterable of them, as tables (paths read and validated)."""
+    one = isinstance(tables, (MeasuredTable, str, Path))
+    items = [tables] if one else list(tables) if isinstance(tables, Iterable) else None
+    if not items:
+        raise InputError(f"tables must be a measured table, a path or a list of them, got "
+                         f"{tables!r}")
+    return [t if isinstance(t, MeasuredTable) else read(t) for t in items]
+
+
+def allpass_per_epoch(tables, *, gpu_label: str = "H200", rank: int = ALLPASS_RANK,
+                      epoch: dict | None = None) -> dict[str, float]:
+    """Allpass's per-epoch seconds measured on ``gpu_label``, for
+    ``lorasched.allpass_scenario(per_epoch_s=...)``.
+
+    Parameters
+    ----------
+    tables : MeasuredTable, path or list of them
+        Measured tables (e.g. the shipped ``traces/profiles/H200-*.csv``).
+    gpu_label : str
+        The GPU whose rows are read.
+    rank : int
+        The LoRA rank (default Allpass's 16).
+    epoch : dict, optional
+        Model -> (samples, seq_len, micro_batch) of one epoch (default
+        :data:`ALLPASS_EPOCH`, an assumption).
+
+    Returns
+    -------
+    dict
+        Model of Table 4 -> seconds of one epoch (:func:`allpass_epoch_s` of the model's
+        :data:`ALLPASS_ARCHITECTURES` stand-in), for each model whose stand-in has rows for
+        ``gpu_label``; the others are left out (the scenario keeps Table 4's A100 value).
+
+    Raises
+    ------
+    InputError
+        A bad argument, a table that breaks its format, a stand-in with rows for
+        ``gpu_label`` but none for the epoch's configuration, or no model measured at all.
+    """
+    if not isinstance(gpu_label, str) or not gpu_label:
+        raise InputError(f"gpu_label must be a non-empty string, got {gpu_label!r}")
+    if isinstance(rank, bool) or not isinstance(rank, numbers.Integral) or rank < 1:
+        raise InputError(f"rank must be a whole number >= 1, got {rank!r}")
+    epoch = ALLPASS_EPOCH if epoch is None else epoch
+    if not isinstance(epoch, dict) or any(
+            m not in ALLPASS_ARCHITECTURES or not isinstance(v, tuple) or len(v) != 3
+            or any(isinstance(x, bool) or not isinstance(x, numbers.Integral) or x < 1
+                   for x in v) for m, v in epoch.items()):
+        raise InputError(f"epoch must map models of {list(ALLPASS_ARCHITECTURES)} to "
+                         f"(samples, seq_len, micro_batch) whole numbers >= 1, got {epoch!r}")
+    return _allpass_per_epoch(_tables(tables), gpu_label, int(rank), epoch)
+
+
+def _allpass_per_epoch(tables: list[MeasuredTable], gpu_label: str, rank: int,
+                       epoch: dict) -> dict[str, float]:
+    out = {}
+    for name, (samples, seq_len, micro_batch) in epoch.items():
+        arch = ALLPASS_ARCHITECTURES[name]
+        holding = [t for t in tables if t.select(model=arch, gpu_label=gpu_label)]
+        # the first table with the epoch's row, else the first with the stand-in (raises)
+        holding.sort(key=lambda t: not t.select(model=arch, gpu_label=gpu_label, rank=rank,
+                                                seq_len=seq_len, micro_batch=micro_batch,
+                                                adapters=1))
+        if holding:
+            out[name] = allpass_epoch_s(holding[0], model=arch, gpu_label=gpu_label, rank=rank,
+                                        seq_len=seq_len, micro_batch=micro_batch,
+                                        samples=samples)
+    if not out:
+        raise InputError(f"no measured rows for gpu_label {gpu_label!r} of "
+                         f"{sorted(ALLPASS_ARCHITECTURES[m] for m in epoch)} in "
+                         f"{[t.path or 'a table' for t in tables]}")
+    return out

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from lorasched.allpass import workload as workload_module
 from lorasched.allpass.clouds import save_offer_book
 from lorasched.allpass.scenario import (
     PAPER_CAPACITY,
@@ -17,7 +18,7 @@ from lorasched.allpass.scenario import (
     to_arrays,
     validate,
 )
-from lorasched.allpass.workload import allpass_workload
+from lorasched.allpass.workload import PER_EPOCH_S, TABLE4_SOURCE, allpass_workload
 from lorasched.systems import check_result, simulate
 
 
@@ -106,6 +107,72 @@ def test_sizing_trace_keeps_durations_over_five():
     np.testing.assert_allclose(cost["work_s"], ds["work_s"] * cost.attrs["work_scale"])
 
 
+#: per-epoch seconds on some faster GPU, for two of Table 4's three models
+GIVEN = {"LLaMA3-8B": 300.0, "BERT": 7.5}
+
+
+def _check_on_given_gpu(default, given_ds, given):
+    """What ``per_epoch_s`` must change and nothing else: the given models' jobs keep their
+    model and epochs and take ``epochs x per_epoch_s`` s, their deadlines scale with it;
+    the other jobs, the arrivals, the market and every old attribute stay as they were."""
+    for var in ("name", "submit_s", "model", "epochs", "trace_duration_s",
+                "price_per_gpu_h"):
+        np.testing.assert_array_equal(given_ds[var].values, default[var].values)
+    assert {k: v for k, v in given_ds.attrs.items() if k != "gpu_hours"
+            and not k.startswith("per_epoch_")} == {k: v for k, v in default.attrs.items()
+                                                     if k != "gpu_hours"}
+    model = default["model"].values
+    mine = np.isin(model, list(given))
+    assert mine.any() and (~mine).any()
+    for var in ("work_s", "per_epoch_s", "deadline_s"):
+        np.testing.assert_array_equal(given_ds[var].values[~mine], default[var].values[~mine])
+    per = np.array([given[m] for m in model[mine]])
+    np.testing.assert_array_equal(given_ds["per_epoch_s"].values[mine], per)
+    np.testing.assert_allclose(given_ds["work_s"].values[mine],
+                               default["epochs"].values[mine] * per, rtol=1e-12)
+    slack = (given_ds["deadline_s"] - given_ds["submit_s"]) / given_ds["work_s"]
+    np.testing.assert_allclose(slack, (default["deadline_s"] - default["submit_s"])
+                               / default["work_s"], rtol=1e-12)
+    assert given_ds.attrs["gpu_hours"] == pytest.approx(float(given_ds["work_s"].sum()) / 3600)
+    for m, table4 in PER_EPOCH_S.items():
+        assert given_ds.attrs[f"per_epoch_s_{m}"] == given.get(m, table4)
+        assert given_ds.attrs[f"per_epoch_from_{m}"] == (
+            "faster GPU" if m in given else TABLE4_SOURCE)
+
+
+def test_per_epoch_s_changes_only_the_given_models_jobs():
+    default = allpass_scenario(jobs=40, seed=1, book_hours=1)
+    given = allpass_scenario(jobs=40, seed=1, book_hours=1, per_epoch_s=GIVEN,
+                             per_epoch_label="faster GPU")
+    _check_on_given_gpu(default, given, GIVEN)
+    assert not any(k.startswith("per_epoch_") for k in default.attrs)
+    # faster epochs: less work for LLaMA3-8B (476 -> 300 s) and BERT (20 -> 7.5 s)
+    assert given.attrs["gpu_hours"] < default.attrs["gpu_hours"]
+
+
+def test_the_check_fails_when_the_option_is_ignored(monkeypatch):
+    """The check above is not vacuous: with the kernel mutated to ignore ``per_epoch_s``
+    (A100 work and Table 4 kept) it fails."""
+    default = allpass_scenario(jobs=40, seed=1, book_hours=1)
+    monkeypatch.setattr(workload_module, "_on_given_gpu",
+                        lambda model, epochs, work, given: (
+                            work, np.array([PER_EPOCH_S[m] for m in model])))
+    ignored = allpass_scenario(jobs=40, seed=1, book_hours=1, per_epoch_s=GIVEN,
+                               per_epoch_label="faster GPU")
+    with pytest.raises(AssertionError):
+        _check_on_given_gpu(default, ignored, GIVEN)
+
+
+def test_per_epoch_s_scenario_simulates_and_checks():
+    ds = allpass_scenario(jobs=12, seed=2, book_hours=2, per_epoch_s={"LLaMA3-8B": 952.0},
+                          per_epoch_label="half-speed GPU")
+    result = simulate(ds, "allpass", seed=0)
+    check_result(result)
+    base = simulate(allpass_scenario(jobs=12, seed=2, book_hours=2), "allpass", seed=0)
+    assert (ds["model"].values == "LLaMA3-8B").any()
+    assert result.attrs["cost_usd"] > base.attrs["cost_usd"]
+
+
 def test_offer_file_replaces_the_model(tmp_path):
     path = tmp_path / "offers.csv"
     path.write_text("minute,price_per_gpu_h\n0,0.9\n0,0.6\n1,0.7\n2,1.5\n2,0.4\n2,0.5\n")
@@ -172,7 +239,13 @@ def test_to_arrays(scenario):
     ({"book_hours": float("inf")}, "book_hours"), ({"book_hours": "2"}, "book_hours"),
     ({"book_hours": True}, "book_hours"), ({"jobs": 0}, "jobs"),
     ({"source": "seren"}, "source"), ({"sizing": "paper"}, "sizing"),
-    ({"seed": -1}, "seed"),
+    ({"seed": -1}, "seed"), ({"per_epoch_s": {}}, "per_epoch_s"),
+    ({"per_epoch_s": [("BERT", 1.0)]}, "per_epoch_s"),
+    ({"per_epoch_s": {"GPT-2": 1.0}}, "'GPT-2' is not a model of Table 4"),
+    ({"per_epoch_s": {"BERT": 0.0}}, r"per_epoch_s\['BERT'\]"),
+    ({"per_epoch_s": {"BERT": float("nan")}}, r"per_epoch_s\['BERT'\]"),
+    ({"per_epoch_s": {"BERT": "20"}}, r"per_epoch_s\['BERT'\]"),
+    ({"per_epoch_s": {"BERT": 5.0}, "per_epoch_label": ""}, "per_epoch_label"),
 ])
 def test_bad_arguments_named(kwargs, field):
     with pytest.raises(ValueError, match=field):

@@ -3,11 +3,19 @@ each system reads from it."""
 
 from __future__ import annotations
 
+import csv
+
+import numpy as np
 import pytest
 
 import lorasched
+from lorasched.allpass.workload import PER_EPOCH_S
+from lorasched.model.traces import trace_dir
 from lorasched.profiling import table as measured
 from lorasched.profiling.compare import PROFILES
+
+#: the shipped tables measured on a lent H200
+SHIPPED = trace_dir() / "profiles"
 
 
 def _table(rows=None) -> measured.MeasuredTable:
@@ -132,3 +140,72 @@ def test_a_measured_node_for_pdftsp_reads_the_shipped_h200_table():
     assert "H200-gpt2-xl.csv" in node.source and "datasheet" in node.source
     with pytest.raises(lorasched.InputError, match="no published specification of 'B300'"):
         measured.pdftsp_node(table, model="gpt2-xl", gpu_label="B300", rank=16, seq_len=1024)
+
+
+def _shipped_row(name: str, **where) -> dict:
+    """One row of a shipped table read with the csv module alone (not measured.read)."""
+    lines = [x for x in (SHIPPED / name).read_text().splitlines() if not x.startswith("#")]
+    found = [r for r in csv.DictReader(lines) if all(r[k] == str(v) for k, v in where.items())]
+    assert len(found) == 1
+    return found[0]
+
+
+def test_allpass_per_epoch_reads_the_shipped_h200_rows():
+    """LLaMA3-8B from llama3-8b's row (not llama2-7b's, listed first), BERT from
+    roberta-base's, at rank 16, micro-batch 8, one adapter and ALLPASS_EPOCH's samples and
+    sequence lengths; LLaMA2-13B was not measured and is left out."""
+    tables = sorted(SHIPPED.glob("H200-*.csv"))
+    assert [t.name for t in tables].index("H200-llama2-7b.csv") < [
+        t.name for t in tables].index("H200-llama3-8b.csv")
+    got = measured.allpass_per_epoch(tables, gpu_label="H200")
+    assert set(got) == {"LLaMA3-8B", "BERT"} and set(got) < set(PER_EPOCH_S)
+    llama = _shipped_row("H200-llama3-8b.csv", model="llama3-8b", rank=16, micro_batch=8,
+                         seq_len=1024, adapters=1)
+    bert = _shipped_row("H200-roberta-base.csv", model="roberta-base", rank=16,
+                        micro_batch=8, seq_len=512, adapters=1)
+    assert got["LLaMA3-8B"] == pytest.approx(52_002 / float(llama["samples_per_s"]))
+    assert got["BERT"] == pytest.approx(25_000 / float(bert["samples_per_s"]))
+    assert got == pytest.approx({"LLaMA3-8B": 3678.9, "BERT": 102.89}, abs=0.01)
+    # one table, or its path, reads the same; an epoch twice as long takes twice the time
+    one = measured.allpass_per_epoch(str(SHIPPED / "H200-roberta-base.csv"))
+    assert one == {"BERT": got["BERT"]}
+    double = measured.allpass_per_epoch(measured.read(SHIPPED / "H200-roberta-base.csv"),
+                                        epoch={"BERT": (50_000, 512, 8)})
+    assert double["BERT"] == pytest.approx(2 * got["BERT"])
+
+
+@pytest.mark.parametrize(("tables", "kwargs", "message"), [
+    ("H200-llama2-7b.csv", {}, r"no measured rows for gpu_label 'H200' of \['llama3-8b', "
+                              r"'roberta-base'\]"),
+    ("H200-roberta-base.csv", {"gpu_label": "A100"}, "no measured rows for gpu_label 'A100'"),
+    ("H200-llama3-8b.csv", {"epoch": {"LLaMA3-8B": (100, 4096, 8)}},
+     "no row for the epoch .*seq_len=4096"),
+    ("H200-llama3-8b.csv", {"rank": 0}, "rank"),
+    ("H200-llama3-8b.csv", {"gpu_label": ""}, "gpu_label"),
+    ("H200-llama3-8b.csv", {"epoch": {"LLaMA2-13B": (100, 1024, 8)}}, "epoch"),
+    ("H200-llama3-8b.csv", {"epoch": {"BERT": (100, 512)}}, "epoch"),
+    ("H200-llama3-8b.csv", {"epoch": {"BERT": (0, 512, 8)}}, "epoch"),
+    ([], {}, "tables"),
+])
+def test_allpass_per_epoch_refuses_by_name(tables, kwargs, message):
+    tables = SHIPPED / tables if isinstance(tables, str) else tables
+    with pytest.raises(lorasched.InputError, match=message):
+        measured.allpass_per_epoch(tables, **kwargs)
+
+
+def test_a_scenario_on_the_measured_h200_simulates_and_checks():
+    """The measured seconds go into allpass_scenario: LLaMA3-8B and BERT jobs take their
+    H200 epochs, LLaMA2-13B jobs keep Table 4; Allpass runs on it and its result checks."""
+    per = measured.allpass_per_epoch(sorted(SHIPPED.glob("H200-*.csv")))
+    ds = lorasched.allpass_scenario(jobs=12, seed=2, book_hours=2, per_epoch_s=per,
+                                    per_epoch_label="H200 (measured)")
+    default = lorasched.allpass_scenario(jobs=12, seed=2, book_hours=2)
+    model = ds["model"].values
+    assert set(model) == set(PER_EPOCH_S)
+    expected = np.array([per.get(m, PER_EPOCH_S[m]) for m in model])
+    np.testing.assert_array_equal(ds["per_epoch_s"].values, expected)
+    np.testing.assert_allclose(ds["work_s"], default["epochs"] * expected, rtol=1e-12)
+    assert ds.attrs["per_epoch_from_LLaMA2-13B"] == "Table 4 (A100)"
+    assert ds.attrs["per_epoch_from_BERT"] == "H200 (measured)"
+    result = lorasched.simulate(ds, "allpass", seed=0)
+    lorasched.check_result(result)
