@@ -1,6 +1,6 @@
 """Measured LoRA throughput tables: the CSV ``lorasched profile`` writes, its reader, and what
-each system takes from it (:func:`pdftsp_profile`, :func:`titan_placements`,
-:func:`allpass_epoch_s`). The format: :doc:`/reference/gpu_profiles`.
+each system takes from it (:func:`pdftsp_profile`, :func:`titan_placements` and
+:func:`titan_lut`, :func:`allpass_epoch_s`). The format: :doc:`/reference/gpu_profiles`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,12 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
+import xarray as xr
+
 from ..model import limits
 from ..model.errors import InputError, read_text
+from ..titan.lut import from_frames
 
 #: the columns of a measured table, in order
 COLUMNS = ("model", "gpu_label", "rank", "micro_batch", "seq_len", "adapters", "steps",
@@ -230,6 +234,23 @@ def titan_memory(table: MeasuredTable, *, model: str, gpu_label: str, rank: int,
                         adapters=1)
     return [{"local_bsz": r["micro_batch"], "gpu_memory": r["peak_memory_gb"]}
             for r in sorted(rows, key=lambda r: r["micro_batch"])]
+
+
+def titan_lut(table: MeasuredTable, *, model: str, gpu_label: str, rank: int = 16,
+              seq_len: int) -> xr.Dataset:
+    """A TITAN LUT of one GPU (placement "1") from a measured table: its
+    :func:`titan_placements` and :func:`titan_memory` through
+    :func:`lorasched.titan.lut.from_frames`, attrs ``gpu`` = ``gpu_label`` and ``model``;
+    what ``titan_scenario(lut=...)`` takes."""
+    placements = pd.DataFrame(titan_placements(table, model=model, gpu_label=gpu_label,
+                                               rank=rank, seq_len=seq_len))
+    memory = pd.DataFrame(titan_memory(table, model=model, gpu_label=gpu_label, rank=rank,
+                                       seq_len=seq_len))
+    where = table.path or "a measured profile"
+    device = table.provenance.get("device")
+    source = (f"{where}: LoRA rank {rank}, seq_len {seq_len}, one adapter on one GPU"
+              + (f" ({device})" if device else "") + " (lorasched profile)")
+    return from_frames(placements, memory, gpu=gpu_label, model=model, source=source)
 
 
 def allpass_epoch_s(table: MeasuredTable, *, model: str, gpu_label: str, rank: int,
