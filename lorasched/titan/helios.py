@@ -101,6 +101,10 @@ def _checked_arguments(jobs, density, seed, gpu, model, own_lut: bool) -> int:
         raise InputError(f"density must be a positive finite number, got {density!r}")
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise InputError(f"seed must be a non-negative integer, got {seed!r}")
+    if own_lut:
+        for name, value in (("gpu", gpu), ("model", model)):
+            if not isinstance(value, str):
+                raise InputError(f"{name} must be a string, got {value!r}")
     choices = {gpu: (model,)} if own_lut else _lut.available()
     if not isinstance(gpu, str) or gpu not in choices:
         raise InputError(f"gpu {gpu!r} has no LUT; choose one of {sorted(choices)}")
