@@ -1,7 +1,7 @@
 """Measured LoRA throughput tables: the CSV ``lorasched profile`` writes, its reader, and what
 each system takes from it (:func:`pdftsp_profile`, :func:`pdftsp_node`,
-:func:`titan_placements`, :func:`allpass_epoch_s`, :func:`allpass_per_epoch`). The format:
-:doc:`/reference/gpu_profiles`.
+:func:`titan_placements` and :func:`titan_lut`, :func:`allpass_epoch_s`,
+:func:`allpass_per_epoch`). The format: :doc:`/reference/gpu_profiles`.
 """
 
 from __future__ import annotations
@@ -14,9 +14,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
+import xarray as xr
+
 from ..model import limits
 from ..model.errors import InputError, read_text
 from ..pdftsp.node_profile import NodeProfile
+from ..titan.lut import from_frames
 
 #: the columns of a measured table, in order
 COLUMNS = ("model", "gpu_label", "rank", "micro_batch", "seq_len", "adapters", "steps",
@@ -279,6 +283,23 @@ def titan_memory(table: MeasuredTable, *, model: str, gpu_label: str, rank: int,
                         adapters=1)
     return [{"local_bsz": r["micro_batch"], "gpu_memory": r["peak_memory_gb"]}
             for r in sorted(rows, key=lambda r: r["micro_batch"])]
+
+
+def titan_lut(table: MeasuredTable, *, model: str, gpu_label: str, rank: int = 16,
+              seq_len: int) -> xr.Dataset:
+    """A TITAN LUT of one GPU (placement "1") from a measured table: its
+    :func:`titan_placements` and :func:`titan_memory` through
+    :func:`lorasched.titan.lut.from_frames`, attrs ``gpu`` = ``gpu_label`` and ``model``;
+    what ``titan_scenario(lut=...)`` takes."""
+    placements = pd.DataFrame(titan_placements(table, model=model, gpu_label=gpu_label,
+                                               rank=rank, seq_len=seq_len))
+    memory = pd.DataFrame(titan_memory(table, model=model, gpu_label=gpu_label, rank=rank,
+                                       seq_len=seq_len))
+    where = table.path or "a measured profile"
+    device = table.provenance.get("device")
+    source = (f"{where}: LoRA rank {rank}, seq_len {seq_len}, one adapter on one GPU"
+              + (f" ({device})" if device else "") + " (lorasched profile)")
+    return from_frames(placements, memory, gpu=gpu_label, model=model, source=source)
 
 
 def allpass_epoch_s(table: MeasuredTable, *, model: str, gpu_label: str, rank: int,

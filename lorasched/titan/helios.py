@@ -91,8 +91,9 @@ def short_job_fraction(trace_file=None, short_s: float = SHORT_S) -> float:
     return float(np.mean(duration <= short_s))
 
 
-def _checked_arguments(jobs, density, seed, gpu, model) -> int:
-    """The number of jobs ``round(jobs * density)``, after checking every argument."""
+def _checked_arguments(jobs, density, seed, gpu, model, own_lut: bool) -> int:
+    """The number of jobs ``round(jobs * density)``, after checking every argument (``gpu``
+    and ``model`` against the shipped LUTs unless the caller gives its own)."""
     if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or jobs <= 0:
         raise InputError(f"jobs must be a positive integer, got {jobs!r}")
     if (isinstance(density, bool) or not isinstance(density, numbers.Real)
@@ -100,7 +101,11 @@ def _checked_arguments(jobs, density, seed, gpu, model) -> int:
         raise InputError(f"density must be a positive finite number, got {density!r}")
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise InputError(f"seed must be a non-negative integer, got {seed!r}")
-    choices = _lut.available()
+    if own_lut:
+        for name, value in (("gpu", gpu), ("model", model)):
+            if not isinstance(value, str):
+                raise InputError(f"{name} must be a string, got {value!r}")
+    choices = {gpu: (model,)} if own_lut else _lut.available()
     if not isinstance(gpu, str) or gpu not in choices:
         raise InputError(f"gpu {gpu!r} has no LUT; choose one of {sorted(choices)}")
     if not isinstance(model, str) or model not in choices[gpu]:
@@ -216,14 +221,15 @@ def helios_workload(jobs=PAPER_JOBS, density=1.0, model: str = "vit-large",
         Workload density (the paper: 0.5, 1, 1.5, 2).
     model, gpu : str
         Base model of every job and GPU type of the LUT, a pair of
-        :func:`lorasched.titan.lut.available`.
+        :func:`lorasched.titan.lut.available` (any pair with ``lut``).
     seed : int
         Seed of ``numpy.random.default_rng`` (sampling and dataset choice).
     trace_file : path, optional
         A trace CSV in the format of :mod:`lorasched.model.traces` with ``duration_s`` and
         ``num_gpus``; default the shipped Helios Venus trace.
     lut : xarray.Dataset, optional
-        Throughput LUT; default ``load_lut(gpu, model)``.
+        Throughput LUT; default ``load_lut(gpu, model)``. Requests are capped at its
+        largest measured GPU count (1 for a LUT measured on one GPU).
 
     Returns
     -------
@@ -241,7 +247,7 @@ def helios_workload(jobs=PAPER_JOBS, density=1.0, model: str = "vit-large",
         a bad argument (naming it); fewer candidate jobs than requested (naming both
         counts); a model with no dataset of a needed class or no dataset scale.
     """
-    n = _checked_arguments(jobs, density, seed, gpu, model)
+    n = _checked_arguments(jobs, density, seed, gpu, model, lut is not None)
     if lut is None:
         lut = _lut.load_lut(gpu, model)
     classes = dataset_classes().get(model)

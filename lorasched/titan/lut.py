@@ -227,6 +227,12 @@ def paper_batches() -> list[int]:
     return [round(64 * 2 ** (i / 2)) for i in range(7)]
 
 
+def measured_gpus(lut: xr.Dataset) -> tuple[int, ...]:
+    """The GPU counts of the placements with at least one measured step time, ascending
+    (``(1,)`` for a LUT measured on one GPU)."""
+    return tuple(sorted({sum(map(int, p)) for p in _tables(lut)["placements"]}))
+
+
 def compact_placement(lut: xr.Dataset, gpus: int) -> str:
     """The most compact measured placement with ``gpus`` GPUs: the fewest nodes; among
     those, the fullest nodes (per-node counts sorted in decreasing order, the

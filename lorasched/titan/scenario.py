@@ -16,7 +16,7 @@ import xarray as xr
 from ..model import limits
 from ..model.errors import InputError
 from .helios import helios_workload
-from .lut import load_lut, step_time, with_scalability
+from .lut import load_lut, measured_gpus, step_time, with_scalability
 from .milp import allocation_set
 from .workload import load_workload
 
@@ -79,9 +79,10 @@ class TitanArrays(NamedTuple):
 
 
 def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | None = None,
-                   model: str = "vit-large", gpu: str = "V100", nodes: int | None = None,
+                   model: str = "vit-large", gpu: str | None = None, nodes: int | None = None,
                    gpus_per_node: int = 4, seed: int = 0, setup: str = "paper",
-                   ckpt_s: float | None = None, oversize: str = "error") -> xr.Dataset:
+                   ckpt_s: float | None = None, oversize: str = "error",
+                   lut: xr.Dataset | None = None) -> xr.Dataset:
     """A TITAN scenario: a pool of GPUs and fine-tuning jobs (the module docstring).
 
     Parameters
@@ -101,7 +102,8 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
         density`` of the file's jobs at random (seeded; the small book build uses it).
     model, gpu : str, optional
         The LUT (``vit-large`` on ``V100`` by default: the paper's ViT-Large/16 and its
-        cluster's V100 GPUs).
+        cluster's V100 GPUs); with ``lut``, ``model`` names the workload's model and must be
+        the LUT's, and ``gpu`` is the LUT's (given, it must match).
     nodes, gpus_per_node : int, optional
         The cluster (default: the setup's; paper 16 x 4 = 64 GPUs, authors' code 8 x 4).
     seed : int, optional
@@ -115,6 +117,14 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
         its request lowered to the cluster's GPUs (``"cap"``; the request is what the
         baselines run on, TITAN chooses its own allocation), or the job left out
         (``"drop"``). The attribute ``oversize_jobs`` counts the jobs capped or dropped.
+        With ``lut``, a job requesting more GPUs than the LUT's largest measured placement
+        counts as oversize too.
+    lut : xarray.Dataset, optional
+        A LUT of the user's own measurements (:func:`.lut.from_frames`, e.g. measured on one
+        GPU by ``lorasched profile``: ``lorasched.profiling.table.titan_lut``) in place of the
+        authors' ``load_lut(gpu, model)``; ``setup="paper"`` only. TITAN is offered the
+        allocations the LUT measures, and the helios workload caps requests at its largest
+        (:doc:`/reference/titan_data`).
 
     Returns
     -------
@@ -125,8 +135,10 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
     ------
     InputError
         Naming the first argument out of its choices or range, a job that requests more
-        GPUs than the cluster has (``oversize="error"``), or a LUT without the measured
-        context switch ``setup="authors_code"`` needs.
+        GPUs than the cluster has or, with ``lut``, than the LUT measures
+        (``oversize="error"``), a ``lut`` whose model or GPU differs from ``model`` or
+        ``gpu``, or a LUT without the measured context switch ``setup="authors_code"``
+        needs.
     """
     if oversize not in OVERSIZE:
         raise InputError(f"oversize must be one of {OVERSIZE}, got {oversize!r}")
@@ -153,14 +165,18 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
         raise InputError(f"density must be a positive number, got {density!r}")
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise InputError(f"seed must be an integer, got {seed!r}")
-    lut = load_lut(gpu, model)
+    if lut is None:
+        gpu = "V100" if gpu is None else gpu
+        lut, most = load_lut(gpu, model), None
+    else:
+        gpu, most = _given_lut(lut, model, gpu, setup)
     if workload == "helios":
         ds = helios_workload(jobs=320 if jobs is None else jobs, density=density,
                              model=model, gpu=gpu, seed=int(seed), lut=lut)
     else:
         ds = _authors(density, model, int(seed), jobs)
     if setup == "paper":
-        ds = _fit(ds, nodes * gpus_per_node, oversize)
+        ds = _fit(ds, nodes * gpus_per_node, oversize, most)
         return build(ds, lut, nodes * gpus_per_node, nodes=int(nodes),
                      gpus_per_node=int(gpus_per_node), workload=workload,
                      density=float(density), seed=int(seed),
@@ -186,20 +202,50 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
 OVERSIZE = ("error", "cap", "drop")
 
 
-def _fit(ds: xr.Dataset, gpus: int, oversize: str) -> xr.Dataset:
-    """The job table with the jobs that request more than ``gpus`` GPUs capped or dropped
-    (``oversize``; ``"error"`` leaves them to :func:`build`, which names the first)."""
+def _given_lut(lut, model: str, gpu: str | None, setup: str) -> tuple[str, int]:
+    """The GPU of a user's ``lut`` and its largest measured GPU count, after checking that
+    it is a LUT of ``model`` (and of ``gpu`` if given) and that ``setup`` is the paper's."""
+    if not isinstance(lut, xr.Dataset):
+        raise InputError(f"lut must be an xarray.Dataset from load_lut/from_frames, got "
+                         f"{type(lut).__name__}")
+    if setup != "paper":
+        raise InputError("lut applies to setup='paper' only (setup='authors_code' reads the "
+                         "authors' context switch and scalability tables of their GPUs)")
+    most = measured_gpus(lut)[-1]
+    own_model, own_gpu = lut.attrs.get("model"), lut.attrs.get("gpu")
+    if own_model != model:
+        raise InputError(f"lut measures model {own_model!r} but model={model!r} names the "
+                         "workload's; they must agree")
+    if gpu is not None and gpu != own_gpu:
+        raise InputError(f"lut measures gpu {own_gpu!r} but gpu={gpu!r}; leave gpu out "
+                         "with lut")
+    return own_gpu, most
+
+
+def _fit(ds: xr.Dataset, gpus: int, oversize: str, most: int | None = None) -> xr.Dataset:
+    """The job table with the jobs that request more than ``gpus`` GPUs, or than ``most``
+    (the largest placement of a user's LUT) if given, capped or dropped (``oversize``;
+    ``"error"`` leaves the cluster's excess to :func:`build`, which names the first)."""
     requested = ds["requested_gpus"].values
-    over = requested > gpus
+    limit = gpus if most is None else min(gpus, most)
+    over = requested > limit
+    if oversize == "error" and most is not None and (requested > most).any():
+        j = int(np.flatnonzero(requested > most)[0])
+        raise InputError(f"job {j} ({ds['name'].values[j]!r}): 'requested_gpus' = "
+                         f"{requested[j]} exceeds the {most} GPU(s) of the largest placement "
+                         f"the lut measures (oversize='cap' lowers such requests to "
+                         f"{limit}, 'drop' leaves the jobs out)")
     if oversize == "error" or not over.any():
         return ds
     if oversize == "cap":
         ds = ds.copy()
-        ds["requested_gpus"] = ("job", np.minimum(requested, gpus).astype(requested.dtype))
+        ds["requested_gpus"] = ("job", np.minimum(requested, limit).astype(requested.dtype))
     else:
         if over.all():
-            raise InputError(f"oversize='drop': every job requests more than the cluster's "
-                             f"{gpus} GPUs; none is left")
+            what = (f"the cluster's {gpus} GPUs" if most is None else
+                    f"{limit} GPU(s), what the cluster and the lut's placements allow")
+            raise InputError(f"oversize='drop': every job requests more than {what}; none "
+                             "is left")
         ds = ds.isel(job=np.flatnonzero(~over)).assign_coords(job=np.arange(int((~over).sum())))
     ds.attrs["oversize_jobs"] = int(over.sum())
     return ds

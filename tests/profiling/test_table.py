@@ -209,3 +209,25 @@ def test_a_scenario_on_the_measured_h200_simulates_and_checks():
     assert ds.attrs["per_epoch_from_BERT"] == "H200 (measured)"
     result = lorasched.simulate(ds, "allpass", seed=0)
     lorasched.check_result(result)
+
+
+def test_titan_lut_is_the_shipped_measurement_on_one_gpu():
+    """titan_lut: the LUT of one GPU that titan_scenario(lut=...) takes, its step times and
+    memory the shipped H200 rows of ViT-L/16 at rank 16, one adapter."""
+    table = measured.read(trace_dir() / "profiles" / "H200-vit-large.csv")
+    lut = measured.titan_lut(table, model="vit-large", gpu_label="H200", seq_len=197)
+    rows = table.select(model="vit-large", rank=16, adapters=1)
+    assert (lut.attrs["gpu"], lut.attrs["model"]) == ("H200", "vit-large")
+    assert "H200-vit-large.csv" in lut.attrs["source"]
+    assert "NVIDIA H200" in lut.attrs["source"]
+    assert lut["placement"].values.tolist() == ["1"]
+    assert lut["local_bsz"].values.tolist() == [r["micro_batch"] for r in rows] == [1, 2, 4, 8]
+    assert lut["step_time"].sel(placement="1").values.tolist() == [
+        r["step_time_s"] for r in rows]
+    assert lut["sync_time"].values.tolist() == [[0.0] * 4]
+    assert lut["memory"].values.tolist() == [r["peak_memory_gb"] for r in rows]
+    other = measured.titan_lut(table, model="vit-large", gpu_label="H200", rank=64,
+                               seq_len=197)
+    assert other["step_time"].values.tolist() != lut["step_time"].values.tolist()
+    with pytest.raises(lorasched.InputError, match="no row for one adapter"):
+        measured.titan_lut(table, model="vit-large", gpu_label="H200", rank=32, seq_len=197)

@@ -138,3 +138,12 @@ def test_other_model_and_gpu():
     assert ds.sizes["job"] == 40 and (ds["model"] == "roberta-base").all()
     assert set(ds["dataset"].values) <= {d for v in dataset_classes()["roberta-base"].values()
                                          for d in v}
+
+
+def test_a_lut_of_ones_own_names_its_own_gpu():
+    """With ``lut``, ``gpu`` names the LUT's GPU, shipped or not; it must be a string."""
+    lut = load_lut("A100", "vit-large").assign_attrs(gpu="H100")
+    ds = helios_workload(jobs=10, gpu="H100", lut=lut)
+    assert ds.attrs["gpu"] == "H100"
+    with pytest.raises(ValueError, match=r"gpu must be a string, got \['H100'\]"):
+        helios_workload(jobs=10, gpu=["H100"], lut=lut)
