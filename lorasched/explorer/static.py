@@ -59,13 +59,13 @@ def pdftsp_html(replay: AuctionReplay, *, step: int, task: int,
         '<div class="lse-controls"><label>arrivals <input type="range" '
         'class="lorasched-step" min="0" step="1"></label>'
         '<span class="lorasched-step-value"></span></div>'
-        '<div class="lorasched-lam lse-figure"></div>'
-        '<div class="lorasched-phi lse-figure"></div>'
+        '<div class="lorasched-lam lse-figure plotly-graph-div"></div>'
+        '<div class="lorasched-phi lse-figure plotly-graph-div"></div>'
         '<div class="lse-controls"><label>task <select class="lorasched-task"></select>'
         "</label><label>bid b' <input type=\"range\" class=\"lorasched-bid\" min=\"0\" "
         'step="1"></label><span class="lorasched-bid-value"></span></div>'
         '<pre class="lorasched-panel"></pre>'
-        '<div class="lorasched-utility lse-figure"></div>')
+        '<div class="lorasched-utility lse-figure plotly-graph-div"></div>')
     return _page("pdftsp", data, body)
 
 
@@ -77,7 +77,8 @@ def policy_html(system: str, **scenario) -> str:
         raise InputError(f"system must be one of {list(SCENARIOS)}, got {system!r}")
     data = policy_page(system, **scenario)
     first = data["runs"][data["policies"][0]]
-    figures = "".join(f'<div class="lorasched-fig-{html.escape(name)} lse-figure"></div>'
+    figures = "".join(f'<div class="lorasched-fig-{html.escape(name)} lse-figure '
+                      'plotly-graph-div"></div>'
                       for name in first["figures"])
     body = ('<div class="lse-controls"><label>policy <select class="lorasched-policy">'
             f'</select></label><span>({len(data["policies"])} policies)</span></div>'

@@ -1,8 +1,9 @@
 """Measured tables beside published numbers: the spread over repeats (:func:`spread`), the
 ratio to the published GPT-2 XL model per configuration (:func:`against_published`), the
 gain of several adapters on one base model (:func:`adapter_scaling`) beside the
-multi-adapter systems' published gains (:data:`PUBLISHED_MULTI_ADAPTER`), and a pdFTSP day
-on measured against published speeds (:func:`pdftsp_days`). See
+multi-adapter systems' published gains (:data:`PUBLISHED_MULTI_ADAPTER`), and runs on
+measured against published speeds (:func:`pdftsp_days`, :func:`titan_runs`,
+:func:`allpass_runs`). See
 :doc:`/reference/gpu_profiles`.
 """
 
@@ -12,9 +13,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..allpass.scenario import allpass_scenario
+from ..allpass.workload import PER_EPOCH_S
 from ..model.errors import InputError
 from ..pdftsp.workload import synthetic_scenario
 from ..systems import simulate
+from ..titan.scenario import titan_scenario
 from . import table as measured
 from .harness import Config, PublishedWorkload
 
@@ -134,3 +138,61 @@ def pdftsp_days(node, *, nodes: int = 20, load="high", seed: int = 1,
 
 #: the published model's GPU the measured one is put beside
 PUBLISHED_GPU = "A100"
+
+
+def titan_runs(lut, *, jobs: int = 16, nodes: int = 1, seed: int = 0,
+               policies=("titan", "srtf")) -> pd.DataFrame:
+    """TITAN's authors' FM-1 workload (``jobs`` drawn with ``seed``) on ``nodes`` x 4 GPUs,
+    the jobs a one-GPU LUT can run (those requesting one GPU), on the measured ``lut`` and
+    on the authors' LUT of the same model (V100) for the same jobs: average JCT (h) per
+    policy."""
+    measured_s = titan_scenario(lut=lut, oversize="drop", jobs=jobs, nodes=nodes, seed=seed,
+                                model=lut.attrs["model"])
+    authors = titan_scenario(gpu="V100", oversize="drop", jobs=jobs, nodes=nodes, seed=seed,
+                             model=lut.attrs["model"])
+    authors = authors.isel(job=authors["name"].isin(measured_s["name"].values).values)
+    rows = []
+    for policy in policies:
+        for name, scenario in ((f"authors' LUT ({authors.attrs['gpu']})", authors),
+                               (f"measured LUT ({lut.attrs['gpu']})", measured_s)):
+            result = simulate(scenario, policy, seed=seed)
+            rows.append({"policy": policy, "LUT": name, "jobs": result.attrs["n_jobs"],
+                         "average JCT (h)": result.attrs["avg_jct_h"],
+                         "makespan (h)": result.attrs["makespan_h"]})
+    return pd.DataFrame(rows)
+
+
+def allpass_epochs(per_epoch_s: dict) -> pd.DataFrame:
+    """Per Allpass model measured (``per_epoch_s``, from
+    :func:`~lorasched.profiling.table.allpass_per_epoch` under the assumed epochs of
+    :data:`~lorasched.profiling.table.ALLPASS_EPOCH`): Table 4's A100 seconds, the assumed
+    epoch and the measured seconds, and the epoch size (samples) at which the measured
+    speed would take Table 4's seconds."""
+    rows = []
+    for model, seconds in per_epoch_s.items():
+        samples, seq_len, micro_batch = measured.ALLPASS_EPOCH[model]
+        speed = samples / seconds  # samples per second, measured
+        rows.append({"model": model, "stand-in": measured.ALLPASS_ARCHITECTURES[model],
+                     "Table 4, A100 (s)": PER_EPOCH_S[model], "assumed epoch (samples)": samples,
+                     "seq_len": seq_len, "micro_batch": micro_batch,
+                     "measured (s)": seconds,
+                     "samples in Table 4's seconds at the measured speed":
+                         PER_EPOCH_S[model] * speed})
+    return pd.DataFrame(rows)
+
+
+def allpass_runs(per_epoch_s: dict, *, label: str, jobs: int = 60, source: str = "helios",
+                 seed: int = 1, policy: str = "allpass") -> pd.DataFrame:
+    """One Allpass scenario with Table 4's A100 per-epoch seconds and with ``per_epoch_s``
+    (measured on ``label``), run by ``policy``: cost, average JCT and the jobs' work."""
+    rows = []
+    for name, options in (("Table 4 (A100)", {}),
+                          (f"measured ({label})", {"per_epoch_s": per_epoch_s,
+                                                   "per_epoch_label": f"{label} (measured)"})):
+        scenario = allpass_scenario(jobs=jobs, source=source, seed=seed, **options)
+        result = simulate(scenario, policy, seed=seed)
+        a = result.attrs
+        rows.append({"per-epoch seconds": name, "jobs": jobs,
+                     "work (GPU-h)": float(scenario["work_s"].sum()) / 3600.0,
+                     "cost (USD)": a["cost_usd"], "average JCT (min)": a["avg_jct_s"] / 60})
+    return pd.DataFrame(rows)

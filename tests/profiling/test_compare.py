@@ -70,3 +70,24 @@ def test_a_pdftsp_day_on_the_measured_node(tables):
     assert df["tasks"].nunique() == 1  # the same tasks on each cluster
     assert df.loc["measured H200", "C_kp (samples per slot)"] == node.capacity
     assert (df["admitted"] <= df["tasks"]).all()
+
+
+def test_titan_runs_put_the_same_one_gpu_jobs_on_both_luts(tables):
+    lut = measured.titan_lut(tables["vit-large"], model="vit-large", gpu_label="H200",
+                             seq_len=197)
+    df = compare.titan_runs(lut, jobs=8, seed=0, policies=("srtf",))
+    assert list(df["LUT"]) == ["authors' LUT (V100)", "measured LUT (H200)"]
+    assert df["jobs"].nunique() == 1 and df["jobs"].iloc[0] > 0
+    assert df["average JCT (h)"].iloc[0] != df["average JCT (h)"].iloc[1]
+
+
+def test_allpass_runs_and_epochs_on_the_measured_seconds(tables):
+    per_epoch = measured.allpass_per_epoch(list(tables.values()))
+    epochs = compare.allpass_epochs(per_epoch).set_index("model")
+    samples, _, _ = measured.ALLPASS_EPOCH["BERT"]
+    speed = samples / per_epoch["BERT"]
+    assert epochs.loc["BERT", "samples in Table 4's seconds at the measured speed"] == \
+        pytest.approx(20.0 * speed)
+    df = compare.allpass_runs(per_epoch, label="H200", jobs=20)
+    assert list(df["per-epoch seconds"]) == ["Table 4 (A100)", "measured (H200)"]
+    assert df["work (GPU-h)"].iloc[1] > df["work (GPU-h)"].iloc[0]
