@@ -120,8 +120,9 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
         With ``lut``, a job requesting more GPUs than the LUT's largest measured placement
         counts as oversize too.
     lut : xarray.Dataset, optional
-        A LUT of the user's own measurements (:func:`.lut.from_frames`, e.g. measured on one
-        GPU by ``lorasched profile``: ``lorasched.profiling.table.titan_lut``) in place of the
+        A LUT of the user's own measurements (``lorasched.titan.lut.from_frames``, e.g.
+        measured on one GPU by ``lorasched profile``: ``lorasched.profiling.table.titan_lut``)
+        in place of the
         authors' ``load_lut(gpu, model)``; ``setup="paper"`` only. TITAN is offered the
         allocations the LUT measures, and the helios workload caps requests at its largest
         (:doc:`/reference/titan_data`).
