@@ -122,10 +122,9 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
     lut : xarray.Dataset, optional
         A LUT of the user's own measurements (``lorasched.titan.lut.from_frames``, e.g.
         measured on one GPU by ``lorasched profile``: ``lorasched.profiling.table.titan_lut``)
-        in place of the
-        authors' ``load_lut(gpu, model)``; ``setup="paper"`` only. TITAN is offered the
-        allocations the LUT measures, and the helios workload caps requests at its largest
-        (:doc:`/reference/titan_data`).
+        in place of the authors' ``load_lut(gpu, model)``; ``setup="paper"`` only. TITAN is
+        offered the allocations the LUT measures, and the helios workload caps requests at
+        its largest (:doc:`/reference/titan_data`).
 
     Returns
     -------
