@@ -339,7 +339,7 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
                        trace: str | os.PathLike | None = None,
                        trace_day: int | str = "median",
                        task_sizes: str = "paper", speed_layout: str = "type",
-                       node: NodeProfile | None = None) -> xr.Dataset:
+                       measured_gpu: NodeProfile | None = None) -> xr.Dataset:
     """A seeded synthetic pdFTSP scenario, as in the paper's section 5.1.
 
     The same arguments give the same dataset, bit for bit. Every modelling choice:
@@ -383,7 +383,7 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
         ``"type"`` (default) stores ``s_ik`` per (task, GPU type), as it is generated
         (dims ``("task", "gpu")``); ``"node"`` as the (task, node) matrix (K times larger).
         Both give the same results.
-    node : NodeProfile, optional
+    measured_gpu : NodeProfile, optional
         A GPU measured for ``model`` (:class:`~lorasched.pdftsp.node_profile.NodeProfile`,
         e.g. ``lorasched.profiling.table.pdftsp_node`` of a ``lorasched profile``
         table): every node is that GPU, with its measured ``s_ik``, ``r_i``, ``r_b``,
@@ -410,6 +410,7 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
     nodes, slots, vendors, slot_minutes, preprocessing_share = _checked_arguments(
         nodes, slots, vendors, slot_minutes, deadline_policy, preprocessing_share,
         speed_layout, task_sizes, trace, arrivals)
+    node = measured_gpu
     if node is not None:
         node.check(model.micro_batches, slot_minutes)
     rng = np.random.default_rng(seed)  # every draw below comes from it, in this order

@@ -125,7 +125,7 @@ def pdftsp_days(node, *, nodes: int = 20, load="high", seed: int = 1,
     rows = []
     for name, options in ((f"published {PUBLISHED_GPU}", {"gpu": PUBLISHED_GPU}),
                           ("published A100/A40 mix", {"gpu": "mix"}),
-                          (f"measured {node.label}", {"node": node})):
+                          (f"measured {node.label}", {"measured_gpu": node})):
         scenario = synthetic_scenario(nodes=nodes, load=load, seed=seed, **options)
         result = simulate(scenario, policy, seed=seed)
         a = result.attrs

@@ -245,7 +245,7 @@ def pdftsp_node(table: MeasuredTable, *, model: str, gpu_label: str, rank: int,
     """A :class:`~lorasched.pdftsp.node_profile.NodeProfile` of the GPU ``gpu_label``
     measured for ``model`` (:func:`pdftsp_profile`), its memory and power from ``spec``
     (default: :data:`GPU_SPECS` of the label), for
-    :func:`lorasched.synthetic_scenario`'s ``node``."""
+    :func:`lorasched.synthetic_scenario`'s ``measured_gpu``."""
     if spec is None:
         if gpu_label not in GPU_SPECS:
             raise InputError(f"no published specification of {gpu_label!r} (memory, power):"

@@ -1,5 +1,5 @@
 """lorasched.pdftsp.node_profile: a measured GPU in place of the published model, in a
-synthetic scenario (``synthetic_scenario(node=...)``)."""
+synthetic scenario (``synthetic_scenario(measured_gpu=...)``)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ NODE = NodeProfile(label="X1", speed={1: 1000, 2: 1500, 4: 2000, 8: 2100},
 
 
 def test_every_node_takes_the_measured_numbers():
-    s = lorasched.synthetic_scenario(nodes=5, load=6.0, slots=24, seed=2, node=NODE)
+    s = lorasched.synthetic_scenario(nodes=5, load=6.0, slots=24, seed=2, measured_gpu=NODE)
     assert list(s["gpu_type"].values) == ["X1"] * 5
     assert (s["compute_capacity"].values == 2500).all()
     assert (s["memory_capacity"].values == 96.0).all()
@@ -33,7 +33,7 @@ def test_every_node_takes_the_measured_numbers():
 
 def test_the_same_seed_draws_the_same_tasks_whatever_the_gpu():
     published = lorasched.synthetic_scenario(nodes=5, load=6.0, slots=24, seed=2, gpu="A100")
-    measured = lorasched.synthetic_scenario(nodes=5, load=6.0, slots=24, seed=2, node=NODE)
+    measured = lorasched.synthetic_scenario(nodes=5, load=6.0, slots=24, seed=2, measured_gpu=NODE)
     for name in ("arrival", "work", "bid", "micro_batch", "needs_preprocessing"):
         np.testing.assert_array_equal(published[name].values, measured[name].values)
     # the operating cost per sample: the measured GPU's power over its measured capacity
@@ -52,4 +52,4 @@ def test_the_same_seed_draws_the_same_tasks_whatever_the_gpu():
 def test_a_node_that_does_not_cover_the_scenario_is_refused(change, rule):
     with pytest.raises(lorasched.InputError, match=rule):
         lorasched.synthetic_scenario(nodes=2, load=2.0, slots=12, seed=0,
-                                     node=dataclasses.replace(NODE, **change))
+                                     measured_gpu=dataclasses.replace(NODE, **change))
