@@ -82,10 +82,10 @@ lock:
 	$(BIN)/python .ci/lock_env.py requirements.lock environment.yml
 
 lint: $(STAMP)
-	$(BIN)/ruff check lorasched tests
+	$(BIN)/ruff check lorasched tests examples
 
 test: $(STAMP)
-	$(BIN)/ruff check lorasched tests
+	$(BIN)/ruff check lorasched tests examples
 	$(BIN)/python -m pytest -n 2 --dist loadgroup tests
 	$(BIN)/python -m pytest -p no:xdist --nbval-lax --nbval-current-env \
 	  --nbval-sanitize-with tests/nbval_sanitize.cfg notebooks/

@@ -1,8 +1,10 @@
 """The systems lorasched implements, by name: pdFTSP, TITAN and Allpass, each a
 :class:`~lorasched.model.system.System` of its sub-package; :func:`simulate` dispatches on a
 scenario's ``system`` attribute, and the experiment engine reaches a system only through
-:func:`get`. Each system's ``lorasched simulate`` flags (its ``flags`` module, kept out of
-the System so that a help text never enters a cell's key) are ``FLAGS``.
+:func:`get`, which first registers the policies of installed plug-in packages
+(:mod:`lorasched.plugins`). Each system's ``lorasched simulate`` flags (its ``flags``
+module, kept out of the System so that a help text never enters a cell's key) are
+``FLAGS``.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from pathlib import Path
 
 import xarray as xr
 
+from . import plugins
 from .allpass.flags import FLAGS as ALLPASS_FLAGS
 from .allpass.system import SYSTEM as ALLPASS
 from .model.errors import InputError
@@ -28,13 +31,33 @@ SYSTEMS: dict[str, System] = {s.name: s for s in (PDFTSP, TITAN, ALLPASS)}
 #: :class:`~lorasched.model.flags.Flags` each.
 FLAGS: dict[str, Flags] = {PDFTSP.name: PDFTSP_FLAGS, TITAN.name: TITAN_FLAGS,
                            ALLPASS.name: ALLPASS_FLAGS}
+#: Each system's built-in policies by name, which no plug-in may replace.
+BUILTIN: dict[str, frozenset[str]] = {n: frozenset(s.policies) for n, s in SYSTEMS.items()}
 #: The system of a sweep or scenario that names none (everything before systems
 #: existed): ``"pdftsp"``.
 DEFAULT = PDFTSP.name
 
 
+def load_plugins(*, reload: bool = False) -> list[plugins.Plugin]:
+    """Register the policies installed packages declare (once per process).
+
+    Parameters
+    ----------
+    reload : bool, optional
+        Look for entry points again, after a package was installed into this process.
+
+    Returns
+    -------
+    list of lorasched.plugins.Plugin
+        Every entry point of the group ``lorasched.policies`` and whether it was
+        registered (each one that was not is also a
+        :class:`~lorasched.plugins.PluginWarning`).
+    """
+    return plugins.load(SYSTEMS, BUILTIN, reload=reload)
+
+
 def get(name: str) -> System:
-    """The system called ``name``.
+    """The system called ``name``, its plug-in policies registered.
 
     Parameters
     ----------
@@ -50,6 +73,7 @@ def get(name: str) -> System:
     InputError
         If there is no such system (a ``ValueError``), naming the choices.
     """
+    load_plugins()
     try:
         return SYSTEMS[name]
     except (KeyError, TypeError):

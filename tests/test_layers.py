@@ -4,7 +4,7 @@ the generic engines name no system. The import graph is the library's own
 
 Layers, bottom to top (a module may import from its own layer's package or any lower
 layer; the system packages may not import each other):
-model < lp < jobsim < {pdftsp, titan, allpass} < systems < gym < experiments < figures
+model < lp < jobsim < {pdftsp, titan, allpass} < plugins < systems < gym < experiments < figures
 < plotting < explorer < service < bench < profiling < cli (the command line's package) and
 the package's public face (``lorasched/__init__.py``).
 """
@@ -22,14 +22,15 @@ from lorasched.experiments import codegraph
 
 ROOT = Path(lorasched.__file__).resolve().parent
 SYSTEM_PACKAGES = ("pdftsp", "titan", "allpass")
-LAYERS = [("model",), ("lp",), ("jobsim",), SYSTEM_PACKAGES, ("systems",), ("gym",),
-          ("experiments",), ("figures",), ("plotting",), ("explorer",), ("service",), ("bench",),
-          ("profiling",),
+LAYERS = [("model",), ("lp",), ("jobsim",), SYSTEM_PACKAGES, ("plugins",), ("systems",),
+          ("gym",), ("experiments",), ("figures",), ("plotting",), ("explorer",),
+          ("service",), ("bench",), ("profiling",),
           ("cli", "__main__", "__init__")]
 #: modules that must not name a system: the experiment engine, the LP engine, the plug-in
-#: contract, the form of a system's flags and the command that reads them (jobsim may cite
-#: the papers whose queue definitions it implements)
-GENERIC = ("experiments", "lp", "model/system.py", "model/flags.py", "cli/simulate.py")
+#: contract and the loader of plug-in policies, the form of a system's flags and the
+#: command that reads them (jobsim may cite the papers whose queue definitions it implements)
+GENERIC = ("experiments", "lp", "plugins.py", "model/system.py", "model/flags.py",
+           "cli/simulate.py")
 #: what counts as naming a system (its registry name, and the baselines' names, which
 #: belong to pdFTSP's paper)
 SYSTEM_WORDS = re.compile(r"pdftsp|titan|allpass|\beft\b|\bntm\b", re.IGNORECASE)

@@ -106,6 +106,7 @@ def _help(declared: list[tuple[str, Flag]]) -> str | None:
 
 
 def _algorithm_help() -> str:
+    systems.load_plugins()  # installed plug-in packages' policies are listed too
     own = [next(iter(s.policies)) for s in systems.SYSTEMS.values()]
     return (f"a policy of the system (default its own: {_or(own)}); "
             + "; ".join(f"{name}: " + ", ".join(map(_spelled, s.policies))
