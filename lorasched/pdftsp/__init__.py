@@ -4,6 +4,7 @@
 :mod:`.candidate_index`, :mod:`.schedule`, :mod:`.auction`, :mod:`.mechanism`,
 :mod:`.diagnostics`, :mod:`.baselines`, :mod:`.pricing`, :mod:`.policies`, :mod:`.offline`,
 :mod:`.bound`, :mod:`.decisions`, :mod:`.result`, :mod:`.simulation`, :mod:`.system`,
-:mod:`.flags` (its ``lorasched simulate`` flags).
+:mod:`.env` (the admission as a decision problem), :mod:`.flags` (its ``lorasched
+simulate`` flags).
 See :doc:`/model`, :doc:`/algorithm`.
 """

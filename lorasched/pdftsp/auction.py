@@ -332,12 +332,44 @@ class OnlineAuction:
         if not s.surplus > 0:  # eq. (11): mu_i = max(0, F) = 0 -> reject (line 13)
             return Decision(i, False, "negative_surplus", s, 0.0, 0.0,
                             time.perf_counter() - start)
+        d = self.admission(i, s, bid)
+        d.seconds = time.perf_counter() - start
+        return d
+
+    def admission(self, i: int, s: Schedule, bid: float | None = None) -> Decision:
+        """Algorithm 1, lines 9-11: task ``i`` admitted with schedule ``s``, committing nothing.
+
+        The payment and the ``b_bar`` of eqs. (7)-(8) that :meth:`commit` applies, whatever
+        the surplus (:meth:`decide` asks for it only when ``F(il) > 0``).
+
+        Parameters
+        ----------
+        i : int
+            The task's index in the scenario.
+        s : Schedule
+            A feasible schedule of the task, as :meth:`quote` returns it.
+        bid : float, optional
+            Another bid than the task's own.
+
+        Returns
+        -------
+        Decision
+            Admitted, with the payment of :meth:`price`; its ``seconds`` are 0.
+
+        Raises
+        ------
+        InputError
+            If ``s`` is not feasible.
+        """
+        if not s.feasible:
+            raise InputError(f"task {i}: an infeasible schedule (vendor {s.vendor}) cannot "
+                             "be admitted")
         r_i = float(self.arrays.memory[i])
         b = float(self.arrays.bid[i] if bid is None else bid)
         b_il = b - s.vendor_price - s.op_cost  # increment of objective (4)
         b_bar = b_il / (s.samples + s.n_cells * r_i)  # b-bar_il under eq. (8)
         pay = self.price(s, i)  # line 11
-        return Decision(i, True, "admitted", s, pay, b_bar, time.perf_counter() - start)
+        return Decision(i, True, "admitted", s, pay, b_bar, 0.0)
 
     def commit(self, d: Decision) -> None:
         """Algorithm 1, line 8: apply a decision to the dual prices and residual capacities.

@@ -1,19 +1,20 @@
 """pdFTSP's policy registry, name -> ``run(arrays, rng, **options) -> Decisions``
-(:data:`REGISTRY`): ``pdftsp``, ``titan``, ``titan_oracle`` (labelled an oracle), ``eft``
-and ``ntm``. A new policy is a function with that signature, added to :data:`REGISTRY` or,
-from outside the package, registered with
+(:data:`REGISTRY`): ``pdftsp``, ``titan``, ``titan_oracle`` (labelled an oracle), ``eft``,
+``ntm`` and the floor ``random``. A new policy is a function with that signature, added to
+:data:`REGISTRY` or, from outside the package, registered with
 :meth:`System.register <lorasched.model.system.System.register>`.
 """
 
 from __future__ import annotations
 
 from ..model.errors import InputError
-from . import auction
+from . import auction, env
 from .baselines import eft, ntm, titan_per_slot
 
 #: The policies by name, each ``run(arrays, rng, **options) -> Decisions``: ``pdftsp``
-#: (Algorithms 1 and 2), the baselines ``eft``, ``ntm`` and ``titan``, and the oracle
-#: ``titan_oracle``. The pdFTSP system's registry
+#: (Algorithms 1 and 2), the baselines ``eft``, ``ntm`` and ``titan``, the oracle
+#: ``titan_oracle`` and the floor ``random`` (random valid actions of
+#: :class:`~lorasched.pdftsp.env.AdmissionProblem`). The pdFTSP system's registry
 #: (:class:`~lorasched.model.system.System`).
 REGISTRY = {
     "pdftsp": auction.run,
@@ -21,6 +22,7 @@ REGISTRY = {
     "ntm": ntm.run,
     "titan": titan_per_slot.run,
     "titan_oracle": titan_per_slot.run_oracle,
+    "random": env.random_policy,
 }
 
 

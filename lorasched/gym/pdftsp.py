@@ -1,0 +1,211 @@
+"""pdFTSP's online admission as a Gymnasium environment (:class:`AdmissionEnv`), one step
+per arriving task around :class:`~lorasched.pdftsp.env.AdmissionProblem`. Observation: the
+task, the dual prices and residual capacities over its window (arrival-aligned,
+``[nodes, slots]``) and Algorithm 2's schedule at those prices, with the action mask.
+Action: 0 reject, 1 admit at that schedule charging the auction's payment, 2 admit at it
+charging the posted price. Reward: the provider's utility or the social welfare it adds.
+"""
+
+from __future__ import annotations
+
+import time
+
+import gymnasium
+import numpy as np
+import xarray as xr
+from gymnasium import spaces
+
+from ..model.errors import InputError
+from ..pdftsp.env import ACTIONS, QUOTE_FEATURES, TASK_FEATURES, AdmissionProblem
+from ..pdftsp.result import assemble, check_result
+from ..pdftsp.scenario import MEMORY_TOLERANCE, to_arrays
+
+#: what an action the mask refuses does: carried out as a rejection (default: any agent,
+#: gymnasium's own checks included, may act), or raise the problem's InputError
+INVALID_ACTIONS = ("reject", "raise")
+#: the bound of a quantity the model does not bound (a dual price, a surplus): finite, so
+#: that the spaces can be sampled
+HUGE = float(np.finfo(np.float64).max / 2)
+
+
+def _box(low, high, shape) -> spaces.Box:
+    return spaces.Box(low=np.broadcast_to(np.asarray(low, dtype=np.float64), shape).copy(),
+                      high=np.broadcast_to(np.asarray(high, dtype=np.float64), shape).copy(),
+                      shape=shape, dtype=np.float64)
+
+
+class AdmissionEnv(gymnasium.Env):
+    """pdFTSP's online admission of one scenario's tasks, in arrival order.
+
+    Parameters
+    ----------
+    scenario : xarray.Dataset
+        A pdFTSP scenario (:func:`lorasched.synthetic_scenario`).
+    reward : {"provider", "welfare"}, optional
+        Each step's reward: the increment of the provider's utility, eq. (2) (default), or
+        of the social welfare, eq. (3). An episode's rewards sum to the result's
+        ``provider_utility`` or ``welfare``.
+    invalid_action : {"reject", "raise"}, optional
+        An action the mask refuses is carried out as 0, with ``info["refused"]`` True
+        (default), or raises :class:`~lorasched.model.errors.InputError`.
+    alpha, beta, constants, payment, solver, work_resolution, candidates
+        The auction's options, as for
+        :class:`~lorasched.pdftsp.auction.OnlineAuction`.
+
+    Raises
+    ------
+    InputError
+        If the scenario is invalid or an option is out of its choices or range.
+
+    Notes
+    -----
+    The observation is :meth:`AdmissionProblem.observe
+    <lorasched.pdftsp.env.AdmissionProblem.observe>`, the actions and the rewards its
+    :meth:`~lorasched.pdftsp.env.AdmissionProblem.step`. ``info`` holds the task decided,
+    the action carried out, whether the one asked was refused and the next action mask;
+    at the episode's end, ``info["result"]``: the result Dataset (the scenario with the
+    decisions and their accounting, algorithm ``"gym"``), checked by
+    :func:`~lorasched.pdftsp.result.check_result`.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, scenario: xr.Dataset, *, reward: str = "provider",
+                 invalid_action: str = "reject", alpha: float | None = None,
+                 beta: float | None = None, constants: str = "lemma2",
+                 payment: str = "critical", solver: str = "paper", work_resolution: int = 8,
+                 candidates: str = "auto"):
+        if not isinstance(scenario, xr.Dataset):
+            raise InputError(f"scenario must be an xarray.Dataset, got "
+                             f"{type(scenario).__name__}")
+        if invalid_action not in INVALID_ACTIONS:
+            raise InputError(f"invalid_action must be one of {INVALID_ACTIONS}, got "
+                             f"{invalid_action!r}")
+        self.scenario = scenario
+        self.arrays = to_arrays(scenario)
+        self.invalid_action = invalid_action
+        self.options = {"reward": reward, "alpha": alpha, "beta": beta,
+                        "constants": constants, "payment": payment, "solver": solver,
+                        "work_resolution": work_resolution, "candidates": candidates}
+        self.problem = AdmissionProblem(self.arrays, np.random.default_rng(0),
+                                        **self.options)  # checks the options
+        self._seed = None
+        self._seconds = 0.0
+        self.observation_space = self._spaces()
+        self.action_space = spaces.Discrete(len(ACTIONS))
+
+    def _spaces(self) -> spaces.Dict:
+        a = self.arrays
+        K, T, N = a.n_nodes, a.n_slots, a.n_vendors
+        grid = (K, T)
+        task_high = (HUGE, HUGE, HUGE, T - 1, T - 1, 1)
+        quote_low = np.full(len(QUOTE_FEATURES), -HUGE)
+        quote_low[QUOTE_FEATURES.index("feasible")] = 0
+        quote_low[QUOTE_FEATURES.index("vendor")] = -2
+        return spaces.Dict({
+            "task": _box(0, task_high, (len(TASK_FEATURES),)),
+            "speed": _box(0, HUGE, (K,)),
+            "vendor_price": _box(0, HUGE, (N,)),
+            "vendor_delay": _box(0, HUGE, (N,)),
+            "lam": _box(0, HUGE, grid),
+            "phi": _box(0, HUGE, grid),
+            "compute_left": _box(0, HUGE, grid),
+            "memory_left": _box(-MEMORY_TOLERANCE, HUGE, grid),
+            "window": spaces.MultiBinary(T),
+            "quote": _box(quote_low, HUGE, (len(QUOTE_FEATURES),)),
+            "action_mask": spaces.MultiBinary(len(ACTIONS)),
+        })
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start the episode again from the first task and the empty cluster.
+
+        Parameters
+        ----------
+        seed : int, optional
+            Seeds ``self.np_random`` (the problem draws no random numbers: every episode
+            with the same actions is the same).
+        options : dict, optional
+            Accepted for Gymnasium's interface; none is read.
+
+        Returns
+        -------
+        observation : dict
+            The first task's observation.
+        info : dict
+            ``task`` (its index) and ``action_mask``.
+        """
+        super().reset(seed=seed)
+        if seed is not None:
+            self._seed = int(seed)
+        self.problem = AdmissionProblem(self.arrays, self.np_random, **self.options)
+        self._seconds = 0.0
+        return self.problem.observe(), self._info()
+
+    def _info(self) -> dict:
+        return {"task": self.problem.task, "action_mask": self.problem.valid_actions()}
+
+    def step(self, action):
+        """Decide the task offered now.
+
+        Parameters
+        ----------
+        action : int
+            0 reject, 1 admit charging the auction's payment, 2 admit charging the posted
+            price.
+
+        Returns
+        -------
+        observation : dict
+            The next task's (all zeros once the episode is over).
+        reward : float
+            The provider's utility or the social welfare this decision adds.
+        terminated : bool
+            Whether every task has been decided.
+        truncated : bool
+            Always False.
+        info : dict
+            ``decided`` (the task), ``action`` (the one carried out), ``refused``, ``task``
+            and ``action_mask`` (the next task's), and at the end ``result``.
+
+        Raises
+        ------
+        InputError
+            If the episode is over or ``action`` is not 0, 1 or 2; or the mask refuses it
+            and ``invalid_action`` is ``"raise"``.
+        """
+        problem = self.problem
+        start = time.perf_counter()
+        taken = action
+        if (self.invalid_action == "reject" and not problem.done
+                and isinstance(action, int | np.integer) and 0 <= action < len(ACTIONS)
+                and not problem.valid_actions()[action]):
+            taken = 0
+        decided = problem.task
+        reward, done = problem.step(taken)
+        self._seconds += time.perf_counter() - start
+        info = {"decided": decided, "action": int(taken), "refused": int(taken) != int(action),
+                **self._info()}
+        if done:
+            info["result"] = self.result()
+        return problem.observe(), float(reward), done, False, info
+
+    def result(self) -> xr.Dataset:
+        """The episode's result, once every task is decided.
+
+        Returns
+        -------
+        xarray.Dataset
+            The scenario with the decisions and their accounting (eqs. 1-3), algorithm
+            ``"gym"``, the environment's options and the last reset's seed (-1 if none);
+            checked by :func:`~lorasched.pdftsp.result.check_result`.
+
+        Raises
+        ------
+        InputError
+            If a task is still undecided.
+        """
+        result = assemble(self.scenario, self.problem.output(), algorithm="gym",
+                          seed=self._seed, options=self.options)
+        result.attrs["wall_seconds"] = self._seconds
+        check_result(result)
+        return result
