@@ -36,13 +36,13 @@ class AllocationEnv(gym.Env):
 
     An episode is one run of the scenario; a step is one scheduling event at which TITAN's
     MILP would run. When it ends, ``info["result"]`` is the TITAN system's result Dataset
-    (checked by :func:`lorasched.titan.result.check_result`; algorithm ``"gym"``, each
+    (checked by ``lorasched.titan.result.check_result``; algorithm ``"gym"``, each
     decision with 0 solver seconds, ``wall_seconds`` the episode's).
 
     Parameters
     ----------
     scenario : xarray.Dataset
-        A TITAN scenario (:func:`lorasched.titan_scenario`).
+        A TITAN scenario (:func:`lorasched.titan.scenario.titan_scenario`).
     merge : bool, optional
         Offer merge candidates, eqs. 5-11 (default True).
     switch, switch_scale, preemptive, tick_s, keep : optional

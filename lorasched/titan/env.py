@@ -1,7 +1,7 @@
 """TITAN's allocation at each scheduling event as a decision problem for a policy of one's
 own (:class:`AllocationProblem`): the candidates TITAN's MILP would be offered, a GPU count
 chosen for each, and the job completion time accrued between events as the cost. Plain
-numpy; :mod:`lorasched.gym.titan` wraps it for Gymnasium.
+numpy; ``lorasched.gym.titan`` wraps it for Gymnasium.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from .cluster import Offer, TitanCluster
 from .scenario import TitanArrays
 from .schedule import RUN, Schedule
 
-#: the options of :class:`~lorasched.titan.cluster.TitanCluster` the problem accepts
+#: the options of TITAN's loop (``lorasched.titan.cluster.TitanCluster``) it accepts
 CLUSTER_OPTIONS = ("merge", "preemptive", "constraints", "candidates", "merge_length",
                    "restart_cost", "tick_s", "keep", "objective")
 #: the keys of :meth:`AllocationProblem.observe`
@@ -89,7 +89,7 @@ class AllocationProblem:
         Slots of the observation and the action (default: :func:`slot_bound`, never
         exceeded).
     **options
-        Options of :class:`~lorasched.titan.cluster.TitanCluster` (:data:`CLUSTER_OPTIONS`;
+        Options of TITAN's loop, ``TitanCluster`` (:data:`CLUSTER_OPTIONS`;
         ``constraints``, ``restart_cost`` and ``objective`` only shape
         :meth:`expert_action`).
 
@@ -319,7 +319,7 @@ class AllocationProblem:
 
     def expert_action(self) -> np.ndarray:
         """TITAN's own choice at this event: its MILP's allocation
-        (:meth:`~lorasched.titan.cluster.TitanCluster.plan`), as an action.
+        (``TitanCluster.plan``), as an action.
 
         Returns
         -------

@@ -68,7 +68,7 @@ def cluster_options(arrays: TitanArrays, *, switch=None, switch_scale: float = 1
     -------
     dict
         ``switch_s`` (seconds per allocation of ``arrays.allocations``), ``preemptive``,
-        ``tick_s`` and ``keep``: keywords of :class:`~lorasched.titan.cluster.TitanCluster`
+        ``tick_s`` and ``keep``: keywords of TITAN's loop (``TitanCluster``)
         and :class:`~lorasched.titan.env.AllocationProblem`.
 
     Raises
