@@ -71,10 +71,10 @@ class AllocationProblem:
     more than the free ones (eq. 4), no job is in two slots given GPUs (eqs. 8-10,
     pairwise), and it does not leave every GPU idle with no submission left to come (the
     run would never end). A unit whose GPUs change restarts, paying its switch. The cost of
-    a step is the job completion time accrued from the previous event to the next one (the
-    sum over jobs in the system of the time elapsed, h), so that the costs of an episode add
-    up to the jobs' total JCT. The problem draws no random numbers but in
-    :meth:`random_action`.
+    a step is the job completion time accrued from its event to the next one (the sum over
+    jobs in the system of the time elapsed, h; the first step's also counts what accrued
+    before its event), so that the costs of an episode add up to the jobs' total JCT. The
+    problem draws no random numbers but in :meth:`random_action`.
 
     Parameters
     ----------
@@ -187,7 +187,8 @@ class AllocationProblem:
         Returns
         -------
         reward : float
-            Minus the job completion time accrued since the previous event, job-hours.
+            Minus the job completion time accrued from this event to the next one,
+            job-hours.
         done : bool
             Whether the run is over.
 
