@@ -1,6 +1,8 @@
 """TITAN's scheduler as an event-driven loop (SoCC'22 sec. 3-4, :class:`TitanCluster`): the
 MILP re-solved at submissions and completions (or on a tick), merged jobs, switch costs, and
-the options of the authors' code. Every option: :doc:`/reference/titan_scheduler`.
+the options of the authors' code. Every option: :doc:`/reference/titan_scheduler`. A decision
+is the candidates (:meth:`TitanCluster.offer`), the MILP's choice (``plan``) and its start
+(``apply``), so that another policy may choose in the MILP's place (:mod:`.env`).
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from __future__ import annotations
 import contextvars
 import math
 import time
+from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
@@ -61,6 +64,45 @@ def merged_iterations(iterations, scale, rule: str = "log") -> float:
     if base <= 0:  # scale below the law's range: fall back to proportional scaling
         return float(it[longest] * sc.sum() / sc[longest])
     return float(it[longest] * law / base)
+
+
+@dataclass(frozen=True, eq=False)
+class Offer:
+    """The candidates of one decision of :class:`TitanCluster` (:meth:`TitanCluster.offer`).
+
+    Parameters
+    ----------
+    free : int
+        The GPUs to allocate (all M when preemptive).
+    allocs : numpy.ndarray
+        The allocations of the set A that fit in ``free``.
+    units : list of int
+        Units already in the system (stopped or running; preemptive only), offered first.
+    jobs : list of int
+        Jobs never started, in arrival order, offered after the units.
+    iters, batch, left : numpy.ndarray
+        Per unit and job: iterations in all, the row of ``iter_s``, the fraction left.
+    groups : list of tuple of int
+        Merge candidates, each a tuple of positions in ``jobs`` (eqs. 5-11).
+    g_iters, g_batch : list
+        Per merge candidate: the merged job's iterations and row of ``iter_s``.
+    """
+
+    free: int
+    allocs: np.ndarray
+    units: list
+    jobs: list
+    iters: np.ndarray
+    batch: np.ndarray
+    left: np.ndarray
+    groups: list
+    g_iters: list
+    g_batch: list
+
+    @property
+    def size(self) -> int:
+        """Units, jobs and merge candidates offered."""
+        return len(self.units) + len(self.jobs) + len(self.groups)
 
 
 #: whether :meth:`TitanCluster.run` shows a bar of finished jobs: set for one run by
@@ -153,7 +195,9 @@ class TitanCluster:
             t = min(t, float(np.nextafter(self.now, math.inf)))
         return on_tick(t, self.tick_s)
 
-    def step(self) -> bool:
+    def advance(self) -> bool:
+        """Move to the next scheduling event: close the units that finished by then and
+        queue the jobs submitted by then; False when no event is left (the run is over)."""
         t = self.next_epoch()
         if t == math.inf:
             if self.pending or self.waiting_jobs:
@@ -167,6 +211,11 @@ class TitanCluster:
         hi = int(np.searchsorted(self._arrival, t, side="right"))
         self.waiting_jobs.extend(int(j) for j in self._order[self.cursor:hi])
         self.cursor = hi
+        return True
+
+    def step(self) -> bool:
+        if not self.advance():
+            return False
         self._decide()
         self.epochs += 1
         return True
@@ -344,7 +393,10 @@ class TitanCluster:
             kept.append((p, q))
         return kept
 
-    def _decide(self) -> None:
+    def offer(self) -> Offer | None:
+        """The candidates of the decision at this event (module docstring), or None when
+        there is nothing to decide (no GPU free or nothing waiting). With ``keep =
+        "shortest"`` it first stops the running units that the cut leaves out."""
         M = self.a.gpus
         if self.preemptive:
             free = M
@@ -354,52 +406,62 @@ class TitanCluster:
             units = list(self.pending)  # empty: non-preemptive units never stop early
         jobs = list(self.waiting_jobs)
         if free <= 0 or not (units or jobs):
-            return
+            return None
         if self.keep == "shortest":
             units, jobs = self._shortest(units, jobs, M)
-        allocs = self.a.allocations[self.a.allocations <= free]
         a = self.a
         # candidates: existing units first (preemptive), then never-started jobs
         u_iters = np.array([self.units[u][0] for u in units], dtype=float)
         u_batch = np.array([self.units[u][2] for u in units], dtype=np.int64)
         u_left = np.array([self.units[u][1] for u in units], dtype=float)
-        j_iters = a.iterations[jobs].astype(float)
-        iters = np.r_[u_iters, j_iters]
-        batch = np.r_[u_batch, a.batch[jobs]]
-        left = np.r_[u_left, np.ones(len(jobs))]
+        groups = self._groups(jobs) if self.merge else []
+        g_iters, g_batch = [], []
+        for g in groups:
+            members = [jobs[p] for p in g]
+            g_iters.append(merged_iterations(a.iterations[members], a.scale[members],
+                                             self.merge_length))
+            g_batch.append(a.batch[members[int(np.argmax(a.iterations[members]))]])
+        return Offer(free=free, allocs=a.allocations[a.allocations <= free],
+                     units=units, jobs=jobs,
+                     iters=np.r_[u_iters, a.iterations[jobs].astype(float)],
+                     batch=np.r_[u_batch, a.batch[jobs]],
+                     left=np.r_[u_left, np.ones(len(jobs))],
+                     groups=groups, g_iters=g_iters, g_batch=g_batch)
+
+    def plan(self, offer: Offer) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """TITAN's choice on ``offer``: the MILP's GPUs per unit and job (in the offer's
+        order) and per merge candidate (eqs. 1-4, or 5-11 with merge candidates)."""
+        M = self.a.gpus
+        units, jobs, groups = offer.units, offer.jobs, offer.groups
+        allocs, iters, batch, left = offer.allocs, offer.iters, offer.batch, offer.left
         if self.objective == "authors_fair":
             T = self._authors_fair(iters * left, batch, allocs, M)
         else:
             T = self._progress(iters, batch, allocs)
             if self.preemptive and self.restart_cost:
                 T = self._with_restarts(T, units, iters * left, batch, allocs)
-        groups = self._groups(jobs) if self.merge else []
         offset = len(units)
-        clock = time.perf_counter()
         if groups:
-            g_iters, g_batch = [], []
-            for g in groups:
-                members = [jobs[p] for p in g]
-                g_iters.append(merged_iterations(a.iterations[members], a.scale[members],
-                                                 self.merge_length))
-                g_batch.append(a.batch[members[int(np.argmax(a.iterations[members]))]])
             if self.objective == "authors_fair":
-                merged_T = self._authors_merged(jobs, groups, g_iters, g_batch, allocs, M,
-                                                len(units) + len(jobs))
+                merged_T = self._authors_merged(jobs, groups, offer.g_iters, offer.g_batch,
+                                                allocs, M, len(units) + len(jobs))
             else:
-                merged_T = self._progress(np.array(g_iters),
-                                          np.array(g_batch, dtype=np.int64), allocs)
+                merged_T = self._progress(np.array(offer.g_iters),
+                                          np.array(offer.g_batch, dtype=np.int64), allocs)
             sol = solve_with_merging(T, merged_T, [tuple(offset + p for p in g) for g in groups],
-                                     free, tuple(allocs.tolist()), self.constraints)
-            group_gpus = sol.group_gpus
-        else:
-            sol = (each_at_its_best(T, free, allocs) if self.tick_s > 0 else None) \
-                or solve_allocation(T, free, tuple(allocs.tolist()))
-            group_gpus = ()
-        self.record.decision(self.now, len(units) + len(jobs) + len(groups),
-                             time.perf_counter() - clock)
-        gpus = sol.gpus
-        t = self.now
+                                     offer.free, tuple(allocs.tolist()), self.constraints)
+            return tuple(sol.gpus), tuple(sol.group_gpus)
+        sol = (each_at_its_best(T, offer.free, allocs) if self.tick_s > 0 else None) \
+            or solve_allocation(T, offer.free, tuple(allocs.tolist()))
+        return tuple(sol.gpus), ()
+
+    def apply(self, offer: Offer, gpus, group_gpus) -> None:
+        """Carry out an allocation of ``offer`` at this event: ``gpus`` per unit and job
+        (the offer's order), ``group_gpus`` per merge candidate (0 = none); a unit whose
+        allocation changes is stopped and restarted, paying its switch."""
+        a, t = self.a, self.now
+        units, jobs, groups = offer.units, offer.jobs, offer.groups
+        offset = len(units)
         # units already in the system (preemptive only): stop those whose allocation changes
         for pos, u in enumerate(units):
             g = int(gpus[pos])
@@ -414,7 +476,7 @@ class TitanCluster:
         for k, g in enumerate(group_gpus):
             if g > 0:
                 members = [jobs[p] for p in groups[k]]
-                uid = self._new_unit(members, g_iters[k], g_batch[k])
+                uid = self._new_unit(members, offer.g_iters[k], offer.g_batch[k])
                 self._start(uid, int(g), t)
                 started.update(members)
         for pos, j in enumerate(jobs):
@@ -424,6 +486,15 @@ class TitanCluster:
                 self._start(uid, g, t)
                 started.add(j)
         self.waiting_jobs = [j for j in self.waiting_jobs if j not in started]
+
+    def _decide(self) -> None:
+        offer = self.offer()
+        if offer is None:
+            return
+        clock = time.perf_counter()
+        gpus, group_gpus = self.plan(offer)
+        self.record.decision(self.now, offer.size, time.perf_counter() - clock)
+        self.apply(offer, gpus, group_gpus)
 
 
 def run_titan(arrays: TitanArrays, switch_s: np.ndarray, **options) -> Schedule:

@@ -1,6 +1,6 @@
 """The TITAN system's policies, name -> ``run(arrays, rng, **options) -> Schedule``
-(:data:`REGISTRY`): ``titan``, ``titan_nomerge``, ``titan_noswitch``, ``srtf``, ``tiresias``
-and ``fifo``, with defaults per setup (:data:`SETUP_DEFAULTS`); see
+(:data:`REGISTRY`): ``titan``, ``titan_nomerge``, ``titan_noswitch``, ``srtf``, ``tiresias``,
+``fifo`` and the floor ``random``, with defaults per setup (:data:`SETUP_DEFAULTS`); see
 :doc:`/reference/titan_scheduler`.
 """
 
@@ -12,6 +12,7 @@ from ..jobsim import FINISH, PREEMPT, RUN, Tiresias
 from ..jobsim import simulate as jobsim_simulate
 from ..model.errors import InputError
 from .cluster import run_titan
+from .env import AllocationProblem
 from .scenario import TitanArrays
 from .schedule import Recorder, Schedule
 from .switch import switch_seconds
@@ -49,6 +50,41 @@ def _switch(arrays: TitanArrays, gpus, switch, scale: float) -> np.ndarray:
                              "setup='authors_code' (its 'restart_s')")
         switch = {1: float(arrays.restart_s)}
     return switch_seconds(gpus, switch, scale)
+
+
+def cluster_options(arrays: TitanArrays, *, switch=None, switch_scale: float = 1.0,
+                    preemptive: bool | None = None, tick_s: float | None = None,
+                    keep: str | None = None) -> dict:
+    """The options of TITAN's loop that a setup decides, resolved as :func:`titan` does.
+
+    Parameters
+    ----------
+    arrays : TitanArrays
+        The scenario (its ``setup`` gives the defaults, :data:`SETUP_DEFAULTS`).
+    switch, switch_scale, preemptive, tick_s, keep : optional
+        As in :func:`titan`; ``None``: the setup's.
+
+    Returns
+    -------
+    dict
+        ``switch_s`` (seconds per allocation of ``arrays.allocations``), ``preemptive``,
+        ``tick_s`` and ``keep``: keywords of TITAN's loop (``TitanCluster``)
+        and :class:`~lorasched.titan.env.AllocationProblem`.
+
+    Raises
+    ------
+    InputError
+        If ``preemptive`` is not a bool, or the switch table or its scale is invalid.
+    """
+    if not isinstance(arrays, TitanArrays):
+        raise InputError(f"arrays must be TitanArrays (lorasched.titan.to_arrays), got "
+                         f"{type(arrays).__name__}")
+    o = _defaults(arrays, "titan", switch=switch, preemptive=preemptive, tick_s=tick_s,
+                  keep=keep)
+    if not isinstance(o["preemptive"], bool | np.bool_):
+        raise InputError(f"'preemptive' must be True or False, got {o['preemptive']!r}")
+    return {"switch_s": _switch(arrays, arrays.allocations, o["switch"], switch_scale),
+            "preemptive": bool(o["preemptive"]), "tick_s": o["tick_s"], "keep": o["keep"]}
 
 
 def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
@@ -261,6 +297,46 @@ def fifo(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
     return _jobsim(arrays, "fifo", False, switch, switch_scale, tick_s)
 
 
+def random(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
+           switch=None, switch_scale: float = 1.0, preemptive: bool | None = None,
+           candidates: str = "pairs", merge_length: str = "log",
+           tick_s: float | None = None, keep: str | None = None) -> Schedule:
+    """The floor ``random``: a random feasible allocation at every event of TITAN's loop.
+
+    The floor of the benchmark suite: at each event at which TITAN's MILP would run, the
+    candidates it would be offered (jobs, and merge candidates with ``merge``) get the
+    GPUs of :meth:`~lorasched.titan.env.AllocationProblem.random_action` instead (each slot
+    in random order draws uniformly among its feasible allocations, none included, and
+    at least one candidate starts when one can). Same seed, same run.
+
+    Parameters
+    ----------
+    arrays : TitanArrays
+        The scenario.
+    rng : numpy.random.Generator
+        Draws every choice.
+    merge, switch, switch_scale, preemptive, candidates, merge_length, tick_s, keep : optional
+        As in :func:`titan` (``None``: the setup's, :data:`SETUP_DEFAULTS`).
+
+    Returns
+    -------
+    ~lorasched.titan.schedule.Schedule
+        The run segments of every unit.
+
+    Raises
+    ------
+    InputError
+        Naming the first option out of its choices or range.
+    """
+    problem = AllocationProblem(
+        arrays, rng, merge=merge, candidates=candidates, merge_length=merge_length,
+        **cluster_options(arrays, switch=switch, switch_scale=switch_scale,
+                          preemptive=preemptive, tick_s=tick_s, keep=keep))
+    while not problem.done:
+        problem.step(problem.random_action())
+    return problem.output()
+
+
 def _jobsim(arrays: TitanArrays, discipline, preemptive: bool, switch,
             switch_scale: float, tick_s) -> Schedule:
     o = _defaults(arrays, "baselines", switch=switch, tick_s=tick_s)
@@ -307,4 +383,5 @@ REGISTRY = {
     "srtf": srtf,
     "tiresias": tiresias,
     "fifo": fifo,
+    "random": random,
 }
