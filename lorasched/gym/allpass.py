@@ -1,12 +1,12 @@
 """Allpass's provisioning each minute as a Gymnasium environment (:class:`ProvisioningEnv`),
-one step per tick, over :class:`lorasched.allpass.env.ProvisioningProblem`.
-Observation: a Dict of Boxes: the time, the jobs by tier, the queued jobs' remaining work
-and laxity (EDF order, padded, with a mask) and their summary, the serverful workers (open,
-busy, idle ready, starting), the pressure p with D and T, the threshold F, the next workers'
-prices and the marketplace's free offers. Action: Discrete over -K..K, the change in
-serverful workers (clipped at what is possible; ``info["action_mask"]`` marks the unclipped
-ones). Reward: minus the dollars accrued since the last tick, optionally minus a weight
-times the job completion time accrued; F stays Algorithm 1's.
+one step per tick, over :class:`lorasched.allpass.env.ProvisioningProblem`. Observation: a
+Dict of Boxes (bounded by :data:`BOUND`): the time, the jobs by tier, the queued jobs'
+remaining work and laxity (EDF order, padded, with a mask) and their summary, the serverful
+workers (open, busy, idle ready, starting), the pressure p with D and T, the threshold F,
+the next workers' prices and the marketplace's free offers. Action: Discrete over -K..K,
+the change in serverful workers (clipped at what is possible; ``info["action_mask"]`` marks
+the unclipped ones). Reward: minus the dollars accrued since the last tick, optionally minus
+a weight times the job completion time accrued; F stays Algorithm 1's.
 """
 
 from __future__ import annotations

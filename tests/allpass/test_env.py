@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 from lorasched.allpass import scalers
+from lorasched.allpass.clouds import bill
 from lorasched.allpass.cluster import AllpassCluster
 from lorasched.allpass.env import ProvisioningProblem
 from lorasched.allpass.policies import allpass
-from lorasched.allpass.result import check_result
+from lorasched.allpass.result import assemble, check_result
 from lorasched.allpass.scenario import allpass_scenario, to_arrays
 from lorasched.allpass.system import measure, simulate
 from lorasched.model.errors import InputError
@@ -82,6 +83,19 @@ def test_one_changed_action_changes_the_run(monkeypatch, small):
     assert not np.array_equal(again.lease_start, built.lease_start)
 
 
+def test_each_reward_is_the_bill_accrued_in_its_minute(monkeypatch, small):
+    arrays = to_arrays(small)
+    _, actions = record(monkeypatch, arrays, 5, {})
+    problem = ProvisioningProblem(arrays, np.random.default_rng(5), max_step=4)
+    paid = 0.0
+    for a in actions[:300]:
+        paid -= problem.step(a)[0]
+        c = problem.cluster
+        owed = sum(bill(p, s, e if np.isfinite(e) else max(c.t, s), price)
+                   for p, _, s, _, e, price, _ in c.leases)
+        assert paid == pytest.approx(owed, rel=1e-9, abs=1e-12)
+
+
 @pytest.mark.parametrize("weight", [0.0, 0.5])
 def test_the_rewards_add_up_to_the_bill_and_the_weighted_jct(monkeypatch, small, weight):
     arrays = to_arrays(small)
@@ -106,6 +120,17 @@ def test_the_random_policy_is_seeded_checked_and_finishes(small):
     # random: it rents and releases serverful workers, never more than the cap (2)
     serverful = a["lease_provider"].values != "modal"
     assert serverful.sum() > 2 and a["workers"].values.max() <= 2
+
+
+def test_releasing_at_every_tick_still_finishes_every_job(small):
+    problem = ProvisioningProblem(to_arrays(small), np.random.default_rng(0), max_step=4)
+    for _ in range(5000):                       # the liveness rule rents the one worker
+        if problem.step(-4)[1]:
+            break
+    assert problem.done
+    result = assemble(small, problem.output(), algorithm="release", seed=0, options={})
+    check_result(result)
+    assert result["workers"].values.max() == 1
 
 
 def test_actions_are_clipped_at_what_is_possible(small):
