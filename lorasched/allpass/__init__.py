@@ -1,8 +1,9 @@
 """Allpass (2025): fine-tuning jobs across serverless, marketplace and conventional GPU clouds.
 
 :mod:`.clouds`, :mod:`.workload`, :mod:`.scenario`, :mod:`.pressure` (eqs. 1-2),
-:mod:`.scalers` (Algorithms 1-2), :mod:`.cluster`, :mod:`.policies`, :mod:`.result`,
-:mod:`.system`, :mod:`.flags` (its ``lorasched simulate`` flags), :mod:`.diagnose`. The
+:mod:`.scalers` (Algorithms 1-2), :mod:`.cluster`, :mod:`.env` (the provisioning each minute
+as a decision problem), :mod:`.policies`, :mod:`.result`, :mod:`.system`, :mod:`.flags` (its
+``lorasched simulate`` flags), :mod:`.diagnose`. The
 model: :doc:`/allpass_model`; the details: :doc:`/reference/allpass_cluster`,
 :doc:`/reference/allpass_data`.
 """

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import copy
 import math
+import numbers
 from typing import NamedTuple
 
 import numpy as np
 
 from ..jobsim import Tiresias
 from ..jobsim.queues import JobView
+from ..model.errors import InputError
 from .clouds import PROVIDERS, startup_times
 from .pressure import TICK_S, WINDOW_S, pressure_detail, window_set
 from .scalers import F0, ServerfulScaler, ServerlessScaler
@@ -154,6 +156,7 @@ class AllpassCluster:
         self.hpa_history: list[tuple[float, int]] = []
         self.open: list[int] = []               # open serverful leases, in lease order
         self._quantum_due = False
+        self._pending = None                    # a tick's pressure awaiting its decision
         self.events = 0
 
     # -- state convention -------------------------------------------------------------
@@ -399,27 +402,14 @@ class AllpassCluster:
         return np.maximum(rem, 0.0)
 
     def _tick(self) -> None:
-        live = self._live()
-        capacity = float(len(self._open_serverful()))              # C_t = I mu, mu = 1
-        pd = pressure_detail(self.t, self.windows, capacity, self.deadline[live],
-                             self._remaining_now(live), include_overdue=self.overdue,
-                             rule=self.demand_rule, units=self.units)
+        pd = self._tick_pressure()
         if self.provision == "dbf":
-            if self.serverless_scaler is not None:                # Algorithm 1
-                self.F = self.serverless_scaler.step(pd.p, self.t)
-                for j in np.flatnonzero(self.state == SERVERLESS):
-                    self._stint_end(int(j))
             idle = self._idle_ready()
             slots, prices = self._free_offers()
             decision = self.serverful_scaler.decide(               # Algorithm 2
-                pd.demand, capacity, pd.window, pd.p, prices,
+                pd.demand, float(len(self._open_serverful())), pd.window, pd.p, prices,
                 [self.leases[i][5] for i in idle])
-            if decision.add:
-                self._add_workers(decision.add)
-            for k in decision.remove:
-                self._release(idle[k])
-            if not self._open_serverful() and (self.state == QUEUED).any():
-                self._add_workers(1)                               # liveness rule
+            self._provide(decision.add, [idle[k] for k in decision.remove])
         elif self.provision == "on-demand":
             if not (self.state == QUEUED).any():
                 for i in self._idle_ready():
@@ -427,6 +417,29 @@ class AllpassCluster:
         else:
             self._hpa()
         self._record(pd)
+
+    def _tick_pressure(self):
+        """The tick's pressure (eq. 2) and, under DBF provisioning, Algorithm 1's new F."""
+        live = self._live()
+        capacity = float(len(self._open_serverful()))              # C_t = I mu, mu = 1
+        pd = pressure_detail(self.t, self.windows, capacity, self.deadline[live],
+                             self._remaining_now(live), include_overdue=self.overdue,
+                             rule=self.demand_rule, units=self.units)
+        if self.provision == "dbf" and self.serverless_scaler is not None:  # Algorithm 1
+            self.F = self.serverless_scaler.step(pd.p, self.t)
+            for j in np.flatnonzero(self.state == SERVERLESS):
+                self._stint_end(int(j))
+        return pd
+
+    def _provide(self, add: int, release: list[int]) -> None:
+        """Carry out a tick's serverful decision: ``add`` workers (cheapest first, up to the
+        cap), release the idle ready leases ``release``, then the liveness rule."""
+        if add:
+            self._add_workers(add)
+        for i in release:
+            self._release(i)
+        if not self._open_serverful() and (self.state == QUEUED).any():
+            self._add_workers(1)                                   # liveness rule
 
     def _hpa(self) -> None:
         open_ = self._open_serverful()
@@ -477,6 +490,14 @@ class AllpassCluster:
         """One instant of the loop; False once every job is done."""
         if self.done:
             return False
+        if self._begin_instant():
+            self._tick()
+        self._end_instant()
+        return not self.done
+
+    def _begin_instant(self) -> bool:
+        """The first part of an instant: the clock, the jobs' events, the arrivals; True
+        when a tick is due (``next_tick`` already moved on)."""
         self.t = self._next_time()
         self.events += 1
         for j in np.flatnonzero(self.event <= self.t + _EPS):
@@ -485,8 +506,12 @@ class AllpassCluster:
             self._arrive(self.next_arrival)
             self.next_arrival += 1
         if self.next_tick <= self.t + _EPS:
-            self._tick()
             self.next_tick += self.tick_s
+            return True
+        return False
+
+    def _end_instant(self) -> None:
+        """The rest of an instant, after its tick: the quantum, the dispatch, the end."""
         self._quantum_due = self.share == "stride" and self.next_quantum <= self.t + _EPS
         if self._quantum_due:
             live = np.flatnonzero((self.state != WAITING) & (self.state != DONE))
@@ -502,7 +527,62 @@ class AllpassCluster:
                 if math.isnan(L[4]):
                     L[4] = max(self.t, L[3])                       # the run is over
             self.open = []
-        return not self.done
+
+    # -- the provisioning decision, from outside (lorasched.allpass.env) -----------------
+    def next_decision(self):
+        """Run to the next tick whose serverful decision is due and stop before it.
+
+        Only under ``provision="dbf"``. The tick's pressure is taken and Algorithm 1 has
+        moved F; :meth:`provide` carries out the decision and finishes the instant.
+
+        Returns
+        -------
+        Pressure or None
+            The tick's pressure (eq. 2, with D and the binding window), or None once every
+            job is done.
+        """
+        if self.provision != "dbf":
+            raise InputError(f"next_decision needs provision='dbf', got {self.provision!r}")
+        while not self.done:
+            if self._begin_instant():
+                self._pending = self._tick_pressure()
+                return self._pending
+            self._end_instant()
+        return None
+
+    def provide(self, add: int, release: int) -> None:
+        """Carry out the pending tick's serverful decision and finish its instant.
+
+        Parameters
+        ----------
+        add : int
+            Workers to provision, cheapest first (marketplace offers no dearer than the
+            conventional cloud, then the conventional cloud), up to the cap.
+        release : int
+            Idle ready workers to release, dearest first (at most the idle ready count).
+        """
+        pd = self._pending
+        if pd is None:
+            raise InputError("provide needs a pending decision: call next_decision first")
+        for name, value in (("add", add), ("release", release)):
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+                    or value < 0:
+                raise InputError(f"{name} must be an integer >= 0, got {value!r}")
+        self._pending = None
+        self._provide(int(add), self.dearest_idle()[:int(release)])
+        self._record(pd)
+        self._end_instant()
+
+    def dearest_idle(self) -> list[int]:
+        """The idle ready serverful leases, dearest first (ties: lease order): the order
+        Algorithm 2 releases them in."""
+        idle = self._idle_ready()
+        idle.sort(key=lambda i: (-self.leases[i][5], i))
+        return idle
+
+    def free_prices(self) -> np.ndarray:
+        """The $/GPU-h of the marketplace's free offers this minute (any order)."""
+        return self._free_offers()[1]
 
     def run(self, max_events: int | None = None) -> bool:
         """Run to the end (or ``max_events`` instants); True when every job is done."""

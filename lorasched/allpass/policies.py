@@ -1,7 +1,8 @@
 """The Allpass system's policies, name -> ``run(arrays, rng, **options) -> Run``
-(:data:`REGISTRY`): Allpass, its fixed-F variants, TL-P/TL-NP, SJF-P/SJF-NP, HPA, Modal and
-the queue-all oracle. What each is and gets: :doc:`/reference/allpass_cluster`. A policy of
-your own: ``lorasched.systems.get("allpass").register(name, run)``.
+(:data:`REGISTRY`): Allpass, its fixed-F variants, TL-P/TL-NP, SJF-P/SJF-NP, HPA, Modal, the
+queue-all oracle and the random floor. What each is and gets:
+:doc:`/reference/allpass_cluster`. A policy of your own:
+``lorasched.systems.get("allpass").register(name, run)``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .cluster import (
     AllpassCluster,
     Run,
 )
+from .env import MAX_STEP, ProvisioningProblem
 from .pressure import RULES, UNITS
 from .scalers import F0, READINGS, ServerlessScaler
 from .scenario import AllpassArrays
@@ -413,6 +415,44 @@ def queue_all_oracle(arrays, rng, *, F: float = F0, checkpoint_s: float = CHECKP
                 provision="on-demand", **_overheads(checkpoint_s, restore_s))
 
 
+def random(arrays: AllpassArrays, rng: np.random.Generator, *,
+           max_step: int = MAX_STEP) -> Run:
+    """The policy ``random``: uniformly random provisioning each minute, the suite's floor.
+
+    Allpass with Algorithm 2 replaced by a random change in serverful workers each tick,
+    drawn uniformly from the changes possible without clipping (at most ``max_step``
+    either way, no more releases than idle ready workers, no more additions than the
+    cap's room) through :class:`lorasched.allpass.env.ProvisioningProblem`. It finishes
+    every job: it releases only idle ready workers, and the liveness rule adds a worker
+    whenever none is open and jobs wait. A floor for learned and hand-written policies,
+    not a baseline of the paper.
+
+    Parameters
+    ----------
+    arrays : AllpassArrays
+        The scenario.
+    rng : numpy.random.Generator
+        Draws the actions and the providers' start-up delays (same seed, same run).
+    max_step : int, optional
+        The largest change per tick (default 4).
+
+    Returns
+    -------
+    Run
+        What the run decided.
+
+    Raises
+    ------
+    InputError
+        If ``max_step`` is not an integer >= 1.
+    """
+    problem = ProvisioningProblem(arrays, rng, max_step=max_step)
+    actions = problem.actions()
+    while not problem.done:
+        problem.step(int(rng.choice(actions[problem.valid_actions()])))
+    return problem.output()
+
+
 #: The policies by name, each ``run(arrays, rng, **options)`` returning a Run; the Allpass
 #: system's registry (:class:`~lorasched.model.system.System`).
 REGISTRY = {
@@ -426,9 +466,11 @@ REGISTRY = {
     "hpa": hpa,
     "modal": modal,
     "queue_all_oracle": queue_all_oracle,
+    "random": random,
 }
 #: The paper's label of each policy.
 LABELS = {"allpass": "Allpass", "allpass_fixed60": "Fixed-60s",
           "allpass_fixed600": "Fixed-600s", "tl_p": "TL-P", "tl_np": "TL-NP",
           "sjf_p": "SJF-P", "sjf_np": "SJF-NP", "hpa": "HPA", "modal": "Modal",
-          "queue_all_oracle": "Queue-all (oracle)"}
+          "queue_all_oracle": "Queue-all (oracle)",
+          "random": "Random"}

@@ -58,7 +58,7 @@ def simulate(scenario: xr.Dataset, algorithm: str = "allpass", seed: int | None 
                              options)
     F0 = {"allpass": options.get("F0", 300.0), "allpass_fixed60": 60.0,
           "allpass_fixed600": 600.0,
-          "queue_all_oracle": options.get("F", 300.0)}.get(name, float("nan"))
+          "queue_all_oracle": options.get("F", 300.0), "random": 300.0}.get(name, float("nan"))
     result = assemble(scenario, out, algorithm=name, seed=seed, options=options, F0=F0)
     result.attrs["wall_seconds"] = elapsed
     return result

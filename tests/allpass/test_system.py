@@ -47,7 +47,8 @@ def metrics(scenarios, results):
 
 def test_registry_and_labels():
     assert set(REGISTRY) == {"allpass", "allpass_fixed60", "allpass_fixed600", "tl_p",
-                             "tl_np", "sjf_p", "sjf_np", "hpa", "modal", "queue_all_oracle"}
+                             "tl_np", "sjf_p", "sjf_np", "hpa", "modal", "queue_all_oracle",
+                             "random"}
     assert "oracle" in LABELS["queue_all_oracle"]
     assert "oracle" in REGISTRY["queue_all_oracle"].__doc__
     assert set(LABELS) == set(REGISTRY)
