@@ -2,5 +2,70 @@
 policies: pdFTSP's online admission, TITAN's allocation at each event and Allpass's
 provisioning each minute. Needs the optional extra ``gymnasium``
 (``pip install "lorasched[gym]"``); the decision problems themselves are each system's
-``env`` module, which the built-in ``random`` policies use without Gymnasium.
+``env`` module, which the built-in ``random`` policies use without Gymnasium. Importing
+this package registers the environments with Gymnasium (:data:`IDS`), so that
+``gymnasium.make("lorasched/Admission-v0", scenario=...)`` works too.
 """
+
+from __future__ import annotations
+
+import inspect
+
+import gymnasium
+import xarray as xr
+
+from ..model.errors import InputError
+from .allpass import ProvisioningEnv
+from .pdftsp import AdmissionEnv
+from .titan import AllocationEnv
+
+#: The environment of each system, by the system's name.
+ENVIRONMENTS: dict[str, type[gymnasium.Env]] = {
+    "pdftsp": AdmissionEnv, "titan": AllocationEnv, "allpass": ProvisioningEnv}
+#: Each system's Gymnasium id, for ``gymnasium.make(id, scenario=..., **config)``.
+IDS: dict[str, str] = {"pdftsp": "lorasched/Admission-v0", "titan": "lorasched/Allocation-v0",
+                       "allpass": "lorasched/Provisioning-v0"}
+
+for _system, _id in IDS.items():
+    if _id not in gymnasium.registry:
+        gymnasium.register(id=_id, entry_point=ENVIRONMENTS[_system])
+
+
+def make(scenario: xr.Dataset, **config) -> gymnasium.Env:
+    """The environment of a scenario's system, on that scenario.
+
+    Parameters
+    ----------
+    scenario : xarray.Dataset
+        A scenario of any system (its attribute ``system`` picks the environment).
+    **config
+        The environment's options (each class documents its own).
+
+    Returns
+    -------
+    gymnasium.Env
+        :class:`AdmissionEnv`, :class:`AllocationEnv` or :class:`ProvisioningEnv`; call
+        ``reset(seed=...)`` before the first step.
+
+    Raises
+    ------
+    InputError
+        If ``scenario`` is not a Dataset of a known system, or an option is unknown.
+    """
+    if not isinstance(scenario, xr.Dataset):
+        raise InputError(f"scenario must be an xarray.Dataset, got {type(scenario).__name__}")
+    name = scenario.attrs.get("system", "pdftsp")
+    if name not in ENVIRONMENTS:
+        raise InputError(f"scenario attribute 'system' = {name!r}: no environment; one of "
+                         f"{sorted(ENVIRONMENTS)}")
+    env = ENVIRONMENTS[name]
+    params = inspect.signature(env).parameters
+    if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        unknown = sorted(set(config) - set(params))
+        if unknown:
+            raise InputError(f"{env.__name__} got unknown option(s) {unknown}; it accepts "
+                             f"{sorted(set(params) - {'scenario'})}")
+    return env(scenario, **config)
+
+
+__all__ = ["ENVIRONMENTS", "IDS", "AdmissionEnv", "AllocationEnv", "ProvisioningEnv", "make"]
