@@ -4,9 +4,9 @@ the generic engines name no system. The import graph is the library's own
 
 Layers, bottom to top (a module may import from its own layer's package or any lower
 layer; the system packages may not import each other):
-model < lp < jobsim < {pdftsp, titan, allpass} < plugins < systems < gym < experiments < figures
-< plotting < explorer < service < bench < profiling < cli (the command line's package) and
-the package's public face (``lorasched/__init__.py``).
+model < lp < jobsim < {pdftsp, titan, allpass} < plugins < systems < gym < experiments
+< figures < plotting < suite < explorer < service < bench < profiling < cli (the command
+line's package) and the package's public face (``lorasched/__init__.py``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from lorasched.experiments import codegraph
 ROOT = Path(lorasched.__file__).resolve().parent
 SYSTEM_PACKAGES = ("pdftsp", "titan", "allpass")
 LAYERS = [("model",), ("lp",), ("jobsim",), SYSTEM_PACKAGES, ("plugins",), ("systems",),
-          ("gym",), ("experiments",), ("figures",), ("plotting",), ("explorer",),
+          ("gym",), ("experiments",), ("figures",), ("plotting",), ("suite",), ("explorer",),
           ("service",), ("bench",), ("profiling",),
           ("cli", "__main__", "__init__")]
 #: modules that must not name a system: the experiment engine, the LP engine, the plug-in

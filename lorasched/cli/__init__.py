@@ -3,6 +3,7 @@ parsers with ``register(subparsers)`` and naming the function that runs it.
 
 * ``simulate`` — :mod:`.simulate` (its flags are the systems' own);
 * ``sweep``, ``calibrate`` — :mod:`.sweep`;
+* ``suite`` — :mod:`.suite`;
 * ``reproduce``, ``compare-stores``, ``export-sweeps`` — :mod:`.reproduce`;
 * ``bench decision|solvers|runtime|compare|scale|index|titan|verdicts|service|faults`` —
   :mod:`.bench`;
@@ -19,14 +20,14 @@ import argparse
 import os
 import sys
 
-from . import bench, explore, profile, reproduce, serve, simulate, sweep
+from . import bench, explore, profile, reproduce, serve, simulate, suite, sweep
 from .arguments import Parser
 from .reproduce import export_sweeps
 
 __all__ = ["export_sweeps", "main", "parser"]
 
 #: the command modules, in the order ``lorasched --help`` lists their commands
-COMMANDS = (simulate, sweep, reproduce, bench, profile, explore, serve)
+COMMANDS = (simulate, sweep, suite, reproduce, bench, profile, explore, serve)
 
 
 def parser() -> argparse.ArgumentParser:
