@@ -157,7 +157,7 @@ def test_the_own_policy_gets_every_default_another_only_what_is_given(tmp_path, 
     assert _options(["--algorithm", "eft"], tmp_path) == {}
     assert _options(["--algorithm", "titan", "--work-resolution", "4"], tmp_path) == {
         "work_resolution": 4}
-    assert "--payment is an option of pdftsp; --algorithm eft has no such option" in _refused(
+    assert "--payment is an option of pdftsp, random; --algorithm eft has no such option" in _refused(
         [*TINY, "--algorithm", "eft", "--payment", "paper"], capsys)
 
 
