@@ -65,7 +65,7 @@ class Plugin:
         Returns
         -------
         bool
-            True if :attr:`error` is None.
+            True if ``error`` is None.
         """
         return self.error is None
 

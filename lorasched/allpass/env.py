@@ -238,7 +238,7 @@ class ProvisioningProblem:
             (queue_k,) int8: 1 where a row holds a job. ``queue_summary`` (4,): queued
             jobs, their remaining work, least and mean laxity (s; 0 when none).
             ``workers`` (4,): serverful leases open, busy, idle ready, starting.
-            ``pressure`` (3,): p of eq. (2) (inf as :data:`P_CAP`), D(t, T) and the
+            ``pressure`` (3,): p of eq. (2) (inf as ``P_CAP``), D(t, T) and the
             binding window T (s). ``F`` (1,): the serverless threshold, s.
             ``prices`` (prices_k,): $/GPU-h of the next prices_k workers an addition
             would lease, cheapest first (free marketplace offers no dearer than the

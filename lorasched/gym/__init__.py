@@ -44,7 +44,9 @@ def make(scenario: xr.Dataset, **config) -> gymnasium.Env:
     Returns
     -------
     gymnasium.Env
-        :class:`AdmissionEnv`, :class:`AllocationEnv` or :class:`ProvisioningEnv`; call
+        :class:`~lorasched.gym.pdftsp.AdmissionEnv`,
+        :class:`~lorasched.gym.titan.AllocationEnv` or
+        :class:`~lorasched.gym.allpass.ProvisioningEnv`; call
         ``reset(seed=...)`` before the first step.
 
     Raises

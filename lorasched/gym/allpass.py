@@ -1,6 +1,6 @@
 """Allpass's provisioning each minute as a Gymnasium environment (:class:`ProvisioningEnv`),
 one step per tick, over :class:`lorasched.allpass.env.ProvisioningProblem`. Observation: a
-Dict of Boxes (bounded by :data:`BOUND`): the time, the jobs by tier, the queued jobs'
+Dict of Boxes (bounded by ``BOUND``): the time, the jobs by tier, the queued jobs'
 remaining work and laxity (EDF order, padded, with a mask) and their summary, the serverful
 workers (open, busy, idle ready, starting), the pressure p with D and T, the threshold F,
 the next workers' prices and the marketplace's free offers. Action: Discrete over -K..K,

@@ -40,7 +40,7 @@ class AdmissionEnv(gymnasium.Env):
     Parameters
     ----------
     scenario : xarray.Dataset
-        A pdFTSP scenario (:func:`lorasched.synthetic_scenario`).
+        A pdFTSP scenario (:func:`~lorasched.pdftsp.workload.synthetic_scenario`).
     reward : {"provider", "welfare"}, optional
         Each step's reward: the increment of the provider's utility, eq. (2) (default), or
         of the social welfare, eq. (3). An episode's rewards sum to the result's
@@ -65,7 +65,7 @@ class AdmissionEnv(gymnasium.Env):
     the action carried out, whether the one asked was refused and the next action mask;
     at the episode's end, ``info["result"]``: the result Dataset (the scenario with the
     decisions and their accounting, algorithm ``"gym"``), checked by
-    :func:`~lorasched.pdftsp.result.check_result`.
+    :func:`~lorasched.systems.check_result`.
     """
 
     metadata = {"render_modes": []}
@@ -197,7 +197,7 @@ class AdmissionEnv(gymnasium.Env):
         xarray.Dataset
             The scenario with the decisions and their accounting (eqs. 1-3), algorithm
             ``"gym"``, the environment's options and the last reset's seed (-1 if none);
-            checked by :func:`~lorasched.pdftsp.result.check_result`.
+            checked by :func:`~lorasched.systems.check_result`.
 
         Raises
         ------

@@ -18,12 +18,12 @@ from .decisions import CellCollector, Decisions
 from .scenario import ScenarioArrays
 from .schedule import SOLVERS, Schedule
 
-#: the actions, by number: 0 reject; 1 admit at Algorithm 2's schedule, charging the
-#: auction's payment; 2 admit at that schedule, charging the posted price
-#: (:func:`posted_price`)
+#: The actions by number (0 reject; 1 admit at Algorithm 2's schedule, charging the
+#: auction's payment; 2 admit at that schedule, charging the posted price,
+#: :func:`posted_price`).
 ACTIONS = ("reject", "admit", "posted")
-#: what a step earns: the increment of the provider's utility, eq. (2), or of the social
-#: welfare, eq. (3)
+#: What a step earns (the increment of the provider's utility, eq. (2), or of the social
+#: welfare, eq. (3)).
 REWARDS = ("provider", "welfare")
 #: the entries of the observation's ``task`` vector, in order
 TASK_FEATURES = ("bid", "work", "memory", "arrival", "deadline", "needs_preprocessing")
@@ -43,7 +43,7 @@ def posted_price(auction: OnlineAuction, i: int, s: Schedule) -> float:
 
     Parameters
     ----------
-    auction : OnlineAuction
+    auction : lorasched.pdftsp.auction.OnlineAuction
         The auction, at the prices the schedule was quoted at.
     i : int
         The task's index.

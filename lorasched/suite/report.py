@@ -263,7 +263,7 @@ def results(path) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        The rows of :data:`RESULTS`.
+        The rows of ``RESULTS``.
     """
     path = Path(path) / RESULTS
     if not path.is_file():

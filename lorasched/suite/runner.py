@@ -20,7 +20,7 @@ CELLS = "cells"
 
 @dataclass
 class SuiteRun:
-    """What :func:`run_suite` did.
+    """What :func:`~lorasched.suite.runner.run_suite` did.
 
     Parameters
     ----------
@@ -70,7 +70,7 @@ def suite_sweeps(size: str = "small", policies=None) -> dict[str, Sweep]:
     Returns
     -------
     dict
-        System -> its :class:`~lorasched.experiments.Sweep`.
+        System -> its :class:`~lorasched.experiments.declaration.Sweep`.
 
     Raises
     ------

@@ -15,14 +15,14 @@ from .. import systems
 from ..experiments import Sweep
 from ..model.errors import InputError
 
-#: the suite's version: reports of the same version and size ran the same scenarios
+#: The suite's version (reports of the same version and size ran the same scenarios).
 SUITE_VERSION = "1"
-#: the sizes: ``small`` runs on a laptop in minutes, ``full`` is for papers
+#: The sizes (``small`` runs on a laptop in minutes, ``full`` is for papers).
 SIZES = ("small", "full")
 #: the level of every interval of the report
 LEVEL = 0.95
 
-#: per system: ``metrics`` (the columns of its table, the system's metric names or a
+#: Per system, ``metrics`` (the columns of its table, the system's metric names or a
 #: ratio's name), ``ratios`` (name -> numerator, denominator, meaning: ``bound`` is the
 #: sweep's bound), ``timings`` (the machine-dependent columns: decision time, then the
 #: policy's run time), ``bound`` (a bound of the system, or None), ``options`` (a built-in
@@ -201,7 +201,7 @@ def declaration(system: str, size: str, algorithms) -> dict:
     Returns
     -------
     dict
-        A declaration for :meth:`~lorasched.experiments.Sweep.from_dict`, named
+        A declaration for :meth:`~lorasched.experiments.declaration.Sweep.from_dict`, named
         ``suite<version>_<system>_<size>``.
 
     Raises
@@ -241,7 +241,7 @@ def sweep(system: str, size: str, algorithms) -> Sweep:
 
     Returns
     -------
-    ~lorasched.experiments.Sweep
+    ~lorasched.experiments.declaration.Sweep
 
     Raises
     ------

@@ -96,7 +96,7 @@ def origin(system: str, policy: str) -> dict:
     Returns
     -------
     dict
-        ``name``, ``origin`` (:data:`BUILT_IN` or :data:`PLUG_IN`), ``module`` (where its
+        ``name``, ``origin`` (``BUILT_IN`` or ``PLUG_IN``), ``module`` (where its
         function is defined) and ``fingerprint`` (a plug-in's source fingerprint,
         :func:`~lorasched.model.system.source_fingerprint`; ``""`` for a built-in one,
         which lorasched's code fingerprint covers).

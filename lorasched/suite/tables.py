@@ -104,7 +104,7 @@ def _label(v) -> str:
 def summary(ds: xr.Dataset, system: str) -> pd.DataFrame:
     """Every policy's metrics with their 95 % intervals over seeds, pooled and per scenario.
 
-    A pooled row (scenario :data:`POOLED`) estimates, over seeds, each seed's mean over
+    A pooled row (scenario ``POOLED``) estimates, over seeds, each seed's mean over
     the suite's scenarios: the scenarios are the suite's fixed design, the seeds its
     random replication, so the interval is over seeds alone (a seed missing any scenario
     is left out). A scenario row estimates the metric over the seeds of that scenario.
@@ -119,7 +119,7 @@ def summary(ds: xr.Dataset, system: str) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`COLUMNS`, the pooled rows first, policies in the dataset's order.
+        Columns ``COLUMNS``, the pooled rows first, policies in the dataset's order.
 
     Raises
     ------
@@ -162,7 +162,7 @@ def wide(long: pd.DataFrame, scenario: str = POOLED) -> pd.DataFrame:
     long : pandas.DataFrame
         Rows of :func:`summary` (one system).
     scenario : str, optional
-        Which rows (default the pooled ones, :data:`POOLED`).
+        Which rows (default the pooled ones, ``POOLED``).
 
     Returns
     -------
@@ -232,7 +232,7 @@ def markdown(long: pd.DataFrame, system: str, scenario: str = POOLED) -> str:
     str
         A header row, the alignment row and one row per policy, each cell a mean and its
         95 % interval (:func:`cell_text`); machine-dependent columns marked
-        :data:`TIMING_MARK`.
+        ``TIMING_MARK``.
     """
     rows = long[long["system"] == system] if "system" in long.columns else long
     table = wide(rows, scenario)

@@ -142,7 +142,7 @@ class AllocationProblem:
 
     @property
     def n_choices(self) -> int:
-        """Indices per slot: no GPUs, then each allocation of the set A."""
+        """The number of indices per slot (no GPUs, then each allocation of the set A)."""
         return int(self.allocations.size) + 1
 
     def observe(self) -> dict[str, np.ndarray]:
