@@ -1,7 +1,8 @@
 # lorasched developer tasks.  `make test` and `make book` create .venv on first use.
 #
-#   make test    ruff + pytest (2 workers; the tests of the built book on one, which builds
-#                it once) + notebooks under nbval (serial)
+#   make test    ruff + pytest on 2 workers: the unit tests, every notebook cell under
+#                nbval's rules, the built book in a browser (the notebooks run once for
+#                both); then the slowest 30 tests and each phase's wall and CPU time
 #   make book    run every figure's cells (lorasched reproduce --size full, resumable, cached
 #                in build/sweeps/full), execute the notebooks with full parameters (NB_JOBS=2
 #                at a time), then build book/_build/html with the figures' data in data/;
@@ -84,11 +85,18 @@ lock:
 lint: $(STAMP)
 	$(BIN)/ruff check lorasched tests examples
 
+# One pytest run on 2 workers: the notebooks are executed once (tests/test_notebooks.py
+# checks them under nbval's rules, cell by cell, and the built book is made from the same
+# copies), in the order tests/conftest.py gives (--no-loadscope-reorder keeps it). The
+# slowest 30 tests and each phase's wall and CPU time are printed at the end.
+PYTEST_FLAGS ?= -n 2 --dist loadgroup --no-loadscope-reorder --durations=30
+TIMED := $(BIN)/python .ci/timed.py
+
 test: $(STAMP)
-	$(BIN)/ruff check lorasched tests examples
-	$(BIN)/python -m pytest -n 2 --dist loadgroup tests
-	$(BIN)/python -m pytest -p no:xdist --nbval-lax --nbval-current-env \
-	  --nbval-sanitize-with tests/nbval_sanitize.cfg notebooks/
+	@$(TIMED) --reset
+	$(TIMED) lint $(BIN)/ruff check lorasched tests examples
+	$(TIMED) pytest $(BIN)/python -m pytest $(PYTEST_FLAGS) tests; \
+	  status=$$?; $(TIMED) --report; exit $$status
 
 reproduce: $(SWEEPS_STAMP)
 

@@ -6,16 +6,57 @@ import os
 from pathlib import Path
 
 import pytest
-from _book import build_book
+from _book import build_site, execute_notebook, toc_notebooks
 from _browser import CHROMIUM_ARGS, find_chromium
+from _once import once, run_root
 
 
 def pytest_configure(config):
     config.addinivalue_line(
         "markers",
-        "browser: opens pages in headless Chromium (the built book, the live explorer) "
-        "(select with `-m browser`, leave out with `-m 'not browser'`)",
+        "browser: opens pages in headless Chromium or needs the built book (select with "
+        "`-m browser`, leave out with `-m 'not browser'`)",
     )
+    config.addinivalue_line(
+        "markers",
+        "slow: takes seconds, not milliseconds (a server, a cluster, a subprocess, a whole "
+        "day); `make test` runs them first, `-m 'not slow and not browser'` leaves them out "
+        "for quick feedback",
+    )
+
+
+#: the time limits (s) of tests that run the notebooks or build the book, unless a test
+#: names its own (``@pytest.mark.timeout``); every other test has pyproject.toml's
+#: ``timeout``
+NOTEBOOK_TIMEOUT, BOOK_TIMEOUT = 900, 1800
+#: the test that builds the book, started as soon as the notebooks are under way
+BOOK_FIRST = "test_the_built_book_loads_only_local_scripts"
+
+
+def _rank(item) -> int:
+    """Where a test goes in the queue that pytest-xdist hands out (``make test`` keeps
+    this order: --no-loadscope-reorder): the notebooks first, each one group, so both
+    workers run them; then the test that builds the book from them; then the slow tests;
+    then the rest; last the other tests of the built book, by then long built, many and
+    short, so that both workers end together."""
+    names = item.fixturenames
+    if "executed_notebook" in names and "built_book" not in names:
+        return 0
+    if item.originalname == BOOK_FIRST:
+        return 1
+    if "built_book" in names:
+        return 4
+    return 2 if item.get_closest_marker("slow") else 3
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("timeout") is None:
+            if "built_book" in item.fixturenames:
+                item.add_marker(pytest.mark.timeout(BOOK_TIMEOUT))
+            elif "executed_notebook" in item.fixturenames:
+                item.add_marker(pytest.mark.timeout(NOTEBOOK_TIMEOUT))
+    items.sort(key=_rank)  # stable: each rank keeps the collection's order
 
 
 @pytest.fixture(scope="session")
@@ -45,10 +86,50 @@ def browser(chromium):
             browser.close()
 
 
+#: how long a test waits for a notebook or the book that another worker is making (s)
+WAIT = 1800
+
+
 @pytest.fixture(scope="session")
-def built_book(tmp_path_factory):
-    """The book built with small parameters (once per pytest process: the tests that use
-    it share the xdist group "book", so that one worker builds it).
+def executed_notebook(tmp_path_factory):
+    """``executed_notebook("notebooks/<stem>")``: the path of that notebook executed as
+    `make book` executes it (``_book.execute_notebook``), once per test run for every
+    pytest-xdist worker (``_once.once``). The book (``built_book``) and the notebook checks
+    (test_notebooks.py) share this one execution. A cell that raised leaves its error in
+    the copy's outputs; a notebook that could not be run at all (a cell over its time
+    limit, a dead kernel) fails every test that asks for it."""
+    import papermill
+
+    root = run_root(tmp_path_factory)
+
+    def execute(name: str) -> Path:
+        try:
+            return execute_notebook(name, root / "executed", root / "figure-data")
+        except papermill.PapermillExecutionError:  # the error is in the copy's outputs
+            return root / "executed" / f"{name}.ipynb"
+
+    def get(name: str) -> Path:
+        return once(root, f"notebook-{Path(name).name}", lambda: execute(name), WAIT)
+
+    return get
+
+
+def raised(path: Path) -> list[str]:
+    """The errors an executed notebook holds, as ``Cell N: ename: evalue``."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    return [f"Cell {i}: {o.get('ename')}: {o.get('evalue')}"
+            for i, c in enumerate(code) for o in c.get("outputs", [])
+            if o.get("output_type") == "error"]
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory, executed_notebook):
+    """The book built with small parameters, once per test run for every pytest-xdist
+    worker (``_once.once``), from the notebooks as ``executed_notebook`` ran them (any not
+    yet run are run here).
 
     ``LORASCHED_BUILT_BOOK``: the site (``<dest>/_build/html``) of a book that
     ``tests/_book.build_book`` built before, reused as it is, for a developer iterating on
@@ -58,4 +139,13 @@ def built_book(tmp_path_factory):
         if not (site / "index.html").is_file():
             pytest.fail(f"LORASCHED_BUILT_BOOK={site} holds no built site (index.html)")
         return site
-    return build_book(tmp_path_factory.mktemp("book") / "book")
+    root = run_root(tmp_path_factory)
+
+    def build() -> Path:
+        errors = [f"{name}.ipynb {e}" for name in toc_notebooks()
+                  for e in raised(executed_notebook(name))]
+        assert not errors, "notebooks raised, so the book is not built:\n" + "\n".join(errors)
+        (root / "book").mkdir()
+        return build_site(root / "book" / "book", root / "executed", root / "figure-data")
+
+    return once(root, "book", build, WAIT)

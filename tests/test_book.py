@@ -4,6 +4,7 @@ headless Chromium through Playwright."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sys
@@ -94,6 +95,7 @@ TRACE_SELECTOR = "g.trace, g.hm, .heatmaplayer image, .contourlayer g.contour"
 MATHS_PAGES = ["model.html", "algorithm.html", "notebooks/explorer.html"]
 
 
+@functools.cache
 def _figure_pages() -> list[str]:
     """The toc's notebook pages that show a figure (their code calls ``show(``)."""
     pages = []
@@ -305,22 +307,13 @@ def _page_problems(seen: dict, figure_page: bool) -> list[str]:
 
 
 @pytest.mark.browser
-@pytest.mark.xdist_group("book")
-def test_book_pages_render_offline(request, browser):
-    """Build the book (small parameters) and open every page in headless Chromium: the
-    figure pages must show rendered figures, the maths pages typeset formulas, and no
-    page may log a console error or load anything from the network.
-
-    One test for all pages, so that the book is built once even under pytest-xdist.
-    """
-    pages = toc_pages()
+def test_the_built_book_loads_only_local_scripts(built_book):
+    """Every page of the built book (small parameters) loads its scripts (plotly.js,
+    MathJax, the theme's) from local files, and its front page states the versions it was
+    built with."""
+    site = built_book
     figure_pages = set(_figure_pages())
-    assert set(MATHS_PAGES) <= set(pages), f"MATHS_PAGES {MATHS_PAGES} not all in the toc"
-    assert len(figure_pages) >= 25, f"only {len(figure_pages)} figure pages found"
-    site = request.getfixturevalue("built_book")
-
     problems = []
-    # every page loads its scripts (plotly.js, MathJax, the theme's) from local files
     for path in sorted(site.rglob("*.html")):
         if "_static" in path.relative_to(site).parts:
             continue
@@ -337,35 +330,46 @@ def test_book_pages_render_offline(request, browser):
             problems.append(f"{page}: has maths but no <script> for the local MathJax 3")
         if page in figure_pages and not any("_static/plotly.min.js" in s for s in scripts):
             problems.append(f"{page}: no <script> for _static/plotly.min.js")
+    assert not problems, "\n".join(problems)
     assert (site / "_static" / "mathjax" / "tex-chtml.js").is_file(), "MathJax 3 not copied"
     # the front page states the versions it was built with, compared with the lock
     intro = (site / "intro.html").read_text()
     assert "lorasched-versions" in intro and "numba" in intro, "no versions on the front page"
     assert "requirements.lock was not found" not in intro
 
-    shots = []
-    for name in pages:
-        page, log = new_page(browser)
-        try:
-            shot = SHOTS / Path(name).with_suffix(".png")
-            seen = _open_page(page, log, (site / name).as_uri(), shot)
-        finally:
-            page.context.close()
-        shots.append(str(shot.relative_to(ROOT)))
-        found = (_page_problems(seen, name in figure_pages) + log.problems
-                 + _verdict_problems(seen["verdicts"])
-                 + _reader_problems(seen["reader"], name in figure_pages))
-        if name == "notebooks/summary.html" and len(seen["verdicts"]) < SUMMARY_VERDICTS:
-            found.append(f"only {len(seen['verdicts'])} verdict cells found (expected at "
-                         f"least {SUMMARY_VERDICTS}): the verdict colours went unchecked")
-        if name in MATHS_PAGES and not seen["maths"]:
-            found.append("a maths page without maths (.math)")
-        problems += [f"{name}: {p}" for p in found]
 
-    listing = "\n  ".join(problems)
-    assert not problems, (
-        f"the built book ({site}) has problems:\n  {listing}\nscreenshots: {SHOTS}"
-    )
+def test_the_toc_has_the_pages_the_browser_checks_need():
+    pages = toc_pages()
+    assert set(MATHS_PAGES) <= set(pages), f"MATHS_PAGES {MATHS_PAGES} not all in the toc"
+    assert len(set(_figure_pages())) >= 25, "fewer than 25 figure pages found"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("name", toc_pages())
+def test_book_page_renders_offline(browser, built_book, name):
+    """Open a page of the built book (small parameters) in headless Chromium: a figure
+    page must show rendered figures, a maths page typeset formulas, and no page may log a
+    console error or load anything from the network. (One test a page: the pages are
+    shared between both workers, the book built once for them: ``built_book``.)"""
+    site = built_book
+    page, log = new_page(browser)
+    try:
+        shot = SHOTS / Path(name).with_suffix(".png")
+        seen = _open_page(page, log, (site / name).as_uri(), shot)
+    finally:
+        page.context.close()
+    figure_page = name in set(_figure_pages())
+    found = (_page_problems(seen, figure_page) + log.problems
+             + _verdict_problems(seen["verdicts"])
+             + _reader_problems(seen["reader"], figure_page))
+    if name == "notebooks/summary.html" and len(seen["verdicts"]) < SUMMARY_VERDICTS:
+        found.append(f"only {len(seen['verdicts'])} verdict cells found (expected at "
+                     f"least {SUMMARY_VERDICTS}): the verdict colours went unchecked")
+    if name in MATHS_PAGES and not seen["maths"]:
+        found.append("a maths page without maths (.math)")
+    listing = "\n  ".join(found)
+    assert not found, (f"{name} of the built book ({site}) has problems:\n  {listing}\n"
+                       f"screenshot: {shot.relative_to(ROOT)}")
 
 
 def _evaluate(browser, path: Path, html: str, script: str):
@@ -526,15 +530,14 @@ def _page_of(fig) -> tuple[str, bool]:
 
 
 @pytest.mark.browser
-@pytest.mark.xdist_group("book")
-def test_every_figure_page_links_its_data_and_its_claims_come_back_from_it(request):
+def test_every_figure_page_links_its_data_and_its_claims_come_back_from_it(built_book):
     """Each figure page links its netCDF file and claims CSV, published in the site with
     their SHA256SUMS; the claims that the figure object computes from the published file
     are the page's: the page shows the table whose id hashes exactly that table
     (figures.styled), and the CSV is that table."""
     from lorasched.figures import FIGURES, styled
 
-    site = request.getfixturevalue("built_book")
+    site = built_book
     assert datafiles.verify(site) == []
     listed = [line.split("  ")[1]
               for line in (site / "data" / "SHA256SUMS").read_text().splitlines()]

@@ -135,6 +135,7 @@ if __name__ == "__main__":
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.xdist_group("cluster")
 def test_the_example_package_installed_runs_in_a_parallel_sweep(tmp_path):
     target = tmp_path / "site"

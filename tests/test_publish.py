@@ -38,6 +38,7 @@ def test_the_workflow_is_valid_for_github():
     (lambda w: w["jobs"]["book"].update(step=w["jobs"]["book"].pop("steps")), "step"),
     (lambda w: w["jobs"]["book"].update({"timeout-minutes": "two hours"}), "two hours"),
 ])
+@pytest.mark.slow
 def test_the_schema_check_catches_a_broken_workflow(tmp_path, breakage, mistake):
     """The check can fail: a workflow with a job missing runs-on, a misspelt key or a
     timeout in words is refused, and the message names it."""
@@ -85,9 +86,8 @@ def _git(repo: Path, *args: str) -> str:
 
 
 @pytest.mark.browser
-@pytest.mark.xdist_group("book")
-def test_publish_commits_a_small_build_to_gh_pages(request, browser, tmp_path):
-    site = request.getfixturevalue("built_book")
+def test_publish_commits_a_small_build_to_gh_pages(browser, built_book, tmp_path):
+    site = built_book
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "--quiet", "--no-checkout", str(ROOT), str(clone)],
                    check=True)

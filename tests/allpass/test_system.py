@@ -56,6 +56,7 @@ def test_registry_and_labels():
     assert next(iter(SYSTEM.policies)) == "allpass"        # the system's own algorithm
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cap", CAPACITIES)
 @pytest.mark.parametrize("name", list(REGISTRY))
 def test_every_policy_passes_the_checker(results, metrics, name, cap):

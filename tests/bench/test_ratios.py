@@ -56,6 +56,7 @@ def brute_instance():
     return arrays, lam, phi, compute_left, memory_left
 
 
+@pytest.mark.slow
 def test_exact_dp_stays_far_faster_than_brute_force():
     arrays, lam, phi, cl, ml = brute_instance()
     exact = schedule(arrays, 0, lam, phi, cl, ml, solver="exact", work_resolution=12)
@@ -70,6 +71,7 @@ def test_exact_dp_stays_far_faster_than_brute_force():
         f"{t_brute * 1e3:.1f} ms); floor {MIN_DP_OVER_BRUTE:.0f}x")
 
 
+@pytest.mark.slow
 def test_numba_kernels_stay_far_faster_than_pure_python():
     figures = bench.decision(nodes=20, slots=48, vendors=5, load=16.0, seed=3,
                              python_tasks=12, out=open("/dev/null", "w"))  # noqa: SIM115

@@ -30,6 +30,7 @@ def in_process(monkeypatch):
     monkeypatch.setattr(bench_scale, "measure", bench_scale._child)
 
 
+@pytest.mark.slow
 def test_scale_prints_the_table_writes_json_and_compares(in_process, tmp_path, capsys):
     path = tmp_path / "now.json"
     figures = bench_scale.scale(bench_scale.DEFAULT_ROWS, out_path=path, specs=TINY,
@@ -68,6 +69,7 @@ def test_scale_prints_the_table_writes_json_and_compares(in_process, tmp_path, c
     assert lines and all(ln.rstrip().endswith("1.00") for ln in lines)
 
 
+@pytest.mark.slow
 def test_measure_runs_each_row_in_a_fresh_process():
     got = bench_scale.measure(TINY["day10x"])
     assert got["algorithm"] == "pdftsp" and got["tasks"] > 0 and got["nodes"] == 3

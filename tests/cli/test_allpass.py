@@ -114,6 +114,7 @@ def test_algorithm_help_lists_allpass_policies_hyphenated(capsys, monkeypatch):
     assert "--units {paper,slip}" in text
 
 
+@pytest.mark.slow
 def test_reproduce_allpass(tmp_path, capsys):
     from lorasched.cli import reproduce
     from lorasched.figures import allpass as allpass_figures

@@ -98,6 +98,7 @@ def test_simulate_a_trace_day(tmp_path, capsys):
     assert "nope.csv" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_example_sweep_files_are_the_figure_objects_declarations(tmp_path):
     """notebooks/sweeps/ holds exactly what `lorasched export-sweeps` writes from the
     figure objects: a declaration edited in one place only fails here."""
@@ -295,6 +296,7 @@ def test_bad_titan_options_exit_2_with_a_message(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_reproduce_titan_small_fills_the_store(tmp_path, capsys):
     store = tmp_path / "store"
     assert main(["reproduce", "--system", "titan", "--figures", "fig05", "--size", "small",

@@ -48,6 +48,7 @@ def test_the_copy_has_the_package_fingerprints(copy):
     assert len(set(before.values())) == 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_a_change_in_one_system_recomputes_only_its_cells(copy, system):
     before, edited = copy
@@ -59,6 +60,7 @@ def test_a_change_in_one_system_recomputes_only_its_cells(copy, system):
         s: before[s] for s in SYSTEMS if s != system}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", ["model/system.py", "experiments/executor.py"])
 def test_a_change_in_a_shared_layer_recomputes_every_system(copy, module):
     before, edited = copy
@@ -73,6 +75,7 @@ def test_lp_is_shared_by_the_systems_that_solve_lps(copy):
     assert after["allpass"] == before["allpass"]  # allpass solves no LP
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", ["figures/base.py", "plotting/pdftsp.py", "explorer/app.py",
                                     "bench/scale.py", "cli/__init__.py", "cli/simulate.py",
                                     "figures/pdftsp/fig04.py"])

@@ -48,6 +48,7 @@ load = [8, 12, 16]
 """
 
 
+@pytest.mark.slow
 def test_serial_equals_local_cluster_with_two_workers(tmp_path):
     serial = run_sweep(SMALL, tmp_path / "serial.nc", serial=True, progress=False)
     dask = run_sweep(SMALL, tmp_path / "dask.nc", workers=2, progress=False)
@@ -105,6 +106,7 @@ def _cli(args, cwd, **kwargs):
                             preexec_fn=_default_sigint, **kwargs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["kill", "interrupt"])
 def test_sweep_killed_midway_resumes_to_the_same_dataset(tmp_path, how):
     (tmp_path / "s.toml").write_text(TOML)

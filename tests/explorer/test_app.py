@@ -348,6 +348,7 @@ def first_replay() -> AuctionReplay:
     return AuctionReplay(synthetic_scenario(**FIRST))
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_live_explorer_in_a_browser(browser, serve_app, first_replay):
     url = serve_app()
@@ -395,6 +396,7 @@ lorasched.explorer.app.explore_app(nodes=6, load=4.0, slots=48, seed=1)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_live_check_catches_a_broken_callback(browser, serve_app, first_replay, tmp_path):
     nb = app.app_notebook()

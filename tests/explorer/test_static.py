@@ -219,9 +219,8 @@ def test_the_page_formats_numbers_as_python_does(browser, x):
 
 
 @pytest.mark.browser
-@pytest.mark.xdist_group("book")
-def test_the_explorer_is_alive_in_the_built_book(request, browser, shown):
-    site = request.getfixturevalue("built_book")
+def test_the_explorer_is_alive_in_the_built_book(browser, built_book, shown):
+    site = built_book
     path = site / PAGE
     size = path.stat().st_size
     assert size < MAX_BYTES, f"{PAGE} weighs {size:,} bytes"
@@ -278,14 +277,13 @@ def _shift_payments(d: dict) -> dict:
 
 
 @pytest.mark.browser
-@pytest.mark.xdist_group("book")
 @pytest.mark.parametrize("shift, check, match", [
     (_shift_prices, "arrivals", "lambda at node"),
     (_shift_payments, "bids", "payment"),
 ])
-def test_the_check_fails_on_a_page_with_stale_data(request, browser, shown, tmp_path, shift,
+def test_the_check_fails_on_a_page_with_stale_data(browser, built_book, shown, tmp_path, shift,
                                                    check, match):
-    site = request.getfixturevalue("built_book")
+    site = built_book
     page, _ = open_explorer(browser, _stale_copy(site, tmp_path, shift).as_uri())
     try:
         with pytest.raises(AssertionError, match=match):

@@ -45,6 +45,7 @@ def page():
     return fig, fig.data("small", seeds=1, store=False)
 
 
+@pytest.mark.slow
 def test_the_batch_runs_the_slip_and_the_oracle_in_both_setups(page):
     _, data = page
     assert set(BEYOND_TEXT) == {"allpass_slip", "queue_all_oracle"}
@@ -75,6 +76,7 @@ def test_units_table_puts_the_slip_beside_the_default_and_modal(page):
     assert np.all(np.isnan(p) | (p > 0)) and not np.isinf(p).any()
 
 
+@pytest.mark.slow
 def test_floor_and_overlap_tables(page):
     fig, data = page
     floor = fig.floor_table(data)

@@ -102,10 +102,9 @@ def test_every_chapter_defines_its_abbreviations_at_first_use():
 
 
 @pytest.mark.browser
-@pytest.mark.xdist_group("book")
 def test_every_notebook_page_of_the_built_book_defines_its_abbreviations_at_first_use(
-        request):
-    site = request.getfixturevalue("built_book")
+        built_book):
+    site = built_book
     notebooks = site.parents[1] / "notebooks"
     names = toc_notebooks()
     found = []

@@ -502,6 +502,7 @@ def test_setting_verdicts_merge_keeps_the_settings_not_computed_again(tmp_path, 
                                        progress=False)
 
 
+@pytest.mark.slow
 def test_reproduce_together_runs_two_systems_in_one_batch(tmp_path):
     from lorasched.figures import titan as titan_figures
     from lorasched.figures.base import reproduce_together

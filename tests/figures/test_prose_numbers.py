@@ -276,9 +276,8 @@ def chance(held: Held, n: int = 1_000, seed: int = 1) -> float:
 
 
 @pytest.mark.browser
-@pytest.mark.xdist_group("book")
-def test_every_number_in_a_figure_page_prose_is_held_by_its_table_or_data(request):
-    site = request.getfixturevalue("built_book")
+def test_every_number_in_a_figure_page_prose_is_held_by_its_table_or_data(built_book):
+    site = built_book
     found, pages = book_unheld(site.parents[1] / "notebooks", site)
     assert pages >= 25, f"only {pages} figure pages with prose and data files found"
     listing = "\n  ".join(str(u) for u in found)

@@ -66,6 +66,7 @@ def test_fig04_claims_name_each_workload():
         df.groupby("workload", sort=False)["gpus"].max().tolist()
 
 
+@pytest.mark.slow
 def test_table3_and_fig05_claims_from_the_sweep(sweep_data):
     ds, store = sweep_data
     assert set(ds["workload"].values) == {"authors", "helios"}
@@ -116,6 +117,7 @@ def test_table3_verdict_follows_the_data(sweep_data):
     assert row["verdict"] == "same direction" and row["ours"] == "-76 %"
 
 
+@pytest.mark.slow
 def test_table3_tiresias_row_says_why(sweep_data):
     """Tiresias far behind SRTF: its row is not reproduced and carries the measured split
     of the gap into switches and order (both policies re-run without a switch cost)."""
@@ -145,6 +147,7 @@ def test_table4_rows_carry_the_papers_numbers(sweep_data):
     assert all(len(f.data) > 0 for f in figs)
 
 
+@pytest.mark.slow
 def test_summary_holds_every_page_with_its_notebook(sweep_data):
     _, store = sweep_data
     table = figures.summary("small", seeds=1, store=store)
@@ -186,6 +189,7 @@ def test_solve_page_lists_every_solve(sweep_data):
     assert table["solve time, largest"].tolist() == [f"{num(x)} ms" for x in largest]
 
 
+@pytest.mark.slow
 def test_authors_page_ladder_runs_from_their_setup_to_the_papers(tmp_path):
     fig = figures.figure("authors")
     data = fig.data("small", seeds=1, store=tmp_path)

@@ -288,6 +288,7 @@ DISCIPLINE_CASES = [FIFO(), SJF(), SRTF(), SRTF("gpu_time"), LAS(), LAS(quantum_
                     Tiresias(500.0), Tiresias(33.3, "time")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("disc", DISCIPLINE_CASES, ids=repr)
 @pytest.mark.parametrize("preemptive", [True, False])
 @pytest.mark.parametrize("backfill", [True, False])

@@ -123,6 +123,7 @@ def _same_decisions(a, b):
     np.testing.assert_array_equal(a.phi, b.phi)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("nodes, slots, load, solvers", [
     (100, 144, "high", ("paper",)), (200, 144, "high", ("paper",)),
     (2000, 10, 800.0, ("paper",)), (100, 30, "high", ("exact",)),

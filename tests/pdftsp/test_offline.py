@@ -393,6 +393,7 @@ def test_bad_options(kwargs):
         oo.offline_opt(random_synthetic_scenario(0), **kwargs)
 
 
+@pytest.mark.slow
 def test_node_limit():
     """``mip_max_nodes`` stops the search by a count: the incumbent, labelled as stopped,
     with HiGHS's bound above it, the same on every run; no time limit is needed."""

@@ -234,6 +234,7 @@ def test_one_server_per_state(day, tmp_path, capsys):
     AuctionService(day, tmp_path).close()
 
 
+@pytest.mark.slow
 def test_a_second_server_process_exits_2_naming_the_holder(day, tmp_path):
     cluster = tmp_path / "day.nc"
     day.to_netcdf(cluster)
@@ -249,6 +250,7 @@ def test_a_second_server_process_exits_2_naming_the_holder(day, tmp_path):
 
 # -- SIGKILL between the durable write and the reply ---------------------------------------
 
+@pytest.mark.slow
 def test_sigkill_between_the_write_and_the_reply(day, reference, tmp_path):
     n = 12
     cluster, state = tmp_path / "day.nc", tmp_path / "state"
@@ -434,6 +436,7 @@ def fuzzed(day, tmp_path_factory):
     service.close()
 
 
+@pytest.mark.slow
 def test_random_bodies_get_2xx_or_4xx_and_only_2xx_change_the_state(day, tmp_path):
     """RANDOM_BODIES bodies (counted) at one service; after each, the state changed only
     if the answer was 201 (one more decision, one more row)."""
@@ -462,6 +465,7 @@ def test_random_bodies_get_2xx_or_4xx_and_only_2xx_change_the_state(day, tmp_pat
     assert len(sent) == RANDOM_BODIES and sent.count(201) > 0  # some reached the auction
 
 
+@pytest.mark.slow
 def test_the_drill_finds_every_fault_handled(day, tmp_path):
     """``lorasched bench faults``' table: every row ends as an uninterrupted day."""
     rows = drill(day, tmp_path)

@@ -265,6 +265,7 @@ def _health(port):
         return None
 
 
+@pytest.mark.slow
 def test_sigkill_with_bids_in_flight_loses_no_acknowledged_decision(tmp_path):
     """SIGKILL while 256 client threads have bids in flight (a day of about 250 tasks a slot,
     each slot sent at once); restart on the same state; the
