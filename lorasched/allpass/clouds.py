@@ -18,6 +18,7 @@ import xarray as xr
 
 from ..model import limits
 from ..model.errors import InputError
+from ..model.libm import libm_exp
 
 #: the three tiers of sec. 2.2
 TIERS = ("serverless", "marketplace", "conventional")
@@ -234,7 +235,7 @@ def offer_prices(n, rng, *, price_range=VAST_A100_RANGE, median=VAST_A100_MEDIAN
     todo = np.arange(n)
     while todo.size:
         z = sigma * np.abs(rng.standard_normal(todo.size))
-        price = median * np.exp(np.where(below[todo], -z, z))
+        price = median * libm_exp(np.where(below[todo], -z, z))
         ok = (price >= lo) & (price <= hi)
         out[todo[ok]] = price[ok]
         todo = todo[~ok]

@@ -15,6 +15,7 @@ import numpy as np
 import xarray as xr
 
 from ..model.errors import InputError
+from ..model.libm import libm_exp, libm_log
 from ..model.traces import read_trace
 
 #: the paper's job count and scales (sec. 5.1)
@@ -82,7 +83,7 @@ def fit_mixture(sigma_short: float = 1.5, sigma_long: float = 1.5,
     """The fit of rule 2: Newton's method for ``(logit w, mu_short, mu_long)`` matching the
     ``target`` mean, P50 and P90 (default :data:`SEREN_TABLE1`) at the given sigmas."""
     t = SEREN_TABLE1 if target is None else target
-    goal = np.log([t["p50"], t["p90"], t["mean"]])
+    goal = libm_log([t["p50"], t["p90"], t["mean"]])
 
     def params(x):
         return {"weight": 1 / (1 + math.exp(-x[0])), "mu_short": float(x[1]),
@@ -90,7 +91,7 @@ def fit_mixture(sigma_short: float = 1.5, sigma_long: float = 1.5,
 
     def resid(x):
         s = mixture_stats(params(x))
-        return np.log([s["p50"], s["p90"], s["mean"]]) - goal
+        return libm_log([s["p50"], s["p90"], s["mean"]]) - goal
 
     x = np.array([1.5, math.log(15.0), math.log(2000.0)])
     for _ in range(100):
@@ -255,8 +256,8 @@ def allpass_workload(jobs=PAPER_JOBS, source: str = "helios", seed=0,
         arrival = np.concatenate([[0.0], np.cumsum(rng.exponential(mean_iat, n - 1))])
         short = rng.random(n) < MIXTURE["weight"]
         z = rng.standard_normal(n)
-        raw = np.where(short, np.exp(MIXTURE["mu_short"] + MIXTURE["sigma_short"] * z),
-                       np.exp(MIXTURE["mu_long"] + MIXTURE["sigma_long"] * z))
+        raw = libm_exp(np.where(short, MIXTURE["mu_short"] + MIXTURE["sigma_short"] * z,
+                                MIXTURE["mu_long"] + MIXTURE["sigma_long"] * z))
     submit_s = arrival * iat_scale
     if sizing == "cost":
         mean_duration = float(duration.mean()) if source == "helios" else SEREN_TABLE1["mean"]

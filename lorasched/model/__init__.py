@@ -2,6 +2,7 @@
 :mod:`.jobs` (job windows and samples), :mod:`.profiles` (published GPU and model numbers),
 :mod:`.limits` (the largest magnitudes accepted), :mod:`.errors` (``InputError``,
 ``ResultError``), :mod:`.system` (the plug-in contract of a system) :mod:`.rules` (a
-result checker as a table of named rules) and :mod:`.flags` (the form of a system's
-``lorasched simulate`` flags).
+result checker as a table of named rules), :mod:`.flags` (the form of a system's
+``lorasched simulate`` flags) and :mod:`.libm` (``exp`` and ``log`` by the C library, so
+that a seed's generated data do not depend on the CPU).
 """

@@ -16,6 +16,7 @@ import xarray as xr
 from ..model import limits, profiles
 from ..model import traces as _traces
 from ..model.errors import InputError, real_number, whole_number
+from ..model.libm import libm_exp, libm_log
 from .node_profile import NodeProfile
 from .scenario import SPEED_DTYPE, SPEED_MAX, validate_scenario
 
@@ -236,7 +237,8 @@ def _task_memory(batch: int, model, node=None) -> float:
 
 def _bids(rng, work, v_min, v_max) -> np.ndarray:
     """b_i = v_i * M_i with the value per sample v_i log-uniform in [v_min, v_max]."""
-    value_density = np.exp(rng.uniform(np.log(v_min), np.log(v_max), size=work.shape[0]))
+    log_min, log_max = libm_log([v_min, v_max])  # the C library's: the same on every CPU
+    value_density = libm_exp(rng.uniform(log_min, log_max, size=work.shape[0]))
     return value_density * work
 
 

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ...allpass.workload import MIXTURE, SHORT_S, TOP_SHARE, fig1_shares, table1_stats
+from ...model.libm import libm_exp
 from ...model.traces import read_trace
 from ..base import Figure, Prose, check_size, paragraphs
 from ..numbers import interval, num, pct, quote, seconds
@@ -43,8 +44,8 @@ class Fig01(Figure):
         rng = np.random.default_rng(0)
         short = rng.random(self.DRAWS) < MIXTURE["weight"]
         z = rng.standard_normal(self.DRAWS)
-        mix = np.where(short, np.exp(MIXTURE["mu_short"] + MIXTURE["sigma_short"] * z),
-                       np.exp(MIXTURE["mu_long"] + MIXTURE["sigma_long"] * z))
+        mix = libm_exp(np.where(short, MIXTURE["mu_short"] + MIXTURE["sigma_short"] * z,
+                                MIXTURE["mu_long"] + MIXTURE["sigma_long"] * z))
         kalos = read_trace("acme").duration_s.astype(float)
         helios = read_trace("helios").duration_s.astype(float)
         return {KALOS: kalos, HELIOS: helios[helios > 0], MIX: mix}
