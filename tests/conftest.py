@@ -9,6 +9,12 @@ import pytest
 from _book import build_site, execute_notebook, toc_notebooks
 from _browser import CHROMIUM_ARGS, find_chromium
 from _once import once, run_root
+from hypothesis import settings
+
+# No time limit on one example: a limit in wall-clock time fails under load (two workers,
+# a notebook's kernel and a browser on two cores), and speed belongs in the benchmarks.
+settings.register_profile("lorasched", deadline=None)
+settings.load_profile("lorasched")
 
 
 def pytest_configure(config):
@@ -33,7 +39,14 @@ NOTEBOOK_TIMEOUT, BOOK_TIMEOUT = 900, 1800
 BOOK_FIRST = "test_the_built_book_loads_only_local_scripts"
 
 
-def _rank(item) -> int:
+#: the notebooks that take longest (most cells to compute in a fresh clone), run first so
+#: that the last notebook to finish is a short one
+FIRST_NOTEBOOKS = ("summary", "titan_authors", "allpass_fig06", "allpass_fig07", "service",
+                   "calibration", "fig04_scale", "fig12_competitiveness", "day",
+                   "titan_fig05")
+
+
+def _rank(item) -> tuple:
     """Where a test goes in the queue that pytest-xdist hands out (``make test`` keeps
     this order: --no-loadscope-reorder): the notebooks first, each one group, so both
     workers run them; then the test that builds the book from them; then the slow tests;
@@ -41,12 +54,14 @@ def _rank(item) -> int:
     short, so that both workers end together."""
     names = item.fixturenames
     if "executed_notebook" in names and "built_book" not in names:
-        return 0
+        stem = item.callspec.params.get("stem") if hasattr(item, "callspec") else None
+        return (0, FIRST_NOTEBOOKS.index(stem) if stem in FIRST_NOTEBOOKS
+                else len(FIRST_NOTEBOOKS))
     if item.originalname == BOOK_FIRST:
-        return 1
-    if "built_book" in names:
-        return 4
-    return 2 if item.get_closest_marker("slow") else 3
+        return (1, 0)
+    if "built_book" in names:  # the pages last: many and short
+        return (4, int(item.originalname == "test_book_page_renders_offline"))
+    return (2, 0) if item.get_closest_marker("slow") else (3, 0)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -10,15 +10,18 @@ import pytest
 
 import lorasched.figures.titan as figures
 import lorasched.plotting.titan as plots
-from lorasched.figures.base import VERDICTS
+from lorasched.figures.base import VERDICTS, default_store
 from lorasched.figures.numbers import num
 from lorasched.figures.titan.common import PAPER_TABLE3, PAPER_TABLE4
 from lorasched.figures.verdicts import NOT_EXPLAINED, REPRODUCED
 
 
 @pytest.fixture(scope="module")
-def sweep_data(tmp_path_factory):
-    store = tmp_path_factory.mktemp("titan-store")
+def sweep_data():
+    """Fig. 5's data (one seed) from the default store, which the notebooks fill: a cell
+    that ``make test`` computed once (the TITAN pages run two seeds, seed 1 among them) is
+    read, not computed again."""
+    store = default_store("small")
     return figures.figure("fig05").data("small", seeds=1, store=store), store
 
 
@@ -190,9 +193,9 @@ def test_solve_page_lists_every_solve(sweep_data):
 
 
 @pytest.mark.slow
-def test_authors_page_ladder_runs_from_their_setup_to_the_papers(tmp_path):
+def test_authors_page_ladder_runs_from_their_setup_to_the_papers():
     fig = figures.figure("authors")
-    data = fig.data("small", seeds=1, store=tmp_path)
+    data = fig.data("small", seeds=1)  # the default store, shared with the notebook
     grid = fig.grid(data)
     assert len(grid) == 12 and set(grid["workload"]) >= {"FM-1-vit", "FM-2-roberta-large"}
     ladder = fig.ladder(data)

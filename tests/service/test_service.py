@@ -284,7 +284,10 @@ def test_sigkill_with_bids_in_flight_loses_no_acknowledged_decision(tmp_path):
         run=replay(url, day, concurrency=256, timeout=10)))
     try:
         client.start()
+        deadline = time.monotonic() + 120
         while (_health(port) or {}).get("decisions", 0) < n // 3:
+            assert client.is_alive(), "the client ended before a third of the day was decided"
+            assert time.monotonic() < deadline, f"fewer than {n // 3} decisions in 120 s"
             time.sleep(0.01)
     finally:
         os.kill(proc.pid, signal.SIGKILL)
