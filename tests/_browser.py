@@ -123,9 +123,12 @@ def new_page(browser, allowed: tuple[str, ...] = LOCAL_SCHEMES, height: int = WI
 
 
 def screenshot(page, path: Path) -> str:
-    """A full-page screenshot at ``path``; its path relative to the repository."""
+    """A full-page screenshot at ``path`` (PNG, or JPEG at quality 80 where ``path`` ends
+    in ``.jpg``: a long page's PNG takes seconds to encode, its JPEG a fraction); its path
+    relative to the repository."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(path), full_page=True)
+    jpeg = {"type": "jpeg", "quality": 80} if path.suffix == ".jpg" else {}
+    page.screenshot(path=str(path), full_page=True, **jpeg)
     return str(path.relative_to(ROOT))
 
 

@@ -354,7 +354,7 @@ def test_book_page_renders_offline(browser, built_book, name):
     site = built_book
     page, log = new_page(browser)
     try:
-        shot = SHOTS / Path(name).with_suffix(".png")
+        shot = SHOTS / Path(name).with_suffix(".jpg")  # every page: JPEG, quicker
         seen = _open_page(page, log, (site / name).as_uri(), shot)
     finally:
         page.context.close()

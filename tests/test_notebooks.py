@@ -100,3 +100,51 @@ def test_cell(stem, index, executed_notebook, patterns, pytestconfig):
     ran = _code_cells(executed_notebook(f"notebooks/{stem}"))
     assert len(ran) == len(stored), "the executed copy has other code cells"
     check_cell(stored[index], ran[index], pytestconfig, patterns, ran[:index])
+
+
+# --------------------------------------------------------------------------- the check fails
+
+
+def _cell(source: str, outputs: list, tags=(), count=1):
+    return nbformat.v4.new_code_cell(source, metadata={"tags": list(tags)},
+                                     execution_count=count,
+                                     outputs=[nbformat.from_dict(o) for o in outputs])
+
+
+def _text(text: str) -> dict:
+    return {"output_type": "execute_result", "execution_count": 1, "metadata": {},
+            "data": {"text/plain": text}}
+
+
+CHECKED = ("nbval-check-output",)
+
+
+@pytest.mark.parametrize("stored, ran, earlier, message", [
+    (_cell("x", [_text("41")], CHECKED), _cell("x", [_text("42")]), [],
+     "Cell outputs differ"),
+    (_cell("x", [_text("41")], CHECKED), _cell("x", []), [], "Cell outputs differ"),
+    (_cell("1/0", []), _cell("1/0", [{"output_type": "error", "ename": "ZeroDivisionError",
+                                       "evalue": "division by zero",
+                                       "traceback": ["ZeroDivisionError"]}]), [],
+     "caused an exception"),
+    (_cell("y", []), _cell("y", [], count=None),
+     [_cell("1/0", [{"output_type": "error", "ename": "E", "evalue": "", "traceback": []}])],
+     "not run: Cell 0 raised"),
+])
+def test_the_cell_check_fails_as_nbval_does(stored, ran, earlier, message, pytestconfig):
+    with pytest.raises(pytest.fail.Exception, match=message):
+        check_cell(stored, ran, pytestconfig, {}, earlier)
+
+
+def test_the_cell_check_passes_what_nbval_lax_passes(pytestconfig):
+    patterns = dict(plugin.get_sanitize_patterns(SANITIZE.read_text()))
+    # an untagged cell's outputs are not compared; a tagged one's after sanitising
+    check_cell(_cell("x", [_text("41")]), _cell("x", [_text("42")]), pytestconfig,
+               patterns, [])
+    check_cell(_cell("f", [_text("<f at 0x7f00aa>")], CHECKED),
+               _cell("f", [_text("<f at 0x55bbcc>")]), pytestconfig, patterns, [])
+    # a stream split in two messages is the stream stored in one
+    stream = {"output_type": "stream", "name": "stdout"}
+    check_cell(_cell("p", [stream | {"text": "a\nb\n"}], CHECKED),
+               _cell("p", [stream | {"text": "a\n"}, stream | {"text": "b\n"}]),
+               pytestconfig, patterns, [])
