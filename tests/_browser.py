@@ -122,12 +122,19 @@ def new_page(browser, allowed: tuple[str, ...] = LOCAL_SCHEMES, height: int = WI
     return page, PageLog(allowed=allowed).attach(page)
 
 
+#: JPEG's largest height in pixels; a taller page is shot as PNG
+JPEG_MAX = 65_000
+
+
 def screenshot(page, path: Path) -> str:
     """A full-page screenshot at ``path`` (PNG, or JPEG at quality 80 where ``path`` ends
-    in ``.jpg``: a long page's PNG takes seconds to encode, its JPEG a fraction); its path
-    relative to the repository."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    in ``.jpg``: a long page's PNG takes seconds to encode, its JPEG a fraction; a page
+    taller than JPEG allows is shot as PNG, beside it); its path relative to the
+    repository."""
     jpeg = {"type": "jpeg", "quality": 80} if path.suffix == ".jpg" else {}
+    if jpeg and page.evaluate("() => document.documentElement.scrollHeight") > JPEG_MAX:
+        path, jpeg = path.with_suffix(".png"), {}
+    path.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(path), full_page=True, **jpeg)
     return str(path.relative_to(ROOT))
 

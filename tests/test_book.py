@@ -274,8 +274,8 @@ def _open_page(page, log, url: str, shot: Path) -> dict:
     mathjax = page.evaluate(_MATHJAX_JS)
     log.settle(page)  # MathJax's fonts
     figures = page.evaluate(_FIGURES_JS)
-    screenshot(page, shot)
-    return {"figures": figures, "mathjax": mathjax,
+    shot = screenshot(page, shot)
+    return {"figures": figures, "mathjax": mathjax, "shot": shot,
             "maths": page.locator(".math").count(), "verdicts": page.evaluate(_VERDICTS_JS),
             "reader": page.evaluate(_READER_JS)}
 
@@ -369,7 +369,7 @@ def test_book_page_renders_offline(browser, built_book, name):
         found.append("a maths page without maths (.math)")
     listing = "\n  ".join(found)
     assert not found, (f"{name} of the built book ({site}) has problems:\n  {listing}\n"
-                       f"screenshot: {shot.relative_to(ROOT)}")
+                       f"screenshot: {seen['shot']}")
 
 
 def _evaluate(browser, path: Path, html: str, script: str):
