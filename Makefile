@@ -1,6 +1,6 @@
 # lorasched developer tasks.  `make test` and `make book` create .venv on first use.
 #
-#   make test    ruff + pytest on 2 workers: the unit tests, every notebook cell under
+#   make test    ruff + pytest on 3 workers: the unit tests, every notebook cell under
 #                nbval's rules, the built book in a browser (the notebooks run once for
 #                both); then the slowest 30 tests and each phase's wall and CPU time
 #   make book    run every figure's cells (lorasched reproduce --size full, resumable, cached
@@ -85,11 +85,14 @@ lock:
 lint: $(STAMP)
 	$(BIN)/ruff check lorasched tests examples
 
-# One pytest run on 2 workers: the notebooks are executed once (tests/test_notebooks.py
-# checks them under nbval's rules, cell by cell, and the built book is made from the same
-# copies), in the order tests/conftest.py gives (--no-loadscope-reorder keeps it). The
-# slowest 30 tests and each phase's wall and CPU time are printed at the end.
-PYTEST_FLAGS ?= -n 2 --dist loadgroup --no-loadscope-reorder --durations=30
+# One pytest run: the notebooks are executed once (tests/test_notebooks.py checks them
+# under nbval's rules, cell by cell, and the built book is made from the same copies), in
+# the order tests/conftest.py gives (--no-loadscope-reorder keeps it). The slowest 30
+# tests and each phase's wall and CPU time are printed at the end. TEST_WORKERS: pytest-xdist
+# workers; 3 on 2 cores, since a worker waits on a notebook's kernel, a browser or a
+# subprocess much of the time (on 2 cores: 3 workers kept 1.59 cores busy, 2 kept 1.48).
+TEST_WORKERS ?= 3
+PYTEST_FLAGS ?= -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=30
 TIMED := $(BIN)/python .ci/timed.py
 
 test: $(STAMP)
