@@ -11,7 +11,7 @@ from _browser import CHROMIUM_ARGS, find_chromium
 from _once import once, run_root
 from hypothesis import settings
 
-# No time limit on one example: a limit in wall-clock time fails under load (two workers,
+# No time limit on one example: a limit in wall-clock time fails under load (the workers,
 # a notebook's kernel and a browser on two cores), and speed belongs in the benchmarks.
 settings.register_profile("lorasched", deadline=None)
 settings.load_profile("lorasched")
@@ -25,9 +25,9 @@ def pytest_configure(config):
     )
     config.addinivalue_line(
         "markers",
-        "slow: takes seconds, not milliseconds (a server, a cluster, a subprocess, a whole "
-        "day); `make test` runs them first, `-m 'not slow and not browser'` leaves them out "
-        "for quick feedback",
+        "slow: takes seconds, not milliseconds (a notebook, a server, a cluster, a "
+        "subprocess, a whole day); `make test` runs them early, `-m 'not slow and not "
+        "browser'` leaves them out for quick feedback",
     )
 
 
@@ -48,10 +48,10 @@ FIRST_NOTEBOOKS = ("summary", "titan_authors", "allpass_fig06", "allpass_fig07",
 
 def _rank(item) -> tuple:
     """Where a test goes in the queue that pytest-xdist hands out (``make test`` keeps
-    this order: --no-loadscope-reorder): the notebooks first, each one group, so both
+    this order: --no-loadscope-reorder): the notebooks first, each one group, so all
     workers run them; then the test that builds the book from them; then the slow tests;
     then the rest; last the other tests of the built book, by then long built, many and
-    short, so that both workers end together."""
+    short, so that the workers end together."""
     names = item.fixturenames
     if "executed_notebook" in names and "built_book" not in names:
         stem = item.callspec.params.get("stem") if hasattr(item, "callspec") else None

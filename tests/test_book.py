@@ -350,7 +350,7 @@ def test_book_page_renders_offline(browser, built_book, name):
     """Open a page of the built book (small parameters) in headless Chromium: a figure
     page must show rendered figures, a maths page typeset formulas, and no page may log a
     console error or load anything from the network. (One test a page: the pages are
-    shared between both workers, the book built once for them: ``built_book``.)"""
+    shared between the workers, the book built once for them: ``built_book``.)"""
     site = built_book
     page, log = new_page(browser)
     try:

@@ -85,7 +85,8 @@ def check_cell(stored, ran, config, patterns: dict, earlier: list) -> None:
 
 
 CELLS = [pytest.param(path.stem, i, id=f"{path.name}::Cell {i}",
-                      marks=pytest.mark.xdist_group(f"notebook-{path.stem}"))
+                      marks=[pytest.mark.xdist_group(f"notebook-{path.stem}"),
+                             pytest.mark.slow])
          for path in NOTEBOOKS for i in range(len(_code_cells(path)))]
 
 

@@ -1,5 +1,5 @@
-"""How `make test` shares its work between the two pytest-xdist workers (tests/conftest.py,
-tests/_once.py): a group kept on one worker, work done once per run for both workers, a
+"""How `make test` shares its work between its pytest-xdist workers (tests/conftest.py,
+tests/_once.py): a group kept on one worker, work done once per run for all workers, a
 hung test failing by name."""
 
 from __future__ import annotations
