@@ -40,10 +40,12 @@ BOOK_FIRST = "test_the_built_book_loads_only_local_scripts"
 
 
 #: the notebooks that take longest (most cells to compute in a fresh clone), run first so
-#: that the last notebook to finish is a short one
-FIRST_NOTEBOOKS = ("summary", "titan_authors", "allpass_fig06", "allpass_fig07", "service",
+#: that the last notebook to finish is a short one; the summary page last, since it reads
+#: every figure's cells (run early, it computed them while the figures' own pages did too)
+FIRST_NOTEBOOKS = ("titan_authors", "allpass_fig06", "service", "allpass_fig07",
                    "calibration", "fig04_scale", "fig12_competitiveness", "day",
                    "titan_fig05")
+LAST_NOTEBOOKS = ("summary",)
 
 
 def _rank(item) -> tuple:
@@ -55,8 +57,10 @@ def _rank(item) -> tuple:
     names = item.fixturenames
     if "executed_notebook" in names and "built_book" not in names:
         stem = item.callspec.params.get("stem") if hasattr(item, "callspec") else None
+        if stem in LAST_NOTEBOOKS:
+            return (0, len(FIRST_NOTEBOOKS) + 1 + LAST_NOTEBOOKS.index(stem))
         return (0, FIRST_NOTEBOOKS.index(stem) if stem in FIRST_NOTEBOOKS
-                else len(FIRST_NOTEBOOKS))
+                else len(FIRST_NOTEBOOKS))  # the others in between, in their order
     if item.originalname == BOOK_FIRST:
         return (1, 0)
     if "built_book" in names:  # the pages last: many and short
