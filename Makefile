@@ -90,7 +90,8 @@ lint: $(STAMP)
 # the order tests/conftest.py gives (--no-loadscope-reorder keeps it). The slowest 30
 # tests and each phase's wall and CPU time are printed at the end. TEST_WORKERS: pytest-xdist
 # workers; 3 on 2 cores, since a worker waits on a notebook's kernel, a browser or a
-# subprocess much of the time (on 2 cores: 3 workers kept 1.59 cores busy, 2 kept 1.48).
+# subprocess much of the time (from a fresh clone on 2 cores: 3 workers 11 min 50 s with
+# 1.60 cores busy, 2 workers 12 min 24 s with 1.46; `make test TEST_WORKERS=2` for two).
 TEST_WORKERS ?= 3
 PYTEST_FLAGS ?= -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=30
 TIMED := $(BIN)/python .ci/timed.py
