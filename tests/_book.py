@@ -1,6 +1,7 @@
-"""Building the book for the browser tests (test_book, test_publish): the toc's pages,
-and the book built like `make book` with small parameters (the fixture ``built_book`` in
-conftest.py builds it once per pytest process)."""
+"""Building the book for the browser tests (test_book, test_publish): the toc's pages, a
+notebook executed as `make book` executes it, and the book built like `make book` with
+small parameters (the fixtures ``executed_notebook`` and ``built_book`` in conftest.py do
+each once per test run, for every worker)."""
 
 from __future__ import annotations
 
