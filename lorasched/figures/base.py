@@ -21,10 +21,24 @@ import pandas as pd
 from ..experiments import Sweep, run_sweep, run_sweeps
 from ..model.errors import InputError
 from . import numbers
-from .verdicts import COLOURS, GREY, NOT_EXPLAINED, REASONS, REPRODUCED, VERDICTS
+from .verdicts import (
+    BEYOND,
+    COLOURS,
+    GREY,
+    NOT_EXPLAINED,
+    NOT_RUN,
+    PAPER,
+    REASONS,
+    REPRODUCED,
+    SCOPES,
+    VERDICTS,
+    magnitude_note,
+    per_seed,
+)
 
 SIZES = ("small", "full")
-CLAIM_COLUMNS = ["figure", "claim", "variant", "paper", "ours", "verdict", "why"]
+CLAIM_COLUMNS = ["figure", "claim", "variant", "paper", "ours", "per seed", "verdict", "why",
+                 "scope"]
 #: the heading of the section of a figure page that measures why its rows differ (its
 #: anchor is what the summary's "why" column links to)
 WHY_HEADING = "Why ours differs"
@@ -165,8 +179,19 @@ class Figure:
         """The claims as rows ``{claim, variant, paper, ours, verdict, why}``: the verdict
         from :func:`.verdicts.judge` (or a not-compared verdict), and for a row that is
         not reproduced, ``why`` -- a sentence with the number this page measures that
-        shows the cause (:meth:`why` gives the section that measures it)."""
+        shows the cause (:meth:`why` gives the section that measures it). Optional keys:
+        ``estimate`` (the :class:`~.verdicts.Estimate` judged: its per-seed values fill
+        the column "per seed", each by ``fmt``), ``paper_value`` (the paper's number: a
+        *magnitude off* row then says ours / paper) and ``scope``
+        (:data:`~.verdicts.PAPER`, the default, or :data:`~.verdicts.BEYOND`: a reading,
+        an oracle, another setup, or a cell another figure counts)."""
         raise NotImplementedError
+
+    def scope(self, row: dict) -> str:
+        """Where a row without its own ``scope`` is counted: :data:`~.verdicts.BEYOND`
+        for what the paper did not run, else :data:`~.verdicts.PAPER`; a page whose
+        variants include settings of lorasched's overrides this."""
+        return BEYOND if row["verdict"] == NOT_RUN else PAPER
 
     def claims(self, data) -> pd.DataFrame:
         """The paper's reported numbers beside ours, with a verdict per claim and, for each
@@ -178,6 +203,19 @@ class Figure:
             if r["verdict"] not in VERDICTS:
                 raise InputError(f"{self.number}: verdict {r['verdict']!r} is not one of "
                                  f"{VERDICTS}")
+            est = r.pop("estimate", None)
+            fmt = r.pop("fmt", None) or numbers.num
+            paper_value = r.pop("paper_value", None)
+            if est is not None:
+                r.setdefault("per seed", per_seed(est, fmt) if est.n > 1 else "")
+                note = magnitude_note(est, paper_value, r["verdict"])
+                if note:
+                    r["ours"] = f"{r['ours']}; {note}"
+            r.setdefault("per seed", "")
+            r.setdefault("scope", self.scope(r))
+            if r["scope"] not in SCOPES:
+                raise InputError(f"{self.number}: scope {r['scope']!r} is not one of "
+                                 f"{SCOPES}")
             why = (r.get("why") or "").strip()
             if r["verdict"] == REPRODUCED:
                 why = ""

@@ -1,23 +1,45 @@
-"""The reproduction summary of the three papers: every claim of every figure page in one
-table, each row's "why" linked to the section of its page that measures it, the counts
-by verdict and the summary's prose, all from those tables."""
+"""The reproduction summary of the three papers: every claim of every figure page, the
+paper's own claims in the paper's own setting (each once) apart from everything beyond the
+paper, each row's "why" linked to the section of its page that measures it, the counts by
+verdict, and the prose (the summary's and each part's headline), all from those tables."""
 
 from __future__ import annotations
 
 import html
+import re
 
 import pandas as pd
 
 from . import allpass, pdftsp, titan
 from .base import WHY_ANCHOR, Prose, check_size, paragraphs
-from .verdicts import COMPARED, NOT_COMPARED, NOT_EXPLAINED, REPRODUCED, RULE, VERDICTS
+from .verdicts import (
+    BEYOND,
+    COMPARED,
+    CONSISTENT,
+    CONTRADICTED,
+    INCONCLUSIVE,
+    MAGNITUDE_OFF,
+    NOT_COMPARED,
+    NOT_EXPLAINED,
+    PAPER,
+    REPRODUCED,
+    RULE,
+    VERDICTS,
+)
 
 #: the systems in the book's order, with the name a reader knows them by
 SYSTEMS = {"pdftsp": "pdFTSP", "titan": "TITAN", "allpass": "Allpass"}
 _SUMMARIES = {"pdftsp": pdftsp.summary, "titan": titan.summary, "allpass": allpass.summary}
 #: the columns every system's summary gives; any other column names the claim's setting
-_COMMON = ["figure", "claim", "paper", "ours", "verdict", "why", "page"]
-COLUMNS = ["system", "figure", "claim", "setting", "paper", "ours", "verdict", "why", "page"]
+_COMMON = ["figure", "claim", "paper", "ours", "verdict", "why", "scope", "page"]
+#: columns a page's claims table has that the summary leaves to the page
+_PAGE_ONLY = ["per seed"]
+COLUMNS = ["system", "figure", "claim", "setting", "paper", "ours", "verdict", "why", "scope",
+           "page"]
+#: how many words of a row's why the summary shows (the rest is on the page, linked)
+WHY_WORDS = 14
+#: the end of a sentence: a full stop before a capital ("eq. (14)" is not one)
+_SENTENCE = re.compile(r"\.\s+(?=[A-Z])")
 
 
 def rule() -> Prose:
@@ -36,7 +58,7 @@ def tidy(system: str, table: pd.DataFrame) -> pd.DataFrame:
     missing = [c for c in _COMMON if c not in table.columns]
     if missing:
         raise KeyError(f"{system}'s summary lacks the columns {missing}")
-    extra = [c for c in table.columns if c not in _COMMON]
+    extra = [c for c in table.columns if c not in _COMMON + _PAGE_ONLY]
     out = table[_COMMON].copy()
     out["setting"] = table.apply(_setting, axis=1, extra=extra) if extra else ""
     out.insert(0, "system", SYSTEMS[system])
@@ -49,6 +71,18 @@ def claims(size: str = "small", *, seeds: int | None = None, store=None,
     check_size(size)
     return pd.concat([tidy(s, _SUMMARIES[s](size, seeds=seeds, store=store))
                       for s in systems], ignore_index=True)
+
+
+def headline_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The paper's own claims in the paper's own setting, each once (scope
+    :data:`~.verdicts.PAPER`)."""
+    return table[table["scope"] == PAPER].reset_index(drop=True)
+
+
+def beyond_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """Everything else: readings, oracles, the authors' code's setup, lorasched's
+    constants and settings (scope :data:`~.verdicts.BEYOND`)."""
+    return table[table["scope"] == BEYOND].reset_index(drop=True)
 
 
 def counts(table: pd.DataFrame) -> pd.DataFrame:
@@ -78,45 +112,109 @@ def linked(table: pd.DataFrame) -> pd.DataFrame:
         return f'<a href="{row["page"]}.html{anchor}">{html.escape(str(text))}</a>'
 
     out["figure"] = [link(r, r["figure"]) for _, r in out.iterrows()]
-    out["why"] = [link(r, r["why"], f"#{WHY_ANCHOR}") if r["why"] else ""
+    out["why"] = [link(r, short_why(r["why"]), f"#{WHY_ANCHOR}") if r["why"] else ""
                   for _, r in out.iterrows()]
-    return out.drop(columns="page")
+    return out.drop(columns=[c for c in ("page", "scope") if c in out.columns])
+
+
+def short_why(why: str, words: int = WHY_WORDS) -> str:
+    """A row's why as the summary shows it: its first sentence, cut to ``words`` words
+    (with an ellipsis); the whole reason is on the page the link leads to."""
+    first = _SENTENCE.split(why.strip(), maxsplit=1)[0].rstrip(".")
+    cut = first.split()
+    return " ".join(cut[:words]) + (" …" if len(cut) > words or first != why.strip().rstrip(".")
+                                     else "")
 
 
 def _share(k: int, n: int) -> str:
     return f"{k} of {n}" if n else "none"
 
 
+def _tally(row, verdicts) -> str:
+    return ", ".join(f"{int(row.get(v, 0))} {v}" for v in verdicts if int(row.get(v, 0)))
+
+
 def findings(table: pd.DataFrame) -> Prose:
-    """The summary's prose: how many claims each verdict has, by system, and how many rows
-    that are not reproduced leave their reason unexplained; every number from
-    :func:`counts`."""
+    """The summary's prose: the papers' own claims (each once, in the paper's setting) by
+    verdict and system, then what lies beyond the papers, and how many rows that are not
+    reproduced leave their reason unexplained; every number from :func:`counts`."""
+    head, beyond = headline_rows(table), beyond_rows(table)
+    out = []
+    if not head.empty:
+        c = counts(head)
+        total = c.loc["all"]
+        compared = int(sum(total.get(v, 0) for v in COMPARED))
+        text = [f"**The papers' own claims, in their own settings, each counted once:** "
+                f"{total['claims']}. {compared} have a number or a direction to compare: "
+                + (_tally(total, COMPARED) or "none") + "."]
+        rest = _tally(total, NOT_COMPARED)
+        if rest:
+            text.append(f"The others: {rest}.")
+        for system in c.index[:-1]:
+            row = c.loc[system]
+            n = int(sum(row.get(v, 0) for v in COMPARED))
+            text.append(f"{system}: {_share(int(row.get(REPRODUCED, 0)), n)} compared "
+                        "claims reproduced" + (f" ({_tally(row, COMPARED[1:])})"
+                                               if _tally(row, COMPARED[1:]) else "") + ".")
+        out.append(" ".join(text))
+    if not beyond.empty:
+        c = counts(beyond)
+        total = c.loc["all"]
+        out.append(f"**Beyond the papers** (readings, oracles, the authors' code's setup, "
+                   f"lorasched's calibrated constants and extra settings, and cells another "
+                   f"figure already counts): {total['claims']} rows, "
+                   + _tally(total, VERDICTS) + ". They are not counted above.")
     c = counts(table)
     total = c.loc["all"]
-    compared = int(sum(total.get(v, 0) for v in COMPARED))
-    parts = [f"{total['claims']} claims across the three papers. {compared} have a "
-             "number or a direction to compare: "
-             + ", ".join(f"{total.get(v, 0)} {v}" for v in COMPARED) + ". The others: "
-             + ", ".join(f"{total.get(v, 0)} {v}" for v in NOT_COMPARED) + "."]
-    for system in c.index[:-1]:
-        row = c.loc[system]
-        sys_compared = int(sum(row.get(v, 0) for v in COMPARED))
-        parts.append(f"{system}: {_share(int(row.get(REPRODUCED, 0)), sys_compared)} "
-                     "compared claims reproduced ("
-                     + ", ".join(f"{row.get(v, 0)} {v}" for v in COMPARED[1:]) + ").")
     unexplained = int(total[NOT_EXPLAINED])
     off = int(total["claims"] - total.get(REPRODUCED, 0))
     not_compared = int(sum(total.get(v, 0) for v in NOT_COMPARED))
-    parts.append(f"Of the {off} rows that are not reproduced, {not_compared} "
-                 + ("has nothing to compare and says" if not_compared == 1
-                    else "have nothing to compare and say")
-                 + " why; of the other "
-                 f"{off - not_compared}, "
-                 + (f"{unexplained} {'says' if unexplained == 1 else 'say'} "
-                    f"\"{NOT_EXPLAINED}\"" if unexplained else "every one")
-                 + (" and the rest carry" if unexplained else " carries")
-                 + " a reason measured on its own page (the why column links to it).")
-    return paragraphs(" ".join(parts[:1]), " ".join(parts[1:-1]), parts[-1])
+    out.append(f"Of all {off} rows that are not reproduced, {not_compared} "
+               + ("has nothing to compare and says" if not_compared == 1
+                  else "have nothing to compare and say")
+               + " why; of the other "
+               f"{off - not_compared}, "
+               + (f"{unexplained} {'says' if unexplained == 1 else 'say'} "
+                  f"\"{NOT_EXPLAINED}\"" if unexplained else "every one")
+               + (" and the rest carry" if unexplained else " carries")
+               + " a reason measured on its own page (the why column links to it).")
+    return paragraphs(*out)
 
 
-__all__ = ["COLUMNS", "SYSTEMS", "claims", "counts", "findings", "linked", "rule", "tidy"]
+#: the verdicts a part's headline names one by one, worst first
+_MISSES = (CONTRADICTED, MAGNITUDE_OFF, INCONCLUSIVE, CONSISTENT)
+
+
+def headline(table: pd.DataFrame, system: str) -> Prose:
+    """The paragraph a paper's part opens with: of that paper's own claims in its own
+    setting, what reproduces, what does not, and the measured reason of the misses that
+    matter most (contradicted first, then magnitude off), in three or four sentences,
+    every word from ``table`` (:func:`claims`)."""
+    name = SYSTEMS.get(system, system)
+    head = headline_rows(table)
+    head = head[head["system"] == name]
+    compared = head[head["verdict"].isin(COMPARED)]
+    if compared.empty:
+        return Prose(f"None of {name}'s own claims could be compared in this build.")
+    n, k = len(compared), int((compared["verdict"] == REPRODUCED).sum())
+    figs = list(dict.fromkeys(compared.loc[compared["verdict"] == REPRODUCED, "figure"]))
+    text = [f"Of {name}'s {n} claims that this build compares in the paper's own setting "
+            f"(each counted once), {k} reproduce"
+            + (f" ({', '.join(figs)})" if figs else "") + "; "
+            + (_tally(compared["verdict"].value_counts(), _MISSES) or "none miss") + "."]
+    said = 0
+    for verdict in (CONTRADICTED, MAGNITUDE_OFF):
+        for r in compared[compared["verdict"] == verdict].to_dict("records"):
+            if said == 2:
+                break
+            why = r["why"] if r["why"] and r["why"] != NOT_EXPLAINED else "not explained"
+            text.append(f"{r['figure']}, {r['claim']}"
+                        + (f" ({r['setting']})" if r.get("setting") else "")
+                        + f", is {verdict}: paper {r['paper']}, ours {r['ours']}. "
+                        f"Measured reason: {short_why(why, 40)}")
+            said += 1
+    return Prose(" ".join(t if t.endswith((".", "…")) else t + "." for t in text))
+
+
+__all__ = ["COLUMNS", "SYSTEMS", "beyond_rows", "claims", "counts", "findings", "headline",
+           "headline_rows", "linked", "rule", "short_why", "tidy"]

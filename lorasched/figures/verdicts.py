@@ -1,12 +1,11 @@
-"""The verdict on a paper's claim beside ours, one rule for the three systems (:func:`judge` on
-an :class:`Estimate`): inconclusive, contradicted, reproduced or same direction, or why
-nothing compares. The rule: :doc:`/reference/figures`.
-"""
+"""The verdict on a paper's claim beside ours, one rule for the three systems (:func:`judge`
+on an :class:`Estimate`): an equivalence test against a stated band around the paper's
+number, or why nothing compares. The rule, as the book states it: :data:`RULE`."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,9 +19,15 @@ BAND = 0.25
 LEVEL = 0.95
 
 REPRODUCED = "reproduced"
-SAME_DIRECTION = "same direction"
+#: the paper's number (or part of its band) lies inside our interval, but our interval is
+#: wider than the band: consistent with the paper, not yet shown to reproduce it
+CONSISTENT = "consistent, not decided"
+#: the direction holds, the magnitude lies outside the band (the row gives ours / paper)
+MAGNITUDE_OFF = "magnitude off"
 CONTRADICTED = "contradicted"
 INCONCLUSIVE = "inconclusive"
+#: the setting lacks the claim's precondition (no contention, a cap never approached)
+NOT_TESTABLE = "not testable here"
 #: the paper states the claim without a number or a direction we can test
 NO_NUMBER = "no number in the paper"
 #: the paper did not run this (an oracle, a reading or a setting of lorasched's)
@@ -30,12 +35,12 @@ NOT_RUN = "not run by the paper"
 #: the paper shows this as a plot only, with no claim in its text
 PLOT_ONLY = "plot only"
 
-COMPARED = (REPRODUCED, SAME_DIRECTION, CONTRADICTED, INCONCLUSIVE)
-NOT_COMPARED = (NO_NUMBER, NOT_RUN, PLOT_ONLY)
+COMPARED = (REPRODUCED, CONSISTENT, MAGNITUDE_OFF, CONTRADICTED, INCONCLUSIVE)
+NOT_COMPARED = (NOT_TESTABLE, NO_NUMBER, NOT_RUN, PLOT_ONLY)
 VERDICTS = COMPARED + NOT_COMPARED
 #: the colour of each verdict in the book's tables (a not-compared verdict is grey)
-COLOURS = {REPRODUCED: "#2a9d8f", SAME_DIRECTION: "#b08900", CONTRADICTED: "#e76f51",
-           INCONCLUSIVE: "#5e60ce"}
+COLOURS = {REPRODUCED: "#2a9d8f", CONSISTENT: "#4c78a8", MAGNITUDE_OFF: "#b08900",
+           CONTRADICTED: "#e76f51", INCONCLUSIVE: "#5e60ce"}
 GREY = "#6c757d"
 #: what a row that is not reproduced says when its page measures no reason
 NOT_EXPLAINED = "not explained"
@@ -43,6 +48,74 @@ NOT_EXPLAINED = "not explained"
 REASONS = {NO_NUMBER: "The paper states this without a number to compare.",
            NOT_RUN: "The paper did not run this; it is shown for context.",
            PLOT_ONLY: "The paper shows this as a plot only, with no claim in its text."}
+
+#: where a claim is counted: the paper's own claim in the paper's own setting (the
+#: summary's headline table, each claim once), or anything else (a reading, an oracle,
+#: the authors' code's setup, lorasched's constants or settings, a repeat of a cell
+#: another figure counts)
+PAPER = "paper"
+BEYOND = "beyond the paper"
+SCOPES = (PAPER, BEYOND)
+
+# ------------------------------------------------------------------------------ scales
+#: an unbounded quantity (a difference, a slope): the interval on the quantity itself
+LINEAR = "linear"
+#: a positive quantity (a ratio "2.5x", a time, a bill): the interval of its logarithm,
+#: its centre the geometric mean
+RATIO = "ratio"
+#: a relative change in percent, 100 (r - 1) with r > 0: the interval of log r, so it
+#: never reaches below -100 %
+GAIN = "gain"
+#: a share in percent (0 to 100): the interval of its logit, so it stays inside 0-100 %
+SHARE = "share"
+#: a saving (a reduction) in percent, 100 (1 - r) with r > 0: the interval of log r, so it
+#: never reaches above 100 %
+SAVING = "saving"
+SCALES = (LINEAR, RATIO, GAIN, SHARE, SAVING)
+#: how far from 0 and 100 % a share is held before its logit is taken
+_SHARE_EPS = 0.1
+
+
+def _to(scale: str, x: np.ndarray) -> np.ndarray:
+    if scale == RATIO:
+        return np.log(x)
+    if scale == GAIN:
+        return np.log1p(x / 100.0)
+    if scale == SHARE:
+        p = np.clip(x, _SHARE_EPS, 100.0 - _SHARE_EPS) / 100.0
+        return np.log(p / (1.0 - p))
+    if scale == SAVING:  # decreasing: the interval's ends swap back
+        return np.log1p(-x / 100.0)
+    return x
+
+
+def _back(scale: str, y: float) -> float:
+    if scale == RATIO:
+        return float(math.exp(y))
+    if scale == GAIN:
+        return float(100.0 * math.expm1(y))
+    if scale == SHARE:
+        return float(100.0 / (1.0 + math.exp(-y)))
+    if scale == SAVING:
+        return float(-100.0 * math.expm1(y))
+    return float(y)
+
+
+def _in_domain(scale: str, x: np.ndarray) -> bool:
+    if scale == RATIO:
+        return bool((x > 0).all())
+    if scale == GAIN:
+        return bool((x > -100.0).all())
+    if scale == SHARE:
+        return bool(((x >= 0) & (x <= 100)).all())
+    if scale == SAVING:
+        return bool((x < 100.0).all())
+    return True
+
+
+#: the lower end of each scale's support, where a value can lie outside its domain
+#: (a ratio of 0, a gain of -100 %): the interval is then on the quantity, cut there
+_FLOOR = {RATIO: 0.0, GAIN: -100.0, SHARE: 0.0}
 
 #: two-sided 95 % quantiles of Student's t by degrees of freedom (1.96 beyond 30)
 _T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
@@ -62,23 +135,33 @@ def t975(df: int) -> float:
 
 @dataclass(frozen=True)
 class Estimate:
-    """Our number for a claim: the mean over ``n`` runs (seeds) and its 95 % interval
-    ``[low, high]``; a single run (or a deterministic quantity) has ``low == high``."""
+    """Our number for a claim: the centre over ``n`` runs (seeds) and its 95 % interval
+    ``[low, high]``, on the quantity's ``scale`` (:data:`SCALES`), with the per-seed
+    ``values`` it was made from; a single run (or a deterministic quantity) has
+    ``low == high``."""
 
     mean: float
     low: float
     high: float
     n: int = 1
+    scale: str = LINEAR
+    values: tuple = ()
 
     @classmethod
     def point(cls, x: float) -> Estimate:
         """A number without spread (a deterministic run, a count)."""
         x = float(x)
-        return cls(x, x, x, 1)
+        return cls(x, x, x, 1, LINEAR, (x,))
 
     def map(self, f) -> Estimate:
         """The estimate under a monotone increasing ``f`` (a unit change, a percentage)."""
-        return Estimate(float(f(self.mean)), float(f(self.low)), float(f(self.high)), self.n)
+        return Estimate(float(f(self.mean)), float(f(self.low)), float(f(self.high)), self.n,
+                        self.scale, tuple(float(f(v)) for v in self.values))
+
+    def negated(self) -> Estimate:
+        """The estimate of minus the quantity (a fall told as a positive number)."""
+        return Estimate(-self.mean, -self.high, -self.low, self.n, LINEAR,
+                        tuple(-v for v in self.values))
 
     @property
     def spread(self) -> bool:
@@ -88,30 +171,83 @@ class Estimate:
         """Whether the interval holds ``threshold`` (closed at both ends)."""
         return self.low <= threshold <= self.high
 
+    def t(self) -> float:
+        """The Student-t quantile of the interval (0 for a single run)."""
+        return t975(self.n - 1) if self.n > 1 else 0.0
 
-def estimate(values: Iterable[float]) -> Estimate:
-    """The mean of ``values`` (one per seed; NaNs dropped) with its 95 % Student-t
-    interval; one value gives a point. ``InputError`` if none is finite."""
+
+def estimate(values: Iterable[float], scale: str = LINEAR) -> Estimate:
+    """The centre of ``values`` (one per seed; NaNs dropped) with its 95 % Student-t
+    interval on ``scale`` (:data:`SCALES`): the mean and interval of the transformed values,
+    transformed back, so that the interval stays inside the quantity's support. Values
+    outside the scale's domain (a gain of -100 %, a ratio of 0) fall back to the interval on
+    the quantity itself, cut at the support's end. One value gives a point. ``InputError``
+    if none is finite or the scale is unknown."""
+    if scale not in SCALES:
+        raise InputError(f"scale must be one of {SCALES}, got {scale!r}")
     x = np.asarray(list(values) if not isinstance(values, np.ndarray) else values,
                    dtype=float).ravel()
     x = x[np.isfinite(x)]
     if x.size == 0:
         raise InputError("an estimate needs at least one finite value")
-    mean = float(x.mean())
+    kept = tuple(float(v) for v in x)
     if x.size == 1 or np.ptp(x) == 0:
-        return Estimate(mean, mean, mean, int(x.size))
-    half = t975(x.size - 1) * float(x.std(ddof=1)) / math.sqrt(x.size)
-    return Estimate(mean, mean - half, mean + half, int(x.size))
+        m = float(x.mean())
+        return Estimate(m, m, m, int(x.size), scale, kept)
+    t = t975(x.size - 1)
+    if _in_domain(scale, x):
+        y = _to(scale, x)
+        centre = float(y.mean())
+        half = t * float(y.std(ddof=1)) / math.sqrt(x.size)
+        ends = sorted((_back(scale, centre - half), _back(scale, centre + half)))
+        return Estimate(_back(scale, centre), ends[0], ends[1], int(x.size), scale, kept)
+    mean = float(x.mean())
+    half = t * float(x.std(ddof=1)) / math.sqrt(x.size)
+    low, high = mean - half, mean + half
+    floor = _FLOOR.get(scale)
+    if floor is not None and (x >= floor).all():
+        low = max(low, floor)
+    if scale in (SHARE, SAVING) and (x <= 100.0).all():
+        high = min(high, 100.0)
+    return Estimate(mean, low, high, int(x.size), scale, kept)
+
+
+def per_seed(est: Estimate, fmt: Callable = num) -> str:
+    """The per-seed values of ``est``, in seed order, each by ``fmt``: "+12 %, +30 %"."""
+    return ", ".join(fmt(v) for v in est.values)
+
+
+# ------------------------------------------------------------------------------ the rule
+def band_of(paper: float, band: float | tuple = BAND) -> tuple[float, float]:
+    """The band around the paper's number: ``paper`` ± ``band`` relative (a float), or the
+    absolute ``(low, high)`` given (e.g. from the paper's rounding: :func:`rounding`)."""
+    if isinstance(band, tuple):
+        lo, hi = float(band[0]), float(band[1])
+        if not lo <= paper <= hi:
+            raise InputError(f"the band {band} does not hold the paper's number {paper}")
+        return lo, hi
+    if band <= 0:
+        raise InputError(f"a relative band must be > 0, got {band}")
+    half = band * abs(paper)
+    return paper - half, paper + half
+
+
+def rounding(paper: float, digits: int) -> tuple[float, float]:
+    """The band a number printed with ``digits`` decimals stands for (2.9 -> 2.85 to
+    2.95)."""
+    half = 0.5 * 10.0 ** (-digits)
+    return paper - half, paper + half
 
 
 def judge(ours: Estimate, paper: float | None = None, *, threshold: float = 0.0,
-          side: int | None = None, band: float = BAND) -> str:
-    """The verdict (the module's rule) on ``ours`` against the paper's claim.
+          side: int | None = None, band: float | tuple = BAND) -> str:
+    """The verdict (:data:`RULE`) on ``ours`` against the paper's claim.
 
     ``paper``: the paper's number, or None when it claims a direction only; ``threshold``:
-    what the sign or ordering is measured from (0 for a gain or a difference, a bound for
-    "at most" claims); ``side``: +1 when the paper claims ours lies above the threshold,
-    -1 below (default: the side of ``paper``)."""
+    what the sign or ordering is measured from (0 for a gain or a difference, 1 for a
+    ratio, a bound for "at most" claims); ``side``: +1 when the paper claims ours lies above
+    the threshold, -1 below (default: the side of ``paper``); ``band``: relative (a float)
+    or absolute ``(low, high)`` (:func:`band_of`)."""
     if side is None:
         if paper is None or paper == threshold:
             raise InputError("judge needs the paper's side of the threshold (side=+1 or "
@@ -127,47 +263,103 @@ def judge(ours: Estimate, paper: float | None = None, *, threshold: float = 0.0,
         return CONTRADICTED
     if paper is None:
         return REPRODUCED
-    if ours.holds(paper) or abs(ours.mean - paper) <= band * abs(paper):
+    lo, hi = band_of(paper, band)
+    if lo <= ours.low and ours.high <= hi:
         return REPRODUCED
-    return SAME_DIRECTION
+    if ours.high < lo or ours.low > hi:
+        return MAGNITUDE_OFF
+    return CONSISTENT
+
+
+def judge_each(values: Iterable[float], threshold: float, side: int,
+               strict: bool = False) -> str:
+    """The verdict on a claim made of every instance (a bound: "the ratio is at most 3 in
+    every instance"), checked instance by instance: *reproduced* when every instance lies
+    on ``side`` of ``threshold`` (or on it, unless ``strict``), *contradicted* when any
+    lies on the other side. NaNs are left out; none finite is *inconclusive*."""
+    if side not in (1, -1):
+        raise InputError(f"side must be +1 or -1, got {side!r}")
+    x = np.asarray(list(values), dtype=float)
+    x = x[np.isfinite(x)]
+    if x.size == 0:
+        return INCONCLUSIVE
+    d = (x - threshold) * side
+    return REPRODUCED if ((d > 0).all() if strict else (d >= 0).all()) else CONTRADICTED
+
+
+def ratio_to_paper(ours: Estimate, paper: float) -> float:
+    """Ours over the paper's number (our centre / theirs; NaN when the paper's is 0)."""
+    return ours.mean / paper if paper else math.nan
+
+
+def magnitude_note(ours: Estimate, paper: float | None, verdict: str) -> str:
+    """For a *magnitude off* row, "ours / paper = 4.6x" (else "")."""
+    if verdict != MAGNITUDE_OFF or paper is None or not paper:
+        return ""
+    return f"ours / paper = {num(ratio_to_paper(ours, paper))}x"
 
 
 #: how :func:`judge_all` ranks verdicts: the worst one decides
-_WORST = (CONTRADICTED, INCONCLUSIVE, SAME_DIRECTION, REPRODUCED)
+_WORST = (CONTRADICTED, INCONCLUSIVE, MAGNITUDE_OFF, CONSISTENT, REPRODUCED)
 
 
 def judge_all(verdicts: Iterable[str]) -> str:
     """One verdict for a claim made "at every setting": the worst of its settings'
-    (contradicted, then inconclusive, then same direction, then reproduced)."""
+    (contradicted, inconclusive, magnitude off, consistent, reproduced)."""
     got = set(verdicts)
     if not got or not got <= set(_WORST):
         raise InputError(f"judge_all takes compared verdicts {_WORST}, got {sorted(got)}")
     return next(v for v in _WORST if v in got)
 
 
-def inconclusive_why(ours: Estimate, threshold: float = 0.0, fmt=None) -> str:
-    """The measured reason of an *inconclusive* verdict: the interval and what it holds."""
+def inconclusive_why(ours: Estimate, threshold: float = 0.0, fmt=None,
+                     unit: str = "seeds") -> str:
+    """The measured reason of an *inconclusive* verdict: the interval, what it holds, how
+    many seeds lie on each side, and the t-quantile its width comes from (so that a wide
+    interval from few seeds reads as such)."""
     fmt = fmt or num
-    return (f"The 95 % interval over {ours.n} seeds, {fmt(ours.low)} to {fmt(ours.high)}, "
-            f"holds {fmt(threshold)}: the spread between seeds is larger than the effect.")
+    if not ours.spread:
+        return (f"Every one of the {ours.n} {unit} gives {fmt(ours.mean)}, the threshold "
+                f"{fmt(threshold)} itself.")
+    head = (f"The 95 % interval over {ours.n} {unit}, {fmt(ours.low)} to "
+            f"{fmt(ours.high)}, holds {fmt(threshold)}")
+    vals = np.asarray(ours.values, dtype=float)
+    sides = ""
+    if vals.size == ours.n:
+        above, below = int((vals > threshold).sum()), int((vals < threshold).sum())
+        sides = f"{above} of the {ours.n} lie above it and {below} below, and "
+    return (f"{head}: {sides}with {ours.n} {unit} the interval reaches {ours.t():.3g} "
+            "standard errors either side of the centre.")
 
 
 #: the rule as the book's summary page states it (markdown)
 RULE = f"""\
-Every claim is judged on our mean over seeds and its {LEVEL * 100:.0f} % interval (Student's t),
-against the paper's number, or against the side of a threshold the paper claims (a sign, an
-ordering, a bound), in this order:
+**The unit of replication is the seed**: one seed is one independently drawn workload
+(arrivals, jobs, bids) run under every policy, so that every comparison between two
+policies is paired on the seed. Every claim is judged on our centre over seeds and its
+{LEVEL * 100:.0f} % interval (Student's t), each on a scale that respects the quantity's
+support: a ratio, a time or a bill on the log scale (its centre the geometric mean); a
+relative gain or a saving on the log of the ratio (a gain never below -100 %, a saving
+never above +100 %); a share on the logit scale (inside 0-100 %); a difference or a slope as
+it is. The verdict, in this order:
 
-- *{INCONCLUSIVE}*: our interval holds the threshold, so the seeds cannot tell the sign;
-- *{CONTRADICTED}*: our mean lies on the other side of the threshold than the paper's;
-- *{REPRODUCED}*: the paper's number lies inside our interval, or our mean lies within
-  {BAND * 100:.0f} % of it (relative); for a claim the paper makes as a direction only (no
-  number), the direction holds beyond our interval;
-- *{SAME_DIRECTION}*: the sign or ordering holds but the magnitude lies outside that band.
+- *{INCONCLUSIVE}*: our interval holds the claim's threshold (zero for a gain, one for a
+  ratio, the bound of an "at most" claim), so the seeds cannot tell the sign; its reason
+  gives the interval, how many seeds lie on each side, and its t-quantile;
+- *{CONTRADICTED}*: our centre lies on the other side of the threshold than the paper's;
+- *{REPRODUCED}*: our whole interval lies inside the **band** around the paper's number,
+  ±{BAND * 100:.0f} % of it (relative) unless the row names a band from the paper's rounding;
+  for a claim the paper makes as a direction only, the direction holds beyond our interval;
+  for a claim made of *every instance* (a bound), every instance holds, checked one by one;
+- *{CONSISTENT}*: the direction holds and our interval overlaps the band, but is wider than
+  it or reaches outside it: consistent with the paper's number, not yet shown equal to it;
+- *{MAGNITUDE_OFF}*: the direction holds but our whole interval lies outside the band; the
+  row gives ours / paper.
 
 A claim made "at every setting" takes the worst verdict of its settings. A claim with
-nothing to compare says why instead: *{NO_NUMBER}*, *{NOT_RUN}* (an oracle or a reading of
-lorasched's, shown for context) or *{PLOT_ONLY}*. Every row that is not reproduced says
-why on its own page, in its section "Why ours differs": a mechanism the page measures, or
-the words "{NOT_EXPLAINED}".
+nothing to compare says why instead: *{NOT_TESTABLE}* (the setting lacks the claim's
+precondition, measured: no contention between the policies, a cap never approached),
+*{NO_NUMBER}*, *{NOT_RUN}* (an oracle or a reading of lorasched's, shown for context) or
+*{PLOT_ONLY}*. Every row that is not reproduced says why on its own page, in its section
+"Why ours differs": a mechanism the page measures, or the words "{NOT_EXPLAINED}".
 """

@@ -25,10 +25,10 @@ from lorasched.figures.verdicts import (
     COMPARED,
     CONTRADICTED,
     INCONCLUSIVE,
+    MAGNITUDE_OFF,
     NOT_EXPLAINED,
     NOT_RUN,
     REPRODUCED,
-    SAME_DIRECTION,
     VERDICTS,
     Estimate,
     estimate,
@@ -161,7 +161,7 @@ def test_explain_says_what_an_inconclusive_interval_holds():
     assert explain(INCONCLUSIVE, noisy, "The cause.").endswith("The cause.")
     flat = estimate([0.0, 0.0, 0.0])
     assert explain(INCONCLUSIVE, flat, "Nothing moves.").startswith("Every seed gives 0")
-    assert explain(SAME_DIRECTION, noisy, "The cause.") == "The cause."
+    assert explain(MAGNITUDE_OFF, noisy, "The cause.") == "The cause."
     row = claim("a claim", "limited", "1", Estimate.point(1.0), REPRODUCED, "unused")
     assert row["why"] == "" and row["ours"] == "1"
 
@@ -207,7 +207,7 @@ def test_the_cap_claim_is_one_judgement_on_figs_7_and_10(page):
 
     below, below10 = cap_rows(_with_peaks(data, cap - 11))
     assert below["verdict"] == REPRODUCED                      # a direction: below the cap
-    assert below10["verdict"] == SAME_DIRECTION                # 19 against the paper's 27
+    assert below10["verdict"] == MAGNITUDE_OFF                # 19 against the paper's 27
     assert below["ours"] == below10["ours"]
     above, above10 = cap_rows(_with_peaks(data, cap + 1))
     assert above["verdict"] == above10["verdict"] == CONTRADICTED

@@ -20,11 +20,11 @@ def test_styled_tables_hide_the_default_index_colour_verdicts_and_read_as_people
     table = pd.DataFrame({"claim": ["a", "b", "c", "d"], "case": ["Case 1", np.nan, None, ""],
                           "ours": [1.5, np.nan, 2572.09, 0.346000],
                           "moved": [True, False, np.bool_(True), False],
-                          "verdict": [v.REPRODUCED, v.CONTRADICTED, v.SAME_DIRECTION,
+                          "verdict": [v.REPRODUCED, v.CONTRADICTED, v.MAGNITUDE_OFF,
                                       v.NOT_RUN]})
     page = styled(table).to_html()
     assert 'class="row_heading' not in page  # no 0, 1, 2 column
-    for verdict in (v.REPRODUCED, v.CONTRADICTED, v.SAME_DIRECTION):
+    for verdict in (v.REPRODUCED, v.CONTRADICTED, v.MAGNITUDE_OFF):
         assert f"color: {v.COLOURS[verdict]}" in page
     assert f"color: {v.GREY}" in page  # a not-compared verdict
     text = {c.strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", page, re.S)}
@@ -56,20 +56,37 @@ class _Page(Figure):
         return [dict(r) for r in self.rows]
 
 
+def test_a_row_with_its_estimate_shows_its_seeds_and_ours_over_the_papers():
+    est = v.estimate([80.0, 84.0, 88.0])
+    rows = [{"claim": "b", "paper": "+19 %", "ours": "+84 %", "verdict": v.MAGNITUDE_OFF,
+             "why": "TITAN merges 41 % of jobs.", "estimate": est, "paper_value": 19.0,
+             "fmt": lambda x: f"{x:.0f} %"},
+            {"claim": "e", "paper": "+19 %", "ours": "+20 %", "verdict": v.REPRODUCED,
+             "estimate": v.estimate([19.0, 21.0]), "scope": v.BEYOND}]
+    table = _Page(rows).claims(None)
+    assert list(table["per seed"]) == ["80 %, 84 %, 88 %", "19, 21"]
+    assert table.loc[0, "ours"] == "+84 %; ours / paper = 4.42x"
+    assert table.loc[1, "ours"] == "+20 %" and table.loc[1, "scope"] == v.BEYOND
+    with pytest.raises(InputError, match="scope"):
+        _Page([{**rows[1], "scope": "elsewhere"}]).claims(None)
+
+
 def test_claims_fill_why_and_count_a_missing_one_as_not_explained():
     rows = [
         {"claim": "a", "paper": "+19 %", "ours": "+20 %", "verdict": v.REPRODUCED,
          "why": "ignored"},
-        {"claim": "b", "paper": "+19 %", "ours": "+84 %", "verdict": v.SAME_DIRECTION,
+        {"claim": "b", "paper": "+19 %", "ours": "+84 %", "verdict": v.MAGNITUDE_OFF,
          "why": "TITAN merges 41 % of jobs."},
         {"claim": "c", "paper": "+19 %", "ours": "-5 %", "verdict": v.CONTRADICTED},
         {"claim": "d", "paper": "not run", "ours": "+3 %", "verdict": v.NOT_RUN},
     ]
     table = _Page(rows).claims(None)
-    assert list(table.columns) == ["figure", "claim", "variant", "paper", "ours", "verdict",
-                                   "why"]
+    assert list(table.columns) == ["figure", "claim", "variant", "paper", "ours", "per seed",
+                                   "verdict", "why", "scope"]
     assert list(table["why"]) == ["", "TITAN merges 41 % of jobs.", v.NOT_EXPLAINED,
                                   v.REASONS[v.NOT_RUN]]
+    # what the paper did not run is beyond it; the rest is the paper's claim
+    assert list(table["scope"]) == [v.PAPER, v.PAPER, v.PAPER, v.BEYOND]
     why = _Page(rows).why(None)
     assert why.count("\n- ") == 2 and "**b**" in why and "not explained" in why
     assert "Every claim" in _Page(rows[:1]).why(None)
@@ -100,7 +117,7 @@ class _Quoting(Figure):
     number = "Fig. 0"
 
     def claim_rows(self, data):
-        return [{"claim": "a", "paper": "+19 %", "ours": "+84 %", "verdict": v.SAME_DIRECTION,
+        return [{"claim": "a", "paper": "+19 %", "ours": "+84 %", "verdict": v.MAGNITUDE_OFF,
                  "why": f"TITAN merges {quote('merged share, %', data['merged'])} of jobs."}]
 
     def findings(self, data, at: str = "K = 5"):

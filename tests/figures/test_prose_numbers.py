@@ -297,7 +297,7 @@ def _claims() -> pd.DataFrame:
     return pd.DataFrame({
         "figure": ["Fig. 8"], "claim": ["pdFTSP's welfare beats EFT's by 84 %"],
         "variant": ["high load"], "paper": [84.0],
-        "ours": ["+61 % (95 %: +52 % to +70 %, 3 seeds)"], "verdict": ["same direction"],
+        "ours": ["+61 % (95 %: +52 % to +70 %, 3 seeds)"], "verdict": ["magnitude off"],
         "why": ["pdFTSP prices out 43 % of tasks."]})
 
 

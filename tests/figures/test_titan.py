@@ -34,7 +34,7 @@ def test_pages_share_one_sweep():
     sweep = figures.figure("fig05").sweep("full")
     assert sweep.system == "titan"
     assert list(sweep.algorithms) == figures.ALGORITHMS
-    assert sweep.seeds == (1, 2, 3) or list(sweep.seeds) == [1, 2, 3]
+    assert list(sweep.seeds) == list(range(1, 11))  # TITAN's runs are cheap: ten seeds
 
 
 def test_table2_reproduces_the_arithmetic_and_the_choice():
@@ -117,7 +117,7 @@ def test_table3_verdict_follows_the_data(sweep_data):
     close["avg_jct_h"].loc[at] = close["avg_jct_h"].sel(algorithm="srtf", density=1.0) * 0.24
     row = fig.claims(data | {"titan": close}).set_index(["claim", "workload"]).loc[
         ("TITAN's average JCT against SRTF", "authors' workload")]
-    assert row["verdict"] == "same direction" and row["ours"] == "-76 %"
+    assert row["verdict"] == "magnitude off" and row["ours"] == "-76 %; ours / paper = 2x"
 
 
 @pytest.mark.slow
@@ -133,7 +133,7 @@ def test_table3_tiresias_row_says_why(sweep_data):
     claims = fig.claims(data | {"titan": slow}).set_index(["claim", "workload"])
     row = claims.loc[("Tiresias about as good as SRTF (average JCT, % of SRTF's)",
                       "authors' workload")]
-    assert row["verdict"] in ("same direction", "contradicted")
+    assert row["verdict"] in ("magnitude off", "contradicted")
     assert row["ours"].startswith("150 %")
     assert "50 % excess over SRTF" in row["why"]
     assert "remains without switches" in row["why"]

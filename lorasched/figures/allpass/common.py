@@ -25,7 +25,16 @@ from ...experiments import Sweep
 from ...experiments.grid import code_fingerprint
 from ..base import Figure, Prose, atomic_file, check_size, default_store
 from ..numbers import interval, num, pct
-from ..verdicts import INCONCLUSIVE, REPRODUCED, Estimate, estimate, inconclusive_why
+from ..verdicts import (
+    INCONCLUSIVE,
+    LINEAR,
+    NOT_TESTABLE,
+    RATIO,
+    REPRODUCED,
+    Estimate,
+    estimate,
+    inconclusive_why,
+)
 
 #: the two deployment setups of sec. 5.1, as the scenario's capacity
 SETUPS = {"limited": 30, "unlimited": "none"}
@@ -186,13 +195,33 @@ def metrics(results: dict) -> xr.Dataset:
                       coords={"setup": list(SETUPS), "algorithm": algorithms, "seed": keys})
 
 
-def seeds_estimate(values) -> Estimate:
-    """:func:`~lorasched.figures.verdicts.estimate` of per-seed values, or an estimate of
-    NaNs (judged *inconclusive*, shown as missing) when no seed has a finite value."""
+def seeds_estimate(values, on: str = LINEAR) -> Estimate:
+    """:func:`~lorasched.figures.verdicts.estimate` of per-seed values on scale ``on``
+    (:data:`~lorasched.figures.verdicts.SCALES`), or an estimate of NaNs (judged
+    *inconclusive*, shown as missing) when no seed has a finite value."""
     v = np.asarray(values, dtype=float)
     if not np.isfinite(v).any():
-        return Estimate(np.nan, np.nan, np.nan, 0)
-    return estimate(v)
+        return Estimate(np.nan, np.nan, np.nan, 0, on)
+    return estimate(v, on)
+
+
+def identical(data, metric: str, setup: str, algorithms) -> bool:
+    """Whether ``algorithms`` give the same ``metric`` on every seed: the setting lacks the
+    contention that an ordering claim between them needs (judged *not testable here*)."""
+    v = np.array([data.values(metric, setup, a) for a in algorithms], dtype=float)
+    return bool(np.isfinite(v).all() and (np.ptp(v, axis=0) == 0).all())
+
+
+def untestable(claim_text: str, variant: str, paper: str, data, metric: str, setup: str,
+               algorithms, what: str) -> dict:
+    """A claim row judged *not testable here*: ``algorithms`` give identical ``metric``
+    on every seed, so no ordering between them can show (``what`` names the metric)."""
+    names = ", ".join(NAMES[a] for a in algorithms)
+    return {"claim": claim_text, "variant": variant, "paper": paper, "verdict": NOT_TESTABLE,
+            "ours": f"identical on all {len(data.seeds)} seeds",
+            "why": f"{names} give the same {what} on every one of the {len(data.seeds)} "
+                   "seeds: no job waits behind another in this setting, so the policies' "
+                   "orders never differ and the claim has nothing to order."}
 
 
 def mean_sd(values) -> tuple[float, float]:
@@ -237,9 +266,11 @@ class AllpassData:
         """Mean and sd over seeds."""
         return mean_sd(self.values(metric, setup, algorithm))
 
-    def est(self, metric: str, setup: str, algorithm: str, scale: float = 1.0) -> Estimate:
-        """The mean of ``metric`` (times ``scale``) with its 95 % interval over seeds."""
-        return seeds_estimate(scale * self.values(metric, setup, algorithm))
+    def est(self, metric: str, setup: str, algorithm: str, scale: float = 1.0,
+            on: str = RATIO) -> Estimate:
+        """The centre of ``metric`` (times ``scale``) with its 95 % interval over seeds, on
+        scale ``on`` (default: a positive quantity, on the log scale)."""
+        return seeds_estimate(scale * self.values(metric, setup, algorithm), on)
 
     def per_seed(self, setup: str, algorithm: str, f) -> np.ndarray:
         """``f(run)`` of each seed's run (NaN for a seed without that run)."""
@@ -329,7 +360,7 @@ def claim(claim: str, variant: str, paper: str, est: Estimate, verdict: str,
           mechanism: str, f=num, threshold: float = 0.0, ours: str | None = None) -> dict:
     """A claim row: ours as the estimate with its interval (``f`` formats each number),
     the verdict, and for a row not reproduced, why (:func:`explain`)."""
-    return {"claim": claim, "variant": variant, "paper": paper,
+    return {"claim": claim, "variant": variant, "paper": paper, "estimate": est, "fmt": f,
             "ours": interval(est, f) if ours is None else ours, "verdict": verdict,
             "why": "" if verdict == REPRODUCED else explain(verdict, est, mechanism,
                                                             threshold, f)}

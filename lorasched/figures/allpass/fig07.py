@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..base import Prose, paragraphs
 from ..numbers import interval, minutes, num, pct
-from ..verdicts import judge
+from ..verdicts import GAIN, RATIO, judge
 from .common import (
     PAPER_HPA_JCT_RATIO,
     SETUPS,
@@ -33,7 +33,7 @@ def cap_claim(data: AllpassData) -> dict:
     (Fig. 10) where it gives one. Shared by Figs. 7 and 10."""
     cap = SETUPS["limited"]
     peaks = data.values("max_workers", "limited", "allpass")
-    est = seeds_estimate(peaks)
+    est = seeds_estimate(peaks, RATIO)
     reached = int(np.sum(peaks >= cap))
     return {"est": est, "cap": cap, "reached": reached, "n": peaks.size,
             "ours": interval(est, num) + f"; {reached} of {peaks.size} seeds reach the cap"}
@@ -59,8 +59,8 @@ class Fig07(AllpassFigure):
         return 100 * (a / m - 1)
 
     def claim_rows(self, data: AllpassData):
-        gap = seeds_estimate(self.gap(data))
-        hpa = seeds_estimate(data.values("avg_jct_min", "unlimited", "hpa")
+        gap = seeds_estimate(self.gap(data), GAIN)
+        hpa = seeds_estimate(on=RATIO, values=data.values("avg_jct_min", "unlimited", "hpa")
                        / data.values("avg_jct_min", "unlimited", "allpass"))
         cap = cap_claim(data)
         q = data.m("queue_min", "unlimited", "allpass")[0]

@@ -13,7 +13,7 @@ from ...allpass.pressure import WINDOW_S
 from ...allpass.scalers import F0
 from ..base import Prose, paragraphs
 from ..numbers import minutes, num, pct, seconds
-from ..verdicts import judge
+from ..verdicts import RATIO, SHARE, judge
 from .common import (
     NAMES,
     PAPER_FIG8,
@@ -22,8 +22,10 @@ from .common import (
     AllpassFigure,
     claim,
     fmt,
+    identical,
     seeds_estimate,
     share,
+    untestable,
 )
 
 #: the mechanism table's column of the queue-all oracle's queueing
@@ -85,10 +87,11 @@ class Fig08(AllpassFigure):
 
     def claim_rows(self, data: AllpassData):
         w = self.waits(data)
-        mw = seeds_estimate(w["modal"])
+        mw = seeds_estimate(w["modal"], RATIO)
         q = data.est("queue_min", "limited", "allpass")
         o = data.est("overhead_min", "limited", "allpass")
-        served = seeds_estimate(100 * (1 - data.values("demoted_share", "limited", "allpass")))
+        served = seeds_estimate(100 * (1 - data.values("demoted_share", "limited", "allpass")),
+                                SHARE)
         mech = self.mechanism(data)
         per_demotion = (CHECKPOINT_S + RESTORE_S) / 60
         modal = PROVIDERS["modal"]
@@ -133,6 +136,11 @@ class Fig08(AllpassFigure):
                           f"Allpass's {minutes(w['allpass'].mean())}, whose jobs queue "
                           f"{minutes(q.mean)} for a serverful worker.", minutes))
         for p, np_ in (("tl_p", "tl_np"), ("sjf_p", "sjf_np")):
+            text = f"{NAMES[p]} waits longer than {NAMES[np_]} (minutes more)"
+            if identical(data, "wait_min", "limited", [p, np_]):
+                rows.append(untestable(text, "limited", "yes", data, "wait_min",
+                                       "limited", [p, np_], "average wait"))
+                continue
             d = seeds_estimate(w[p] - w[np_])
             pre = data.per_seed("limited", p, lambda r: r["preemptions"].values.sum())
             qu = {a: data.m("queue_min", "limited", a)[0] for a in (p, np_)}

@@ -9,7 +9,7 @@ from ...allpass.clouds import PROVIDERS
 from ...allpass.workload import PAPER_WORK_H
 from ..base import Prose, paragraphs
 from ..numbers import interval, num, pct, seconds, usd
-from ..verdicts import judge
+from ..verdicts import RATIO, SAVING, SHARE, judge
 from .common import (
     CLOUD_NAMES,
     NAMES,
@@ -55,10 +55,11 @@ class Fig09(AllpassFigure):
     def claim_rows(self, data: AllpassData):
         al = self.cost(data, "allpass", "limited")
         au = self.cost(data, "allpass", "unlimited")
-        total = seeds_estimate(al)
+        total = seeds_estimate(al, RATIO)
         rows = [claim("Allpass's total", "limited", usd(PAPER_FIG9["allpass"]), total,
                       judge(total, PAPER_FIG9["allpass"]), self._total_why(data), usd)]
-        sl = seeds_estimate(100 * data.values("cost_modal_usd", "limited", "allpass") / al)
+        sl = seeds_estimate(100 * data.values("cost_modal_usd", "limited", "allpass") / al,
+                            SHARE)
         paper_sl = 100 * PAPER_FIG9["allpass_serverless"] / PAPER_FIG9["allpass"]
         rows.append(claim("Allpass's serverless part of its total", "limited",
                           f"{pct(paper_sl, sign=False)} ({usd(PAPER_FIG9['allpass_serverless'])}"
@@ -68,14 +69,15 @@ class Fig09(AllpassFigure):
                                 ("sjf", "SJF", PAPER_FIG9["sjf"])):
             paper_saving = 100 * (1 - PAPER_FIG9["allpass"] / paper)
             for variant in (f"{a}_np", f"{a}_p"):
-                saving = seeds_estimate(100 * (1 - al / self.cost(data, variant, "limited")))
+                saving = seeds_estimate(100 * (1 - al / self.cost(data, variant, "limited")),
+                                        SAVING)
                 rows.append(claim(f"Allpass's saving against {NAMES[variant]}", "limited",
                                   f"{pct(paper_saving)} ({label}: {usd(paper)})", saving,
                                   judge(saving, paper_saving),
                                   self._saving_why(data, variant), pct))
         for a, key in (("hpa", "hpa_ratio"), ("modal", "modal_ratio")):
             bill = self.cost(data, a, "unlimited")
-            r = seeds_estimate(bill / au)
+            r = seeds_estimate(bill / au, RATIO)
             rows.append(claim(f"{NAMES[a]}'s cost over Allpass's", "unlimited",
                               ratio(PAPER_FIG9[key]), r,
                               judge(r, PAPER_FIG9[key], threshold=1.0),

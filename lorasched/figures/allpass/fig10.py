@@ -10,7 +10,7 @@ from ...allpass.diagnose import demoted_overlap, max_overlap
 from ...allpass.scalers import F0
 from ..base import Prose, paragraphs
 from ..numbers import num, quote, seconds
-from ..verdicts import judge
+from ..verdicts import RATIO, judge
 from .common import (
     NAMES,
     PAPER_FIG10,
@@ -40,7 +40,7 @@ class Fig10(AllpassFigure):
     def claim_rows(self, data: AllpassData):
         hpa = data.est("max_workers", "unlimited", "hpa")
         cap = cap_claim(data)
-        F = seeds_estimate(data.per_seed("limited", "allpass",
+        F = seeds_estimate(on=RATIO, values=data.per_seed("limited", "allpass",
                                          lambda r: np.nanmax(r["F_s"].values)))
         tl = data.per_seed("limited", "tl_np", lambda r: r["queue"].values.max())
         al = data.per_seed("limited", "allpass", lambda r: r["queue"].values.max())

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..base import Prose, paragraphs
 from ..numbers import minutes, num, pct, seconds, usd
-from ..verdicts import judge
+from ..verdicts import SAVING, judge
 from .common import (
     NAMES,
     PAPER_FIG11,
@@ -41,7 +41,7 @@ class Fig11(AllpassFigure):
 
     def claim_rows(self, data: AllpassData):
         med = data.est("median_jct_min", "limited", "allpass")
-        r60, r600 = (seeds_estimate(r) for r in self.reductions(data))
+        r60, r600 = (seeds_estimate(r, SAVING) for r in self.reductions(data))
         work = data.per_seed("limited", "allpass", lambda r: np.median(r["work_s"].values) / 60)
         return [
             claim("Allpass's median JCT", "limited", minutes(PAPER_FIG11["median"]), med,

@@ -7,7 +7,7 @@ import numpy as np
 from ...allpass.clouds import PROVIDERS
 from ..base import Prose, paragraphs
 from ..numbers import num, pct, usd
-from ..verdicts import judge
+from ..verdicts import RATIO, SAVING, judge
 from .common import (
     CLOUD_NAMES,
     PAPER_FIG10,
@@ -29,12 +29,12 @@ class Fig12(AllpassFigure):
 
     def claim_rows(self, data: AllpassData):
         price = data.values("vast_price_mean", "limited", "allpass")
-        est = seeds_estimate(price)
+        est = seeds_estimate(price, RATIO)
         rows = [claim("average marketplace price", "limited", per_gpu_h(PAPER_FIG12["price"]),
                       est, judge(est, PAPER_FIG12["price"]), self._why(data), per_gpu_h)]
         for p, key in (("lambda", "vs_lambda"), ("modal", "vs_modal")):
             name = CLOUD_NAMES[p]
-            saving = seeds_estimate(100 * (1 - price / PROVIDERS[p].price_per_gpu_h))
+            saving = seeds_estimate(100 * (1 - price / PROVIDERS[p].price_per_gpu_h), SAVING)
             rows.append(claim(f"saving against {name}", "limited", pct(PAPER_FIG12[key]),
                               saving, judge(saving, PAPER_FIG12[key]),
                               f"{name} bills {per_gpu_h(PROVIDERS[p].price_per_gpu_h)}; the "

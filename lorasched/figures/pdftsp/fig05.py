@@ -15,6 +15,7 @@ from .common import (
     VARIANTS,
     _and,
     _change,
+    _declaration,
     _rank_rows,
     by_method,
     fit_trend,
@@ -77,7 +78,8 @@ class Fig05(SweepFigure):
                     f"to {num(float(adm.sel(vendors=vs[-1])))}.")
             rows.append(row)
         return rows + _rank_rows(ds, "vendors", "pdFTSP best for every vendor count",
-                                 self.where)
+                                 self.where,
+                                 base_at=_declaration(ds).get("base", {}).get("vendors"))
 
     def findings(self, ds):
         vs = list(ds["vendors"].values)

@@ -56,7 +56,7 @@ class Fig06(SweepFigure):
             row = {"claim": "A100 nodes give more welfare than A40",
                    "variant": VARIANTS[variant], "paper": "more",
                    "ours": f"A100 over A40: {ours_pct(est)}",
-                   "verdict": judge(est, None, side=1)}
+                   "verdict": judge(est, None, side=1), "estimate": est, "fmt": pct}
             if row["verdict"] != REPRODUCED:
                 speed, m100, m40 = self.node_ratio()
                 adm = by_method(ds, "n_admitted").sel(algorithm=variant).mean("seed")

@@ -11,6 +11,7 @@ from .common import (
     LEMMA2,
     _and,
     _change,
+    _declaration,
     _mean,
     _num,
     _rank_rows,
@@ -36,7 +37,8 @@ class Fig09(SweepFigure):
 
     def claim_rows(self, ds):
         rows = _rank_rows(ds, "deadline_policy", "pdFTSP best for every deadline policy",
-                          self.where)
+                          self.where,
+                          base_at=_declaration(ds).get("base", {}).get("deadline_policy"))
         for row in rows:
             if row["verdict"] != REPRODUCED:
                 row["why"] += " " + self.windows(ds)

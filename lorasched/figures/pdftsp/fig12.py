@@ -10,8 +10,8 @@ from ...pdftsp.auction import default_alpha_beta
 from ...pdftsp.scenario import to_arrays
 from ...pdftsp.workload import LOADS, synthetic_scenario
 from ..base import check_size, paragraphs
-from ..numbers import interval, num, quote
-from ..verdicts import CONTRADICTED, INCONCLUSIVE, inconclusive_why, judge, judge_all
+from ..numbers import num, quote
+from ..verdicts import BEYOND, CONTRADICTED, INCONCLUSIVE, PAPER, judge_each
 from .common import (
     _SCALE,
     _WITH,
@@ -25,7 +25,6 @@ from .common import (
     _loads,
     _trend,
     by_method,
-    estimate_of,
 )
 from .sweep_figure import SweepFigure
 
@@ -121,34 +120,41 @@ class Fig12(SweepFigure):
         rows = []
         table = self.constants_table(data).set_index("pdFTSP")
         bound = self.paper_bound
-        for d in data.values():
+        for part, d in data.items():
             cr = by_method(d, "competitive_ratio")
             what = self.quantity(d)
             for variant in (LEMMA2, CALIBRATED):
                 one = cr.sel(algorithm=variant)
-                ests = {x: estimate_of(one.sel(load=x)) for x in one["load"].values}
-                verdict = judge_all(judge(e, None, threshold=bound, side=-1)
-                                    for e in ests.values())
-                x = max(ests, key=lambda k: ests[k].mean)
+                # the paper's bound holds of every instance: checked one by one
+                values = one.values.ravel()
+                values = values[np.isfinite(values)]
+                verdict = judge_each(values, bound, side=-1)
+                x = max(one["load"].values, key=lambda k: float(one.sel(load=k).max()))
+                worst, above = float(values.max()), int((values > bound).sum())
                 covered = (VARIANTS[variant] not in table.index
                            or table.loc[VARIANTS[variant], "within Lemma 2"] == "yes")
-                row = {"claim": f"ratio ≤ {num(bound)} ({what})",
+                row = {"claim": f"ratio ≤ {num(bound)} in every instance ({what})",
                        "variant": VARIANTS[variant], "paper": f"≤ {num(bound)}",
-                       "ours": f"largest mean, {_load_name(x)} load: {interval(ests[x])}"
+                       "ours": f"largest of {values.size} instances ({_load_name(x)} load): "
+                               f"{num(worst)}; {above} above {num(bound)}"
                                + ("" if covered else "; α, β outside Lemma 2: no guarantee"),
-                       "verdict": verdict}
+                       "verdict": verdict, "per seed": ", ".join(num(v) for v in values),
+                       # the paper's setting is the larger instances (part "lp"); the tiny
+                       # ones, where OPT is solved, are lorasched's
+                       "scope": PAPER if part == "lp" and variant == LEMMA2 else BEYOND}
                 if verdict == CONTRADICTED and what != "OPT / ALG":
                     # a dual bound above the claim: OPT / ALG may still be within it
                     row["verdict"] = INCONCLUSIVE
-                    row["why"] = (f"The {what.split(' /')[0]} is at least OPT, not OPT: its "
-                                  f"ratio, {interval(ests[x])}, bounds OPT / ALG from above; "
-                                  f"it converged in {int(d['bound_converged'].sum())} of "
+                    row["why"] = (f"The {what.split(' /')[0]} is at least OPT, not OPT: "
+                                  f"{above} of its {values.size} ratios lie above "
+                                  f"{num(bound)} (the largest {num(worst)}) and bound OPT / "
+                                  f"ALG only from above; it converged in "
+                                  f"{int(d['bound_converged'].sum())} of "
                                   f"{d['bound_converged'].size} instances.")
-                elif verdict == INCONCLUSIVE:
-                    row["why"] = inconclusive_why(ests[x], bound)
                 elif verdict == CONTRADICTED:
-                    row["why"] = (f"At the {_load_name(x)} load OPT is proven in every "
-                                  f"instance and pdFTSP earns {interval(ests[x])} times less.")
+                    row["why"] = (f"OPT is proven in every instance, and in {above} of "
+                                  f"{values.size} pdFTSP earns more than {num(bound)} times "
+                                  f"less (at most {num(worst)} times, {_load_name(x)} load).")
                 rows.append(row)
         return rows
 

@@ -17,7 +17,7 @@ from ...titan.lut import MODELS
 from ...titan.scenario import AUTHORS_CKPT_S, titan_scenario
 from ..base import check_size, paragraphs
 from ..numbers import num, pct, quote, seconds
-from ..verdicts import CONTRADICTED, INCONCLUSIVE, SAME_DIRECTION
+from ..verdicts import BEYOND, GAIN, INCONCLUSIVE, RATIO, REPRODUCED
 from .common import (
     PAPER_TABLE3,
     TitanFigure,
@@ -400,8 +400,11 @@ class AuthorsSetup(TitanFigure):
                          "tiresias", 100 + change(ds, "avg_jct_h", "tiresias", "srtf", **at),
                          100 + paper_change("tiresias", "srtf"),
                          lambda x: pct(x, sign=False))):
-                    row = judged(claim, name, values, paper, fmt=fmt)
-                    if row["verdict"] in (SAME_DIRECTION, CONTRADICTED):
+                    row = judged(claim, name, values, paper, fmt=fmt,
+                                 scale=RATIO if key == "tiresias" else GAIN,
+                                 **({"side": 1} if key == "tiresias" else {}))
+                    row["scope"] = BEYOND  # the authors' code's setup: not the paper's
+                    if row["verdict"] not in (REPRODUCED, INCONCLUSIVE):
                         row["why"] = why[key]
                     elif row["verdict"] == INCONCLUSIVE:
                         row["why"] += " " + why[key]

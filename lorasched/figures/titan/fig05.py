@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..base import paragraphs
 from ..numbers import num
-from ..verdicts import INCONCLUSIVE, REPRODUCED, judge_all
+from ..verdicts import GAIN, INCONCLUSIVE, REPRODUCED, judge_all
 from .common import ALGORITHMS, NAMES, WORKLOADS, TitanFigure, alone_h, cell, fmt, judged
 
 
@@ -50,7 +50,7 @@ class Fig05(TitanFigure):
             grow = {a: np.asarray(100 * (jct.sel(algorithm=a, density=d1)
                                          / jct.sel(algorithm=a, density=d0) - 1))
                     for a in ALGORITHMS}
-            each = {a: judged("", "", v, None, side=1) for a, v in grow.items()}
+            each = {a: judged("", "", v, None, side=1, scale=GAIN) for a, v in grow.items()}
             worst = judge_all(r["verdict"] for r in each.values())
             low = min(grow, key=lambda a: float(np.mean(grow[a])))
             row = dict(each[low])

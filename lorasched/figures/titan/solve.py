@@ -10,7 +10,7 @@ from ...systems import simulate
 from ...titan.scenario import titan_scenario
 from ..base import paragraphs
 from ..numbers import num, quote, seconds
-from ..verdicts import REPRODUCED
+from ..verdicts import RATIO, REPRODUCED
 from .common import PAPER_SOLVE, WORKLOADS, TitanFigure, judged
 
 
@@ -65,7 +65,8 @@ class SolveTime(TitanFigure):
                                       ("MILP solve time, largest", "solve_time_max",
                                        PAPER_SOLVE[1])):
                 row = judged(claim, WORKLOADS[str(wl)], ds[var].sel(**at).values, paper,
-                             fmt=seconds, paper_text=f"{seconds(paper)} (320 jobs, 1 vCPU)")
+                             fmt=seconds, paper_text=f"{seconds(paper)} (320 jobs, 1 vCPU)",
+                             scale=RATIO)
                 if row["verdict"] != REPRODUCED:
                     row["why"] = why
                 rows.append(row)

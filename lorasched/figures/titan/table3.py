@@ -13,7 +13,7 @@ from ...systems import simulate
 from ...titan.scenario import titan_scenario
 from ..base import check_size, paragraphs
 from ..numbers import num, pct
-from ..verdicts import CONTRADICTED, INCONCLUSIVE, SAME_DIRECTION
+from ..verdicts import GAIN, INCONCLUSIVE, RATIO, REPRODUCED
 from .common import (
     NAMES,
     PAPER_TABLE3,
@@ -139,8 +139,8 @@ class Table3(TitanFigure):
                     ("the pipeline switch's share of the JCT reduction", "avg_jct_h",
                      "titan", "titan_noswitch", 0, "switch")):
                 row = judged(claim, name, change(ds, var, better, worse, **at),
-                             paper_change(better, worse, col))
-                if row["verdict"] in (SAME_DIRECTION, CONTRADICTED):
+                             paper_change(better, worse, col), scale=GAIN)
+                if row["verdict"] not in (REPRODUCED, INCONCLUSIVE):
                     row["why"] = self._why(data, wl, key)
                 elif row["verdict"] == INCONCLUSIVE and key != "jct":
                     row["why"] += " " + self._why(data, wl, key)
@@ -148,8 +148,9 @@ class Table3(TitanFigure):
             ratio = 100 + change(ds, "avg_jct_h", "tiresias", "srtf", **at)
             paper = 100 * PAPER_TABLE3["tiresias"][0] / PAPER_TABLE3["srtf"][0]
             row = judged("Tiresias about as good as SRTF (average JCT, % of SRTF's)",
-                         name, ratio, paper, fmt=lambda x: pct(x, sign=False))
-            if row["verdict"] in (SAME_DIRECTION, CONTRADICTED):
+                         name, ratio, paper, fmt=lambda x: pct(x, sign=False), scale=RATIO,
+                         threshold=0.0, side=1)
+            if row["verdict"] not in (REPRODUCED, INCONCLUSIVE):
                 row["why"] = self._tiresias_why(data, wl)
             elif row["verdict"] == INCONCLUSIVE:
                 row["why"] += " " + self._tiresias_why(data, wl)

@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..base import paragraphs
 from ..numbers import interval, num, pct
-from ..verdicts import INCONCLUSIVE, NOT_RUN, REPRODUCED, estimate, judge_all
+from ..verdicts import INCONCLUSIVE, NOT_RUN, REPRODUCED, SHARE, estimate, judge_all
 from .common import PAPER_TABLE4, WORKLOADS, TitanFigure, alone_h, cell, judged
 
 #: a relative difference in mean GPUs per job above which TITAN is said to run jobs wider
@@ -71,7 +71,8 @@ class Table4(TitanFigure):
             slow = 100 * ds["slower_than_srtf"].sel(workload=wl, algorithm="titan")
             within = 100 - fast - slow
             each = [judged("", "", within.sel(density=d).values, None, threshold=50.0,
-                           side=1, fmt=lambda x: pct(x, sign=False)) for d in dens]
+                           side=1, fmt=lambda x: pct(x, sign=False), scale=SHARE)
+                    for d in dens]
             worst = judge_all(r["verdict"] for r in each)
             low = min(range(len(dens)), key=lambda k: float(within.sel(density=dens[k])
                                                             .mean()))
@@ -89,13 +90,13 @@ class Table4(TitanFigure):
                     claim = f"density {num(d)}: jobs at least 10 % {name} than under SRTF"
                     values = share.sel(density=d).values
                     if p is None:
-                        est = estimate(values)
+                        est = estimate(values, SHARE)
                         rows.append({"claim": claim, "variant": WORKLOADS[wl], "paper": "",
                                      "ours": interval(est, lambda x: pct(x, sign=False)),
                                      "verdict": NOT_RUN})
                         continue
                     row = judged(claim, WORKLOADS[wl], values, float(p[k]),
-                                 fmt=lambda x: pct(x, sign=False))
+                                 fmt=lambda x: pct(x, sign=False), scale=SHARE)
                     if row["verdict"] != REPRODUCED:
                         row["why"] = ((row["why"] + " ") if row["verdict"] == INCONCLUSIVE
                                       else "") + self._why(m)
