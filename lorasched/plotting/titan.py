@@ -10,6 +10,8 @@ import xarray as xr
 from plotly.colors import sample_colorscale
 from plotly.subplots import make_subplots
 
+from . import reference_line
+
 #: one colour per policy, the same on every TITAN page
 COLOURS = {"SRTF": "#6c757d", "Tiresias": "#e9c46a", "TITAN (w/o task merger)": "#8ecae6",
            "TITAN (w/o pipeline switch)": "#219ebc", "TITAN": "#023047"}
@@ -114,7 +116,7 @@ def duration_cdf(df: pd.DataFrame, short_h: float = 0.5) -> go.Figure:
         x = np.sort(g["duration_h"].values)
         fig.add_scatter(x=x, y=np.arange(1, x.size + 1) / x.size, mode="lines", name=wl,
                         line={"shape": "hv"})
-    fig.add_vline(x=short_h, line_dash="dot", annotation_text="30 min")
+    reference_line(fig, short_h, f"{60 * short_h:g} min", log=True)
     fig.update_xaxes(type="log", title_text="job duration alone on its requested GPUs (h)")
     fig.update_yaxes(title_text="CDF", range=[0, 1])
     fig.update_layout(height=380, title="Fig. 4 (left): job duration",
@@ -185,7 +187,7 @@ def solve_scatter(df: pd.DataFrame, paper: tuple[float, float]) -> go.Figure:
         fig.add_scatter(x=g["candidates"], y=g["solve_ms"], mode="markers", name=wl,
                         marker={"size": 5, "opacity": 0.6})
     for value, label in zip(paper, ("paper: mean", "paper: max"), strict=True):
-        fig.add_hline(y=1000 * value, line_dash="dot", annotation_text=label)
+        reference_line(fig, 1000 * value, label, axis="y", log=True)
     fig.update_xaxes(title_text="units and merge candidates offered")
     fig.update_yaxes(title_text="solve time (ms)", type="log")
     fig.update_layout(height=420, title="The MILP's solve time per event",
