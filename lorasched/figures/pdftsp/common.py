@@ -19,7 +19,7 @@ from ...model.errors import InputError
 from ...pdftsp.auction import ALPHA_GRID, BETA_GRID
 from ...pdftsp.baselines import titan_per_slot as _titan
 from ...pdftsp.workload import LOADS
-from ..base import check_size, default_store
+from ..base import SCALES, check_size, default_store, seed_words
 from ..numbers import interval, num, pct, quote, quote_interval, signed_pct, usd
 from ..verdicts import (
     INCONCLUSIVE,
@@ -81,6 +81,19 @@ def base(size: str = "small") -> dict:
     return {"nodes": round(100 * _SCALE[size]), "gpu": "mix", "vendors": 5,
             "deadline_policy": "slack", "load": _load("medium", size),
             "slots": _SLOTS[size]}
+
+
+def scale(size: str = "small", seeds: int | None = None) -> str:
+    """The size's scale in words: nodes, loads, slots and seeds."""
+    b = base(size)
+    loads = _and(f"{LOADS[name] * _SCALE[size]:g} ({name})" for name in LOADS)
+    n = _SEEDS[size] if seeds is None else int(seeds)
+    return (f"K = {b['nodes']} compute nodes where a figure does not vary K, {loads} tasks "
+            f"arriving per slot on average at the three loads, {b['slots']} ten-minute "
+            f"slots, {seed_words(n)}")
+
+
+SCALES["pdftsp"] = scale
 
 
 def calibration_grid() -> dict:
