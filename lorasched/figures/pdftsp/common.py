@@ -42,6 +42,32 @@ ORACLE_FIGURES = ("fig04", "fig08")
 #: on pseudo-costs without strong branching, with a small cut pool; the library's default,
 #: ``"root"``, costs several times the time per day (see the speed page)
 TITAN_OPTIONS = {"mip": "rens_lean"}
+#: each per-slot MILP setting in words, for a page that names it
+#: (:data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`)
+MIP_WORDS = {
+    "root": "the slot's mixed-integer program over every generated column, the solver "
+            "stopping after its root node",
+    "nodes1000": "the slot's mixed-integer program over every generated column, at most "
+                 "1,000 branch-and-bound nodes",
+    "rounding": "the solver completing the slot's last linear program's solution, with no "
+                "branching",
+    **{name: "relaxation enforced neighbourhood search (RENS) over the fractional columns "
+             "of the slot's column-generation linear program: the columns it sets to 1 "
+             "kept, an integer program over the rest solved with at most 10,000 "
+             "branch-and-bound nodes" + extra
+       for name, extra in (("rens", ""), ("rens_pscost", ", pseudo-cost branching"),
+                           ("rens_lean", ", pseudo-cost branching and a cut pool of one "
+                                         "cut"))},
+}
+
+
+def titan_options_text(options: dict) -> str:
+    """Titan's options as a page states them: ``mip = rens_lean (RENS over ...)``, each
+    MILP setting explained in words (:data:`MIP_WORDS`); "defaults" if there are none."""
+    if not options:
+        return "defaults"
+    return ", ".join(f"{k} = {v}" + (f" ({MIP_WORDS[v]})" if k == "mip" and v in MIP_WORDS
+                                     else "") for k, v in options.items())
 
 
 @contextlib.contextmanager
