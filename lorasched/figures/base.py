@@ -45,6 +45,19 @@ WHY_HEADING = "Why ours differs"
 WHY_ANCHOR = "why-ours-differs"
 
 
+#: each system's scale at a size in words, ``(size, seeds) -> str`` ("K = 10 compute
+#: nodes, ..., 2 seeds (1 and 2)"), set by the system's figures package: what
+#: :meth:`Figure.build_note` says a page ran
+SCALES: dict = {}
+
+
+def seed_words(n: int) -> str:
+    """``n`` seeds as a page names them: "1 seed (1)", "3 seeds (1, 2 and 3)"."""
+    seeds = [str(s) for s in range(1, n + 1)]
+    listed = ", ".join(seeds[:-1]) + " and " + seeds[-1] if n > 1 else "".join(seeds)
+    return f"{n} seed{'s' if n != 1 else ''} ({listed})" if n <= 5 else f"{n} seeds (1 to {n})"
+
+
 def check_size(size: str) -> None:
     if size not in SIZES:
         raise InputError(f"size must be one of {SIZES}, got {size!r}")
@@ -171,6 +184,19 @@ class Figure:
         return out[next(iter(out))] if len(out) == 1 else out
 
     # ------------------------------------------------------------------ the page
+    def build_note(self, size: str = "small", seeds: int | None = None) -> Prose:
+        """What size the page was built at, in words: a small build says it is small and
+        what the paper's setting (``size = "full"``) runs instead; generated from the
+        size, so a small build never claims the full one's scale."""
+        check_size(size)
+        scale = SCALES[self.system]
+        if size == "full":
+            return Prose(f"This page runs the paper's setting (`size = \"full\"`): "
+                         f"{scale('full', seeds)}.")
+        return Prose(f"This page is a small build (`size = \"small\"`), so that it runs in "
+                     f"seconds to minutes: {scale('small', seeds)}. The paper's setting, "
+                     f"`size = \"full\"`, runs {scale('full', None)}.")
+
     def describe(self, data) -> str:
         """One paragraph stating the setting of the figure's data."""
         return ""

@@ -24,6 +24,10 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "RINS": ("relaxation induced neighbourhood search",
              "relaxation induced neighborhood search"),
     "HiGHS": ("solver",),
+    "rens_lean": ("relaxation enforced neighbourhood search",),
+    "rens_pscost": ("relaxation enforced neighbourhood search",),
+    # pdFTSP's symbols
+    "ρ": ("Lemma 3",),
     "OPT": ("optimum", "optimal welfare"),
     "ALG": ("algorithm's welfare",),
     # TITAN

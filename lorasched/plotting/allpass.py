@@ -7,6 +7,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from . import reference_line
+
 #: one colour per policy, the same on every Allpass page
 COLOURS = {"Allpass": "#023047", "TL-NP": "#e9c46a", "TL-P": "#f4a261", "SJF-NP": "#8ecae6",
            "SJF-P": "#219ebc", "HPA": "#e76f51", "Modal": "#2a9d8f", "Fixed-60s": "#adb5bd",
@@ -26,8 +28,9 @@ def duration_cdf(durations: dict) -> go.Figure:
         x, y = _cdf(np.maximum(d, 1.0) / 60)
         step = max(1, x.size // 2000)                     # thin to ~2,000 points
         fig.add_scatter(x=x[::step], y=y[::step], mode="lines", name=name)
-    fig.add_vline(x=10, line_dash="dot", annotation_text="10 min")
-    fig.update_layout(xaxis_type="log", xaxis_title="job duration (min)",
+    reference_line(fig, 10, "10 min", log=True)
+    fig.update_layout(xaxis_type="log", xaxis_exponentformat="none",
+                      xaxis_title="job duration (min)",
                       yaxis_title="CDF", template="plotly_white", height=420)
     return fig
 
@@ -39,8 +42,9 @@ def jct_cdf(data, setup: str, algorithms: list[str], names: dict) -> go.Figure:
         x, y = _cdf(data.jct_min(setup, a))
         fig.add_scatter(x=x, y=y, mode="lines", name=names[a],
                         line={"color": COLOURS.get(names[a])})
-    fig.add_vline(x=10, line_dash="dot", annotation_text="10 min")
-    fig.update_layout(xaxis_type="log", xaxis_title="job completion time (min)",
+    reference_line(fig, 10, "10 min", log=True)
+    fig.update_layout(xaxis_type="log", xaxis_exponentformat="none",
+                      xaxis_title="job completion time (min)",
                       yaxis_title="CDF", template="plotly_white", height=440)
     return fig
 

@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 import xarray as xr
 
 from ..model.errors import InputError
+from . import reference_line
 
 __all__ = [
     "arrivals_and_admissions",
@@ -539,8 +540,7 @@ def latency_histogram(samples: dict[str, np.ndarray], *, title: str = "") -> go.
         counts, _ = np.histogram(ms, bins=edges)
         fig.add_bar(x=np.sqrt(edges[:-1] * edges[1:]), y=counts, name=name, opacity=0.6,
                     width=np.diff(edges))
-        fig.add_vline(x=float(np.median(ms)), line_dash="dot",
-                      annotation_text=f"{name}: median", annotation_position="top")
+        reference_line(fig, float(np.median(ms)), f"{name}: median", log=True)
     fig.update_xaxes(type="log", title_text="latency (ms)")
     fig.update_yaxes(title_text="requests")
     fig.update_layout(barmode="overlay", height=420, title=title,

@@ -7,7 +7,10 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import xarray as xr
+from plotly.colors import sample_colorscale
 from plotly.subplots import make_subplots
+
+from . import reference_line
 
 #: one colour per policy, the same on every TITAN page
 COLOURS = {"SRTF": "#6c757d", "Tiresias": "#e9c46a", "TITAN (w/o task merger)": "#8ecae6",
@@ -113,7 +116,7 @@ def duration_cdf(df: pd.DataFrame, short_h: float = 0.5) -> go.Figure:
         x = np.sort(g["duration_h"].values)
         fig.add_scatter(x=x, y=np.arange(1, x.size + 1) / x.size, mode="lines", name=wl,
                         line={"shape": "hv"})
-    fig.add_vline(x=short_h, line_dash="dot", annotation_text="30 min")
+    reference_line(fig, short_h, f"{60 * short_h:g} min", log=True)
     fig.update_xaxes(type="log", title_text="job duration alone on its requested GPUs (h)")
     fig.update_yaxes(title_text="CDF", range=[0, 1])
     fig.update_layout(height=380, title="Fig. 4 (left): job duration",
@@ -136,7 +139,9 @@ def gpu_requests(df: pd.DataFrame) -> go.Figure:
 
 def gantt(result: xr.Dataset, *, max_units: int = 60) -> go.Figure:
     """One run's schedule: a bar per segment (unit on the y axis, hours on x), runs
-    coloured by width, switches in red; merged units marked."""
+    coloured by the GPUs they hold (one legend entry per GPU count), switches in red;
+    merged units marked. Every colour is a CSS colour string: plotly.js takes a number in
+    a bar's colour for an invalid colour, draws it black and warns in the console."""
     s0 = result["seg_start_s"].values / 3600
     s1 = result["seg_end_s"].values / 3600
     unit = result["seg_unit"].values
@@ -144,20 +149,25 @@ def gantt(result: xr.Dataset, *, max_units: int = 60) -> go.Figure:
     gpus = result["seg_gpus"].values
     size = result["unit_size"].values
     keep = unit < max_units
+    counts = sorted({int(g) for g in gpus[keep & (kind == 0)]})
+    palette = (sample_colorscale("Viridis", [i / max(1, len(counts) - 1)
+                                             for i in range(len(counts))])
+               if len(counts) > 1 else ["#21918c"] * len(counts))
+    groups = [(f"run, {g} GPU{'s' if g != 1 else ''}", keep & (kind == 0) & (gpus == g), c)
+              for g, c in zip(counts, palette, strict=True)]
+    groups.append(("switch", keep & (kind == 1), "#e76f51"))
     fig = go.Figure()
-    for k, (label, colour) in enumerate((("run", None), ("switch", "#e76f51"))):
-        m = keep & (kind == k)
+    for label, m, colour in groups:
         text = [f"unit {u} ({'merged, ' + str(size[u]) + ' jobs' if size[u] > 1 else 'one job'})"
                 f", {g} GPUs" for u, g in zip(unit[m], gpus[m], strict=True)]
         fig.add_bar(base=s0[m], x=s1[m] - s0[m], y=unit[m], orientation="h", name=label,
-                    marker={"color": colour or gpus[m], "colorscale": "Viridis"}
-                    if colour is None else {"color": colour},
-                    hovertext=text, hoverinfo="text")
+                    marker={"color": colour}, hovertext=text, hoverinfo="text")
     fig.update_yaxes(title_text="unit (job or merged job)", autorange="reversed")
     fig.update_xaxes(title_text="hours")
-    fig.update_layout(barmode="overlay", height=520, legend={"orientation": "h", "y": -0.2},
+    fig.update_layout(barmode="overlay", height=520, showlegend=True,
+                      legend={"orientation": "h", "y": -0.2, "title": {"text": "colour:"}},
                       title=f"{result.attrs['algorithm']}: the first {max_units} units' "
-                            "segments (colour: GPUs)")
+                            "segments (colour: the GPUs a run holds, switches red)")
     return fig
 
 
@@ -177,7 +187,7 @@ def solve_scatter(df: pd.DataFrame, paper: tuple[float, float]) -> go.Figure:
         fig.add_scatter(x=g["candidates"], y=g["solve_ms"], mode="markers", name=wl,
                         marker={"size": 5, "opacity": 0.6})
     for value, label in zip(paper, ("paper: mean", "paper: max"), strict=True):
-        fig.add_hline(y=1000 * value, line_dash="dot", annotation_text=label)
+        reference_line(fig, 1000 * value, label, axis="y", log=True)
     fig.update_xaxes(title_text="units and merge candidates offered")
     fig.update_yaxes(title_text="solve time (ms)", type="log")
     fig.update_layout(height=420, title="The MILP's solve time per event",

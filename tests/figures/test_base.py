@@ -136,3 +136,26 @@ def test_quoted_lists_each_number_the_findings_and_why_derive_once():
     shown = quoted_table(table).to_html()
     assert "11.789" in shown and "+12 %" in shown
     assert "quotes no number" in quoted_table(_Page([]).quoted(None))
+
+
+def test_a_small_build_says_it_is_small_with_its_scale_and_the_papers_setting():
+    import lorasched.figures.allpass as allpass
+    import lorasched.figures.pdftsp as pdftsp
+    import lorasched.figures.titan as titan
+
+    note = pdftsp.figure("fig06").build_note("small")
+    assert note.startswith('This page is a small build (`size = "small"`)')
+    assert "K = 10 compute nodes" in note and "48 ten-minute slots" in note
+    assert "3 (light), 5 (medium) and 8 (high) tasks" in note
+    assert "2 seeds (1 and 2)" in note and "seeds 1, 2, 3" not in note
+    assert note.endswith("K = 100 compute nodes where a figure does not vary K, 30 (light), "
+                         "50 (medium) and 80 (high) tasks arriving per slot on average at "
+                         "the three loads, 144 ten-minute slots, 3 seeds (1, 2 and 3).")
+    assert "1 seed (1)" in pdftsp.figure("fig10").build_note("small", seeds=1)
+    full = pdftsp.figure("calibration").build_note("full")
+    assert full.startswith("This page runs the paper's setting") and "small" not in full
+    assert "40 jobs per run at density one on 16 nodes of 4 GPUs, 2 seeds" in (
+        titan.figure("table3").build_note("small"))
+    assert "40 jobs per run, 5 seeds (1, 2, 3, 4 and 5) per setup" in (
+        allpass.figure("fig06").build_note("small"))
+    assert "320 jobs" in titan.figure("fig05").build_note("full", seeds=3)

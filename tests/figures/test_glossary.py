@@ -113,3 +113,25 @@ def test_every_notebook_page_of_the_built_book_defines_its_abbreviations_at_firs
         found += [(name, a, c) for a, c in undefined(page_text(notebook))]
     assert len(names) >= 25, f"only {len(names)} notebooks in the toc"
     assert not found, f"abbreviations not defined at their first use:\n  {listing(found)}"
+
+
+# ------------------------------------------------------------------- names and symbols
+
+
+def test_a_sweep_page_says_in_words_which_milp_setting_titan_ran():
+    import xarray as xr
+
+    import lorasched.figures.pdftsp as figures
+    from lorasched.pdftsp.baselines.titan_per_slot import MIP_SETTINGS
+
+    ds = xr.Dataset({"load_factor": (("nodes", "seed"), [[1.0, 1.0]]),
+                     "n_tasks": (("nodes", "seed"), [[100.0, 100.0]])},
+                    coords={"nodes": [10], "seed": [1, 2], "algorithm": ["pdftsp", "titan"]})
+    ds.attrs["sweep"] = json.dumps({"description": "A sweep", "base": {"slots": 48},
+                                    "axes": {"nodes": [10]},
+                                    "options": {"titan": dict(figures.TITAN_OPTIONS)}})
+    text = figures.figure("fig04").describe(ds)
+    assert "mip = rens_lean (relaxation enforced neighbourhood search (RENS) over" in text
+    assert "at most 10,000 branch-and-bound nodes" in text
+    assert undefined(text) == []
+    assert set(figures.common.MIP_WORDS) == set(MIP_SETTINGS)  # every setting has words

@@ -146,3 +146,26 @@ def test_shape_check_sees_each_broken_rule():
     nb = _page()
     nb.cells[2], nb.cells[3] = nb.cells[3], nb.cells[2]
     assert "the verdicts come before the figure" in shape_problems(nb)
+
+
+#: markdown that states which size a build ran, which a markdown cell cannot know (a small
+#: build would say it ran the full one); the size is printed by ``fig.build_note(size)``
+SIZE_CLAIMS = re.compile(r"book runs (this|it)[^.]*(full size|size = \"full\")"
+                         r"|seeds 1, 2, 3|defaults are small \(nodes and loads")
+
+
+@pytest.mark.parametrize("path", FIGURE_PAGES + [NOTEBOOKS / "day.ipynb"],
+                         ids=[p.name for p in FIGURE_PAGES] + ["day.ipynb"])
+def test_no_markdown_states_the_size_the_page_ran(path):
+    nb = nbformat.read(path, as_version=4)
+    claims = [m.group(0) for c in nb.cells if c.cell_type == "markdown"
+              for m in SIZE_CLAIMS.finditer(" ".join(c.source.split()))]
+    assert claims == []
+    code = "".join(c.source for c in nb.cells if c.cell_type == "code")
+    if "fig.data(size" in code and path.stem not in SIZE_FREE:
+        assert "fig.build_note(size" in code  # the size it ran, generated from it
+
+
+#: figure pages that need no build note: the size changes nothing or the page's own
+#: setting paragraph states it
+SIZE_FREE = {"titan_table2", "titan_authors", "allpass_fig01", "summary"}

@@ -15,6 +15,7 @@ from lorasched.cli import main
 from lorasched.experiments import grid, run_sweep, without_timings
 from lorasched.figures import pdftsp as figures
 from lorasched.figures.base import Prose
+from lorasched.figures.glossary import undefined
 from lorasched.figures.pdftsp import day
 from lorasched.figures.pdftsp import fig13 as fig13_module
 
@@ -238,6 +239,18 @@ def test_fig12_says_which_constants_lemma_2_covers():
     assert "fall outside them" in why and "not a guarantee" in why
     claims = fig.claims(data)
     assert claims[claims.pdFTSP == "calibrated"].ours.str.contains("outside Lemma 2").all()
+
+
+def test_fig12_defines_rho_where_it_first_uses_it():
+    fig = figures.figure("fig12")
+    why = fig.why(fig.data("small"))
+    first = why.index("ρ")
+    assert why[first:].startswith("ρ(1 + max{α, β}), where ρ is Lemma 3's factor between "
+                                  "the welfare of the almost-feasible and of the feasible "
+                                  "schedules, ρ = 1 + max{b̄_max s_max / (b̄_min s_min), "
+                                  "b̄_max r_max / (b̄_min r_min)}")
+    # (the page defines its abbreviations, LP, OPT, ALG, earlier than this section)
+    assert "ρ" not in [a for a, _ in undefined(why)]
 
 
 def test_truthfulness_and_rationality_figures():

@@ -23,7 +23,7 @@ from ...allpass.scenario import allpass_scenario
 from ...allpass.workload import PAPER_JOBS, PAPER_WORK_H
 from ...experiments import Sweep
 from ...experiments.grid import code_fingerprint
-from ..base import Figure, Prose, atomic_file, check_size, default_store
+from ..base import SCALES, Figure, Prose, atomic_file, check_size, default_store, seed_words
 from ..numbers import interval, num, pct
 from ..verdicts import (
     INCONCLUSIVE,
@@ -90,6 +90,14 @@ PAPER_FIG11 = {"median": 2.86, "vs60": 71.01, "vs600": 35.94}
 PAPER_FIG12 = {"price": 0.74, "vs_lambda": 42.6, "vs_modal": 64.7}
 _JOBS = {"full": 200, "small": 40}
 _SEEDS = {"full": 20, "small": 5}
+
+
+def scale(size: str = "small", seeds: int | None = None) -> str:
+    """The size's scale in words: jobs and seeds."""
+    return f"{_JOBS[size]} jobs per run, {seed_words(len(seed_list(size, seeds)))} per setup"
+
+
+SCALES["allpass"] = scale
 
 
 def seed_list(size: str, seeds: int | None = None) -> list[int]:

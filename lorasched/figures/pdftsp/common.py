@@ -19,7 +19,7 @@ from ...model.errors import InputError
 from ...pdftsp.auction import ALPHA_GRID, BETA_GRID
 from ...pdftsp.baselines import titan_per_slot as _titan
 from ...pdftsp.workload import LOADS
-from ..base import check_size, default_store
+from ..base import SCALES, check_size, default_store, seed_words
 from ..numbers import interval, num, pct, quote, quote_interval, signed_pct, usd
 from ..verdicts import (
     BEYOND,
@@ -44,6 +44,32 @@ ORACLE_FIGURES = ("fig04", "fig08")
 #: on pseudo-costs without strong branching, with a small cut pool; the library's default,
 #: ``"root"``, costs several times the time per day (see the speed page)
 TITAN_OPTIONS = {"mip": "rens_lean"}
+#: each per-slot MILP setting in words, for a page that names it
+#: (:data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`)
+MIP_WORDS = {
+    "root": "the slot's mixed-integer program over every generated column, the solver "
+            "stopping after its root node",
+    "nodes1000": "the slot's mixed-integer program over every generated column, at most "
+                 "1,000 branch-and-bound nodes",
+    "rounding": "the solver completing the slot's last linear program's solution, with no "
+                "branching",
+    **{name: "relaxation enforced neighbourhood search (RENS) over the fractional columns "
+             "of the slot's column-generation linear program: the columns it sets to 1 "
+             "kept, an integer program over the rest solved with at most 10,000 "
+             "branch-and-bound nodes" + extra
+       for name, extra in (("rens", ""), ("rens_pscost", ", pseudo-cost branching"),
+                           ("rens_lean", ", pseudo-cost branching and a cut pool of one "
+                                         "cut"))},
+}
+
+
+def titan_options_text(options: dict) -> str:
+    """Titan's options as a page states them: ``mip = rens_lean (RENS over ...)``, each
+    MILP setting explained in words (:data:`MIP_WORDS`); "defaults" if there are none."""
+    if not options:
+        return "defaults"
+    return ", ".join(f"{k} = {v}" + (f" ({MIP_WORDS[v]})" if k == "mip" and v in MIP_WORDS
+                                     else "") for k, v in options.items())
 
 
 @contextlib.contextmanager
@@ -83,6 +109,19 @@ def base(size: str = "small") -> dict:
     return {"nodes": round(100 * _SCALE[size]), "gpu": "mix", "vendors": 5,
             "deadline_policy": "slack", "load": _load("medium", size),
             "slots": _SLOTS[size]}
+
+
+def scale(size: str = "small", seeds: int | None = None) -> str:
+    """The size's scale in words: nodes, loads, slots and seeds."""
+    b = base(size)
+    loads = _and(f"{LOADS[name] * _SCALE[size]:g} ({name})" for name in LOADS)
+    n = _SEEDS[size] if seeds is None else int(seeds)
+    return (f"K = {b['nodes']} compute nodes where a figure does not vary K, {loads} tasks "
+            f"arriving per slot on average at the three loads, {b['slots']} ten-minute "
+            f"slots, {seed_words(n)}")
+
+
+SCALES["pdftsp"] = scale
 
 
 def calibration_grid() -> dict:

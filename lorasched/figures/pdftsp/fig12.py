@@ -166,7 +166,13 @@ class Fig12(SweepFigure):
         guarantee, paper = lemma["Theorem 5 guarantee, at least"], lemma["paper's empirical bound"]
         text = [self.why_bullets(self.claims(data)),
                 f"**Which constants the paper's guarantee covers.** Theorem 5 bounds the ratio "
-                f"by ρ(1 + max{{α, β}}) through Lemma 2, which needs α ≥ max_i b_i / M_i and "
+                f"by ρ(1 + max{{α, β}}), where ρ is Lemma 3's factor between the welfare "
+                f"of the almost-feasible and of the feasible schedules, ρ = 1 + "
+                f"max{{b̄_max s_max / (b̄_min s_min), b̄_max r_max / (b̄_min r_min)}} (b̄: "
+                f"welfare per unit of resource per slot; s: the computation a task does per "
+                f"slot on a node; r: its GPU memory; the paper notes ρ → 1 when each task "
+                f"needs far less than a node's capacity). The bound holds through Lemma 2, "
+                f"which needs α ≥ max_i b_i / M_i and "
                 f"β ≥ max_i b_i / r_i (money in units in which b̄ ≥ 1): here α ≥ "
                 f"{lemma['α']} and β ≥ {lemma['β']}. With those constants the guarantee is at "
                 f"least {guarantee}, far above the {paper} the paper reports and the "

@@ -34,6 +34,7 @@ from .common import (
     _who,
     base,
     pdftsp_constants,
+    titan_options_text,
 )
 
 
@@ -123,13 +124,12 @@ class SweepFigure(Figure):
         axes = "; ".join(f"{d}: {', '.join(map(str, ds[d].values))}" for d in ds.dims
                          if d not in ("constants", "algorithm", "seed"))
         lf = ds["load_factor"].mean("seed")
-        titan = ", ".join(f"{k} = {v}" for k, v in
-                          decl.get("options", {}).get("titan", {}).items())
+        titan = titan_options_text(decl.get("options", {}).get("titan", {}))
         return (f"{decl['description']}. Fixed: {fixed}. Varied: {axes}. Seeds "
                 f"{', '.join(map(str, ds['seed'].values))} (error bars: one standard "
                 f"deviation). On average {num(float(ds['n_tasks'].mean()))} tasks arrive per "
                 f"run; the offered work is {num(float(lf.min()))}x to {num(float(lf.max()))}x "
-                f"what the cluster can process in the horizon. Titan: {titan or 'defaults'}."
+                f"what the cluster can process in the horizon. Titan: {titan}."
                 + self._oracle_where(ds))
 
     def _oracle_where(self, ds: xr.Dataset) -> str:

@@ -14,7 +14,7 @@ import xarray as xr
 
 from ...experiments import Sweep
 from ...titan.scenario import titan_scenario
-from ..base import Figure, check_size
+from ..base import SCALES, Figure, check_size, seed_words
 from ..numbers import interval, num, pct
 from ..verdicts import (
     BEYOND,
@@ -49,6 +49,21 @@ def base(size: str) -> dict:
     """The fixed scenario parameters at ``size``."""
     check_size(size)
     return {"nodes": 16, "gpus_per_node": 4} | ({"jobs": 40} if size == "small" else {})
+
+
+#: the jobs of a run at density one when ``jobs`` is not set (the paper's 320)
+FULL_JOBS = 320
+
+
+def scale(size: str = "small", seeds: int | None = None) -> str:
+    """The size's scale in words: jobs, GPUs and seeds."""
+    b = base(size)
+    n = _SEEDS[size] if seeds is None else int(seeds)
+    return (f"{b.get('jobs', FULL_JOBS)} jobs per run at density one on {b['nodes']} nodes "
+            f"of {b['gpus_per_node']} GPUs, {seed_words(n)}")
+
+
+SCALES["titan"] = scale
 
 
 def declaration(size: str, seeds: int | None = None) -> dict:

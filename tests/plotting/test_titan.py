@@ -1,0 +1,58 @@
+"""lorasched.plotting.titan: a run's schedule is coloured with colours a browser takes, and
+its colour is explained by its legend."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import plotly.graph_objects as go
+from _plotly_utils.basevalidators import ColorValidator
+
+import lorasched
+from lorasched.plotting import titan as plots
+
+_CSS = re.compile(r"#([0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})"
+                  r"|rgba?\(\s*\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*){2}(,\s*[01]?(\.\d+)?\s*)?\)")
+
+
+def is_css_colour(value) -> bool:
+    """Whether plotly.js parses ``value`` as a colour: a hex, rgb() or rgba() string or a
+    CSS colour name (a number is drawn black with "Invalid color specifier")."""
+    return isinstance(value, str) and (bool(_CSS.fullmatch(value.strip().lower()))
+                                       or value.strip().lower() in ColorValidator.named_colors)
+
+
+def colours(fig: go.Figure) -> list:
+    """Every marker and line colour of ``fig``'s traces, arrays flattened."""
+    out = []
+    for trace in fig.data:
+        for part in ("marker", "line"):
+            colour = getattr(getattr(trace, part, None), "color", None)
+            if colour is None:
+                continue
+            out += list(np.ravel(colour)) if not isinstance(colour, str) else [colour]
+    return out
+
+
+def test_the_colour_checker_rejects_a_number():
+    assert is_css_colour("#e76f51") and is_css_colour("rgb(68, 1, 84)")
+    assert is_css_colour("darkblue")
+    assert not is_css_colour(16) and not is_css_colour("sixteen")
+
+
+def test_the_schedule_colours_are_css_colours_and_explained_by_its_legend():
+    sc = lorasched.titan_scenario(workload="authors", jobs=10, seed=1)
+    run = lorasched.simulate(sc, "titan")
+    fig = plots.gantt(run)
+    found = colours(fig)
+    assert found and all(is_css_colour(c) for c in found), found
+    assert "colour" in fig.layout.title.text
+    # what the title says is coloured has a key: a legend entry per colour drawn
+    assert fig.layout.showlegend is not False
+    shown = [t for t in fig.data if t.showlegend is not False and len(t.x)]
+    gpus = sorted({int(g) for g, k in zip(run["seg_gpus"].values, run["seg_kind"].values,
+                                          strict=True) if k == 0})
+    assert [t.name for t in shown if t.name.startswith("run")] == [
+        f"run, {g} GPU{'s' if g != 1 else ''}" for g in gpus]
+    assert len({t.marker.color for t in shown}) == len(shown)
