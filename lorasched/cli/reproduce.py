@@ -55,7 +55,9 @@ def _register_reproduce(sub) -> None:
                      help="folder of finished cells (default: build/sweeps/SIZE in a "
                      "checkout, as the notebooks expect)")
     rep.add_argument("--seeds", type=positive_int, default=None,
-                     help="seeds per cell (default: 3 full, 2 small)")
+                     help="seeds per cell (default, full / small: pdFTSP 10 / 5, of which "
+                     "its costly cells, Titan and the bounds, run the first 5 / 3; TITAN "
+                     "10 / 5; Allpass 20 / 5)")
     rep.add_argument("--figures", nargs="+", default=None, metavar="FIG",
                      help="only these figures of --system (pdftsp, the default with --figures: "
                      "fig04 ... fig13, calibration; fig12 is two sweeps, LP bound and OPT; "

@@ -18,7 +18,7 @@ from ..model.errors import InputError, read_text
 from ..model.system import System, policy_options
 
 KEYS = {"name", "system", "base", "axes", "algorithms", "seeds", "options", "bound",
-        "bound_options", "description", "repeats"}
+        "bound_options", "description", "repeats", "seed_limit"}
 
 
 def plain(value, where: str):
@@ -157,6 +157,9 @@ class Sweep:
         The system (default ``lorasched.systems.DEFAULT``).
     repeats : int, optional
         Runs per policy cell; measured times are the median over them (default 1).
+    seed_limit : dict, optional
+        Algorithm -> how many of ``seeds`` it runs (the first ones): an expensive policy on
+        fewer seeds than the cheap ones; its cells on the other seeds are not run (NaN).
     """
 
     name: str
@@ -170,6 +173,12 @@ class Sweep:
     description: str = ""
     system: str = systems.DEFAULT
     repeats: int = 1  # runs per policy cell; measured times are the median over them
+    seed_limit: dict = field(default_factory=dict)  # algorithm -> its first N seeds
+
+    def seeds_of(self, algorithm: str | None) -> tuple:
+        """The seeds ``algorithm`` runs (``None``: the bound's, which every seed has)."""
+        n = self.seed_limit.get(algorithm) if algorithm is not None else None
+        return self.seeds if n is None else self.seeds[:n]
 
     @classmethod
     def from_file(cls, path) -> Sweep:
@@ -311,10 +320,21 @@ class Sweep:
         repeats = data.get("repeats", 1)
         if isinstance(repeats, bool) or not isinstance(repeats, int | np.integer) or repeats < 1:
             raise InputError(f"repeats must be a whole number >= 1, got {repeats!r}")
+        seed_limit = {}
+        for alg, n in dict(data.get("seed_limit", {})).items():
+            if alg not in algs:
+                raise InputError(f"seed_limit.{alg}: {alg!r} is not among the sweep's "
+                                 f"algorithms {list(algs)}")
+            if isinstance(n, bool) or not isinstance(n, int | np.integer) or not \
+                    1 <= n <= len(seeds):
+                raise InputError(f"seed_limit.{alg} must be a whole number from 1 to the "
+                                 f"sweep's {len(seeds)} seeds, got {n!r}")
+            if n < len(seeds):
+                seed_limit[alg] = int(n)
         return cls(name=str(data.get("name", "sweep")), base=base, axes=axes, algorithms=algs,
                    seeds=seeds, options=options, bound=bound, bound_options=bound_options,
                    description=str(data.get("description", "")), system=system.name,
-                   repeats=int(repeats))
+                   repeats=int(repeats), seed_limit=seed_limit)
 
     def compound(self, axis: str) -> bool:
         """Whether ``axis`` is a compound axis.
@@ -355,6 +375,8 @@ class Sweep:
             out["bound_options"] = dict(self.bound_options)
         if self.repeats > 1:
             out["repeats"] = self.repeats
+        if self.seed_limit:
+            out["seed_limit"] = dict(self.seed_limit)
         return out
 
     def to_json(self) -> str:
@@ -390,6 +412,8 @@ class Sweep:
         tables += [(f"options.{a}", o) for a, o in d["options"].items() if o]
         if d.get("bound_options"):
             tables.append(("bound_options", d["bound_options"]))
+        if d.get("seed_limit"):
+            tables.append(("seed_limit", d["seed_limit"]))
         for title, table in tables:
             if table:
                 lines += ["", f"[{title}]"]

@@ -130,6 +130,8 @@ def cells(sweep: Sweep) -> list[Cell]:
         for seed in sweep.seeds:
             jobs = [*sweep.algorithms, *([None] if sweep.bound is not None else [])]
             for alg in jobs:
+                if seed not in sweep.seeds_of(alg):  # an expensive policy on fewer seeds
+                    continue
                 params = {"system": sweep.system, "scenario": scenario, "algorithm": alg,
                           "seed": seed}
                 if alg is None:

@@ -185,6 +185,22 @@ def test_a_grown_sweep_reuses_finished_cells(tmp_path):
     assert report.computed == report.skipped
 
 
+def test_an_expensive_policy_runs_only_its_first_seeds(tmp_path):
+    decl = dict(SMALL, bound=None, seeds=[1, 2, 3], seed_limit={"eft": 1})
+    sweep = Sweep.from_dict(decl)
+    assert sweep.seeds_of("eft") == (1,) and sweep.seeds_of("ntm") == (1, 2, 3)
+    ran = {(c.params["algorithm"], c.params["seed"]) for c in grid.cells(sweep)}
+    assert ("eft", 1) in ran and ("eft", 2) not in ran and ("ntm", 3) in ran
+    ds = run_sweep(decl, tmp_path / "l.nc", serial=True, progress=False).dataset
+    welfare = ds["welfare"].sel(algorithm="eft")
+    assert welfare.sel(seed=1).notnull().all() and welfare.sel(seed=[2, 3]).isnull().all()
+    assert ds["welfare"].sel(algorithm="ntm").notnull().all()
+    # the limit survives a round trip through a file; all seeds is no limit at all
+    (tmp_path / "l.toml").write_text(sweep.to_toml())
+    assert Sweep.from_file(tmp_path / "l.toml") == sweep
+    assert Sweep.from_dict(dict(decl, seed_limit={"eft": 3})).seed_limit == {}
+
+
 def test_toml_yaml_and_dict_declarations_agree(tmp_path):
     (tmp_path / "s.toml").write_text(TOML)
     (tmp_path / "s.yaml").write_text(
@@ -210,6 +226,10 @@ def test_toml_yaml_and_dict_declarations_agree(tmp_path):
     ({"bound": "exact"}, "bound must be one of"),
     ({"bound_options": {"time_limit": 5}, "bound": None}, "bound_options given but no"),
     ({"axes": {"seed": [1, 2]}}, "axes: 'seed' is a dimension"),
+    ({"seed_limit": {"titan": 1}}, "seed_limit.titan: 'titan' is not among"),
+    ({"seed_limit": {"eft": 3}}, "seed_limit.eft must be a whole number from 1 to the "
+                                 "sweep's 2 seeds, got 3"),
+    ({"seed_limit": {"eft": 0}}, "seed_limit.eft must be a whole number"),
 ])
 def test_bad_declarations_name_the_key(change, message):
     with pytest.raises(ValueError) as err:

@@ -37,7 +37,14 @@ def test_full_size_is_the_papers_setting():
     assert sorted(fig("fig12").sweeps("full")) == ["lp", "opt"]
     for key in SWEEP_FIGURES:
         for part, s in fig(key).sweeps("full").items():
-            assert s.seeds == (1, 2, 3)
+            # ten seeds for the cheap cells; Titan, its oracle and the bounds the first five
+            if part == "oracle":
+                assert s.seeds == tuple(range(1, 11)) and s.seed_limit == {"titan_oracle": 5}
+            elif key == "fig12":
+                assert s.seeds == (1, 2, 3, 4, 5) and not s.seed_limit
+            else:
+                assert s.seeds == tuple(range(1, 11))
+                assert s.seed_limit == ({"titan": 5} if "titan" in s.algorithms else {})
             if part == "oracle":  # Titan's welfare oracle only where the claims use it
                 assert key in ("fig04", "fig08") and s.algorithms == ("titan_oracle",)
                 assert s.options["titan_oracle"] == {"mip": "rens_lean"}

@@ -19,6 +19,7 @@ from .common import (
     ALGORITHMS,
     BASELINES,
     CALIBRATED,
+    COSTLY,
     LEMMA2,
     ORACLE,
     ORACLE_FIGURES,
@@ -33,6 +34,7 @@ from .common import (
     _val,
     _who,
     base,
+    costly_seeds,
     pdftsp_constants,
     titan_options_text,
 )
@@ -72,10 +74,11 @@ class SweepFigure(Figure):
         axes = self.axes(size)
         axes["constants"] = pdftsp_constants(size)
         algorithms = self.algorithms()
+        n, k = _SEEDS[size] if seeds is None else int(seeds), costly_seeds(size, seeds)
         return {"name": f"{self.key}_{size}", "system": self.system,
                 "description": self.title, "base": b, "axes": axes,
-                "algorithms": algorithms,
-                "seeds": _SEEDS[size] if seeds is None else int(seeds),
+                "algorithms": algorithms, "seeds": n,
+                "seed_limit": {a: k for a in algorithms if a in COSTLY and k < n},
                 "options": {a: dict(common.TITAN_OPTIONS) for a in algorithms
                             if a.startswith("titan")}}
 
@@ -87,8 +90,10 @@ class SweepFigure(Figure):
         at = self.oracle_at(size) if self.key in ORACLE_FIGURES else None
         if at:
             decl = self.declaration(size, seeds)
+            k = costly_seeds(size, seeds)
             decl.update(name=f"{self.key}_oracle_{size}", algorithms=["titan_oracle"],
                         options={"titan_oracle": dict(common.TITAN_OPTIONS)},
+                        seed_limit={"titan_oracle": k} if k < decl["seeds"] else {},
                         axes={**{a: v for a, v in decl["axes"].items() if a != "constants"},
                               **at})
             out["oracle"] = Sweep.from_dict(decl)
