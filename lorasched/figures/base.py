@@ -374,6 +374,18 @@ def _cell(v):
     return v
 
 
+_MD_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+
+
+def _linked(v):
+    """A why for a table: its markdown links ``[words](page.html#anchor)`` as HTML links
+    (a target ``page.ipynb`` is the built ``page.html``)."""
+    if not isinstance(v, str):
+        return _cell(v)
+    return _MD_LINK.sub(lambda m: f'<a href="{re.sub(r".ipynb(?=#|$)", ".html", m.group(2))}"'
+                        f">{m.group(1)}</a>", v)
+
+
 def styled(table):
     """A table for display: its index hidden when it is pandas' default (0, 1, 2, ...: it
     means nothing) and kept when it labels the rows, text left-aligned, and every column
@@ -403,6 +415,8 @@ def styled(table):
     # a missing value means "does not apply" (a summary's rows come from figures with
     # other variant columns): blank, never "nan" or "None"
     out = out.format(_cell)
+    if "why" in table.columns:  # a why's markdown link to where a mechanism is measured
+        out = out.format(_linked, subset=["why"])
     out = out.format_index(_cell, axis="index")
     return out.set_properties(**{"text-align": "left"})
 

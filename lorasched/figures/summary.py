@@ -40,6 +40,8 @@ COLUMNS = ["system", "figure", "claim", "setting", "paper", "ours", "verdict", "
 WHY_WORDS = 14
 #: the end of a sentence: a full stop before a capital ("eq. (14)" is not one)
 _SENTENCE = re.compile(r"\.\s+(?=[A-Z])")
+#: a markdown link, ``[words](target)``
+_LINK = re.compile(r"\[([^\]]+)\]\([^)]+\)")
 
 
 def rule() -> Prose:
@@ -94,7 +96,8 @@ def counts(table: pd.DataFrame) -> pd.DataFrame:
                         columns=[v for v in VERDICTS if v in set(table["verdict"])],
                         fill_value=0)
     wide["claims"] = wide.sum(axis=1)
-    wide[NOT_EXPLAINED] = (table["why"] == NOT_EXPLAINED).groupby(table["system"]).sum()
+    wide[NOT_EXPLAINED] = (table["why"].str.startswith(NOT_EXPLAINED)
+                           .groupby(table["system"]).sum())
     wide.loc["all"] = wide.sum()
     wide.index.name = "system"
     wide.columns.name = None
@@ -120,6 +123,7 @@ def linked(table: pd.DataFrame) -> pd.DataFrame:
 def short_why(why: str, words: int = WHY_WORDS) -> str:
     """A row's why as the summary shows it: its first sentence, cut to ``words`` words
     (with an ellipsis); the whole reason is on the page the link leads to."""
+    why = _LINK.sub(r"\1", why)  # a link inside the why: its words (the row links)
     first = _SENTENCE.split(why.strip(), maxsplit=1)[0].rstrip(".")
     cut = first.split()
     return " ".join(cut[:words]) + (" …" if len(cut) > words or first != why.strip().rstrip(".")

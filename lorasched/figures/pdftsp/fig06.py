@@ -91,7 +91,8 @@ class Fig06(SweepFigure):
                    "base model")
             if len(more) == len(labels):
                 parts.append(f"Every algorithm earns {lo} to {hi} times as much on the "
-                             f"all-A100 cluster as on the all-A40 one, as in the paper: {why}.")
+                             f"all-A100 cluster as on the all-A40 one (means over seeds): "
+                             f"{why}.")
             else:
                 fewer = [a for a in labels if a not in more]
                 parts.append(f"{_cap(_who(more)) or 'No algorithm'} earn"

@@ -7,16 +7,14 @@ import numpy as np
 from ...model import traces as _traces
 from ...pdftsp.workload import LOADS
 from ..base import gain, paragraphs
-from ..numbers import num, pct, quote
+from ..numbers import num, pct
 from ..verdicts import REPRODUCED
 from .common import (
     CALIBRATED,
     LEMMA2,
     _and,
-    _best_at,
     _cap,
     _declaration,
-    _leader,
     _mean,
     _pct,
     _rank_rows,
@@ -40,8 +38,10 @@ class Fig07(SweepFigure):
     def where(self, xs):
         return f"on {_and(self._names.get(str(x), x) for x in xs)}"
 
+    rank_claim = "pdFTSP best on every real trace"
+
     def claim_rows(self, ds):
-        rows = _rank_rows(ds, "trace", "pdFTSP best on every real trace", self.where)
+        rows = _rank_rows(ds, "trace", self.rank_claim, self.where)
         shapes = self.shapes(ds)
         for row in rows:
             if row["verdict"] == REPRODUCED or not shapes:
@@ -82,18 +82,7 @@ class Fig07(SweepFigure):
         return out
 
     def findings(self, ds):
-        m = _mean(ds)
-        xs = [str(x) for x in m["trace"].values]
-        name = {x: self._names.get(x, x) for x in xs}
         tuned = self.standing(ds, CALIBRATED)
-        if all(_best_at(m, "trace", CALIBRATED)):
-            margins = [gain(_val(m, CALIBRATED, trace=x), _val(m, _leader(m.sel(trace=x)), trace=x))
-                       for x in xs]
-            tuned = tuned[:-1] + (", by " + _and(
-                quote(f"{CALIBRATED} over the best baseline on {name[x]}, %", g,
-                      lambda v: _pct(v, "")) + f" ({name[x]})"
-                for g, x in zip(margins, xs, strict=True))
-                                  + " over the best baseline, as the paper reports.")
         return paragraphs(_sentences(tuned, self.standing(ds, LEMMA2)),
                           _sentences(self._least(ds), self._titan(ds)))
 

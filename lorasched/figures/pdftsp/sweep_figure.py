@@ -11,13 +11,21 @@ import xarray as xr
 from ...experiments import Sweep
 from ..base import Figure, check_size, gain
 from ..numbers import num, pct, quote
-from ..verdicts import BAND, BEYOND
+from ..prose import says
+from ..verdicts import (
+    BEYOND,
+    CONSISTENT,
+    CONTRADICTED,
+    INCONCLUSIVE,
+    MAGNITUDE_OFF,
+    REPRODUCED,
+    judge,
+)
 from . import common
 from .common import (
     _SEEDS,
     _WITH,
     ALGORITHMS,
-    BASELINES,
     CALIBRATED,
     COSTLY,
     LEMMA2,
@@ -25,7 +33,6 @@ from .common import (
     ORACLE_FIGURES,
     VARIANTS,
     _and,
-    _best_at,
     _cap,
     _leader,
     _mean,
@@ -34,8 +41,12 @@ from .common import (
     _val,
     _who,
     base,
+    by_method,
     costly_seeds,
+    estimate_of,
     pdftsp_constants,
+    rank_tests,
+    seed_gain,
     titan_options_text,
 )
 
@@ -161,44 +172,59 @@ class SweepFigure(Figure):
         """"from K = 10 on", for an ordered axis (None: the axis has no order)."""
         return None
 
+    #: the claims table's name of this figure's "pdFTSP is the best" claim ("": none)
+    rank_claim = ""
+
+    def base_at(self, ds: xr.Dataset):
+        """The setting of :attr:`axis` that is the base scenario's cell, which another
+        figure counts (None: none here)."""
+        return None
+
     def standing(self, ds: xr.Dataset, variant: str, detail_at=None) -> str:
-        """Where pdFTSP with ``variant``'s constants stands among the baselines: the best
-        everywhere; the best somewhere, and how far below the leader elsewhere; or nowhere,
-        and which baselines are above it everywhere (with ``detail_at``: by how much there)
-        and which below."""
-        m, axis = _mean(ds), self.axis
-        xs = list(m[axis].values)
-        best = _best_at(m, axis, variant)
+        """Where pdFTSP with ``variant``'s constants stands among the baselines, said from
+        the test of the "best at every setting" claim (:func:`~.common.rank_tests`, its
+        per-seed margin over the best baseline), in a sentence :func:`~..prose.says`
+        marks with that test's verdict: the best everywhere, as the paper reports; below
+        the best baseline somewhere beyond the seeds' interval (with ``detail_at``: by how
+        much there), unlike the paper; or what the seeds cannot tell."""
+        axis = self.axis
+        xs, ests, verdicts, verdict = rank_tests(ds, axis, variant, self.base_at(ds))
         who = f"{_WITH[variant]} pdFTSP"
-        if all(best):
-            return f"{who} is the best {self.every}."
+        inner = who[:1].lower() + who[1:]  # inside a sentence
+        every = self.every if len(xs) > 1 else self.where(xs)
+        above = [x for x in xs if verdicts[x] == REPRODUCED]
+        below = [x for x in xs if verdicts[x] == CONTRADICTED]
+        undecided = [x for x in xs if verdicts[x] == INCONCLUSIVE]
 
-        def value(alg, x):
-            return _val(m, alg, **{axis: x})
+        def margins(at) -> str:
+            return _and(quote(f"{variant}'s margin over the best baseline "
+                              f"{self.where([x])}, %", ests[x].mean, _pct)
+                        + f" {self.where([x])}" for x in at)
 
-        if not any(best):
-            above = [b for b in BASELINES if all(value(b, x) > value(variant, x) for x in xs)]
-            below = [b for b in BASELINES if all(value(b, x) < value(variant, x) for x in xs)]
-            text = f"{who} is below {_and(above) or 'the best baseline'} {self.every}"
-            if above and detail_at is not None:
-                text += f" ({self.where([detail_at])}: " + ", ".join(
-                    quote(f"{variant} against {b} {self.where([detail_at])}, %",
-                          gain(value(variant, detail_at), value(b, detail_at)), _pct)
-                    + f" against {b}" for b in above) + ")"
-            return text + (f" and above {_and(below)}." if below else ".")
-        wins = [x for x, ok in zip(xs, best, strict=True) if ok]
-        where = self.where(wins)
-        if len(wins) > 1 and wins == xs[len(xs) - len(wins):] and self.from_on(wins[0]):
-            where = self.from_on(wins[0])
-        behind = []
-        for x in (x for x, ok in zip(xs, best, strict=True) if not ok):
-            lead = _leader(m.sel({axis: x}))
-            g = gain(value(variant, x), value(lead, x))
-            behind.append(f"{self.where([x])} it is "
-                          + quote(f"{variant} below {lead} {self.where([x])}, %",
-                                  abs(g), lambda v: pct(v, sign=False))
-                          + f" below {lead}")
-        return f"{who} is the best {where} ({len(wins)} of {len(xs)}); {_and(behind)}."
+        if verdict == REPRODUCED:
+            text = (f"{who} is the best {every}: its margin over the best baseline of each "
+                    f"seed's day, {margins(xs)} on average, lies above zero beyond the "
+                    "seeds' 95 % interval, as the paper reports.")
+        elif verdict == CONTRADICTED:
+            text = (f"Unlike the paper, {inner} is not the best {every}: "
+                    f"{self.where(below)} its margin over the best baseline lies below zero "
+                    f"beyond the seeds' 95 % interval ({margins(below)})")
+            if detail_at is not None and detail_at in below:
+                m = _mean(ds).sel({axis: detail_at})
+                lead = _leader(m)
+                text += (f"; {self.where([detail_at])} the leader is {lead}")
+            if above:
+                text += f"; {self.where(above)} it is above it ({margins(above)})"
+            if undecided:
+                text += f"; {self.where(undecided)} its interval holds zero"
+            text += "."
+        else:
+            text = (f"Whether {inner} is the best {every} the seeds cannot tell: "
+                    f"{self.where(undecided)} its margin over the best baseline, "
+                    f"{margins(undecided)} on average, holds zero within the seeds' 95 % "
+                    "interval" + (f", and {self.where(above)} it lies above it"
+                                  if above else "") + ".")
+        return says(verdict, text, self.rank_claim, VARIANTS[variant])
 
     def prices_out(self, ds: xr.Dataset, x) -> str:
         """Why pdFTSP with the Lemma-2 constants trails at setting ``x``: it admits fewer
@@ -242,28 +268,36 @@ class SweepFigure(Figure):
                                  for v in (LEMMA2, CALIBRATED)) + ").")
         return text
 
+    def gain_claim(self, x) -> str:
+        """The claims table's name of the paper's gains at setting ``x`` ("K=5")."""
+        return f"{self.axis}={x}"
+
     def magnitudes(self, ds: xr.Dataset, x) -> str:
-        """The paper's gains at setting ``x`` (:attr:`paper_gains`) against ours: those that
-        either pdFTSP setting comes within the verdict rule's band of (:data:`BAND`,
-        relative, on the means), and those that neither does."""
-        col = _mean(ds).sel({self.axis: x})
-        where = self.where([x])
-        close, far = [], []
+        """The paper's gains at setting ``x`` (:attr:`paper_gains`) against ours with the
+        Lemma-2 constants, each said from its claims row's test (the paired per-seed gain,
+        judged by the verdict rule) in a sentence marked with that verdict."""
+        flat = by_method(ds).sel({self.axis: x})
+        said = []
         for b, p in self.paper_gains.items():
-            ours = {v: gain(_val(col, v), _val(col, b)) for v in (LEMMA2, CALIBRATED)}
-            near = [v for v, g in ours.items() if abs(g - p) <= BAND * abs(p)]
-            if near:
-                close.append(f"{pct(p)} over {b} ({_WITH[near[0]].lower()}: "
-                             + quote(f"{near[0]} against {b} {where}, %",
-                                     ours[near[0]], _pct) + ")")
-            else:
-                far.append(f"{pct(p)} over {b}")
-        if not close:
-            return (f"The paper's gains {where} ({_and(far)}) are not reproduced in magnitude "
-                    "by either pdFTSP setting.")
-        return (f"Of the paper's gains {where}, lorasched comes within "
-                f"{num(BAND * 100)} % of "
-                f"{_and(close)}" + (f"; the others ({_and(far)}) are not reproduced in "
-                                    "magnitude by either pdFTSP setting." if far else "."))
+            est = estimate_of(seed_gain(flat, LEMMA2, b))
+            verdict = judge(est, p)
+            ours = quote(f"{LEMMA2} against {b} {self.where([x])}, %", est.mean, _pct)
+            text = {
+                REPRODUCED: f"over {b} it gains {ours} against the paper's {pct(p)}, inside "
+                            "the band, as the paper reports",
+                CONSISTENT: f"over {b} its gain, {ours}, is consistent with the paper's "
+                            f"{pct(p)} but not yet decided: its interval is wider than the "
+                            "band",
+                MAGNITUDE_OFF: f"over {b} it gains {ours}: the magnitude differs from the "
+                               f"paper's {pct(p)}",
+                CONTRADICTED: f"over {b}, unlike the paper's {pct(p)}, it gains {ours}",
+                INCONCLUSIVE: f"over {b} the seeds cannot tell the sign of its gain ({ours} "
+                              f"on average; the paper: {pct(p)})"}[verdict]
+            said.append(says(verdict, text, f"{self.gain_claim(x)}: pdFTSP over {b}",
+                             VARIANTS[LEMMA2]))
+        if not said:
+            return ""
+        return (f"Against the paper's gains {self.where([x])}, with the Lemma-2 constants "
+                "pdFTSP: " + "; ".join(said) + ".")
 
 

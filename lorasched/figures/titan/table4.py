@@ -117,7 +117,7 @@ class Table4(TitanFigure):
                 f"sooner than under SRTF and {pct(100 * float(slow.min()), sign=False)} to "
                 f"{pct(100 * float(slow.max()), sign=False)} at least 10 % later, across "
                 "densities: "
-                + ("more gain than lose at every density, as in the paper. "
+                + ("more gain than lose at every density (means over seeds). "
                    if more else "not more gain than lose at every density. ")
                 + self._why(self.mechanism(ds, wl))
                 + " FMTrace's load and requests are not known, so how many of its jobs "
