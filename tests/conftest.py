@@ -45,7 +45,7 @@ BOOK_FIRST = "test_the_built_book_loads_only_local_scripts"
 FIRST_NOTEBOOKS = ("titan_authors", "allpass_fig06", "service", "allpass_fig07",
                    "calibration", "fig04_scale", "fig12_competitiveness", "day",
                    "titan_fig05")
-LAST_NOTEBOOKS = ("summary",)
+LAST_NOTEBOOKS = ("headline_pdftsp", "headline_titan", "headline_allpass", "summary")
 
 
 def _rank(item) -> tuple:

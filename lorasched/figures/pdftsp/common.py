@@ -499,9 +499,10 @@ def fit_trend(da: xr.DataArray, axis: str, x=None, transform=None) -> Estimate:
 
 def fit_why(fit: Estimate, unit: str = "") -> str:
     """The measured reason of an inconclusive trend: the slope's interval holds zero."""
+    half = (fit.high - fit.low) / 2
     return (f"The slope's 95 % interval over {fit.n} runs, {num(fit.low, sign=True)} to "
-            f"{num(fit.high, sign=True)}{' ' + unit if unit else ''}, holds zero: the spread "
-            "between seeds is larger than the trend.")
+            f"{num(fit.high, sign=True)}{' ' + unit if unit else ''}, holds zero: its "
+            f"half-width, {num(half)}, exceeds the fitted slope's size, {num(abs(fit.mean))}.")
 
 
 def dollars(x: float, digits: int = 3) -> str:

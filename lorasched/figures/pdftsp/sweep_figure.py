@@ -26,6 +26,7 @@ from .common import (
     _SEEDS,
     _WITH,
     ALGORITHMS,
+    BASE_CELL_FIGURE,
     CALIBRATED,
     COSTLY,
     LEMMA2,
@@ -224,6 +225,10 @@ class SweepFigure(Figure):
                     f"{margins(undecided)} on average, holds zero within the seeds' 95 % "
                     "interval" + (f", and {self.where(above)} it lies above it"
                                   if above else "") + ".")
+        base = self.base_at(ds)
+        if base is not None:  # the sentence covers the settings its claim's test covers
+            text = (text[:-1] + f" ({self.where([base])}, the base scenario, is counted in "
+                    f"{BASE_CELL_FIGURE}).")
         return says(verdict, text, self.rank_claim, VARIANTS[variant])
 
     def prices_out(self, ds: xr.Dataset, x) -> str:
