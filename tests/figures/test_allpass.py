@@ -208,6 +208,9 @@ def test_the_cap_claim_is_one_judgement_on_figs_7_and_10(page):
     above, above10 = cap_rows(_with_peaks(data, cap + 1))
     assert above["verdict"] == above10["verdict"] == CONTRADICTED
     assert "1 of 1 seeds reach the cap" in above["why"]
+    # "never reaches" holds of every run: a run at the cap breaks it (checked run by run)
+    at, _ = cap_rows(_with_peaks(data, cap))
+    assert at["verdict"] == CONTRADICTED
 
 
 def test_money_in_prose_is_escaped_from_mathjax(page):
