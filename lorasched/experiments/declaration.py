@@ -176,7 +176,18 @@ class Sweep:
     seed_limit: dict = field(default_factory=dict)  # algorithm -> its first N seeds
 
     def seeds_of(self, algorithm: str | None) -> tuple:
-        """The seeds ``algorithm`` runs (``None``: the bound's, which every seed has)."""
+        """The seeds a policy runs.
+
+        Parameters
+        ----------
+        algorithm : str or None
+            One of the sweep's algorithms, or None for the bound (every seed has one).
+
+        Returns
+        -------
+        tuple of int
+            The first ``seed_limit[algorithm]`` of :attr:`seeds`, or all of them.
+        """
         n = self.seed_limit.get(algorithm) if algorithm is not None else None
         return self.seeds if n is None else self.seeds[:n]
 

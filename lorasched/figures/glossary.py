@@ -139,3 +139,13 @@ def undefined(text: str, window: int = 200) -> list[tuple[str, str]]:
         context = plain[max(0, m.start() - CONTEXT):m.end() + CONTEXT]
         found.append((m.start(), abbreviation, context))
     return [(a, c) for _, a, c in sorted(found)]
+
+
+def spelled_out(text: str) -> str:
+    """The abbreviations ``text`` uses, in the order of their first use, each with its
+    defining phrase: "EFT (earliest finish time), SRTF (shortest remaining time first)"
+    ("" if it uses none). A page that prints generated text puts this before it."""
+    plain = reader_text(text)
+    used = sorted((m.start(), a) for a in ABBREVIATIONS
+                  if (m := _PATTERNS[a].search(plain)) is not None)
+    return ", ".join(f"{a} ({ABBREVIATIONS[a][0]})" for _, a in used)

@@ -10,7 +10,7 @@ import re
 
 import pandas as pd
 
-from . import allpass, pdftsp, titan
+from . import allpass, glossary, pdftsp, titan
 from .base import WHY_ANCHOR, Prose, check_size, paragraphs
 from .verdicts import (
     BEYOND,
@@ -217,7 +217,9 @@ def headline(table: pd.DataFrame, system: str) -> Prose:
                         + f", is {verdict}: paper {r['paper']}, ours {r['ours']}. "
                         f"Measured reason: {short_why(why, 40)}")
             said += 1
-    return Prose(" ".join(t if t.endswith((".", "…")) else t + "." for t in text))
+    out = " ".join(t if t.endswith((".", "…")) else t + "." for t in text)
+    terms = glossary.spelled_out(out)
+    return Prose((f"Abbreviations below: {terms}. " if terms else "") + out)
 
 
 __all__ = ["COLUMNS", "SYSTEMS", "beyond_rows", "claims", "counts", "findings", "headline",

@@ -17,6 +17,7 @@ import pytest
 import yaml
 from _book import BOOK, toc_files, toc_notebooks
 
+from lorasched.figures import glossary
 from lorasched.figures.glossary import ABBREVIATIONS, reader_text, undefined
 
 
@@ -135,3 +136,12 @@ def test_a_sweep_page_says_in_words_which_milp_setting_titan_ran():
     assert "at most 10,000 branch-and-bound nodes" in text
     assert undefined(text) == []
     assert set(figures.common.MIP_WORDS) == set(MIP_SETTINGS)  # every setting has words
+
+
+def test_generated_text_gets_its_abbreviations_spelled_out_first():
+    text = "Fig. 4, pdFTSP over EFT, is contradicted; TITAN's JCT against SRTF shrinks."
+    terms = glossary.spelled_out(text)
+    assert terms == ("EFT (earliest finish time), JCT (job completion time), SRTF (shortest "
+                     "remaining time first)")
+    assert glossary.undefined(text) and not glossary.undefined(f"{terms}. {text}")
+    assert glossary.spelled_out("No abbreviation here.") == ""

@@ -76,9 +76,10 @@ def test_findings_count_the_papers_claims_apart_from_what_lies_beyond():
 def test_a_parts_headline_comes_from_its_rows():
     table = pd.concat([summary.tidy("pdftsp", P), summary.tidy("titan", T)])
     text = summary.headline(table, "titan")
-    assert text.startswith("Of TITAN's 2 claims that this build compares in the paper's own "
-                           "setting (each counted once), 0 reproduce; 1 contradicted, "
-                           "1 inconclusive.")
+    # the abbreviations it prints are spelled out first (FM-1: a foundation model's)
+    assert text.startswith("Abbreviations below: FM (foundation model). Of TITAN's 2 claims "
+                           "that this build compares in the paper's own setting (each "
+                           "counted once), 0 reproduce; 1 contradicted, 1 inconclusive.")
     assert "Table 3, faster (FM-1), is contradicted: paper +1 %, ours +2 %." in text
     assert "Measured reason: not explained" in text
     assert summary.headline(table, "allpass").startswith("None of Allpass's own claims")

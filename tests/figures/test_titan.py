@@ -112,7 +112,7 @@ def test_table3_verdict_follows_the_data(sweep_data):
     assert row["ours"] == "+100 %"
     assert row["paper"] == f"{100 * (PAPER_TABLE3['titan'][0] / 1.68 - 1):.0f} %"
     assert row["why"] and row["why"] != NOT_EXPLAINED
-    # twice the paper's reduction is the same direction, not reproduced
+    # twice the paper's reduction: the magnitude is off, not reproduced
     close = ds.copy(deep=True)
     close["avg_jct_h"].loc[at] = close["avg_jct_h"].sel(algorithm="srtf", density=1.0) * 0.24
     row = fig.claims(data | {"titan": close}).set_index(["claim", "workload"]).loc[

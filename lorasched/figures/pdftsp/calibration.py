@@ -108,7 +108,9 @@ class Calibration(Figure):
                if same else
                f" The evaluation days' best pair in hindsight, α = {best['alpha']:g}, "
                f"β = {best['beta']:g}, gives {best['evaluation days']:.0f}: the held-out "
-               f"choice leaves {_pct(left, '')} on the table."),
+               "choice leaves "
+               + quote("welfare the held-out choice leaves on the table, %", left,
+                       lambda v: _pct(v, "")) + " on the table."),
             f"{near} of the {surf.size} pairs of the grid come within 3 % of the evaluation "
             "days' best; the calibrated pair is " + ("one of them." if chosen_close
                                                       else "not among them."),

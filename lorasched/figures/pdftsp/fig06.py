@@ -85,10 +85,12 @@ class Fig06(SweepFigure):
             hi = quote("the largest ratio of an algorithm's welfare on all-A100 to all-A40",
                        hi)
             speed, m100, m40 = self.node_ratio()
-            why = (f"in lorasched's profiles an A100 node processes {num(speed)} times the "
-                   f"samples per slot of an A40 and has {num(m100)} GB of memory "
-                   f"against {num(m40)} GB, room for more adapters next to the shared "
-                   "base model")
+            why = (f"in lorasched's profiles an A100 node processes "
+                   f"{quote('samples per slot, A100 node over A40 node', speed)} times the "
+                   f"samples per slot of an A40 and has "
+                   f"{quote('A100 memory, GB', m100)} GB of memory against "
+                   f"{quote('A40 memory, GB', m40)} GB, room for more adapters next to the "
+                   "shared base model")
             if len(more) == len(labels):
                 parts.append(f"Every algorithm earns {lo} to {hi} times as much on the "
                              f"all-A100 cluster as on the all-A40 one (means over seeds): "
