@@ -3,7 +3,9 @@ claims tables, the prose, the summary rows, and the plots."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 
 import numpy as np
 import pytest
@@ -233,3 +235,37 @@ def test_table4_prose_chooses_its_words_from_the_data(sweep_data):
     assert "about as many GPUs" in fig._why(narrow) and "4.4 against 4.5" in fig._why(narrow)
     wide = dict(m, wider=True, gpus={"titan": 10.7, "srtf": 4.49})
     assert "10.7 GPUs" in fig._why(wide) and "about as many" not in fig._why(wide)
+
+
+def _speaks_for_its_claims(fig, data) -> None:
+    """``fig.findings(data)`` marks its sentences about the page's claims, each with the
+    verdict the claims table gives that claim (same data, same test); a claims table that
+    said otherwise of one of them would be named."""
+    from lorasched.figures.prose import CLASS, check_page
+
+    text = str(fig.findings(data))
+    claims = fig.claims(data)
+    verdicts = {(r["claim"], r[fig.variant_column]): r["verdict"]
+                for _, r in claims.iterrows()}
+    assert text.count(f'class="{CLASS}"') >= 1
+    assert check_page(text, verdicts) == []
+    # the check would catch a sentence whose verdict is not its claim's
+    said = re.search(r'data-claim="([^"|]*)\|([^"]*)" data-verdict="([^"]*)"', text)
+    key = (html.unescape(said.group(1)), html.unescape(said.group(2)))
+    assert verdicts[key] == said.group(3)
+    other = "contradicted" if said.group(3) != "contradicted" else "reproduced"
+    assert check_page(text, verdicts | {key: other})
+
+
+def test_titan_prose_speaks_with_its_claims_verdicts():
+    for key in ("table2", "fig04"):
+        fig = figures.figure(key)
+        _speaks_for_its_claims(fig, fig.data("small"))
+
+
+def test_titan_sweep_pages_prose_speaks_with_its_claims_verdicts(sweep_data):
+    ds, store = sweep_data
+    for key in ("fig05", "table4", "solve"):
+        _speaks_for_its_claims(figures.figure(key), ds)
+    table3 = figures.figure("table3")
+    _speaks_for_its_claims(table3, table3.data("small", seeds=1, store=store))

@@ -16,12 +16,18 @@ from ...experiments import Sweep
 from ...titan.scenario import titan_scenario
 from ..base import SCALES, Figure, check_size, seed_words
 from ..numbers import interval, num, pct
+from ..prose import says
 from ..verdicts import (
     BEYOND,
+    CONSISTENT,
+    CONTRADICTED,
     INCONCLUSIVE,
     LINEAR,
+    MAGNITUDE_OFF,
     NOT_RUN,
+    NOT_TESTABLE,
     PAPER,
+    REPRODUCED,
     Estimate,
     estimate,
     inconclusive_why,
@@ -190,6 +196,34 @@ def judged(claim: str, variant: str, values, paper: float | None, *, threshold: 
     return {"claim": claim, "variant": variant, "paper": text,
             "ours": interval(est, fmt), "verdict": verdict, "why": why, "estimate": est,
             "fmt": fmt, "paper_value": paper}
+
+
+def by_claim(rows) -> dict:
+    """A page's claims rows by ``(claim, variant)``."""
+    return {(r["claim"], r["variant"]): r for r in rows}
+
+
+def ours(row: dict) -> str:
+    """A claims row's own estimate (its mean), as its ``ours`` column prints it."""
+    return row["fmt"](row["estimate"].mean)
+
+
+def said(row: dict, what: str, texts: dict | None = None) -> str:
+    """A sentence about claims row ``row`` in words its verdict owns, marked by
+    :func:`~lorasched.figures.prose.says` with the row's claim, variant and verdict (the
+    same test as the claims table's): ``texts[verdict]`` where given, else ``what`` (what
+    was measured, a clause) followed by the verdict's words against the row's paper
+    text."""
+    verdict, paper = row["verdict"], row["paper"]
+    text = (texts or {}).get(verdict) or {
+        REPRODUCED: f"{what}, as the paper reports ({paper})",
+        CONSISTENT: f"{what}, consistent with the paper's {paper} but not yet decided: the "
+                    "seeds' interval is wider than the band",
+        MAGNITUDE_OFF: f"{what}: the magnitude differs from the paper's {paper}",
+        CONTRADICTED: f"{what}, unlike the paper's {paper}",
+        INCONCLUSIVE: f"{what}; against the paper's {paper} the seeds cannot tell",
+        NOT_TESTABLE: f"{what}, which cannot be tested here"}[verdict]
+    return says(verdict, text, row["claim"], row["variant"])
 
 
 def reduction(ds: xr.Dataset, var: str, better: str, worse: str, **at) -> float:

@@ -11,8 +11,8 @@ from ...titan.helios import DAY_S, SHORT_S, WINDOW_S, filtered_jobs, short_job_f
 from ...titan.scenario import titan_scenario
 from ..base import Figure, check_size, paragraphs
 from ..numbers import minutes, num, pct, quote
-from ..verdicts import BEYOND, NO_NUMBER, PAPER, REPRODUCED, Estimate
-from .common import WORKLOADS, base, judged
+from ..verdicts import BEYOND, CONTRADICTED, NO_NUMBER, PAPER, REPRODUCED, Estimate
+from .common import WORKLOADS, base, by_claim, judged, said
 
 
 class Fig04(Figure):
@@ -20,6 +20,10 @@ class Fig04(Figure):
     variant_column = "workload"
     key, number, title = "fig04", "Fig. 4", "Job duration and GPU requests of the workloads"
     quotes = True
+    #: the claim of Fig. 4 (FMTrace's), and the two Helios Venus pools it is tested on
+    SHORT = "jobs within 30 minutes"
+    POOL = "Helios Venus, all jobs of 5 min-10 h, < 100 GPU-h"
+    WINDOW = "Helios Venus, the same jobs submitted in the 8-hour window drawn from"
 
     def data(self, size: str = "small", seed: int = 1, **_) -> pd.DataFrame:
         """One row per job of each workload at density 1 (seed 1): its duration alone on
@@ -44,18 +48,16 @@ class Fig04(Figure):
         for wl, g in df.groupby("workload", sort=False):
             shares.append((wl, float(np.mean(g["duration_h"] <= SHORT_S / 3600)) * 100,
                            len(g)))
-        shares.append(("Helios Venus, all jobs of 5 min-10 h, < 100 GPU-h",
-                       short_job_fraction() * 100, None))
-        shares.append(("Helios Venus, the same jobs submitted in the 8-hour window drawn "
-                       "from", window, None))
+        shares.append((self.POOL, short_job_fraction() * 100, None))
+        shares.append((self.WINDOW, window, None))
         rows = []
         for wl, share, n in shares:
-            row = judged("jobs within 30 minutes", wl, Estimate.point(share), None,
+            row = judged(self.SHORT, wl, Estimate.point(share), None,
                          threshold=50.0, side=1, fmt=lambda x: pct(x, sign=False),
                          paper_text="> 50 % (FMTrace)")
             # FMTrace's claim is tested on the pool that stands in for it (Helios Venus
             # filtered as the paper filters FMTrace); the workloads drawn from it are ours
-            row["scope"] = PAPER if wl.startswith("Helios Venus, all jobs") else BEYOND
+            row["scope"] = PAPER if wl == self.POOL else BEYOND
             if row["verdict"] != REPRODUCED:
                 if n:
                     se = 100 * math.sqrt(window / 100 * (1 - window / 100) / n)
@@ -100,7 +102,15 @@ class Fig04(Figure):
         window = (submit % DAY_S) < WINDOW_S
         return float(np.mean(duration[window] <= SHORT_S))
 
+    def short_said(self, rows: dict, variant: str, what: str) -> str:
+        """``what`` (the share of short jobs, measured) said of the claim "more than half of
+        the jobs within 30 minutes" on ``variant``, from its claims row's test."""
+        return said(rows[(self.SHORT, variant)], what, {
+            REPRODUCED: f"{what}, more than half, as the paper reports of FMTrace",
+            CONTRADICTED: f"{what}, unlike the paper's more than half (of FMTrace)"})
+
     def findings(self, df):
+        rows = by_claim(self.claim_rows(df))
         parts = []
         for wl, g in df.groupby("workload", sort=False):
             short = np.mean(g["duration_h"] <= SHORT_S / 3600) * 100
@@ -108,17 +118,22 @@ class Fig04(Figure):
             median = quote(f"{wl}: median job duration alone on its requested GPUs, min",
                            np.median(g["duration_h"]) * 60, minutes)
             parts.append(f"{wl}: {len(g)} jobs, median {median} alone on the requested "
-                         f"GPUs, {pct(short, sign=False)} within 30 min, "
-                         f"{pct(multi, sign=False)} ask "
+                         f"GPUs, "
+                         + self.short_said(rows, wl, f"{pct(short, sign=False)} within 30 "
+                                                     "min")
+                         + f", {pct(multi, sign=False)} ask "
                          f"for more than one GPU, at most {int(g['gpus'].max())}")
         return paragraphs(
             "; ".join(parts) + ". The durations are what each job takes on its requested "
             "GPUs by the look-up table (LUT: the authors' measured step time per model, "
             "batch and GPU count), the length the baselines see.",
-            f"Of all Helios Venus jobs of five minutes to ten hours and under 100 GPU-hours, "
-            f"{pct(short_job_fraction() * 100, sign=False)} last at most 30 minutes; of those "
-            f"submitted in the 8-hour window of the day the Helios-derived workload draws "
-            f"from, {pct(self.window_short() * 100, sign=False)}. A draw of jobs from that "
+            "Of all Helios Venus jobs of five minutes to ten hours and under 100 GPU-hours, "
+            + self.short_said(rows, self.POOL, f"{pct(short_job_fraction() * 100, sign=False)}"
+                                               " last at most 30 minutes")
+            + "; of those submitted in the 8-hour window of the day the Helios-derived "
+            "workload draws from, "
+            + self.short_said(rows, self.WINDOW, pct(self.window_short() * 100, sign=False))
+            + ". A draw of jobs from that "
             "window (seed one here) lands on either side of one half by chance: the share of "
             "short jobs is a property of the trace and of the window, not something the "
             "derivation sets.")

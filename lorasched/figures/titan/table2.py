@@ -8,8 +8,8 @@ import pandas as pd
 from ...titan.milp import solve_with_merging
 from ..base import Figure, paragraphs
 from ..numbers import minutes, num
-from ..verdicts import REPRODUCED, Estimate
-from .common import judged
+from ..verdicts import CONTRADICTED, INCONCLUSIVE, REPRODUCED, Estimate
+from .common import by_claim, judged, said
 
 #: the paper's Table 2: (A, B, task merger, SRTF) average JCT in minutes
 PAPER = {"Case 1": (20, 20, 25, 30), "Case 2": (10, 20, 21, 20), "Case 3": (5, 100, 102, 55)}
@@ -19,6 +19,8 @@ class Table2(Figure):
     system = "titan"
     variant_column = "case"
     key, number, title = "table2", "Table 2", "Task merger against SRTF on two jobs"
+    #: the claim the merger's choices are judged by (a row per case)
+    CHOICE = "the merger's objective picks the better plan"
 
     def data(self, size: str = "small", **_) -> pd.DataFrame:
         """Per case: the JCT arithmetic of both plans on one GPU and the merger MILP's
@@ -51,7 +53,7 @@ class Table2(Figure):
             # the merged plan's objective minus running the shorter job alone: its sign is
             # the MILP's choice
             lead = float(r["MILP objective merged"] - r["MILP objective alone"])
-            row = judged("the merger's objective picks the better plan", case,
+            row = judged(self.CHOICE, case,
                          Estimate.point(lead), None,
                          side=1 if paper_plan == "merge" else -1,
                          fmt=lambda x: f"{num(x, sign=True)} per min",
@@ -66,11 +68,23 @@ class Table2(Figure):
 
     def findings(self, df):
         right = int((df["TITAN picks"] == df["better plan"]).sum())
+        rows = by_claim(self.claim_rows(df))
+        said_ = []
+        for _, r in df.iterrows():
+            case = r["case"]
+            act = ("merges the two jobs" if r["TITAN picks"] == "merge"
+                   else "runs the shorter job alone first")
+            said_.append(said(rows[(self.CHOICE, case)], "", {
+                REPRODUCED: f"in {case.lower()} it {act}, the plan the paper's table favours, "
+                            "as the paper reports",
+                CONTRADICTED: f"in {case.lower()}, unlike the paper, it {act}, the plan the "
+                              "paper's table does not favour",
+                INCONCLUSIVE: f"in {case.lower()} objective (5) scores both plans alike, so "
+                              "which it picks the seeds cannot tell"}))
         return paragraphs(
             f"With the merged durations of the paper's table as inputs, the bonus "
             f"(1 + |mj|)/2 of objective (5) makes the MILP pick the plan of lower average JCT "
-            f"in {right} of {len(df)} cases: merging two jobs of close length (case 1) and "
-            "running the shorter one alone first when the lengths differ (cases 2 and 3). The "
+            f"in {right} of {len(df)} cases: " + "; ".join(said_) + ". The "
             "paper gives the merged durations only as measurements; lorasched's scheduler "
             "derives them from the authors' log law (see the model chapter), so these cases "
             "check the decision rule, not the length model.")
