@@ -6,6 +6,7 @@ the queue-all oracle's floor, the overlap of demoted jobs against the cap)."""
 from __future__ import annotations
 
 import copy
+import html
 import json
 import re
 from pathlib import Path
@@ -17,12 +18,21 @@ import pytest
 import lorasched.figures.allpass as figures
 import lorasched.plotting.allpass as plots
 from lorasched.allpass.diagnose import demoted_overlap
+from lorasched.figures import prose
 from lorasched.figures.allpass import fig01 as fig01_module
-from lorasched.figures.allpass.common import BEYOND_TEXT, READINGS, SETUPS, claim, explain
+from lorasched.figures.allpass.common import (
+    BEYOND_TEXT,
+    READINGS,
+    SETUPS,
+    claim,
+    explain,
+    row_says,
+)
 from lorasched.figures.numbers import minutes, num
 from lorasched.figures.summary import tidy
 from lorasched.figures.verdicts import (
     COMPARED,
+    CONSISTENT,
     CONTRADICTED,
     INCONCLUSIVE,
     MAGNITUDE_OFF,
@@ -34,6 +44,7 @@ from lorasched.figures.verdicts import (
     Estimate,
     estimate,
 )
+from lorasched.model.errors import InputError
 from lorasched.model.traces import read_trace
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
@@ -218,3 +229,47 @@ def test_money_in_prose_is_escaped_from_mathjax(page):
     text = figures.figure("fig09").findings(data)
     assert "$" in text and "\\$" not in text                    # plain in the string
     assert "\\$" in text._repr_markdown_()                       # escaped when rendered
+
+
+#: the pages whose findings say their claims (the readings page is not among them)
+SAYING = ["fig01", "fig06", "fig07", "fig08", "fig09", "fig10", "fig11", "fig12"]
+
+
+def _said(fig, data) -> tuple[str, dict]:
+    """A page's findings and its claims table's verdicts, ``{(claim, setup): verdict}``."""
+    table = fig.claims(data)
+    verdicts = {(r["claim"], str(r[fig.variant_column])): r["verdict"]
+                for r in table.to_dict("records")}
+    return str(fig.findings(data)), verdicts
+
+
+@pytest.mark.parametrize("key", SAYING)
+def test_findings_say_each_claim_with_its_claims_tables_verdict(page, key):
+    fig = figures.figure(key)
+    data = fig.data() if key == "fig01" else page[1]
+    text, verdicts = _said(fig, data)
+    spans = re.findall(r'data-claim="([^"]*)" data-verdict="([^"]*)"', text)
+    assert spans, f"{key}'s findings say none of its claims"
+    assert prose.check_page(text, verdicts) == []
+    # every marked sentence names a row of the table, so each is compared
+    keys = {tuple(html.unescape(c).split("|", 1)) for c, _ in spans}
+    assert keys <= set(verdicts)
+    # a table whose verdict differs from the sentence's is caught
+    claim_key = sorted(keys)[0]
+    other = CONTRADICTED if verdicts[claim_key] != CONTRADICTED else INCONCLUSIVE
+    found = prose.check_page(text, {**verdicts, claim_key: other})
+    assert any("the claims table says" in p for p in found)
+
+
+def test_row_says_has_words_for_every_verdict_a_row_can_get_and_refuses_wrong_ones():
+    est = estimate([1.0, 2.0, 3.0])
+    for verdict in (REPRODUCED, CONSISTENT, MAGNITUDE_OFF, CONTRADICTED, INCONCLUSIVE,
+                    NOT_TESTABLE):
+        row = claim("a claim", "limited", "2", est, verdict, "why")
+        out = row_says(row, "the quantity")
+        assert prose.check_page(out, {("a claim", "limited"): verdict}) == []
+    row = claim("a claim", "limited", "2", est, CONTRADICTED, "why")
+    with pytest.raises(InputError):
+        row_says(row, "", {CONTRADICTED: "it is 2, as the paper reports"})
+    with pytest.raises(InputError):
+        row_says({**row, "verdict": NOT_RUN}, "the quantity")

@@ -23,11 +23,16 @@ from ...allpass.scenario import allpass_scenario
 from ...allpass.workload import PAPER_JOBS, PAPER_WORK_H
 from ...experiments import Sweep
 from ...experiments.grid import code_fingerprint
+from ...model.errors import InputError
 from ..base import SCALES, Figure, Prose, atomic_file, check_size, default_store, seed_words
 from ..numbers import interval, num, pct
+from ..prose import says
 from ..verdicts import (
+    CONSISTENT,
+    CONTRADICTED,
     INCONCLUSIVE,
     LINEAR,
+    MAGNITUDE_OFF,
     NOT_TESTABLE,
     RATIO,
     REPRODUCED,
@@ -376,3 +381,42 @@ def claim(claim: str, variant: str, paper: str, est: Estimate, verdict: str,
 
 #: the clouds by the names the paper gives them
 CLOUD_NAMES = {"modal": "Modal", "vast": "Vast.ai", "lambda": "Lambda"}
+
+
+def row_says(row: dict, what: str, texts: dict | None = None) -> str:
+    """One sentence about claims row ``row`` (a :meth:`claim_rows` row, its verdict from
+    the claim's own test), marked by :func:`~lorasched.figures.prose.says` with the row's
+    claim and setup: ``texts[verdict]`` where given, else the common words about ``what``
+    (the quantity the claim measures, e.g. "Allpass's lead over the next baseline"), ours
+    as the row's centre (its formatter's) and the paper's as the row prints it."""
+    verdict = row["verdict"]
+    est = row.get("estimate")
+    ours = row["fmt"](est.mean) if est is not None else row["ours"]
+    paper = row["paper"] if row["paper"] not in ("", "yes") else ""
+    theirs = f" (the paper: {paper})" if paper else ""
+    common = {
+        REPRODUCED: f"{what} is {ours}{theirs}, as the paper reports",
+        CONSISTENT: f"{what} is {ours}, consistent with the paper's {paper} but not yet "
+                    "decided: its interval is wider than the band",
+        MAGNITUDE_OFF: f"{what} is {ours}: its magnitude differs from the paper's {paper} "
+                       "beyond the band",
+        CONTRADICTED: (f"{what} is {ours}, unlike the paper's {paper}" if paper else
+                       f"unlike the paper, {what} is {ours}"),
+        INCONCLUSIVE: f"{what} is {ours} on average, and the seeds cannot tell on which "
+                      f"side of the claim it lies{theirs}",
+        NOT_TESTABLE: f"{what} cannot be tested here (the claims table gives the reason)",
+    }
+    text = (texts or {}).get(verdict) or common.get(verdict)
+    if text is None:
+        raise InputError(f"{row['claim']}: no sentence for the verdict {verdict!r}")
+    return says(verdict, text, row["claim"], row["variant"])
+
+
+def row_of(rows: list[dict], start: str, variant: str | None = None) -> dict:
+    """The one claims row of ``rows`` whose claim starts with ``start`` (and whose setup is
+    ``variant``, where given), so a page's prose finds each row by what it claims."""
+    found = [r for r in rows if r["claim"].startswith(start)
+             and (variant is None or r["variant"] == variant)]
+    if len(found) != 1:
+        raise InputError(f"{len(found)} claims rows start with {start!r}")
+    return found[0]

@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..base import Prose, paragraphs
 from ..numbers import interval, minutes, num, pct
-from ..verdicts import GAIN, RATIO, judge, judge_each
+from ..verdicts import CONTRADICTED, GAIN, INCONCLUSIVE, RATIO, REPRODUCED, judge, judge_each
 from .common import (
     PAPER_HPA_JCT_RATIO,
     SETUPS,
@@ -15,6 +15,8 @@ from .common import (
     AllpassFigure,
     claim,
     paper_table,
+    row_of,
+    row_says,
     seeds_estimate,
     share,
 )
@@ -92,9 +94,25 @@ class Fig07(AllpassFigure):
         a, mo, h = (data.m("avg_jct_min", "unlimited", x)[0] for x in self.ORDER)
         qa = data.m("queue_min", "unlimited", "allpass")[0]
         qh = data.m("queue_min", "unlimited", "hpa")[0]
+        # each claim said from its own claims row's verdict
+        rows = self.claim_rows(data)
+        peaks = cap_claim(data)
+        said = [row_says(row_of(rows, "Allpass's average JCT nearly"),
+                         "Allpass's average JCT over Modal's (per seed, the change)"),
+                row_says(row_of(rows, "HPA's average JCT"),
+                         "HPA's average JCT over Allpass's (per seed, the ratio)"),
+                row_says(row_of(rows, "Allpass never reaches"), "", {
+                    REPRODUCED: f"under the cap of {num(peaks['cap'])} serverful workers, "
+                                "Allpass stays below it in every seed, as the paper reports",
+                    CONTRADICTED: f"unlike the paper, Allpass reaches the cap of "
+                                  f"{num(peaks['cap'])} in {peaks['reached']} of "
+                                  f"{peaks['n']} seeds",
+                    INCONCLUSIVE: "the seeds cannot tell whether Allpass reaches the cap: "
+                                  "no seed has a finite peak"})]
         return paragraphs(
             f"Without a cap, Allpass's average JCT is {minutes(a)}, Modal's {minutes(mo)} "
             f"and HPA's {minutes(h)} (means over seeds).",
+            "On this page's claims: " + "; ".join(said) + ".",
             f"The gap between Allpass and Modal is queueing: Allpass's jobs spend "
             f"{minutes(qa)} on average in the serverful queue, HPA's {minutes(qh)}; Modal's "
             "jobs never queue.")

@@ -23,6 +23,8 @@ from .common import (
     claim,
     fmt,
     identical,
+    row_of,
+    row_says,
     seeds_estimate,
     share,
     untestable,
@@ -175,12 +177,21 @@ class Fig08(AllpassFigure):
     def findings(self, data: AllpassData) -> Prose:
         o = data.m("overhead_min", "limited", "allpass")[0]
         demoted = data.m("demoted_share", "limited", "allpass")[0]
+        # each claim said from its own claims row's verdict
+        rows = self.claim_rows(data)
+        said = [row_says(row_of(rows, "Modal waits less than Allpass"),
+                         "Allpass's wait minus Modal's"),
+                row_says(row_of(rows, "Allpass waits less than every baseline"),
+                         "the next baseline's wait (the seed's shortest but Modal's) minus "
+                         "Allpass's"),
+                row_says(row_of(rows, "Allpass's queueing delay"),
+                         "Allpass's queueing delay under the cap")]
         return paragraphs(
             "Average wait (JCT minus work; means over seeds): " + ", ".join(
                 f"{NAMES[a]} {minutes(data.m('wait_min', self.setup(a), a)[0])}"
                 for a in self.ORDER) + ".",
+            "On this page's claims: " + "; ".join(said) + ".",
             f"Allpass demotes {share(demoted)} of the jobs; each demotion costs the "
             f"{minutes(PAPER_FIG8['allpass_overhead'])} of checkpoint and restore this model "
             f"charges (the paper's figure, read per demotion), so the overhead per job over "
             f"all jobs is {minutes(o)}.")
-

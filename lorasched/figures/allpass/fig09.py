@@ -19,6 +19,8 @@ from .common import (
     AllpassFigure,
     claim,
     fmt,
+    row_of,
+    row_says,
     seeds_estimate,
     share,
 )
@@ -139,10 +141,19 @@ class Fig09(AllpassFigure):
         c = {(a, st): data.m("cost_usd", st, a)[0] for a, st in self.ORDER}
         w = data.m("work_h", "limited", "allpass")[0]
         modal = c["modal", "unlimited"]
+        # each claim said from its own claims row's verdict
+        rows = self.claim_rows(data)
+        ratios = [row_says(row_of(rows, f"{NAMES[a]}'s cost over"),
+                           f"{NAMES[a]}'s bill over Allpass's (per seed, the ratio)")
+                  for a in ("modal", "hpa")]
+        savings = [row_says(row_of(rows, f"Allpass's saving against {NAMES[b]}"),
+                            f"Allpass's saving against {NAMES[b]}")
+                   for b in ("tl_np", "tl_p", "sjf_np", "sjf_p")]
         return paragraphs(
             "Bills (means over seeds): " + ", ".join(
                 f"{NAMES[a]} ({st}) {usd(c[a, st])}" for a, st in self.ORDER) + ".",
             f"The runs carry {num(w)} A100-hours of work on average (the paper's Modal bill "
             f"implies about {num(PAPER_WORK_H)}); Modal alone therefore costs "
-            f"{usd(modal)}, {ratio(modal / c['allpass', 'unlimited'])} Allpass's bill without "
-            f"a cap and {ratio(modal / c['allpass', 'limited'])} Allpass's under the cap.")
+            f"{usd(modal)} on average.",
+            "Without a cap: " + "; ".join(ratios) + ". Under the cap: " + "; ".join(savings)
+            + ".")

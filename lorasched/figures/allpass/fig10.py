@@ -18,6 +18,8 @@ from .common import (
     AllpassData,
     AllpassFigure,
     claim,
+    row_of,
+    row_says,
     seeds_estimate,
     share,
 )
@@ -108,6 +110,15 @@ class Fig10(AllpassFigure):
         F = run["F_s"].values
         t = run["tick_s"].values
         top = int(np.nanargmax(F))
+        # each claim said from its own claims row's verdict
+        rows = self.claim_rows(data)
+        said = [row_says(row_of(rows, "HPA scales out"),
+                         "HPA's peak serverful workers without a cap"),
+                row_says(row_of(rows, "Allpass's peak serverful"),
+                         "Allpass's peak serverful workers under the cap"),
+                row_says(row_of(rows, "F rises above"), "Allpass's highest threshold F"),
+                row_says(row_of(rows, "Tiresias-L's queue longer"),
+                         "TL-NP's peak queue (jobs waiting) minus Allpass's")]
         return paragraphs(
             f"In seed {seed}, Allpass's threshold F starts at {seconds(F0)}, peaks at "
             f"{seconds(F[top])} at {seconds(t[top])} and ends at {seconds(F[-1])}; the "
@@ -117,4 +128,5 @@ class Fig10(AllpassFigure):
             "Peak serverful workers (means over seeds): " + ", ".join(
                 f"{NAMES[a]} ({st}) {num(data.m('max_workers', st, a)[0])}"
                 for a, st in self.PANELS) + f", under a cap of {num(SETUPS['limited'])} in "
-            "the limited setup.")
+            "the limited setup.",
+            "On this page's claims: " + "; ".join(said) + ".")

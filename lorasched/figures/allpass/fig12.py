@@ -15,6 +15,8 @@ from .common import (
     AllpassData,
     AllpassFigure,
     claim,
+    row_of,
+    row_says,
     seeds_estimate,
 )
 
@@ -65,11 +67,19 @@ class Fig12(AllpassFigure):
     def findings(self, data: AllpassData) -> Prose:
         price = data.values("vast_price_mean", "limited", "allpass")
         lam = data.m("cost_lambda_usd", "limited", "allpass")[0]
+        # each claim said from its own claims row's verdict
+        rows = self.claim_rows(data)
+        said = [row_says(row_of(rows, "average marketplace price"),
+                         "the average marketplace price Allpass obtained")]
+        said += [row_says(row_of(rows, f"saving against {CLOUD_NAMES[p]}"),
+                          f"its saving against {CLOUD_NAMES[p]}'s price")
+                 for p in ("lambda", "modal")]
         return paragraphs(
             "Average marketplace price (weighted by lease time): "
             f"{per_gpu_h(price.mean())} over the seeds, {per_gpu_h(price.min())} to "
             f"{per_gpu_h(price.max())} by seed. The offer book is a model "
             f"whose price spread was calibrated to the paper's {usd(PAPER_FIG12['price'])} "
             "(Fig. 12), so closeness here checks the selection rule, not the market.",
+            "On this page's claims: " + "; ".join(said) + ".",
             f"Lambda, the conventional cloud Allpass falls back on when the marketplace has "
             f"no offer, bills {usd(lam)} on average per run.")
