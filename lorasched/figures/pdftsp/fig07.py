@@ -7,7 +7,7 @@ import numpy as np
 from ...model import traces as _traces
 from ...pdftsp.workload import LOADS
 from ..base import gain, paragraphs
-from ..numbers import num, pct
+from ..numbers import num, pct, quote
 from ..verdicts import REPRODUCED
 from .common import (
     CALIBRATED,
@@ -104,7 +104,8 @@ class Fig07(SweepFigure):
             sh = shapes[worst]
             others = _and(f"{name[x]} {shapes[x]['empty']}" for x in xs if x != worst)
             text += (f": its day has {sh['empty']} empty slots of {sh['slots']} ({others}) and "
-                     f"its busiest slot brings {sh['peak']} tasks, "
+                     f"its busiest slot brings "
+                     f"{quote(f'{name[worst]}: tasks in the busiest slot', sh['peak'])} tasks, "
                      f"{num(sh['peak'] / sh['mean'])} times the mean, so the same number of "
                      "tasks arrives in fewer slots")
             share = _mean(ds, "n_admitted") / ds["n_tasks"].mean(
@@ -133,7 +134,8 @@ class Fig07(SweepFigure):
         if ratio and ratio[t] >= 0.9 * max(ratio.values()):
             most = "the" if ratio[t] == max(ratio.values()) else "one of the"
             text += (f": {name}'s day is {most} burstiest (its busiest slot brings "
-                     f"{shapes[t]['peak']} tasks, {num(ratio[t])} times the mean), and one "
+                     f"{quote(f'{name}: tasks in the busiest slot', shapes[t]['peak'])} tasks, "
+                     f"{num(ratio[t])} times the mean), and one "
                      "slot's MILP must place such a burst with the columns of "
                      f"{_titan_budget(ds)[0]} generation rounds")
         return text + "."
