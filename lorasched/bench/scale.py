@@ -77,6 +77,7 @@ def _child(spec: dict) -> dict:
     ``"bound"``."""
     _warm()
     start = time.perf_counter()
+    cpu = time.process_time()
     scenario = synthetic_scenario(nodes=spec["nodes"], slots=spec.get("slots", 144), vendors=5,
                                   load=spec["load"], seed=spec.get("seed", 1))
     built = time.perf_counter()
@@ -92,6 +93,7 @@ def _child(spec: dict) -> dict:
         done = time.perf_counter()
         times = result["decision_time"].values
         out.update(algorithm=spec["algorithm"], run_seconds=done - built,
+                   cpu_seconds=time.process_time() - cpu,
                    seconds=done - start, welfare=float(result.attrs["welfare"]),
                    admitted=int(result.attrs["n_admitted"]),
                    decision_median_us=float(np.nanmedian(times) * 1e6),
@@ -102,6 +104,9 @@ def _child(spec: dict) -> dict:
             mip_gap = result["titan_mip_gap"].values  # HiGHS's, over the generated columns
             seconds = result["titan_seconds"].values
             out.update(gap_max=float(np.nanmax(gap)), gap_mean=float(np.nanmean(gap)),
+                       gap_median=float(np.nanmedian(gap)),
+                       gap_p90=float(np.nanquantile(gap, 0.9)),
+                       solver=str(result.attrs.get("titan_solver", "")),
                        mip_gap_finite_max=float(np.nanmax(np.where(np.isfinite(mip_gap),
                                                                    mip_gap, np.nan)))
                        if np.isfinite(mip_gap).any() else float("inf"),

@@ -149,10 +149,19 @@ def _register_titan(bsub) -> None:
     tb.add_argument("--out", default=None, help="write the table as JSON here")
     tb.add_argument("--merge", action="store_true",
                     help="keep --out's rows of the settings not measured now")
+    tb.add_argument("--gaps", action="store_true",
+                    help="instead: the converged and the budget-limited Titan at --nodes "
+                         "(medium load) with pdFTSP beside them: certified per-slot gap, "
+                         "welfare, CPU seconds")
+    tb.add_argument("--nodes", nargs="+", type=positive_int, default=[30, 50, 100, 200],
+                    help="with --gaps: cluster sizes K (30 50 100 200)")
     tb.set_defaults(run=_run_titan)
 
 
 def _run_titan(args) -> int:
+    if args.gaps:
+        titan_per_slot.titan_gaps(args.nodes, args.seeds, out_path=args.out)
+        return 0
     titan_per_slot.titan_settings(args.settings, args.seeds, algorithm=args.algorithm,
                                out_path=args.out, merge=args.merge)
     return 0

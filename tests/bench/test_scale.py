@@ -13,6 +13,7 @@ import pytest
 from lorasched.bench import scale as bench_scale
 from lorasched.bench import titan_per_slot as bench_titan
 from lorasched.cli import main
+from lorasched.pdftsp.baselines import titan_per_slot as titan
 
 TINY = {
     "bound": {"kind": "bound", "nodes": 2, "load": 1.5, "slots": 12},
@@ -123,6 +124,18 @@ def test_findings_table_and_plot_say_what_was_measured():
 
 # --------------------------------------------------------------------------- bench titan
 TINY_TITAN = {"kind": "day", "nodes": 3, "load": 4.0, "slots": 12, "algorithm": "titan"}
+
+
+def test_titan_gaps_measure_both_readings_beside_pdftsp(in_process, tmp_path):
+    path = tmp_path / "gaps.json"
+    bench_titan.titan_gaps((3,), (1,), day={"kind": "day", "load": 4.0, "slots": 12},
+                           out_path=path, progress=lambda *a: None)
+    saved = json.loads(path.read_text())
+    assert [r["reading"] for r in saved["rows"]] == ["pdFTSP", "converged", "budget-limited"]
+    converged, limited = saved["rows"][1:]
+    assert converged["solver"] == "milp" and limited["solver"] == "columns"
+    assert converged["gap_max"] <= titan.MILP_REL_GAP + 1e-9 or converged["slots_hit_limit"]
+    assert all(r["cpu_seconds"] > 0 for r in saved["rows"])
 
 
 def test_titan_settings_measures_each_setting_and_seed(in_process, tmp_path):

@@ -47,11 +47,11 @@ def test_full_size_is_the_papers_setting():
                 assert s.seed_limit == ({"titan": 5} if "titan" in s.algorithms else {})
             if part == "oracle":  # Titan's welfare oracle only where the claims use it
                 assert key in ("fig04", "fig08") and s.algorithms == ("titan_oracle",)
-                assert s.options["titan_oracle"] == {"mip": "rens_lean"}
+                assert s.options["titan_oracle"] == {"solver": "columns", "mip": "rens_lean"}
                 assert (grid.coords(s)["nodes"].tolist() == [50] if key == "fig04"
                         else list(s.axes["load"]) == ["high (80)"])
                 continue
-            assert s.options["titan"] == {"mip": "rens_lean"}
+            assert s.options["titan"] == {"solver": "columns", "mip": "rens_lean"}
             paper = {"pdftsp", "titan"} if key == "fig13" else {"pdftsp", "titan", "eft", "ntm"}
             assert set(s.algorithms) == paper
             # pdFTSP twice: the Lemma-2 rule and the pair calibrated on seed 101
@@ -464,8 +464,8 @@ def test_titan_setting_changes_the_figures_titan_cells_only_within_the_block():
     before = figures.figure("fig05").declaration("small", None)["options"]
     with figures.titan_setting("rounding"):
         inside = figures.figure("fig05").declaration("small", None)["options"]
-    assert before == {"titan": {"mip": "rens_lean"}}
-    assert inside == {"titan": {"mip": "rounding"}}
+    assert before == {"titan": {"solver": "columns", "mip": "rens_lean"}}
+    assert inside == {"titan": {"solver": "columns", "mip": "rounding"}}
     assert figures.figure("fig05").declaration("small", None)["options"] == before
     with pytest.raises(ValueError, match="mip must be one of"), figures.titan_setting("exact"):
         pass

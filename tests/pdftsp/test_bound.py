@@ -97,7 +97,7 @@ def test_titan_records_each_slot_and_respects_capacity():
                                  "nodes1000"])
 def test_each_titan_milp_setting_gives_a_feasible_reproducible_day(mip):
     scenario = lorasched.synthetic_scenario(nodes=4, slots=24, load=8.0, vendors=2, seed=5)
-    result = lorasched.simulate(scenario, algorithm="titan", seed=1, mip=mip)
+    result = lorasched.simulate(scenario, algorithm="titan", seed=1, solver="columns", mip=mip)
     lorasched.check_result(result)
     assert result.attrs["titan_mip"] == mip
     nodes = {"root": 1, "rens": 10_000, "rens_pscost": 10_000, "rens_lean": 10_000,
@@ -107,7 +107,7 @@ def test_each_titan_milp_setting_gives_a_feasible_reproducible_day(mip):
     # every setting stays under the slot's LP bound; only branching proves a slot optimal
     assert (result["titan_objective"].values[busy]
             <= result["titan_lp_bound"].values[busy] + 1e-6).all()
-    again = lorasched.simulate(scenario, algorithm="titan", seed=1, mip=mip)
+    again = lorasched.simulate(scenario, algorithm="titan", seed=1, solver="columns", mip=mip)
     np.testing.assert_array_equal(again["admitted"].values, result["admitted"].values)
 
 
@@ -119,7 +119,7 @@ def test_titan_milp_settings_differ_on_the_same_slot_problem():
     first = int(np.unique(scenario["arrival"].values)[0])
     got = {}
     for mip in ("rounding", "root", "nodes1000"):
-        result = lorasched.simulate(scenario, algorithm="titan", seed=1, mip=mip)
+        result = lorasched.simulate(scenario, algorithm="titan", seed=1, solver="columns", mip=mip)
         got[mip] = float(result["titan_objective"].values[first])
         bound_ = float(result["titan_lp_bound"].values[first])
     assert got["rounding"] < got["root"] < got["nodes1000"] <= bound_ + 1e-6
@@ -130,7 +130,7 @@ def test_rens_pscost_and_rens_lean_find_the_same_optimum_of_each_slot_as_rens():
     the cut pool differ, so while the days have not diverged (same capacity left, same
     columns) each slot's objective is the same."""
     scenario = lorasched.synthetic_scenario(nodes=6, slots=36, load=14.0, vendors=2, seed=2)
-    got = {mip: lorasched.simulate(scenario, algorithm="titan", seed=1, mip=mip)
+    got = {mip: lorasched.simulate(scenario, algorithm="titan", seed=1, solver="columns", mip=mip)
            for mip in ("rens", "rens_pscost", "rens_lean")}
     busy = np.unique(scenario["arrival"].values)
     first = int(busy[0])
@@ -144,7 +144,7 @@ def test_rens_pscost_and_rens_lean_find_the_same_optimum_of_each_slot_as_rens():
 def test_titan_names_an_unknown_milp_setting():
     scenario = lorasched.synthetic_scenario(nodes=2, slots=6, load=2.0, seed=1)
     with pytest.raises(ValueError, match="mip must be one of"):
-        lorasched.simulate(scenario, algorithm="titan", seed=1, mip="exact")
+        lorasched.simulate(scenario, algorithm="titan", seed=1, solver="columns", mip="exact")
 
 
 def test_the_master_refuses_an_unknown_highs_option_for_the_milp():
@@ -269,7 +269,7 @@ def test_the_bound_runs_its_master_unscaled_and_titan_keeps_highs_defaults(monke
     bound.offline_upper_bound(scenario)
     assert seen == [(bound.BOUND_HIGHS_OPTIONS, None)]
     seen.clear()
-    result = lorasched.simulate(scenario, algorithm="titan", seed=1)
+    result = lorasched.simulate(scenario, algorithm="titan", seed=1, solver="columns")
     assert seen and all(o == (None, titan.STALL_ITERATIONS) for o in seen)
     assert np.nansum(result["titan_lp_stalls"].values) == 0
 

@@ -148,3 +148,30 @@ def test_only_the_oracle_rejects_a_bid_below_the_posted_price(slot_rank):
     # the faithful Titan decides as if the bid had not changed
     same = lorasched.simulate(scenario, "titan", seed=1)
     np.testing.assert_array_equal(faithful["admitted"].values, same["admitted"].values)
+
+
+def test_the_converged_titan_certifies_each_slots_gap_and_the_budget_limited_one_stays():
+    """solver="milp" (the default): every slot solved within mip_rel_gap, certified by the
+    solver's bound; solver="columns" is the budget-limited reading, recorded as such."""
+    scenario = tiny()
+    converged = lorasched.simulate(scenario, algorithm="titan", seed=1)
+    lorasched.check_result(converged)
+    gap = converged["titan_gap"].values
+    hit = converged["titan_hit_limit"].values > 0
+    assert np.isfinite(gap).any()
+    assert (gap[np.isfinite(gap) & ~hit] <= titan.MILP_REL_GAP + 1e-9).all()
+    assert converged.attrs["titan_solver"] == "milp" and converged.attrs["titan_mip"] == "compact"
+    again = lorasched.simulate(scenario, algorithm="titan", seed=1)
+    for name in SCHEDULE:
+        np.testing.assert_array_equal(converged[name].values, again[name].values)
+    limited = lorasched.simulate(scenario, algorithm="titan", seed=1, solver="columns")
+    lorasched.check_result(limited)
+    assert limited.attrs["titan_solver"] == "columns"
+    assert limited.attrs["titan_max_cg_iterations"] == 10
+
+
+def test_budget_options_are_refused_with_the_compact_milp():
+    with pytest.raises(lorasched.InputError, match="solver='columns'"):
+        lorasched.simulate(tiny(), algorithm="titan", seed=1, mip="rens_lean")
+    with pytest.raises(lorasched.InputError, match="solver must be one of"):
+        lorasched.simulate(tiny(), algorithm="titan", seed=1, solver="gurobi")

@@ -1,6 +1,8 @@
-"""Titan (SoCC'22) adapted online, as in pdFTSP's section 5.1: one MILP per slot in the
-schedule-selection form P1, over columns from column generation, with Titan's progress
-objective or, as an oracle, welfare (:func:`run`, :data:`MIP_SETTINGS`). See
+"""Titan (SoCC'22) adapted online, as in pdFTSP's section 5.1: one MILP per slot over the
+slot's arrivals, with Titan's progress objective or welfare (:func:`run`). By default each
+slot's MILP is solved to a certified gap in compact form (:mod:`lorasched.pdftsp.slot_milp`);
+the budget-limited reading (``solver="columns"``: column generation for a fixed number of
+rounds, then the MILP over the columns, :data:`MIP_SETTINGS`) stays as an option. See
 :doc:`/baselines` and :doc:`/reference/pdftsp_baselines`.
 """
 
@@ -13,13 +15,26 @@ import numpy as np
 from tqdm import tqdm
 
 from ...model.errors import InputError
-from .. import bound
+from .. import bound, slot_milp
 from ..decisions import CellCollector, Decisions
 from ..pricing import posted_prices
 from ..scenario import MEMORY_TOLERANCE, ScenarioArrays
 from .vendors import random_vendor
 
 OBJECTIVES = ("progress", "welfare")
+#: how each slot's MILP is solved: ``"milp"`` (default), the compact MILP to a certified
+#: relative gap (:func:`lorasched.pdftsp.slot_milp.solve_slot`); ``"columns"``, the
+#: budget-limited reading: ``max_cg_iterations`` rounds of column generation, then the MILP
+#: over the generated columns as ``mip`` says (:data:`MIP_SETTINGS`)
+SOLVERS = ("milp", "columns")
+#: the relative gap each slot's compact MILP is solved to (``solver="milp"``), and its
+#: branch-and-bound node limit (a count)
+MILP_REL_GAP = 0.01
+MILP_MAX_NODES = 20_000
+#: with the progress objective (every task worth 1, no cell has a cost), the compact MILP
+#: takes among the slot's optima one with the fewest cells: each cell costs this much, so
+#: that no count of cells (at most a few thousand) outweighs one task
+CELL_PENALTY = 1e-4
 
 #: How each slot's MILP over the generated columns is solved: named budgets, every limit a
 #: count. Nothing in the pdFTSP paper says its Titan proved each slot optimal, and the
@@ -93,45 +108,64 @@ def progress_view(arrays: ScenarioArrays) -> ScenarioArrays:
 
 
 class _Settings(NamedTuple):
-    """How each slot's P1 is solved: column generation, then the MILP (:data:`MIP_SETTINGS`)."""
+    """How each slot's P1 is solved (:data:`SOLVERS`, :data:`MIP_SETTINGS`)."""
 
-    method: str  # "milp" or "rens"
+    solver: str  # "milp" or "columns"
+    method: str  # with "columns": "milp" or "rens"
     mip_max_nodes: int
     mip_options: dict
     mip_rel_gap: float
     max_cg_iterations: int
     time_limit: float  # seconds per slot, inf: none
     work_resolution: int
+    cell_penalty: float
 
 
-def _settings(objective, mip, mip_max_nodes, mip_rel_gap, max_cg_iterations, time_limit,
-              work_resolution) -> _Settings:
-    """The checked solver settings, ``mip_max_nodes`` and ``time_limit`` resolved."""
+def _settings(objective, solver, mip, mip_max_nodes, mip_rel_gap, max_cg_iterations,
+              time_limit, work_resolution) -> _Settings:
+    """The checked solver settings, defaults resolved for the solver."""
     if objective not in OBJECTIVES:
         raise InputError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    if solver not in SOLVERS:
+        raise InputError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    if solver == "milp" and (mip is not None or np.isfinite(time_limit or np.inf)):
+        raise InputError("mip and time_limit apply to solver='columns' only; the compact MILP "
+                         "(solver='milp') is solved to mip_rel_gap within mip_max_nodes")
+    mip = "root" if mip is None else mip
     if mip not in MIP_SETTINGS:
         raise InputError(f"mip must be one of {tuple(MIP_SETTINGS)}, got {mip!r}")
-    method, setting_nodes, mip_options = MIP_SETTINGS[mip]
-    if mip_max_nodes is None:
-        mip_max_nodes = setting_nodes
-    if time_limit is None:
-        time_limit = np.inf
-    return _Settings(method, mip_max_nodes, mip_options, mip_rel_gap, max_cg_iterations,
-                     time_limit, work_resolution)
+    if solver == "milp":
+        method, options = "compact", {}
+        mip_max_nodes = MILP_MAX_NODES if mip_max_nodes is None else mip_max_nodes
+        mip_rel_gap = MILP_REL_GAP if mip_rel_gap is None else mip_rel_gap
+    else:
+        method, setting_nodes, options = MIP_SETTINGS[mip]
+        mip_max_nodes = setting_nodes if mip_max_nodes is None else mip_max_nodes
+        mip_rel_gap = 1e-4 if mip_rel_gap is None else mip_rel_gap
+    if not 0 <= mip_rel_gap < 1:
+        raise InputError(f"mip_rel_gap must be in [0, 1), got {mip_rel_gap!r}")
+    time_limit = np.inf if time_limit is None else time_limit
+    penalty = CELL_PENALTY if objective == "progress" else 0.0
+    return _Settings(solver, method, int(mip_max_nodes), options, float(mip_rel_gap),
+                     max_cg_iterations, time_limit, work_resolution, penalty)
 
 
 def _settings_attributes(settings: _Settings, mip: str) -> dict:
     """The settings as the result's attributes record them."""
-    return {"time_limit": float(settings.time_limit),
+    return {"solver": settings.solver, "time_limit": float(settings.time_limit),
             "mip_rel_gap": float(settings.mip_rel_gap),
-            "max_cg_iterations": int(settings.max_cg_iterations), "mip": mip,
-            "mip_max_nodes": int(settings.mip_max_nodes)}
+            "max_cg_iterations": (int(settings.max_cg_iterations)
+                                  if settings.solver == "columns" else 0),
+            "mip": (mip or "root") if settings.solver == "columns" else "compact",
+            "mip_max_nodes": int(settings.mip_max_nodes),
+            "cell_penalty": float(settings.cell_penalty)}
 
 
 def _empty_stats(T: int) -> dict[str, np.ndarray]:
     """The per-slot statistics before any slot is solved (NaN: no solve in the slot)."""
     stats = {name: np.full(T, np.nan) for name in
              ("seconds", "mip_gap", "gap", "lp_bound", "objective", "columns", "cg_iterations")}
+    stats["nodes"] = np.full(T, np.nan)
     stats["hit_limit"] = np.zeros(T)
     stats["lp_stalls"] = np.zeros(T)
     stats["batch"] = np.zeros(T)
@@ -197,16 +231,77 @@ def _record(stats: dict, t, seconds: float, cg, value: float, mip_gap: float, hi
     stats["lp_stalls"][t] = cg.master.stalls
 
 
+def _starts_values(seen: ScenarioArrays, batch, vendor_of) -> tuple[np.ndarray, np.ndarray]:
+    """Per task of ``batch``: its first usable slot (its arrival, plus its vendor's delay if
+    it needs pre-processing, 4c) and its value b_i - q_in as ``seen`` prices it."""
+    need = np.asarray(seen.needs_preprocessing[batch], dtype=bool)
+    start = np.asarray(seen.arrival[batch], dtype=np.int64).copy()
+    value = np.asarray(seen.bid[batch], dtype=float).copy()
+    vendor = vendor_of[batch]
+    with_vendor = need & (vendor >= 0)
+    rows, cols = batch[with_vendor], vendor[with_vendor]
+    start[with_vendor] += np.asarray(seen.vendor_delay[rows, cols], dtype=np.int64)
+    value[with_vendor] -= seen.vendor_price[rows, cols]
+    # needing a vendor where the marketplace has none: no usable slot
+    start[need & (vendor < 0)] = np.asarray(seen.deadline[batch], dtype=np.int64)[
+        need & (vendor < 0)] + 1
+    return start, value
+
+
+def _solve_compact(seen: ScenarioArrays, batch, compute_left, memory_left, vendor_of,
+                   settings: _Settings) -> slot_milp.SlotSolution:
+    """P1 of one slot as the compact MILP, to ``settings.mip_rel_gap``."""
+    starts, value = _starts_values(seen, batch, vendor_of)
+    return slot_milp.solve_slot(seen, batch, starts, value, compute_left, memory_left,
+                                work_resolution=settings.work_resolution,
+                                cell_penalty=settings.cell_penalty,
+                                mip_rel_gap=settings.mip_rel_gap,
+                                max_nodes=settings.mip_max_nodes)
+
+
+def _commit_compact(arrays: ScenarioArrays, batch, sol: slot_milp.SlotSolution, vendor_of,
+                    price, compute_left, memory_left, out: Decisions,
+                    cells: CellCollector) -> None:
+    """Admit the tasks the compact MILP admits, on its cells (as :func:`_commit`)."""
+    for j in np.flatnonzero(sol.admitted):
+        i = int(batch[j])
+        nodes, times = sol.cells[j]
+        compute_left[nodes, times] -= arrays.speed[i, nodes]
+        memory_left[nodes, times] -= arrays.memory[i]
+        out.admitted[i] = True
+        out.reason[i] = "admitted"
+        out.chosen_vendor[i] = vendor_of[i]
+        out.payment[i] = price[i]
+        cells.add(i, nodes, times)
+    assert (compute_left >= 0).all() and (memory_left >= -MEMORY_TOLERANCE).all()
+
+
+def _record_compact(stats: dict, t, seconds: float, sol: slot_milp.SlotSolution) -> None:
+    """Slot t's statistics under the compact MILP: its bound is the solver's, so ``gap``
+    and ``mip_gap`` are the same certified gap; ``columns`` counts the model's variables."""
+    stats["seconds"][t] = seconds
+    stats["mip_gap"][t] = sol.gap
+    stats["gap"][t] = sol.gap
+    stats["lp_bound"][t] = sol.bound
+    stats["objective"][t] = sol.value
+    stats["hit_limit"][t] = float(sol.hit_limit)
+    stats["columns"][t] = sol.variables
+    stats["nodes"][t] = sol.nodes
+
+
 def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "progress",
-        price_per_sample: float | None = None, max_cg_iterations: int = 10,
-        mip: str = "root", mip_max_nodes: int | None = None, mip_rel_gap: float = 1e-4,
-        time_limit: float | None = None, work_resolution: int = 8,
-        progress: bool = False) -> Decisions:
+        price_per_sample: float | None = None, solver: str = "milp",
+        mip_rel_gap: float | None = None, mip_max_nodes: int | None = None,
+        max_cg_iterations: int = 10, mip: str | None = None, time_limit: float | None = None,
+        work_resolution: int = 8, progress: bool = False) -> Decisions:
     """The baseline ``titan``: Titan as an online per-slot MILP (module docstring).
 
-    Each slot's work is limited deterministically, so the same seed gives the same result
-    on any machine: at most ``max_cg_iterations`` rounds of column generation, then the
-    MILP over the columns solved as ``mip`` says.
+    Each slot's work is limited by counts, so the same seed gives the same result on any
+    machine. With ``solver="milp"`` (default) each slot's MILP is solved in compact form
+    to a relative gap of ``mip_rel_gap`` (default :data:`MILP_REL_GAP`), certified by the
+    solver's bound, within ``mip_max_nodes`` nodes (default :data:`MILP_MAX_NODES`); with
+    ``solver="columns"``, at most ``max_cg_iterations`` rounds of column generation, then
+    the MILP over the columns solved as ``mip`` says.
 
     Parameters
     ----------
@@ -215,21 +310,24 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
     rng : numpy.random.Generator
         Draws each task's vendor uniformly at random before the first slot, as NTM does.
     objective : {"progress", "welfare"}, optional
-        ``"progress"`` (titan-socc22 eq. 1, default) or ``"welfare"`` (the oracle).
+        ``"progress"`` (titan-socc22 eq. 1, default) or ``"welfare"`` (sees every bid).
     price_per_sample : float, optional
         The posted price per sample (default the scenario's ``value_density_min``).
-    max_cg_iterations : int, optional
-        Rounds of column generation per slot at most (default 10).
-    mip : {"root", "nodes1000", "rounding", "rens", "rens_pscost", "rens_lean"}, optional
-        How the MILP over the columns is solved (``MIP_SETTINGS``; default ``"root"``).
-    mip_max_nodes : int, optional
-        If given, replaces the setting's node limit and keeps its other HiGHS options
-        (``mip="rounding"``: ``mip_max_nodes=0`` with HiGHS's default options).
+    solver : {"milp", "columns"}, optional
+        How each slot's MILP is solved (:data:`SOLVERS`; default ``"milp"``).
     mip_rel_gap : float, optional
-        HiGHS's relative MIP gap (default 1e-4).
+        The relative gap a slot's MILP is solved to (default 0.01 with ``"milp"``, 1e-4
+        for the sub-MILPs of ``"columns"``).
+    mip_max_nodes : int, optional
+        Branch-and-bound nodes per slot at most (default :data:`MILP_MAX_NODES` with
+        ``"milp"``; with ``"columns"`` it replaces the ``mip`` setting's limit).
+    max_cg_iterations : int, optional
+        With ``"columns"``: rounds of column generation per slot at most (default 10).
+    mip : {"root", "nodes1000", "rounding", "rens", "rens_pscost", "rens_lean"}, optional
+        With ``"columns"``: how the MILP over the columns is solved (``MIP_SETTINGS``,
+        default ``"root"``); an error with ``"milp"``.
     time_limit : float, optional
-        Seconds per slot (default none): a wall-clock limit -- column generation stops
-        when it is used up and the MILP gets what is left (at least a tenth) -- at the
+        With ``"columns"``: seconds per slot (default none), a wall-clock limit at the
         price of machine-dependent results.
     work_resolution : int, optional
         R of the work discretisation (default 8).
@@ -239,15 +337,15 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
     Returns
     -------
     Decisions
-        With Titan's solve time per slot in ``per_slot``.
+        With Titan's solve time, certified gap and bound per slot in ``per_slot``.
 
     Raises
     ------
     InputError
-        If ``objective`` or ``mip`` is not one of its choices.
+        If ``objective``, ``solver`` or ``mip`` is not one of its choices.
     """
-    settings = _settings(objective, mip, mip_max_nodes, mip_rel_gap, max_cg_iterations,
-                         time_limit, work_resolution)
+    settings = _settings(objective, solver, mip, mip_max_nodes, mip_rel_gap,
+                         max_cg_iterations, time_limit, work_resolution)
     seen = progress_view(arrays) if objective == "progress" else arrays
     out = Decisions.empty(arrays.n_tasks, arrays.n_nodes, arrays.n_slots)
     price, per_sample = posted_prices(arrays, price_per_sample)
@@ -262,32 +360,44 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
         stats["batch"][t] = batch.size
         if batch.size == 0:
             continue
-        cg, feasible, chosen, value, mip_gap, hit = _solve_slot(
-            seen, batch, compute_left, memory_left, vendor_of, settings, start)
-        out.reason[batch[feasible]] = "not_selected"
-        out.reason[batch[~feasible]] = "no_feasible_schedule"
-        _commit(arrays, batch, cg.master, chosen, price, compute_left, memory_left, out,
-                cells)
+        if settings.solver == "milp":
+            sol = _solve_compact(seen, batch, compute_left, memory_left, vendor_of, settings)
+            feasible = sol.feasible
+            out.reason[batch[feasible]] = "not_selected"
+            out.reason[batch[~feasible]] = "no_feasible_schedule"
+            _commit_compact(arrays, batch, sol, vendor_of, price, compute_left, memory_left,
+                            out, cells)
+        else:
+            cg, feasible, chosen, value, mip_gap, hit = _solve_slot(
+                seen, batch, compute_left, memory_left, vendor_of, settings, start)
+            out.reason[batch[feasible]] = "not_selected"
+            out.reason[batch[~feasible]] = "no_feasible_schedule"
+            _commit(arrays, batch, cg.master, chosen, price, compute_left, memory_left, out,
+                    cells)
         seconds = time.perf_counter() - start
         out.decision_time[batch] = seconds / batch.size
-        _record(stats, t, seconds, cg, value, mip_gap, hit)
+        if settings.solver == "milp":
+            _record_compact(stats, t, seconds, sol)
+        else:
+            _record(stats, t, seconds, cg, value, mip_gap, hit)
     cells.store(out)
     out.per_slot = stats
+    finite = np.isfinite(stats["gap"])
     out.attrs = {**_settings_attributes(settings, mip),
                  "slots_hit_limit": int(stats["hit_limit"].sum()),
-                 "max_gap": float(np.nanmax(stats["gap"])) if np.isfinite(
-                     stats["gap"]).any() else 0.0,
+                 "max_gap": float(np.nanmax(stats["gap"])) if finite.any() else 0.0,
                  "vendor_rule": "random", "price_per_sample": per_sample,
                  "objective": objective}
     return out
 
 
 def run_oracle(arrays: ScenarioArrays, rng: np.random.Generator, *,
-               price_per_sample: float | None = None, max_cg_iterations: int = 10,
-               mip: str = "root", mip_max_nodes: int | None = None, mip_rel_gap: float = 1e-4,
+               price_per_sample: float | None = None, solver: str = "milp",
+               mip_rel_gap: float | None = None, mip_max_nodes: int | None = None,
+               max_cg_iterations: int = 10, mip: str | None = None,
                time_limit: float | None = None, work_resolution: int = 8,
                progress: bool = False) -> Decisions:
-    """The oracle ``titan_oracle``: Titan with the welfare objective, which sees every bid.
+    """The policy ``titan_oracle``: Titan with the welfare objective, which sees every bid.
 
     :func:`run` with ``objective="welfare"``; the parameters are :func:`run`'s.
 
@@ -296,6 +406,6 @@ def run_oracle(arrays: ScenarioArrays, rng: np.random.Generator, *,
     Decisions
     """
     return run(arrays, rng, objective="welfare", price_per_sample=price_per_sample,
-               max_cg_iterations=max_cg_iterations, mip=mip, mip_max_nodes=mip_max_nodes,
-               mip_rel_gap=mip_rel_gap, time_limit=time_limit,
+               solver=solver, mip_rel_gap=mip_rel_gap, mip_max_nodes=mip_max_nodes,
+               max_cg_iterations=max_cg_iterations, mip=mip, time_limit=time_limit,
                work_resolution=work_resolution, progress=progress)

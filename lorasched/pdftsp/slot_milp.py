@@ -1,0 +1,177 @@
+"""One slot's scheduling problem as a compact MILP (:func:`solve_slot`): the tasks of the
+slot, binaries per task and per usable cell, solved to a stated gap. Titan per slot solves
+it each slot (:mod:`lorasched.pdftsp.baselines.titan_per_slot`); the formulation is in
+:doc:`/reference/pdftsp_baselines`."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..lp import solve_milp
+from . import kernels
+from .scenario import MEMORY_TOLERANCE, ScenarioArrays
+
+
+class SlotSolution(NamedTuple):
+    """A slot's solve: per task of the batch whether it has any schedule (``feasible``) and
+    whether it is admitted; each admitted task's cells (``cells[j]`` = (nodes, slots), in
+    slot order); the objective ``value``, the solver's ``bound`` on the optimum, the
+    certified ``gap`` = (bound - value) / bound, whether a node limit stopped the solve,
+    the branch-and-bound nodes and the model's size."""
+
+    feasible: np.ndarray
+    admitted: np.ndarray
+    cells: list
+    value: float
+    bound: float
+    gap: float
+    hit_limit: bool
+    nodes: int
+    variables: int
+
+
+class _Model(NamedTuple):
+    """The compact model's variables: tasks ``x_j`` first, then a ``y`` per usable cell."""
+
+    tasks: np.ndarray  # batch positions j with a variable x_j
+    y_task: np.ndarray  # per y: its batch position j
+    y_node: np.ndarray
+    y_slot: np.ndarray
+    y_units: np.ndarray  # work units delivered in the cell
+    work: np.ndarray  # per j of ``tasks``: W_j
+
+
+def _usable(arrays: ScenarioArrays, i: int, start: int, compute_left, memory_left):
+    """Task ``i``'s usable cells (nodes, slots) from ``start`` to its deadline: it runs
+    there (s_ik > 0) and fits in what is left of compute (4f) and memory (4g)."""
+    d = int(arrays.deadline[i])
+    if start > d:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    speed = np.asarray(arrays.speed[i])
+    window = slice(start, d + 1)
+    fits = ((speed[:, None] > 0) & (speed[:, None] <= compute_left[:, window])
+            & (float(arrays.memory[i]) <= memory_left[:, window] + MEMORY_TOLERANCE))
+    nodes, slots = np.nonzero(fits)
+    return nodes, slots + start
+
+
+def _model(arrays: ScenarioArrays, batch, starts, compute_left, memory_left,
+           work_resolution: int) -> tuple[_Model, np.ndarray]:
+    """The usable cells of each task of ``batch`` and its work W_j on the grid of
+    :func:`lorasched.pdftsp.kernels.work_units`; a task is feasible when one node per slot
+    at its best usable node can deliver W_j (eq. 4b, 4d)."""
+    feasible = np.zeros(len(batch), dtype=bool)
+    parts, work = [], []
+    for j, i in enumerate(batch):
+        units, W = kernels.work_units(arrays.speed[i], int(arrays.work[i]), work_resolution,
+                                      False)
+        nodes, slots = _usable(arrays, int(i), int(starts[j]), compute_left, memory_left)
+        if W == 0 or nodes.size == 0:
+            continue
+        got = units[nodes]
+        best = np.zeros(arrays.n_slots, dtype=np.int64)
+        np.maximum.at(best, slots, got)
+        if best.sum() < W:
+            continue
+        feasible[j] = True
+        parts.append((np.full(nodes.size, j), nodes, slots, got))
+        work.append(W)
+    tasks = np.flatnonzero(feasible)
+    if not parts:
+        empty = np.empty(0, dtype=np.int64)
+        return _Model(tasks, empty, empty, empty, empty, np.empty(0, dtype=np.int64)), feasible
+    y = [np.concatenate(p) for p in zip(*parts, strict=True)]
+    return _Model(tasks, *y, np.array(work, dtype=np.int64)), feasible
+
+
+def _rows(arrays: ScenarioArrays, batch, m: _Model, compute_left, memory_left):
+    """The constraints as triplets over variables (x of ``m.tasks``, then the y's)."""
+    n = m.tasks.size
+    pos = np.full(len(batch), -1, dtype=np.int64)
+    pos[m.tasks] = np.arange(n)
+    x_of = pos[m.y_task]  # the column of each y's x
+    y_col = n + np.arange(m.y_task.size)
+    task = np.asarray(batch)[m.y_task]
+    rows, cols, coef, lower, upper = [], [], [], [], []
+    r = 0
+    # work: sum of y's units >= W_j x_j (eq. 4d on the work grid)
+    rows += [x_of, np.arange(n)]
+    cols += [y_col, np.arange(n)]
+    coef += [m.y_units.astype(float), -m.work.astype(float)]
+    lower.append(np.zeros(n))
+    upper.append(np.full(n, np.inf))
+    r += n
+    # one node per slot, and only for an admitted task: sum_k y_jkt <= x_j (eq. 4b)
+    _, js, inv = np.unique(x_of * arrays.n_slots + m.y_slot, return_index=True,
+                           return_inverse=True)
+    rows += [r + inv, r + np.arange(js.size)]
+    cols += [y_col, x_of[js]]
+    coef += [np.ones(y_col.size), -np.ones(js.size)]
+    lower.append(np.full(js.size, -np.inf))
+    upper.append(np.zeros(js.size))
+    r += js.size
+    # capacities of each used cell: compute (4f) and memory (4g)
+    _, first, inv = np.unique(m.y_node * arrays.n_slots + m.y_slot, return_index=True,
+                              return_inverse=True)
+    k, t = m.y_node[first], m.y_slot[first]
+    rows += [r + 2 * inv, r + 2 * inv + 1]
+    cols += [y_col, y_col]
+    coef += [np.asarray(arrays.speed[task, m.y_node], dtype=float),
+             np.asarray(arrays.memory[task], dtype=float)]
+    cap = np.empty(2 * first.size)
+    cap[0::2] = compute_left[k, t]
+    cap[1::2] = memory_left[k, t] + MEMORY_TOLERANCE
+    lower.append(np.full(2 * first.size, -np.inf))
+    upper.append(cap)
+    return (np.concatenate(rows), np.concatenate(cols), np.concatenate(coef),
+            np.concatenate(lower), np.concatenate(upper))
+
+
+def _trim(m: _Model, y: np.ndarray, j: int):
+    """Task j's chosen cells in slot order, cut after the first prefix that delivers W_j:
+    a cell beyond it adds no value and would only hold capacity (feasibility is kept)."""
+    mine = np.flatnonzero((m.y_task == j) & (y > 0.5))
+    mine = mine[np.argsort(m.y_slot[mine], kind="stable")]
+    w = int(m.work[np.searchsorted(m.tasks, j)])
+    keep = np.searchsorted(np.cumsum(m.y_units[mine]), w) + 1
+    mine = mine[:keep]
+    return m.y_node[mine].copy(), m.y_slot[mine].copy()
+
+
+def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memory_left, *,
+               work_resolution: int = 8, cell_penalty: float = 0.0, late_penalty: float = 0.0,
+               mip_rel_gap: float = 0.01, max_nodes: int = 100_000,
+               options: dict | None = None) -> SlotSolution:
+    """Choose which tasks of ``batch`` to admit and their cells, maximising
+    ``sum_j value[j] x_j - sum e_ikt y_ikt`` (the per-slot problem P1 of eq. 5 in compact
+    form: one binary per task and per usable cell rather than one per schedule).
+
+    ``starts[j]``: the first slot task ``batch[j]`` may use (its arrival, or with a vendor
+    the arrival plus the vendor's delay, 4c). The solve stops at relative gap
+    ``mip_rel_gap`` or after ``max_nodes`` branch-and-bound nodes (a count); the gap it
+    reaches is certified by the solver's bound. An admitted task's cells are cut to the
+    first that deliver its work, in slot order.
+    """
+    batch = np.asarray(batch, dtype=np.int64)
+    m, feasible = _model(arrays, batch, starts, compute_left, memory_left, work_resolution)
+    n = m.tasks.size
+    admitted = np.zeros(len(batch), dtype=bool)
+    if n == 0:
+        return SlotSolution(feasible, admitted, [None] * len(batch), 0.0, 0.0, 0.0, False, 0, 0)
+    task = batch[m.y_task]
+    e = np.asarray(arrays.op_cost(task, m.y_node, m.y_slot), dtype=float)  # e_ikt
+    late = m.y_slot - np.asarray(starts)[m.y_task]
+    cost = np.concatenate([np.asarray(value, dtype=float)[m.tasks],
+                           -e - cell_penalty - late_penalty * late])
+    rows, cols, coef, lower, upper = _rows(arrays, batch, m, compute_left, memory_left)
+    sol = solve_milp(cost, rows, cols, coef, lower, upper, mip_rel_gap=mip_rel_gap,
+                     max_nodes=max_nodes, options=options)
+    cells = [None] * len(batch)
+    y = sol.x[n:]
+    for j in m.tasks[sol.x[:n] > 0.5]:
+        admitted[j] = True
+        cells[j] = _trim(m, y, int(j))
+    return SlotSolution(feasible, admitted, cells, sol.value, sol.dual_bound, sol.gap,
+                        sol.hit_limit, sol.nodes, int(cost.size))

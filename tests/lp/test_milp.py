@@ -1,0 +1,57 @@
+"""A MILP from sparse triplets (lorasched.lp.milp): the optimum of a knapsack against brute
+force, the certified gap, its limits and its errors."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from lorasched.lp import solve_milp
+from lorasched.model.errors import InputError
+
+
+def knapsack(n=10, seed=0):
+    rng = np.random.default_rng(seed)
+    value, weight = rng.integers(1, 20, n).astype(float), rng.integers(1, 20, n).astype(float)
+    return value, weight, float(weight.sum() // 2)
+
+
+def test_a_knapsack_is_solved_to_the_brute_forces_optimum():
+    value, weight, cap = knapsack()
+    sol = solve_milp(value, np.zeros(value.size), np.arange(value.size), weight, [-np.inf],
+                     [cap], mip_rel_gap=0.0)
+    best = max(value @ np.array(x) for x in itertools.product([0, 1], repeat=value.size)
+               if weight @ np.array(x) <= cap)
+    assert sol.value == pytest.approx(best) and value @ sol.x == pytest.approx(best)
+    assert weight @ sol.x <= cap and sol.gap == pytest.approx(0.0) and not sol.hit_limit
+    assert sol.dual_bound >= sol.value - 1e-9
+
+
+def test_duplicate_triplets_are_summed():
+    sol = solve_milp([1.0], [0, 0], [0, 0], [1.0, 1.0], [-np.inf], [1.5])
+    assert sol.value == 0.0  # 2 x <= 1.5 leaves x = 0
+
+
+def test_a_node_limit_stops_the_solve_and_says_so():
+    value, weight, cap = knapsack(60, seed=3)
+    rows = np.zeros(value.size)
+    sol = solve_milp(value, rows, np.arange(value.size), weight, [-np.inf], [cap],
+                     mip_rel_gap=0.0, max_nodes=1,
+                     options={"presolve": "off", "mip_heuristic_effort": 0.0})
+    full = solve_milp(value, rows, np.arange(value.size), weight, [-np.inf], [cap],
+                      mip_rel_gap=0.0)
+    assert full.gap == pytest.approx(0.0)
+    assert sol.hit_limit or sol.value == pytest.approx(full.value)
+    assert sol.dual_bound >= full.value - 1e-6  # a bound, limit or not
+
+
+def test_a_refused_option_is_named():
+    with pytest.raises(InputError, match="no_such_option"):
+        solve_milp([1.0], [0], [0], [1.0], [-np.inf], [1.0], options={"no_such_option": 1})
+
+
+def test_an_empty_model_is_solved_trivially():
+    sol = solve_milp([], [], [], [], [], [])
+    assert sol.value == 0.0 and sol.gap == 0.0 and sol.x.size == 0

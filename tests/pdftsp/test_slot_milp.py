@@ -1,0 +1,108 @@
+"""One slot's compact MILP (lorasched.pdftsp.slot_milp): its optimum against a brute force
+over every schedule of a tiny batch, the certified gap, and the trimmed cells."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import lorasched
+from lorasched.pdftsp import kernels, slot_milp
+from lorasched.pdftsp.scenario import to_arrays
+
+
+def two_nodes(work, memory, deadline):
+    """Two nodes (an A100 and an A40), no vendors; every task arrives in slot 0."""
+    scenario = lorasched.synthetic_scenario(nodes=2, slots=4, load=0.0, vendors=0,
+                                            preprocessing_share=0.0, gpu="mix", seed=1)
+    n = len(work)
+    tasks = xr.Dataset({
+        "arrival": ("task", [0] * n), "deadline": ("task", list(deadline)),
+        "memory": ("task", list(memory)), "work": ("task", list(work)),
+        "needs_preprocessing": ("task", [False] * n), "bid": ("task", [1.0] * n),
+        "speed": (("task", "node"), [[2000, 1000]] * n),
+        "vendor_price": (("task", "vendor"), np.zeros((n, 0))),
+        "vendor_delay": (("task", "vendor"), np.zeros((n, 0), dtype=np.int64))})
+    out = scenario.drop_dims("task").assign(tasks)
+    for bound in ("value_density_min", "value_density_max"):
+        del out.attrs[bound]
+    return to_arrays(out)
+
+
+def brute_force(a, value, compute, memory):
+    """The best total value over every choice of at most one schedule per task (a node or
+    none in each slot of its window, delivering W on the work grid), capacities checked
+    cell by cell: shares no code with the MILP."""
+    options = []
+    for i in range(a.n_tasks):
+        units, W = kernels.work_units(a.speed[i], int(a.work[i]), 8, False)
+        window = range(int(a.arrival[i]), int(a.deadline[i]) + 1)
+        mine = [None]
+        for pick in itertools.product([-1, *range(a.n_nodes)], repeat=len(window)):
+            cells = [(k, t) for k, t in zip(pick, window, strict=True) if k >= 0]
+            if cells and sum(units[k] for k, _ in cells) >= W:
+                mine.append(cells)
+        options.append(mine)
+    best = 0.0
+    for combo in itertools.product(*options):
+        c, m = compute.astype(float).copy(), memory.copy()
+        for i, cells in enumerate(combo):
+            for k, t in cells or ():
+                c[k, t] -= a.speed[i, k]
+                m[k, t] -= a.memory[i]
+        if (c >= 0).all() and (m >= -1e-9).all():
+            best = max(best, sum(value[i] for i, cells in enumerate(combo) if cells))
+    return best
+
+
+@pytest.mark.parametrize("work, memory, deadline, value", [
+    ([2000, 1500, 3000, 1000], [30.0, 30.0, 20.0, 40.0], [1, 1, 2, 0], [1, 1, 1, 1]),
+    ([2500, 2500, 1000, 1000], [20.0, 20.0, 20.0, 20.0], [1, 1, 1, 0], [3, 2, 1, 1.5]),
+])
+def test_the_slot_optimum_is_the_brute_forces(work, memory, deadline, value):
+    a = two_nodes(work, memory, deadline)
+    compute, mem = a.residual()
+    batch = np.arange(a.n_tasks)
+    sol = slot_milp.solve_slot(a._replace(op_cost_rate=np.zeros_like(a.op_cost_rate)), batch,
+                               a.arrival[batch], np.asarray(value, float), compute, mem,
+                               mip_rel_gap=0.0)
+    want = brute_force(a, value, compute, mem)
+    assert want > 0
+    assert sol.value == pytest.approx(want)
+    assert sol.gap == pytest.approx(0.0, abs=1e-9) and not sol.hit_limit
+    used_c, used_m = np.zeros_like(compute, dtype=float), np.zeros_like(mem)
+    for j in np.flatnonzero(sol.admitted):
+        nodes, slots = sol.cells[j]
+        np.add.at(used_c, (nodes, slots), a.speed[j, nodes])
+        np.add.at(used_m, (nodes, slots), a.memory[j])
+        assert np.unique(slots).size == slots.size  # one node per slot (4b)
+        units, W = kernels.work_units(a.speed[j], int(a.work[j]), 8, False)
+        got = np.cumsum(units[nodes])
+        assert got[-1] >= W and (got.size == 1 or got[-2] < W)  # trimmed to the work
+    assert (used_c <= compute).all() and (used_m <= mem + 1e-9).all()
+
+
+def test_a_broken_model_is_caught_by_the_brute_force():
+    """Without its capacity rows the MILP admits more than fits: the brute force (the check
+    above) would fail it."""
+    a = two_nodes([1000] * 4, [40.0] * 4, [0] * 4)
+    a = a._replace(op_cost_rate=np.zeros_like(a.op_cost_rate))
+    compute, mem = a.residual()
+    batch = np.arange(a.n_tasks)
+    tight = brute_force(a, [1] * 4, compute, mem)
+    assert slot_milp.solve_slot(a, batch, a.arrival[batch], np.ones(4), compute, mem,
+                                mip_rel_gap=0.0).value == pytest.approx(tight)
+    loose = slot_milp.solve_slot(a, batch, a.arrival[batch], np.ones(4), compute * 100,
+                                 mem * 100, mip_rel_gap=0.0)
+    assert loose.value > tight
+
+
+def test_a_task_without_a_schedule_is_infeasible_and_not_in_the_model():
+    a = two_nodes([2000, 10**9], [20.0, 20.0], [1, 1])
+    compute, mem = a.residual()
+    sol = slot_milp.solve_slot(a, np.arange(2), a.arrival[:2], np.ones(2), compute, mem)
+    assert sol.feasible.tolist() == [True, False]
+    assert sol.admitted.tolist() == [True, False]
