@@ -1,7 +1,7 @@
 """What every pdFTSP figure shares: the base scenario and sizes, the two pdFTSP variants
-(Lemma 2, and constants calibrated on a held-out day), the faithful Titan and its welfare
-oracle, tables by method, claim rows and the prose helpers (:class:`SweepFigure` is in
-:mod:`.sweep_figure`)."""
+(Lemma 2, and constants calibrated on a held-out day), the faithful Titan and Titan with
+the welfare objective, lorasched's cost-plus rule, tables by method, claim rows and the
+prose helpers (:class:`SweepFigure` is in :mod:`.sweep_figure`)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,8 @@ from ..verdicts import (
     t975,
 )
 
-#: the paper's algorithms; Figs. 4 and 8 add Titan's welfare oracle (:data:`ORACLE_FIGURES`)
+#: the paper's algorithms; Figs. 4 and 8 add Titan with the welfare objective
+#: (:data:`ORACLE_FIGURES`)
 ALGORITHMS = ("pdftsp", "titan", "eft", "ntm")
 ORACLE_FIGURES = ("fig04", "fig08")
 #: Titan's per-slot MILP in the figures
@@ -75,7 +76,7 @@ def titan_options_text(options: dict) -> str:
 
 @contextlib.contextmanager
 def titan_setting(mip: str):
-    """Within the block, the figures' sweeps run Titan (and its oracle) with the per-slot
+    """Within the block, the figures' sweeps run Titan (either objective) with the per-slot
     MILP setting ``mip`` instead of :data:`TITAN_OPTIONS`' (as a named option of their
     cells, so the two settings' cells never mix in a store)."""
     global TITAN_OPTIONS
@@ -89,7 +90,7 @@ def titan_setting(mip: str):
         TITAN_OPTIONS = saved
 
 
-NAMES = {"pdftsp": "pdFTSP", "titan": "Titan", "titan_oracle": "Titan (welfare oracle)",
+NAMES = {"pdftsp": "pdFTSP", "titan": "Titan", "titan_oracle": "Titan (welfare objective)",
          "eft": "EFT", "ntm": "NTM"}
 LEMMA2 = "pdFTSP (Lemma 2)"
 CALIBRATED = "pdFTSP (calibrated)"
@@ -103,7 +104,7 @@ _SCALE = {"small": 0.1, "full": 1.0}
 _SLOTS = {"small": 48, "full": 144}
 #: seeds of every cheap cell (pdFTSP's own days, EFT, NTM: about a second each at full size)
 _SEEDS = {"small": 5, "full": 10}
-#: seeds of the expensive cells (Titan per slot and its welfare oracle, 10-30 s a day at
+#: seeds of the expensive cells (Titan per slot with either objective, 10-30 s a day at
 #: full size, and Fig. 12's bounds): the first of the figure's seeds
 _COSTLY_SEEDS = {"small": 3, "full": 5}
 #: the policies that run on the costly seeds only
@@ -134,7 +135,7 @@ def scale(size: str = "small", seeds: int | None = None) -> str:
     return (f"K = {b['nodes']} compute nodes where a figure does not vary K, {loads} tasks "
             f"arriving per slot on average at the three loads, {b['slots']} ten-minute "
             f"slots, {seed_words(n)}"
-            + (f" (Titan, its welfare oracle and the bounds, which cost 10 to 30 times a "
+            + (f" (Titan with either objective and the bounds, which cost 10 to 30 times a "
                f"pdFTSP day, the first {k})" if k < n else ""))
 
 
@@ -187,7 +188,7 @@ def _loads(size: str, scale: float = 1.0) -> dict:
 def by_method(ds: xr.Dataset, var: str = "welfare") -> xr.DataArray:
     """``ds[var]`` with ``constants`` x ``algorithm`` flattened into one ``algorithm``
     dimension, labelled ``pdFTSP (Lemma 2)``, ``pdFTSP (calibrated)``, ``Titan``, ``EFT``,
-    ``NTM`` (and ``Titan (welfare oracle)`` where the sweep runs it)."""
+    ``NTM`` (and ``Titan (welfare objective)`` where the sweep runs it)."""
     da = ds[var]
     parts, labels = [], []
     constants = [str(c) for c in ds["constants"].values]
@@ -205,7 +206,7 @@ def by_method(ds: xr.Dataset, var: str = "welfare") -> xr.DataArray:
 def welfare_table(ds: xr.Dataset, var: str = "welfare", digits: int = 0) -> pd.DataFrame:
     """``mean ± std`` over seeds of ``var`` (absolute, USD for welfare): one row per
     setting of the figure's axis, one column per algorithm ("not run" where it was not:
-    Titan's welfare oracle outside :meth:`SweepFigure.oracle_at`)."""
+    Titan with the welfare objective outside :meth:`SweepFigure.oracle_at`)."""
     da = by_method(ds, var)
     axis = next(d for d in da.dims if d not in ("algorithm", "seed"))
     mean = da.mean("seed")
@@ -353,7 +354,7 @@ def _rank_rows(ds: xr.Dataset, axis: str, claim: str, where, base_at=None) -> li
 
 def _gain_rows(ds: xr.Dataset, where: dict, paper: dict, claim: str) -> list[dict]:
     """The paper's gains of pdFTSP over each baseline (``paper``: label -> %) beside ours,
-    per seed and paired, for both pdFTSP variants; over Titan's welfare oracle too where
+    per seed and paired, for both pdFTSP variants; over Titan with the welfare objective too where
     the sweep ran it (the paper did not run it: :data:`NOT_RUN`). A row not reproduced says
     why: the admissions and welfare per task of pdFTSP against the baseline."""
     rows = []

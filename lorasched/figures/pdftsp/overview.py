@@ -140,10 +140,11 @@ def setting_verdicts_findings(data: dict) -> Prose:
     moved = table["number moved"] == "yes"
     names = _and(f"`{m}`" for m in data["settings"])
     return Prose(
-        f"Of the summary's {len(table)} rows, {int(titan.sum())} compare pdFTSP with Titan or "
-        f"its oracle. Between Titan's per-slot MILP settings {names}, {int(moved.sum())} rows "
-        f"have another number under some setting, {int((moved & titan).sum())} of them "
-        "comparing with Titan, and the table gives each. These rows were computed at the "
+        f"Of the summary's {len(table)} rows, {int(titan.sum())} compare pdFTSP with Titan "
+        f"(either objective). Between Titan's per-slot MILP settings {names}, "
+        f"{int(moved.sum())} rows have another number under some setting, "
+        f"{int((moved & titan).sum())} of them comparing with Titan, and the table gives each. "
+        "These rows were computed at the "
         f"{data['size']} size on {data['date']} (the earlier settings kept from earlier runs), "
         "and their verdicts under the rule then in force are not shown: the current verdicts "
         "are those of the figure pages.")
