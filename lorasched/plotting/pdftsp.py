@@ -307,6 +307,7 @@ METHOD_COLOURS = {
     "Titan (welfare objective)": "#b5838d",
     "EFT": "#f4a261",
     "NTM": "#e76f51",
+    "cost-plus (lorasched's)": "#6d597a",
 }
 
 

@@ -30,6 +30,7 @@ from .common import (
     CALIBRATED,
     COSTLY,
     LEMMA2,
+    LORASCHED_BASELINES,
     ORACLE,
     ORACLE_FIGURES,
     VARIANTS,
@@ -74,7 +75,7 @@ class SweepFigure(Figure):
         """The policies of the figure's sweep: the paper's four and lorasched's cost-plus
         rule (Titan with the welfare objective, in :data:`ORACLE_FIGURES`, has a sweep of its
         own: :meth:`oracle_at`)."""
-        return list(ALGORITHMS)
+        return [*ALGORITHMS, *LORASCHED_BASELINES]
 
     def oracle_at(self, size: str) -> dict | None:
         """Where Titan with the welfare objective runs, ``{axis: [settings]}`` (None: not in this

@@ -16,6 +16,9 @@ from ..scenario import ScenarioArrays
 
 #: the markup over cost when none is given (the plug-in example's)
 DEFAULT_MARKUP = 2.0
+#: the markups scanned when cost-plus is tuned: log-spaced from 1 (a price at cost) far
+#: enough up that welfare falls again on both sizes of the book's base scenario
+MARKUP_GRID = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0)
 
 
 def run(arrays: ScenarioArrays, rng: np.random.Generator, *,
