@@ -458,7 +458,10 @@ def cost_plus_tests(ds: xr.Dataset, at: dict) -> dict:
 def cost_plus_rows(ds: xr.Dataset, at: dict) -> list[dict]:
     """Rows of :data:`COST_PLUS_CLAIM` at the base scenario's setting ``at``, both pdFTSP
     variants, beyond the paper (it did not run cost-plus). A row not reproduced says why:
-    the admissions and welfare per task of pdFTSP against cost-plus."""
+    the admissions and welfare per task of pdFTSP against cost-plus. None where ``ds``
+    did not run cost-plus."""
+    if COST_PLUS not in [str(a) for a in by_method(ds)["algorithm"].values]:
+        return []
     rows = []
     for variant, (est, verdict) in cost_plus_tests(ds, at).items():
         row = {"claim": COST_PLUS_CLAIM, "variant": VARIANTS[variant],
