@@ -93,7 +93,8 @@ def test_data_equals_the_sweep_and_by_method_flattens_pdftsp_variants(tmp_path):
     xr.testing.assert_identical(without_timings(ds), without_timings(direct))
     flat = figures.by_method(ds)
     assert flat["algorithm"].values.tolist() == [
-        "pdFTSP (Lemma 2)", "pdFTSP (calibrated)", "Titan", "EFT", "NTM"]
+        "pdFTSP (Lemma 2)", "pdFTSP (calibrated)", "Titan", "EFT", "NTM",
+        "cost-plus (lorasched's)"]
     np.testing.assert_array_equal(
         flat.sel(algorithm="pdFTSP (calibrated)").values,
         ds["welfare"].sel(algorithm="pdftsp", constants="calibrated").values)
