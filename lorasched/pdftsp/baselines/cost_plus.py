@@ -23,11 +23,11 @@ MARKUP_GRID = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0)
 
 def run(arrays: ScenarioArrays, rng: np.random.Generator, *,
         markup: float = DEFAULT_MARKUP, progress: bool = False) -> Decisions:
-    """The baseline ``cost_plus``: admit a task iff its bid covers ``markup`` x its cheapest
-    cost, and charge exactly that.
+    """The baseline ``cost_plus``: cost-plus pricing, first come, first served.
 
-    Tasks are taken in arrival order. For every vendor the task could use (or none, if its
-    data need no pre-processing) the earliest-finish schedule
+    A task is admitted iff its bid covers ``markup`` x its cheapest cost, and then pays
+    exactly that. Tasks are taken in arrival order. For every vendor the task could use (or
+    none, if its data need no pre-processing) the earliest-finish schedule
     (:func:`~lorasched.pdftsp.kernels.earliest_finish`, as EFT's) in the capacity left after
     the vendor's delay is found; the cheapest, vendor price plus operating cost
     ``sum e_ikt`` over its cells, is kept. The price, ``markup`` x that cost, depends on
