@@ -113,7 +113,7 @@ from lorasched import systems
 from lorasched.experiments import run_sweep
 
 SWEEPS = {
-    "pdftsp": ({"nodes": 2, "load": 1.0, "slots": 8}, ["cost_plus", "eft"]),
+    "pdftsp": ({"nodes": 2, "load": 1.0, "slots": 8}, ["cost_plus_example", "eft"]),
     "titan": ({"jobs": 6}, ["las", "fifo"]),
     "allpass": ({"jobs": 8}, ["edf_serverful", "modal"]),
 }
@@ -149,7 +149,7 @@ def test_the_example_package_installed_runs_in_a_parallel_sweep(tmp_path):
                          capture_output=True, text=True, check=True)
     out = json.loads(run.stdout.splitlines()[-1])
     assert sorted(out["plugins"]) == [["allpass.edf_serverful", True],
-                                      ["pdftsp.cost_plus", True], ["titan.las", True]]
+                                      ["pdftsp.cost_plus_example", True], ["titan.las", True]]
     for system in ("pdftsp", "titan", "allpass"):
         assert out[system]["failed"] == 0 and out[system]["computed"] == 4, out[system]
         assert out[system]["parallel"] == out[system]["serial"]

@@ -47,9 +47,10 @@ def payment_paper(s: Schedule, r_i: float) -> float:
 
 CONSTANTS = ("lemma2", "vmax")
 #: the alpha x beta grid that ``lorasched calibrate`` and the book scan by default:
-#: log-spaced, spanning the "vmax" rule (1, ~359) and Lemma 2's (4, ~1434) at the defaults
+#: log-spaced, spanning the "vmax" rule (1, ~359) and Lemma 2's (4, ~1434) at the
+#: defaults, with beta 1 and 3 between 0 and 10 (the small build's calibration chose 0)
 ALPHA_GRID = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
-BETA_GRID = (0.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0)
+BETA_GRID = (0.0, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0)
 
 
 def declared_bounds(arrays: ScenarioArrays) -> tuple[float, float, float]:

@@ -1,6 +1,7 @@
 """pdFTSP's policy registry, name -> ``run(arrays, rng, **options) -> Decisions``
-(:data:`REGISTRY`): ``pdftsp``, ``titan``, ``titan_oracle`` (labelled an oracle), ``eft``,
-``ntm`` and the floor ``random``. A new policy is a function with that signature, added to
+(:data:`REGISTRY`): ``pdftsp``, the paper's baselines ``titan``, ``eft`` and ``ntm``, Titan
+with the welfare objective ``titan_oracle``, lorasched's baseline ``cost_plus`` and the floor
+``random``. A new policy is a function with that signature, added to
 :data:`REGISTRY` or, from outside the package, registered with
 :meth:`System.register <lorasched.model.system.System.register>`.
 """
@@ -9,11 +10,12 @@ from __future__ import annotations
 
 from ..model.errors import InputError
 from . import auction, env
-from .baselines import eft, ntm, titan_per_slot
+from .baselines import cost_plus, eft, ntm, titan_per_slot
 
 #: The policies by name, each ``run(arrays, rng, **options) -> Decisions``: ``pdftsp``
-#: (Algorithms 1 and 2), the baselines ``eft``, ``ntm`` and ``titan``, the oracle
-#: ``titan_oracle`` and the floor ``random`` (random valid actions of
+#: (Algorithms 1 and 2), the paper's baselines ``eft``, ``ntm`` and ``titan``, Titan per
+#: slot with the welfare objective ``titan_oracle`` (it sees every bid, yet is no bound),
+#: lorasched's cost-plus baseline ``cost_plus`` and the floor ``random`` (random valid actions of
 #: :class:`~lorasched.pdftsp.env.AdmissionProblem`). The pdFTSP system's registry
 #: (:class:`~lorasched.model.system.System`).
 REGISTRY = {
@@ -22,6 +24,7 @@ REGISTRY = {
     "ntm": ntm.run,
     "titan": titan_per_slot.run,
     "titan_oracle": titan_per_slot.run_oracle,
+    "cost_plus": cost_plus.run,
     "random": env.random_policy,
 }
 

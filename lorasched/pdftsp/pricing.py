@@ -12,6 +12,12 @@ import numpy as np
 from ..model.errors import InputError
 from .scenario import ScenarioArrays
 
+#: the posted prices per sample scanned when a baseline's price is tuned, as multiples of
+#: the declared ``value_density_min`` v_min: synthetic bids per sample lie in
+#: [v_min, 4 v_min], so at 1 every user buys (a lower price changes only the revenue, not
+#: who is admitted) and at 4 none does
+PRICE_GRID = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 3.5)
+
 
 def posted_prices(arrays: ScenarioArrays,
                   price_per_sample: float | None = None) -> tuple[np.ndarray, float]:

@@ -1,7 +1,8 @@
 """pdFTSP as a :class:`~lorasched.model.system.System`: scenarios from
-:func:`.workload.synthetic_scenario`, the auction, the three baselines and Titan's welfare
-oracle (:mod:`.policies`), the welfare accounting of eqs. (1)-(3) (:mod:`.result`), and the
-bounds ``"lp"`` (:mod:`.bound`) and ``"opt"`` (:mod:`.offline`).
+:func:`.workload.synthetic_scenario`, the auction, the paper's three baselines, Titan with
+the welfare objective and lorasched's cost-plus rule (:mod:`.policies`), the welfare
+accounting of eqs. (1)-(3) (:mod:`.result`), and the bounds ``"lp"`` (:mod:`.bound`) and
+``"opt"`` (:mod:`.offline`).
 """
 
 from __future__ import annotations

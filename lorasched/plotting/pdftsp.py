@@ -304,9 +304,10 @@ METHOD_COLOURS = {
     "pdFTSP (Lemma 2)": "#264653",
     "pdFTSP (calibrated)": "#2a9d8f",
     "Titan": "#e9c46a",
-    "Titan (welfare oracle)": "#b5838d",
+    "Titan (welfare objective)": "#b5838d",
     "EFT": "#f4a261",
     "NTM": "#e76f51",
+    "cost-plus (lorasched's)": "#6d597a",
 }
 
 

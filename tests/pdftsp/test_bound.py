@@ -345,3 +345,41 @@ def test_one_call_prices_every_task_as_the_task_by_task_pricing_does(relaxed):
             np.testing.assert_array_equal(slots[ptr[j]:ptr[j + 1]], s_j)
     assert lagrangian == expected
     assert improving.any() and (best >= 0).any()
+
+
+#: one tiny day on which the best policy comes within 1 % of the offline optimum, so a bound
+#: even slightly too low is caught
+TINY = dict(nodes=2, slots=8, load=1.5, vendors=2, gpu="mix", seed=1)
+
+
+@pytest.fixture(scope="module")
+def tiny_day():
+    """Every pdFTSP policy's welfare (pdFTSP with both its constant settings) and every
+    upper bound the system declares, on :data:`TINY`."""
+    from lorasched.pdftsp.system import SYSTEM
+
+    scenario = lorasched.synthetic_scenario(**TINY)
+    welfare = {name: lorasched.simulate(scenario, name, seed=1).attrs["welfare"]
+               for name in SYSTEM.policies}
+    welfare["pdftsp (calibrated constants)"] = lorasched.simulate(
+        scenario, "pdftsp", seed=1, alpha=2.0, beta=0.0).attrs["welfare"]
+    bounds = {name: b.compute(scenario) for name, b in SYSTEM.bounds.items()}
+    return welfare, bounds
+
+
+def above(bound: float, welfare: dict) -> list[str]:
+    """The policies whose welfare exceeds ``bound``."""
+    return sorted(name for name, w in welfare.items() if w > bound + 1e-6)
+
+
+@pytest.mark.parametrize("scale, holds", [(1.0, True), (0.99, False)])
+def test_every_declared_upper_bound_is_above_every_policy(tiny_day, scale, holds):
+    """Each of the system's bounds (the LP bound, the offline optimum) is at least every
+    policy's welfare; scaled down by 1 % the same check fails, so it can fail."""
+    welfare, bounds = tiny_day
+    assert {"lp", "opt"} <= set(bounds)
+    assert {"pdftsp", "eft", "ntm", "titan", "titan_oracle", "cost_plus"} <= set(welfare)
+    for name, (value, converged) in bounds.items():
+        assert converged, name
+        assert (not above(scale * value, welfare)) == holds, (name, above(scale * value,
+                                                                          welfare))

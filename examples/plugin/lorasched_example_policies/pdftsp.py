@@ -1,5 +1,9 @@
-"""pdFTSP: ``cost_plus``, first come first served, each task priced at a markup over what
-serving it costs (its cheapest vendor and earliest-finish schedule)."""
+"""pdFTSP: ``cost_plus_example``, first come first served, each task priced at a markup over
+what serving it costs (its cheapest vendor and earliest-finish schedule). lorasched ships
+the same rule as its built-in baseline ``cost_plus``
+(:mod:`lorasched.pdftsp.baselines.cost_plus`); this copy stays as the example of a policy
+written outside lorasched and declared as an entry point (a plug-in may not replace a
+built-in policy, hence its own name)."""
 
 from __future__ import annotations
 

@@ -23,6 +23,7 @@ from .common import (
     welfare_table,
 )
 from .overview import (
+    cost_plus_findings,
     setting_verdicts_findings,
     setting_verdicts_table,
     summary,
@@ -34,6 +35,7 @@ from .sweep_figure import SweepFigure
 
 __all__ = ["ALGORITHMS", "BASELINES", "CALIBRATED", "FIGURES", "LEMMA2", "NAMES", "ORACLE",
            "TITAN_OPTIONS", "VARIANTS", "SweepFigure", "base", "by_method", "calibration",
+           "cost_plus_findings",
            "figure", "pdftsp_constants", "reproduce", "setting_verdicts_findings",
            "setting_verdicts_table", "styled", "summary", "sweeps", "titan_budget_text",
            "titan_setting", "titan_setting_verdicts", "verdict_counts", "welfare_table"]

@@ -1,7 +1,7 @@
 """What every pdFTSP figure shares: the base scenario and sizes, the two pdFTSP variants
-(Lemma 2, and constants calibrated on a held-out day), the faithful Titan and its welfare
-oracle, tables by method, claim rows and the prose helpers (:class:`SweepFigure` is in
-:mod:`.sweep_figure`)."""
+(Lemma 2, and constants calibrated on a held-out day), the faithful Titan and Titan with
+the welfare objective, lorasched's cost-plus rule, tables by method, claim rows and the
+prose helpers (:class:`SweepFigure` is in :mod:`.sweep_figure`)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,11 @@ import xarray as xr
 from ...experiments import calibrate as _calibrate
 from ...model.errors import InputError
 from ...pdftsp.auction import ALPHA_GRID, BETA_GRID
+from ...pdftsp.baselines import cost_plus as _cost_plus
 from ...pdftsp.baselines import titan_per_slot as _titan
-from ...pdftsp.workload import LOADS
+from ...pdftsp.pricing import PRICE_GRID
+from ...pdftsp.scenario import to_arrays
+from ...pdftsp.workload import LOADS, synthetic_scenario
 from ..base import SCALES, check_size, default_store, seed_words
 from ..numbers import interval, num, pct, quote, quote_interval, signed_pct, usd
 from ..verdicts import (
@@ -36,8 +39,12 @@ from ..verdicts import (
     t975,
 )
 
-#: the paper's algorithms; Figs. 4 and 8 add Titan's welfare oracle (:data:`ORACLE_FIGURES`)
+#: the paper's algorithms; Figs. 4 and 8 add Titan with the welfare objective
+#: (:data:`ORACLE_FIGURES`)
 ALGORITHMS = ("pdftsp", "titan", "eft", "ntm")
+#: lorasched's baselines in every figure's sweep beside the paper's (cheap: an EFT's cost);
+#: never among :data:`BASELINES`, so the paper's claims are judged against its own
+LORASCHED_BASELINES = ("cost_plus",)
 ORACLE_FIGURES = ("fig04", "fig08")
 #: Titan's per-slot MILP in the figures
 #: (:data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`):
@@ -77,7 +84,7 @@ def titan_options_text(options: dict) -> str:
 
 @contextlib.contextmanager
 def titan_setting(mip: str):
-    """Within the block, the figures' sweeps run Titan (and its oracle) with the per-slot
+    """Within the block, the figures' sweeps run Titan (either objective) with the per-slot
     MILP setting ``mip`` instead of :data:`TITAN_OPTIONS`' (as a named option of their
     cells, so the two settings' cells never mix in a store)."""
     global TITAN_OPTIONS
@@ -91,13 +98,14 @@ def titan_setting(mip: str):
         TITAN_OPTIONS = saved
 
 
-NAMES = {"pdftsp": "pdFTSP", "titan": "Titan", "titan_oracle": "Titan (welfare oracle)",
-         "eft": "EFT", "ntm": "NTM"}
+NAMES = {"pdftsp": "pdFTSP", "titan": "Titan", "titan_oracle": "Titan (welfare objective)",
+         "eft": "EFT", "ntm": "NTM", "cost_plus": "cost-plus (lorasched's)"}
 LEMMA2 = "pdFTSP (Lemma 2)"
 CALIBRATED = "pdFTSP (calibrated)"
 VARIANTS = {LEMMA2: "Lemma 2", CALIBRATED: "calibrated"}
 BASELINES = ("Titan", "EFT", "NTM")  # the paper's baselines, Titan as the paper ran it
 ORACLE = NAMES["titan_oracle"]
+COST_PLUS = NAMES["cost_plus"]
 #: the held-out calibration day: the base scenario's seed 101 (the figures use seeds 1..3)
 CALIBRATION_SEEDS = (_calibrate.CALIBRATION_SEED,)
 _CALIBRATIONS: dict = {}
@@ -105,7 +113,7 @@ _SCALE = {"small": 0.1, "full": 1.0}
 _SLOTS = {"small": 48, "full": 144}
 #: seeds of every cheap cell (pdFTSP's own days, EFT, NTM: about a second each at full size)
 _SEEDS = {"small": 5, "full": 10}
-#: seeds of the expensive cells (Titan per slot and its welfare oracle, 10-30 s a day at
+#: seeds of the expensive cells (Titan per slot with either objective, 10-30 s a day at
 #: full size, and Fig. 12's bounds): the first of the figure's seeds
 _COSTLY_SEEDS = {"small": 3, "full": 5}
 #: the policies that run on the costly seeds only
@@ -136,7 +144,7 @@ def scale(size: str = "small", seeds: int | None = None) -> str:
     return (f"K = {b['nodes']} compute nodes where a figure does not vary K, {loads} tasks "
             f"arriving per slot on average at the three loads, {b['slots']} ten-minute "
             f"slots, {seed_words(n)}"
-            + (f" (Titan, its welfare oracle and the bounds, which cost 10 to 30 times a "
+            + (f" (Titan with either objective and the bounds, which cost 10 to 30 times a "
                f"pdFTSP day, the first {k})" if k < n else ""))
 
 
@@ -161,6 +169,56 @@ def calibration(size: str = "small", store=None) -> _calibrate.Calibration:
             "pdftsp", "pdftsp", base(size), calibration_grid(), seeds=CALIBRATION_SEEDS,
             store=store, serial=True, progress=False)
     return _CALIBRATIONS[key]
+
+
+#: the baselines tuned like pdFTSP, each by its one free option: EFT's and NTM's posted
+#: price per sample, cost-plus's markup over cost. Titan is not: its admissions never read
+#: a bid or a price, so its welfare is the same at every posted price up to v_min, and
+#: above v_min it would charge users more than they bid
+TUNED = {"eft": "price_per_sample", "ntm": "price_per_sample", "cost_plus": "markup"}
+_BASELINE_CALIBRATIONS: dict = {}
+
+
+def value_density_min(size: str = "small") -> float:
+    """The base scenario's declared lowest value per sample v_min (the same on every seed),
+    the untuned posted price per sample."""
+    arrays = to_arrays(synthetic_scenario(**base(size), seed=CALIBRATION_SEEDS[0]))
+    return float(arrays.value_density_min)
+
+
+def baseline_grid(algorithm: str, size: str = "small") -> dict:
+    """The grid a baseline of :data:`TUNED` is scanned over: ``price_per_sample`` at the
+    multiples :data:`~lorasched.pdftsp.pricing.PRICE_GRID` of v_min, or ``markup`` over
+    :data:`~lorasched.pdftsp.baselines.cost_plus.MARKUP_GRID`."""
+    option = TUNED[algorithm]
+    if option == "markup":
+        return {option: list(_cost_plus.MARKUP_GRID)}
+    v_min = value_density_min(size)
+    return {option: [m * v_min for m in PRICE_GRID]}
+
+
+def baseline_default(algorithm: str, size: str = "small") -> dict:
+    """A baseline's untuned setting, as an option: the posted price v_min, or cost-plus's
+    default markup."""
+    option = TUNED[algorithm]
+    if option == "markup":
+        return {option: _cost_plus.DEFAULT_MARKUP}
+    return {option: value_density_min(size)}
+
+
+def baseline_calibration(algorithm: str, size: str = "small",
+                         store=None) -> _calibrate.Calibration:
+    """A baseline's option tuned as pdFTSP's constants are (:func:`calibration`): the scan
+    of :func:`baseline_grid` on the held-out day, maximising welfare (run once into
+    ``store``, default the figures' store; cached in the process)."""
+    check_size(size)
+    store = Path(default_store(size) if store is None else store)
+    key = (algorithm, size, str(store.resolve()))
+    if key not in _BASELINE_CALIBRATIONS:
+        _BASELINE_CALIBRATIONS[key] = _calibrate.calibrate(
+            "pdftsp", algorithm, base(size), baseline_grid(algorithm, size),
+            seeds=CALIBRATION_SEEDS, store=store, serial=True, progress=False)
+    return _BASELINE_CALIBRATIONS[key]
 
 
 def pdftsp_constants(size: str = "small") -> dict:
@@ -189,7 +247,7 @@ def _loads(size: str, scale: float = 1.0) -> dict:
 def by_method(ds: xr.Dataset, var: str = "welfare") -> xr.DataArray:
     """``ds[var]`` with ``constants`` x ``algorithm`` flattened into one ``algorithm``
     dimension, labelled ``pdFTSP (Lemma 2)``, ``pdFTSP (calibrated)``, ``Titan``, ``EFT``,
-    ``NTM`` (and ``Titan (welfare oracle)`` where the sweep runs it)."""
+    ``NTM`` (and ``Titan (welfare objective)`` where the sweep runs it)."""
     da = ds[var]
     parts, labels = [], []
     constants = [str(c) for c in ds["constants"].values]
@@ -207,7 +265,7 @@ def by_method(ds: xr.Dataset, var: str = "welfare") -> xr.DataArray:
 def welfare_table(ds: xr.Dataset, var: str = "welfare", digits: int = 0) -> pd.DataFrame:
     """``mean ± std`` over seeds of ``var`` (absolute, USD for welfare): one row per
     setting of the figure's axis, one column per algorithm ("not run" where it was not:
-    Titan's welfare oracle outside :meth:`SweepFigure.oracle_at`)."""
+    Titan with the welfare objective outside :meth:`SweepFigure.oracle_at`)."""
     da = by_method(ds, var)
     axis = next(d for d in da.dims if d not in ("algorithm", "seed"))
     mean = da.mean("seed")
@@ -355,7 +413,7 @@ def _rank_rows(ds: xr.Dataset, axis: str, claim: str, where, base_at=None) -> li
 
 def _gain_rows(ds: xr.Dataset, where: dict, paper: dict, claim: str) -> list[dict]:
     """The paper's gains of pdFTSP over each baseline (``paper``: label -> %) beside ours,
-    per seed and paired, for both pdFTSP variants; over Titan's welfare oracle too where
+    per seed and paired, for both pdFTSP variants; over Titan with the welfare objective too where
     the sweep ran it (the paper did not run it: :data:`NOT_RUN`). A row not reproduced says
     why: the admissions and welfare per task of pdFTSP against the baseline."""
     rows = []
@@ -379,6 +437,44 @@ def _gain_rows(ds: xr.Dataset, where: dict, paper: dict, claim: str) -> list[dic
                                    if row["verdict"] == INCONCLUSIVE else "")
                                   + admissions(ds, variant, b, where))
             rows.append(row)
+    return rows
+
+
+#: the claims table's name of pdFTSP's margin over lorasched's cost-plus rule
+COST_PLUS_CLAIM = "pdFTSP over lorasched's cost-plus rule, base scenario"
+
+
+def cost_plus_tests(ds: xr.Dataset, at: dict) -> dict:
+    """The test behind :data:`COST_PLUS_CLAIM`, for both pdFTSP variants: the per-seed gain
+    of pdFTSP over cost-plus at setting ``at``, judged above zero (the paper's claim that
+    pdFTSP beats its baselines, held against a baseline the paper did not run). Returns
+    ``{variant: (estimate, verdict)}``; the claims row and the prose both read it."""
+    flat = by_method(ds).sel(at)
+    out = {}
+    for variant in (LEMMA2, CALIBRATED):
+        est = estimate_of(seed_gain(flat, variant, COST_PLUS))
+        out[variant] = (est, judge(est, None, side=1))
+    return out
+
+
+def cost_plus_rows(ds: xr.Dataset, at: dict) -> list[dict]:
+    """Rows of :data:`COST_PLUS_CLAIM` at the base scenario's setting ``at``, both pdFTSP
+    variants, beyond the paper (it did not run cost-plus). A row not reproduced says why:
+    the admissions and welfare per task of pdFTSP against cost-plus. None where ``ds``
+    did not run cost-plus."""
+    if COST_PLUS not in [str(a) for a in by_method(ds)["algorithm"].values]:
+        return []
+    rows = []
+    for variant, (est, verdict) in cost_plus_tests(ds, at).items():
+        row = {"claim": COST_PLUS_CLAIM, "variant": VARIANTS[variant],
+               "paper": "not run (pdFTSP beats its own baselines)",
+               "ours": ours_pct(est), "estimate": est, "fmt": pct, "verdict": verdict,
+               "scope": BEYOND}
+        if verdict != REPRODUCED:
+            row["why"] = ((inconclusive_why(est, 0.0, pct) + " "
+                           if verdict == INCONCLUSIVE else "")
+                          + admissions(ds, variant, COST_PLUS, at))
+        rows.append(row)
     return rows
 
 

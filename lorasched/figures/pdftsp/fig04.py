@@ -73,7 +73,7 @@ class Fig04(SweepFigure):
         m = _mean(ds)
         ks = list(m["nodes"].values)
         flat = by_method(ds)
-        # every algorithm run at every K (not Titan's welfare oracle: at the smallest only)
+        # every algorithm run at every K (not Titan's welfare objective: the smallest only)
         labels = [str(a) for a in m["algorithm"].values
                   if bool(np.isfinite(flat.sel(algorithm=a)).all())]
         grow = [a for a in labels

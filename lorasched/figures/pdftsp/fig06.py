@@ -20,6 +20,7 @@ from .common import (
     _val,
     _who,
     by_method,
+    cost_plus_rows,
     estimate_of,
     ours_pct,
 )
@@ -68,8 +69,9 @@ class Fig06(SweepFigure):
                               f"tasks on the all-A100 cluster and "
                               f"{num(float(adm.sel(gpu='A40')))} on the all-A40 one.")
             rows.append(row)
-        return rows + _rank_rows(ds.sel(gpu=["mix"]), "gpu", "pdFTSP best on mixed GPUs",
-                                 self.where)
+        return (rows + _rank_rows(ds.sel(gpu=["mix"]), "gpu", "pdFTSP best on mixed GPUs",
+                                  self.where)
+                + cost_plus_rows(ds, {"gpu": "mix"}))
 
     def findings(self, ds):
         m = _mean(ds)

@@ -30,6 +30,7 @@ from .common import (
     CALIBRATED,
     COSTLY,
     LEMMA2,
+    LORASCHED_BASELINES,
     ORACLE,
     ORACLE_FIGURES,
     VARIANTS,
@@ -71,12 +72,13 @@ class SweepFigure(Figure):
         return super().scope(row)
 
     def algorithms(self) -> list[str]:
-        """The policies of the figure's sweep: the paper's four (Titan's welfare oracle, in
-        :data:`ORACLE_FIGURES`, has a sweep of its own: :meth:`oracle_at`)."""
-        return list(ALGORITHMS)
+        """The policies of the figure's sweep: the paper's four and lorasched's cost-plus
+        rule (Titan with the welfare objective, in :data:`ORACLE_FIGURES`, has a sweep of its
+        own: :meth:`oracle_at`)."""
+        return [*ALGORITHMS, *LORASCHED_BASELINES]
 
     def oracle_at(self, size: str) -> dict | None:
-        """Where Titan's welfare oracle runs, ``{axis: [settings]}`` (None: not in this
+        """Where Titan with the welfare objective runs, ``{axis: [settings]}`` (None: not in this
         figure): only at the settings whose claims and prose use it, as it costs as much
         as Titan itself; elsewhere the figure's data hold NaN for it ("not run")."""
         return None
@@ -95,7 +97,7 @@ class SweepFigure(Figure):
                             if a.startswith("titan")}}
 
     def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
-        """The figure's sweep, and (part ``"oracle"``) Titan's welfare oracle at
+        """The figure's sweep, and (part ``"oracle"``) Titan with the welfare objective at
         :meth:`oracle_at`'s settings."""
         check_size(size)
         out = {self.key: Sweep.from_dict(self.declaration(size, seeds))}
@@ -112,19 +114,19 @@ class SweepFigure(Figure):
         return out
 
     def sweep(self, size: str = "small", seeds: int | None = None) -> Sweep:
-        """The figure's own sweep (without the oracle's part)."""
+        """The figure's own sweep (without the part of Titan with the welfare objective)."""
         parts = self.sweeps(size, seeds)
         if set(parts) <= {self.key, "oracle"}:
             return parts[self.key]
         return super().sweep(size, seeds)
 
     def data(self, size: str = "small", **kwargs):
-        """As :meth:`Figure.data`, the oracle's part joined to the figure's sweep along
-        ``algorithm`` (NaN where it did not run)."""
+        """As :meth:`Figure.data`, the part of Titan with the welfare objective joined to
+        the figure's sweep along ``algorithm`` (NaN where it did not run)."""
         out = super().data(size, **kwargs)
         if isinstance(out, dict) and set(out) == {self.key, "oracle"}:
             main, oracle = out[self.key], out["oracle"]
-            # the oracle ignores pdFTSP's constants: the same run in both rows, as in a sweep
+            # Titan ignores pdFTSP's constants: the same run in both rows, as in a sweep
             oracle = oracle.expand_dims(constants=main["constants"].values)
             out = xr.concat([main, oracle.transpose(*main.dims)], dim="algorithm",
                             join="outer", combine_attrs="override")
@@ -150,7 +152,8 @@ class SweepFigure(Figure):
                 + self._oracle_where(ds))
 
     def _oracle_where(self, ds: xr.Dataset) -> str:
-        """The sentence saying where Titan's welfare oracle ran, if not everywhere ("")."""
+        """The sentence saying where Titan with the welfare objective ran, if not
+        everywhere ("")."""
         if "titan_oracle" not in [str(a) for a in ds["algorithm"].values]:
             return ""
         ran = ds["welfare"].sel(algorithm="titan_oracle").notnull()
@@ -158,8 +161,8 @@ class SweepFigure(Figure):
         if bool(ran.all()):
             return ""
         xs = [x for x, ok in zip(ds[self.axis].values, ran.values, strict=True) if ok]
-        return (f" Titan's welfare oracle runs only {self.where(xs)}, where the claims and "
-                "prose use it (each of its days costs as much as Titan's).")
+        return (f" Titan with the welfare objective runs only {self.where(xs)}, where the "
+                "claims and prose use it (each of its days costs as much as Titan's).")
 
     # ---------------------------------------------------------------- prose helpers
     every = "in every setting"  # "at every K"
@@ -246,8 +249,8 @@ class SweepFigure(Figure):
                 "measures this mechanism).")
 
     def oracle(self, ds: xr.Dataset, x) -> str:
-        """At setting ``x``: the faithful Titan beside its welfare oracle, and where pdFTSP
-        stands against the oracle ("" if the sweep did not run it)."""
+        """At setting ``x``: the faithful Titan beside Titan with the welfare objective, and
+        where pdFTSP stands against it ("" if the sweep did not run it)."""
         m = _mean(ds).sel({self.axis: x})
         if ORACLE not in [str(a) for a in m["algorithm"].values]:
             return ""
@@ -255,19 +258,20 @@ class SweepFigure(Figure):
         adm = _mean(ds, "n_admitted").sel({self.axis: x})
         text = (f"{_cap(self.where([x]))} Titan as the paper ran it (its progress objective, "
                 f"no bids) reaches a welfare of {_num(titan)}, admitting "
-                f"{_val(adm, 'Titan'):.0f} tasks; the welfare oracle, which sees every bid, "
-                f"{_num(oracle)} with {_val(adm, ORACLE):.0f} ("
-                + quote(f"the welfare oracle against Titan {self.where([x])}, %",
+                f"{_val(adm, 'Titan'):.0f} tasks; with the welfare objective, which sees every "
+                f"bid, it reaches {_num(oracle)} with {_val(adm, ORACLE):.0f} ("
+                + quote(f"Titan's welfare objective against its own {self.where([x])}, %",
                         gain(oracle, titan), _pct) + ").")
         beats = [v for v in (LEMMA2, CALIBRATED) if _val(m, v) > oracle]
         if beats:
             who = _who(beats)
             text += f" {who[:1].upper() if who.startswith('both') else who[:1]}{who[1:]} " \
-                    f"{'is' if len(beats) == 1 else 'are'} above even the oracle."
+                    f"{'is' if len(beats) == 1 else 'are'} above even Titan with the welfare " \
+                    "objective, so that run is no bound."
         else:
-            text += (" Neither pdFTSP setting reaches the oracle ("
+            text += (" Neither pdFTSP setting reaches Titan with the welfare objective ("
                      + ", ".join(f"{VARIANTS[v]} "
-                                 + quote(f"{v} against the welfare oracle "
+                                 + quote(f"{v} against Titan with the welfare objective "
                                          f"{self.where([x])}, %", gain(_val(m, v), oracle),
                                          _pct)
                                  for v in (LEMMA2, CALIBRATED)) + ").")
