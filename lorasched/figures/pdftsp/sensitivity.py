@@ -31,7 +31,7 @@ RERUN = ("pdftsp", "eft", "ntm")
 #: the baselines re-run, as the figures name them
 BASELINES = ("EFT", "NTM")
 #: seeds per alternative, by size
-SEEDS = {"small": 5, "full": 5}
+SEEDS = {"small": 3, "full": 5}
 
 _MEASURED = profiles.MEASURED_MULTI_ADAPTER
 _FUSION = {(g["system"], g["against"]): g for g in profiles.PUBLISHED_MULTI_ADAPTER}
@@ -144,7 +144,7 @@ class Sensitivity(Figure):
         return []
 
     def build_note(self, size: str = "small", seeds: int | None = None):
-        note = super().build_note(size)
+        note = super().build_note(size, self.seeds(size, seeds))
         return type(note)(f"{note} Each alternative is run on "
                           f"{seed_words(self.seeds(size, seeds))}, lorasched's choice on the "
                           "same seeds.")
