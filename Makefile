@@ -36,9 +36,10 @@ endif
 
 # Papermill parameters for the book: PARAMS_<name>_<size> if set, else `-p size $(SIZE)`
 # for the figure notebooks (fig*, titan_*, allpass_*), the parts' headline pages
-# (headline_*), the summary and the calibration page, else the notebook's own defaults.
+# (headline_*), their sensitivity pages (sensitivity_*), the summary and the calibration
+# page, else the notebook's own defaults.
 PARAMS_day_full := -p nodes 100 -p load high -p seed 1 -p size full
-params = $(or $(PARAMS_$(1)_$(SIZE)),$(if $(filter fig% summary calibration titan_% allpass_% headline_%,$(1)),-p size $(SIZE)))
+params = $(or $(PARAMS_$(1)_$(SIZE)),$(if $(filter fig% summary calibration titan_% allpass_% headline_% sensitivity_%,$(1)),-p size $(SIZE)))
 
 # The cells of every figure, computed once in parallel before the notebooks run; a change
 # to the library's source makes the cells' keys change, so they are recomputed.

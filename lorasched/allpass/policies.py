@@ -24,7 +24,7 @@ from .cluster import (
     Run,
 )
 from .env import MAX_STEP, ProvisioningProblem
-from .pressure import RULES, UNITS
+from .pressure import RULES, UNITS, WINDOW_S
 from .scalers import F0, READINGS, ServerlessScaler
 from .scenario import AllpassArrays
 
@@ -53,7 +53,7 @@ def allpass(arrays: AllpassArrays, rng: np.random.Generator, *, F0: float = F0,
             G_up: float = 10.0, R_up: float = 100.0, G_dn: float = 2.0, R_dn: float = 30.0,
             reading: str = "evident", overdue: bool = True, demand: str = "deadline",
             units: str = "paper", checkpoint_s: float = CHECKPOINT_S,
-            restore_s: float = RESTORE_S) -> Run:
+            restore_s: float = RESTORE_S, window_s: float = WINDOW_S) -> Run:
     """The policy ``allpass``: Allpass as its section 3 describes it.
 
     Serverless first with the adaptive threshold F (Algorithm 1), an EDF serverful queue,
@@ -84,6 +84,9 @@ def allpass(arrays: AllpassArrays, rng: np.random.Generator, *, F0: float = F0,
     checkpoint_s, restore_s : float, optional
         Seconds of the checkpoint and the restore of a demotion or a preemption (default
         42 + 42 = the paper's 1.4 min).
+    window_s : float, optional
+        The largest window T of eq. (2), s (default sec. 5.1's 30 min); the windows are
+        every tick up to it (``lorasched.allpass.pressure.window_set``).
 
     Returns
     -------
@@ -100,7 +103,8 @@ def allpass(arrays: AllpassArrays, rng: np.random.Generator, *, F0: float = F0,
                               F0=_seconds("F0", F0))
     return _run(arrays, rng, serverless="adaptive", F=F0, scaler=scaler, discipline="edf",
                 provision="dbf", reading=reading, overdue=bool(overdue), demand=demand,
-                units=units, **_overheads(checkpoint_s, restore_s))
+                units=units, window_s=_seconds("window_s", window_s, positive=True),
+                **_overheads(checkpoint_s, restore_s))
 
 
 def _check_dbf(reading, overdue, demand="deadline", units="paper") -> None:

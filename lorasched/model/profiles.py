@@ -152,3 +152,37 @@ def profile_table(model: ModelProfile = GPT2_XL, slot_minutes: int = 10) -> list
         rows.append({"quantity": f"task memory r_i, micro-batch {b} (GB)", "gpu": "any",
                      "value": task_memory(b, model), "source": "korthikanti + assumption"})
     return rows
+
+
+#: published gains of training several LoRA adapters together, each with its source: the
+#: systems, their baseline, the gain (mean and best where given) and what it measures
+PUBLISHED_MULTI_ADAPTER = [
+    {"system": "LoRAFusion", "against": "Megatron-LM", "mean": 1.47, "best": 1.96,
+     "measure": "end-to-end training throughput",
+     "source": "Zhu et al. 2025, LoRAFusion: Efficient LoRA Fine-Tuning for LLMs, "
+               "arXiv:2510.00206, abstract"},
+    {"system": "LoRAFusion", "against": "mLoRA", "mean": 1.29, "best": 1.46,
+     "measure": "end-to-end training throughput",
+     "source": "Zhu et al. 2025, arXiv:2510.00206, abstract"},
+    {"system": "mLoRA", "against": "FSDP", "mean": 1 / 0.7, "best": None,
+     "measure": "average task completion time, 30 % lower (as a speed-up: 1 / 0.7)",
+     "source": "Ye et al. 2025, mLoRA: Fine-Tuning LoRA Adapters via Highly-Efficient "
+               "Pipeline Parallelism in Multiple GPUs, VLDB 2025 (arXiv:2312.02515), "
+               "abstract"},
+]
+
+#: the gain of several adapters sharing one base model on one GPU, measured by lorasched on
+#: a lent H200 (``traces/profiles/H200-gpt2-xl.csv``, 2, 4 and 8 adapters run one after
+#: another in each step with PEFT, micro-batches 1 to 8, rank 16; the book's page "Measured
+#: on an H200"): the smallest and the largest samples per second over one adapter's
+MEASURED_MULTI_ADAPTER = {"model": "gpt2-xl", "gpu": "H200", "low": 0.591, "high": 1.028,
+                          "source": "traces/profiles/H200-gpt2-xl.csv "
+                                    "(lorasched.profiling.compare.adapter_scaling)"}
+
+
+def colocation_gain(gpu: GPUProfile, model: ModelProfile = GPT2_XL, slot_minutes=10) -> float:
+    """The samples per slot of a full node over those of its fastest task alone (the
+    largest micro-batch), as :func:`node_capacity` and :func:`task_speed` model them:
+    pdFTSP's scenarios' co-location gain when none is set."""
+    alone = max(task_speed(gpu, b, model, slot_minutes) for b in model.micro_batches)
+    return node_capacity(gpu, model, slot_minutes) / alone

@@ -32,6 +32,8 @@ FIXED_DEADLINE_HOURS = 6.0
 TASK_SIZES = ("paper", "trace")
 #: how the generated scenario stores s_ik (see synthetic_scenario)
 SPEED_LAYOUTS = ("type", "node")
+#: the largest co-location gain, value ratio and operating-cost scale a scenario accepts
+MAX_COLOCATION_GAIN, MAX_VALUE_RATIO, MAX_OPERATING_COST_SCALE = 10.0, 1e4, 100.0
 WORK_RANGE = (EPOCHS[0] * DATASET_SAMPLES[0], EPOCHS[1] * DATASET_SAMPLES[1])  # [5k, 100k]
 
 
@@ -157,24 +159,61 @@ def _checked_arguments(nodes, slots, vendors, slot_minutes, deadline_policy,
     return nodes, slots, vendors, slot_minutes, preprocessing_share
 
 
-def _cluster(nodes, gpu, model, slots, slot_minutes, node=None) -> _Cluster:
+def _colocated_capacity(capacity, alone, gain) -> np.ndarray:
+    """C_kp when a full node processes ``gain`` times the samples of its fastest task
+    alone (``alone``: max_i s_ik of each node); None keeps ``capacity``."""
+    if gain is None:
+        return capacity
+    return np.floor(gain * np.asarray(alone, dtype=float)).astype(np.int64)
+
+
+def _checked_model_numbers(colocation_gain, value_ratio, operating_cost_scale):
+    """The validated (colocation_gain, value_ratio, operating_cost_scale)."""
+    if colocation_gain is not None:
+        colocation_gain = real_number("colocation_gain", colocation_gain)
+        if not 1.0 <= colocation_gain <= MAX_COLOCATION_GAIN:
+            raise InputError(f"colocation_gain must be in [1, {MAX_COLOCATION_GAIN:g}] "
+                             f"(a full node's samples per slot over its fastest task's), got "
+                             f"{colocation_gain}")
+    if value_ratio is not None:
+        value_ratio = real_number("value_ratio", value_ratio)
+        if not 1.0 <= value_ratio <= MAX_VALUE_RATIO:
+            raise InputError(f"value_ratio must be in [1, {MAX_VALUE_RATIO:g}] "
+                             f"(v_max / v_min), got {value_ratio}")
+    operating_cost_scale = real_number("operating_cost_scale", operating_cost_scale)
+    if not 0.0 <= operating_cost_scale <= MAX_OPERATING_COST_SCALE:
+        raise InputError(f"operating_cost_scale must be in [0, "
+                         f"{MAX_OPERATING_COST_SCALE:g}], got {operating_cost_scale}")
+    return colocation_gain, value_ratio, operating_cost_scale
+
+
+def _cluster(nodes, gpu, model, slots, slot_minutes, node=None, colocation_gain=None,
+             operating_cost_scale=1.0) -> _Cluster:
     """GPU types, capacities C_kp and C_km, and op_cost_rate (money per sample); every node
-    the ``node`` profile's GPU where it is given."""
+    the ``node`` profile's GPU where it is given. ``colocation_gain`` sets C_kp from the
+    fastest task alone (:func:`_colocated_capacity`); ``operating_cost_scale`` multiplies
+    the operating cost."""
     price = electricity_price(slots, slot_minutes)
     if node is None:
         types = gpu_types(nodes, gpu)
         gpus = [profiles.GPUS[t] for t in types]
         capacity = np.array([profiles.node_capacity(g, model, slot_minutes) for g in gpus])
+        alone = [max(profiles.task_speed(g, b, model, slot_minutes)
+                     for b in model.micro_batches) for g in gpus]
         memory_cap = np.array([g.memory_gb for g in gpus])
         power = np.array([profiles.power_kw(g) for g in gpus])
     else:
         types = [node.label] * nodes
         capacity = np.full(nodes, int(node.capacity))
+        alone = np.full(nodes, max(int(node.speed[b]) for b in model.micro_batches))
         memory_cap = np.full(nodes, float(node.memory_capacity_gb))
         power = np.full(nodes, node.power_w / 1000.0)
+    capacity = _colocated_capacity(capacity, alone, colocation_gain)
     slot_hours = slot_minutes / 60.0
     op_cost_rate = (power * profiles.PUE)[:, None] * price[None, :] * slot_hours
     op_cost_rate = op_cost_rate / capacity[:, None]
+    if operating_cost_scale != 1.0:
+        op_cost_rate = op_cost_rate * operating_cost_scale
     return _Cluster(types, capacity, memory_cap, price, op_cost_rate)
 
 
@@ -341,7 +380,10 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
                        trace: str | os.PathLike | None = None,
                        trace_day: int | str = "median",
                        task_sizes: str = "paper", speed_layout: str = "type",
-                       measured_gpu: NodeProfile | None = None) -> xr.Dataset:
+                       measured_gpu: NodeProfile | None = None,
+                       colocation_gain: float | None = None,
+                       value_ratio: float | None = None,
+                       operating_cost_scale: float = 1.0) -> xr.Dataset:
     """A seeded synthetic pdFTSP scenario, as in the paper's section 5.1.
 
     The same arguments give the same dataset, bit for bit. Every modelling choice:
@@ -392,6 +434,18 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
         ``C_kp``, memory and power in place of the published model's (``gpu`` is then
         ignored). The values and the vendors stay priced as with the published model; the
         deadlines, drawn from the fastest speed, follow the measured one.
+    colocation_gain : float, optional
+        The samples per slot of a full node over those of its fastest task alone (the
+        largest micro-batch's ``s_ik``): ``C_kp = floor(colocation_gain * max_i s_ik)``,
+        >= 1. 1: tasks sharing a node split one task's throughput (measured with
+        sequential adapters); 1.3-2.0: fused multi-LoRA kernels
+        (:data:`lorasched.model.profiles.COLOCATION_GAINS`). Default None: ``C_kp`` from
+        the GPU's profile, 1.5 times the fastest task's speed with the published model.
+    value_ratio : float, optional
+        ``v_max / v_min`` of the values per sample, centred on ``v_ref`` in log space
+        (default None: ``VALUE_SPREAD ** 2`` = 4).
+    operating_cost_scale : float, optional
+        Multiplies every node's operating cost (default 1; 0: free electricity).
 
     Returns
     -------
@@ -415,15 +469,19 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
     node = measured_gpu
     if node is not None:
         node.check(model.micro_batches, slot_minutes)
+    colocation_gain, value_ratio, operating_cost_scale = _checked_model_numbers(
+        colocation_gain, value_ratio, operating_cost_scale)
     rng = np.random.default_rng(seed)  # every draw below comes from it, in this order
-    cluster = _cluster(nodes, gpu, model, slots, slot_minutes, node)
+    cluster = _cluster(nodes, gpu, model, slots, slot_minutes, node, colocation_gain,
+                       operating_cost_scale)
     arrival, day = _arrivals(rng, load, arrivals, trace, trace_day, slots, slot_minutes)
     n = arrival.shape[0]
     epochs, dataset, work, batch, clipped = _task_sizes(rng, n, model, task_sizes, day,
                                                          slot_minutes)
     speeds = _speeds(cluster.types, batch, model, slot_minutes, node)
     v_ref = reference_value_per_sample(model, slot_minutes)
-    v_min, v_max = v_ref / VALUE_SPREAD, v_ref * VALUE_SPREAD
+    spread = VALUE_SPREAD if value_ratio is None else float(np.sqrt(value_ratio))
+    v_min, v_max = v_ref / spread, v_ref * spread
     bid = _bids(rng, work, v_min, v_max)
     needs = rng.random(n) < preprocessing_share
     vendor_price, vendor_delay = _vendors(rng, dataset, vendors, v_ref)
@@ -436,7 +494,12 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
                  "deadline_policy": deadline_policy, "seed": seed, "slots": slots,
                  "slot_minutes": slot_minutes,
                  "arrivals": None if arrivals is None else "series",
-                 "preprocessing_share": preprocessing_share}
+                 "preprocessing_share": preprocessing_share,
+                 # lorasched's modelling numbers, recorded only where one is changed
+                 **{k: v for k, v in (("colocation_gain", colocation_gain),
+                                      ("value_ratio", value_ratio),
+                                      ("operating_cost_scale", operating_cost_scale))
+                    if v is not None and not (k == "operating_cost_scale" and v == 1.0)}}
     ds = xr.Dataset(
         _variables(cluster, speeds, tasks, vendor_price, vendor_delay, batch, epochs, dataset,
                    speed_layout),

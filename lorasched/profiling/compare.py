@@ -16,6 +16,7 @@ import pandas as pd
 from ..allpass.scenario import allpass_scenario
 from ..allpass.workload import PER_EPOCH_S
 from ..model.errors import InputError
+from ..model.profiles import PUBLISHED_MULTI_ADAPTER as PUBLISHED_MULTI_ADAPTER  # the H200 page
 from ..pdftsp.workload import synthetic_scenario
 from ..systems import simulate
 from ..titan.scenario import titan_scenario
@@ -24,24 +25,6 @@ from .harness import Config, PublishedWorkload
 
 #: the folder of the shipped measured tables
 PROFILES = Path(__file__).resolve().parents[2] / "traces" / "profiles"
-
-#: published gains of training several LoRA adapters together, each with its source: the
-#: systems, their baseline, the gain (mean and best where given) and what it measures
-PUBLISHED_MULTI_ADAPTER = [
-    {"system": "LoRAFusion", "against": "Megatron-LM", "mean": 1.47, "best": 1.96,
-     "measure": "end-to-end training throughput",
-     "source": "Zhu et al. 2025, LoRAFusion: Efficient LoRA Fine-Tuning for LLMs, "
-               "arXiv:2510.00206, abstract"},
-    {"system": "LoRAFusion", "against": "mLoRA", "mean": 1.29, "best": 1.46,
-     "measure": "end-to-end training throughput",
-     "source": "Zhu et al. 2025, arXiv:2510.00206, abstract"},
-    {"system": "mLoRA", "against": "FSDP", "mean": 1 / 0.7, "best": None,
-     "measure": "average task completion time, 30 % lower (as a speed-up: 1 / 0.7)",
-     "source": "Ye et al. 2025, mLoRA: Fine-Tuning LoRA Adapters via Highly-Efficient "
-               "Pipeline Parallelism in Multiple GPUs, VLDB 2025 (arXiv:2312.02515), "
-               "abstract"},
-]
-
 
 def shipped(label: str = "H200") -> dict[str, measured.MeasuredTable]:
     """The shipped measured tables of GPU ``label`` (``traces/profiles/<label>-*.csv``), by

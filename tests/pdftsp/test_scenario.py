@@ -698,3 +698,24 @@ def test_every_entry_point_refuses_a_bad_scenario_by_name(ds, tmp_path, capsys):
             main(argv)
         err = capsys.readouterr().err
         assert stop.value.code == 2 and words in err and err.count("\n") == 1, argv
+
+
+def test_colocation_gain_caps_a_node_at_its_fastest_task():
+    """colocation_gain = 1: a node's samples per slot never exceed its fastest task's alone;
+    2: twice; None (the default) keeps the profile's C_kp; the other model numbers too."""
+    kw = dict(nodes=4, load=3, slots=6, seed=2)
+    base = synthetic_scenario(**kw)
+    fastest = base["speed"].max("task").values  # per GPU type: the largest micro-batch's
+    one = synthetic_scenario(**kw, colocation_gain=1.0)
+    two = synthetic_scenario(**kw, colocation_gain=2.0)
+    per_node = fastest[[list(base["gpu"].values).index(g) for g in base["gpu_type"].values]]
+    assert (one["compute_capacity"].values == per_node).all()
+    assert (two["compute_capacity"].values == 2 * per_node).all()
+    assert (base["compute_capacity"].values > per_node).all()
+    assert synthetic_scenario(**kw, operating_cost_scale=1.0).identical(base)
+    free = synthetic_scenario(**kw, operating_cost_scale=0.0)
+    assert float(free["op_cost_rate"].max()) == 0.0
+    wide = synthetic_scenario(**kw, value_ratio=16.0)
+    assert wide.attrs["value_density_max"] / wide.attrs["value_density_min"] == pytest.approx(16)
+    with pytest.raises(ValueError, match="colocation_gain"):
+        synthetic_scenario(**kw, colocation_gain=0.5)

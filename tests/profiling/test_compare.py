@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import lorasched
+from lorasched.model import profiles
 from lorasched.profiling import compare
 from lorasched.profiling import table as measured
 from lorasched.profiling.harness import Config, PublishedWorkload
@@ -91,3 +92,10 @@ def test_allpass_runs_and_epochs_on_the_measured_seconds(tables):
     df = compare.allpass_runs(per_epoch, label="H200", jobs=20)
     assert list(df["per-epoch seconds"]) == ["Table 4 (A100)", "measured (H200)"]
     assert df["work (GPU-h)"].iloc[1] > df["work (GPU-h)"].iloc[0]
+
+
+def test_measured_multi_adapter_range_is_the_shipped_tables():
+    """profiles.MEASURED_MULTI_ADAPTER holds the GPT-2 XL table's smallest and largest gain."""
+    got = compare.adapter_scaling(compare.shipped()["gpt2-xl"])["gain"]
+    m = profiles.MEASURED_MULTI_ADAPTER
+    assert (round(float(got.min()), 3), round(float(got.max()), 3)) == (m["low"], m["high"])

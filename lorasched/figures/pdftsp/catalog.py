@@ -15,6 +15,7 @@ from .fig10 import Fig10
 from .fig11 import Fig11
 from .fig12 import Fig12
 from .fig13 import Fig13
+from .sensitivity import SENSITIVITY
 
 FIGURES: dict[str, Figure] = {f.key: f for f in (
     Fig04(), Fig05(), Fig06(), Fig07(), Fig08(), Fig09(), Fig10(), Fig11(), Fig12(), Fig13(),
@@ -27,10 +28,12 @@ def figure(key: str) -> Figure:
 
 
 def sweeps(size: str = "full", seeds: int | None = None, figures=None) -> list:
-    """The sweeps of every figure (or of ``figures``) at ``size``, for a batch shared with
-    other systems (:func:`lorasched.figures.base.reproduce_together`)."""
-    return figure_sweeps([pick(FIGURES, k) for k in figures] if figures else FIGURES, size,
-                         seeds)
+    """The sweeps of every figure (or of ``figures``) at ``size``, and with every figure
+    those of the sensitivity page, for a batch shared with other systems
+    (:func:`lorasched.figures.base.reproduce_together`)."""
+    if figures:
+        return figure_sweeps([pick(FIGURES, k) for k in figures], size, seeds)
+    return figure_sweeps([*FIGURES.values(), SENSITIVITY], size, seeds)
 
 
 def reproduce(size: str = "full", store=None, *, seeds: int | None = None, figures=None,

@@ -15,6 +15,7 @@ from .authors import AuthorsSetup
 from .common import ALGORITHMS, NAMES, WORKLOADS, declaration, table
 from .fig04 import Fig04
 from .fig05 import Fig05
+from .sensitivity import SENSITIVITY
 from .solve import SolveTime
 from .table2 import Table2
 from .table3 import Table3
@@ -31,10 +32,12 @@ def figure(key: str) -> Figure:
 
 
 def sweeps(size: str = "full", seeds: int | None = None, figures=None) -> list:
-    """The sweeps of every figure (or of ``figures``) at ``size``, for a batch shared with
-    other systems (:func:`lorasched.figures.base.reproduce_together`)."""
-    return figure_sweeps([pick(FIGURES, k) for k in figures] if figures else FIGURES, size,
-                         seeds)
+    """The sweeps of every figure (or of ``figures``) at ``size``, and with every figure
+    those of the sensitivity page, for a batch shared with other systems
+    (:func:`lorasched.figures.base.reproduce_together`)."""
+    if figures:
+        return figure_sweeps([pick(FIGURES, k) for k in figures], size, seeds)
+    return figure_sweeps([*FIGURES.values(), SENSITIVITY], size, seeds)
 
 
 def reproduce(size: str = "full", store=None, *, seeds: int | None = None, figures=None,

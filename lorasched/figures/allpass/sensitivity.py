@@ -1,0 +1,144 @@
+"""Allpass's headline claims under other values of the numbers lorasched chose and in
+settings with real contention (:data:`ALTERNATIVES`): the DBF window and a smaller
+serverful cap, where jobs queue and the ordering claims have something to order."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+from ... import systems
+from ...allpass.pressure import WINDOW_S
+from ...allpass.scenario import allpass_scenario
+from ...experiments.grid import code_fingerprint
+from ...model.system import policy_options
+from ..base import Figure, atomic_file, check_size, default_store, seed_words
+from ..numbers import minutes
+from ..sensitivity import CHOICE, Alternative, verdict_table
+from ..verdicts import PAPER
+from .common import _JOBS, ALGORITHMS, SETUPS, AllpassData, _run, runs
+from .fig06 import Fig06
+from .fig07 import Fig07
+from .fig08 import Fig08
+from .fig09 import Fig09
+from .fig10 import Fig10
+from .fig11 import Fig11
+from .fig12 import Fig12
+
+#: seeds per alternative, by size (at full size a few minutes of the book's build in all)
+SEEDS = {"small": 3, "full": 5}
+#: the pages whose claims are re-tested (Fig. 1 is the trace's, not a run's)
+PAGES = (Fig06(), Fig07(), Fig08(), Fig09(), Fig10(), Fig11(), Fig12())
+
+ALTERNATIVES = (
+    Alternative("DBF window T", "10 min", options={"window_s": 600.0},
+                source="a third of sec. 5.1's 30 min"),
+    Alternative("DBF window T", "60 min", options={"window_s": 3600.0},
+                source="twice sec. 5.1's 30 min"),
+    Alternative("serverful cap (limited setup)", "8", {"capacity": 8},
+                source="contention: about a quarter of the paper's 30 GPUs, so that jobs "
+                       "queue for the serverful tier"),
+    Alternative("serverful cap (limited setup)", "4", {"capacity": 4},
+                source="contention: more queueing still"),
+)
+
+
+def choices() -> dict:
+    """lorasched's (and sec. 5.1's) value of each number the alternatives change."""
+    return {"DBF window T": f"{minutes(WINDOW_S / 60)} (sec. 5.1), every tick up to it",
+            "serverful cap (limited setup)": f"{SETUPS['limited']} (sec. 5.1)"}
+
+
+def _changes(alt: Alternative) -> tuple[list, dict]:
+    """The setups and the policies whose runs ``alt`` changes, with each policy's
+    options."""
+    system = systems.get("allpass")
+    if alt.scenario:  # the scenario of the limited setup: every policy runs again there
+        return ["limited"], {a: {} for a in ALGORITHMS}
+    chosen = {a: {k: v for k, v in alt.options.items()
+                  if k in policy_options(system.policy(a))} for a in ALGORITHMS}
+    return list(SETUPS), {a: o for a, o in chosen.items() if o}
+
+
+def alternative_runs(size: str, alt: Alternative, seeds: list[int], store=None) -> dict:
+    """The runs ``alt`` changes, ``(setup, algorithm, seed) -> result``, cached in the
+    figure store beside the pages' runs (``store=False``: in memory only)."""
+    path = None
+    if store is not False:
+        folder = Path(default_store(size) if store is None else store) / "allpass"
+        path = folder / (f"sensitivity-{code_fingerprint('allpass')}-{alt.slug}-"
+                         f"{'_'.join(map(str, seeds))}.pkl")
+        if path.is_file():
+            with path.open("rb") as fh:
+                return pickle.load(fh)
+    setups, policies = _changes(alt)
+    out = {}
+    for setup in setups:
+        for seed in seeds:
+            sc = allpass_scenario(jobs=_JOBS[size],
+                                  **{"capacity": SETUPS[setup], **alt.scenario}, seed=seed)
+            for a, options in policies.items():
+                out[setup, a, seed] = _run((sc, a, options, seed))
+    if path is not None:
+        with atomic_file(path) as tmp, tmp.open("wb") as fh:
+            pickle.dump(out, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    return out
+
+
+class Sensitivity(Figure):
+    """Allpass's headline claims (Figs. 6-12) under each of :data:`ALTERNATIVES`, beside
+    lorasched's choice, on :data:`SEEDS` seeds paired."""
+
+    system = "allpass"
+    key, number, page = "sensitivity", "Sensitivity", "sensitivity_allpass"
+    title = "Sensitivity of the headline to lorasched's numbers"
+    alternatives = ALTERNATIVES
+
+    def seeds(self, size: str, seeds: int | None = None) -> int:
+        check_size(size)
+        return SEEDS[size] if seeds is None else int(seeds)
+
+    def data(self, size: str = "small", *, store=None, seeds: int | None = None, **_):
+        """Label -> :class:`~.common.AllpassData` of that column: lorasched's choice is the
+        pages' runs on the first seeds; an alternative replaces the runs it changes."""
+        n = self.seeds(size, seeds)
+        base = {k: v for k, v in runs(size, store=store).items() if k[2] <= n}
+        out = {CHOICE: AllpassData(size, base)}
+        for alt in self.alternatives:
+            changed = alternative_runs(size, alt, list(range(1, n + 1)), store)
+            out[alt.label] = AllpassData(size, {**base, **changed})
+        return out
+
+    def columns(self, data) -> dict:
+        return {label: rows(d) for label, d in data.items()}
+
+    def table(self, data):
+        return verdict_table(self.columns(data))
+
+    def claim_rows(self, data):
+        return []
+
+    def build_note(self, size: str = "small", seeds: int | None = None):
+        note = super().build_note(size, self.seeds(size, seeds))
+        return type(note)(f"{note} Each alternative is run on "
+                          f"{seed_words(self.seeds(size, seeds))}, lorasched's choice on the "
+                          "same seeds.")
+
+
+def rows(data: AllpassData) -> list[dict]:
+    """The paper's own claims of Figs. 6-12 (scope :data:`~.verdicts.PAPER`), each page's
+    claims rows on ``data``."""
+    out = []
+    for fig in PAGES:
+        claims = fig.claims(data)
+        for r in claims[claims["scope"] == PAPER].to_dict("records"):
+            out.append({"figure": r["figure"], "claim": r["claim"],
+                        "setting": r.get(fig.variant_column, "") or "",
+                        "verdict": r["verdict"], "ours": r["ours"]})
+    return out
+
+
+SENSITIVITY = Sensitivity()
+
+__all__ = ["ALTERNATIVES", "PAGES", "SEEDS", "SENSITIVITY", "Sensitivity",
+           "alternative_runs", "choices", "rows"]
