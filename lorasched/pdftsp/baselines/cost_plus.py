@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 
+from ...model.errors import InputError
 from .. import kernels
 from ..decisions import CellCollector, Decisions
 from ..scenario import ScenarioArrays
@@ -52,12 +53,12 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *,
 
     Raises
     ------
-    ValueError
-        If ``markup`` is not a number > 0.
+    InputError
+        If ``markup`` is not a number > 0 (a ``ValueError``).
     """
     del rng, progress
     if not (isinstance(markup, int | float) and np.isfinite(markup) and markup > 0):
-        raise ValueError(f"markup must be a number > 0, got {markup!r}")
+        raise InputError(f"markup must be a number > 0, got {markup!r}")
     a = arrays
     out = Decisions.empty(a.n_tasks, a.n_nodes, a.n_slots)
     compute_left, memory_left = a.residual()  # C_kp, C_km - r_b

@@ -31,6 +31,9 @@ SOLVERS = ("milp", "columns")
 #: branch-and-bound node limit (a count)
 MILP_REL_GAP = 0.01
 MILP_MAX_NODES = 20_000
+#: HiGHS options of the compact MILP: without presolve (its probing took half of a large
+#: slot's time; measured below in the baselines chapter)
+MILP_OPTIONS = {"presolve": "off"}
 #: with the progress objective (every task worth 1, no cell has a cost), the compact MILP
 #: takes among the slot's optima one with the fewest cells: each cell costs this much, so
 #: that no count of cells (at most a few thousand) outweighs one task
@@ -135,7 +138,7 @@ def _settings(objective, solver, mip, mip_max_nodes, mip_rel_gap, max_cg_iterati
     if mip not in MIP_SETTINGS:
         raise InputError(f"mip must be one of {tuple(MIP_SETTINGS)}, got {mip!r}")
     if solver == "milp":
-        method, options = "compact", {}
+        method, options = "compact", dict(MILP_OPTIONS)
         mip_max_nodes = MILP_MAX_NODES if mip_max_nodes is None else mip_max_nodes
         mip_rel_gap = MILP_REL_GAP if mip_rel_gap is None else mip_rel_gap
     else:
@@ -256,7 +259,8 @@ def _solve_compact(seen: ScenarioArrays, batch, compute_left, memory_left, vendo
                                 work_resolution=settings.work_resolution,
                                 cell_penalty=settings.cell_penalty,
                                 mip_rel_gap=settings.mip_rel_gap,
-                                max_nodes=settings.mip_max_nodes)
+                                max_nodes=settings.mip_max_nodes,
+                                options=settings.mip_options)
 
 
 def _commit_compact(arrays: ScenarioArrays, batch, sol: slot_milp.SlotSolution, vendor_of,
