@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..model.errors import InputError
 from .base import Prose, paragraphs, styled
-from .verdicts import VERDICTS
+from .verdicts import CONTRADICTED, MAGNITUDE_OFF, REPRODUCED, VERDICTS
 
 #: the column of lorasched's own choice, the one every alternative is compared with
 CHOICE = "lorasched's choice"
@@ -106,6 +106,20 @@ def flips(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({c: table[c] != table[cols[0]] for c in cols})
 
 
+#: the verdicts that decide a claim one way: a flip between two of them is a reversal; a
+#: flip to or from any other (inconclusive, consistent but not decided, not testable) is
+#: one more seeds or another setting may settle
+DECIDED = (REPRODUCED, MAGNITUDE_OFF, CONTRADICTED)
+
+
+def reversals(table: pd.DataFrame) -> pd.DataFrame:
+    """Per cell of the verdict columns: True where the alternative turns one decided verdict
+    (:data:`DECIDED`) into another."""
+    cols = verdict_columns(table)
+    decided = table[cols].isin(DECIDED)
+    return flips(table) & decided & decided[[cols[0]]].values
+
+
 def flip_rows(table: pd.DataFrame) -> pd.DataFrame:
     """Every flip, one row each: the claim, the alternative, the verdict under lorasched's
     choice and under the alternative."""
@@ -154,11 +168,20 @@ def findings(table: pd.DataFrame, seeds: int) -> Prose:
                      f"{moves}.")
     per_alt = changed[cols[1:]].sum()
     most = per_alt[per_alt == per_alt.max()].index.tolist()
+    flipped = int(changed[cols[1:]].values.sum())
+    reversed_ = reversals(table)[cols[1:]]
+    n_rev = int(reversed_.values.sum())
+    held = int((~reversed_.any(axis=1)).sum())
+    kinds = (f" Of the {flipped} flipped verdict{'s' if flipped != 1 else ''}, {n_rev} "
+             f"turn{'s' if n_rev == 1 else ''} one decided verdict (reproduced, magnitude off, "
+             f"contradicted) into another; the rest move to or from an undecided one, which "
+             f"more seeds may settle. {held} of the {n} claims see no such reversal under "
+             f"any alternative.")
     return paragraphs(head + f", and {n - steady} flip under at least one. The alternative"
                       f"{'s' if len(most) > 1 else ''} that flip"
                       f"{'' if len(most) > 1 else 's'} most: {', '.join(most)} "
-                      f"({int(per_alt.max())} of {n}).", "\n".join(lines))
+                      f"({int(per_alt.max())} of {n})." + kinds, "\n".join(lines))
 
 
-__all__ = ["CHOICE", "KEY", "Alternative", "alternatives_table", "findings", "flip_rows",
-           "flips", "styled_table", "verdict_columns", "verdict_table"]
+__all__ = ["CHOICE", "DECIDED", "KEY", "Alternative", "alternatives_table", "findings", "flip_rows",
+           "flips", "reversals", "styled_table", "verdict_columns", "verdict_table"]

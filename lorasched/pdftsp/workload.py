@@ -439,7 +439,7 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
         largest micro-batch's ``s_ik``): ``C_kp = floor(colocation_gain * max_i s_ik)``,
         >= 1. 1: tasks sharing a node split one task's throughput (measured with
         sequential adapters); 1.3-2.0: fused multi-LoRA kernels
-        (:data:`lorasched.model.profiles.COLOCATION_GAINS`). Default None: ``C_kp`` from
+        (``lorasched.model.profiles.COLOCATION_GAINS``). Default None: ``C_kp`` from
         the GPU's profile, 1.5 times the fastest task's speed with the published model.
     value_ratio : float, optional
         ``v_max / v_min`` of the values per sample, centred on ``v_ref`` in log space

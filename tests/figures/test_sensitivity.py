@@ -28,6 +28,16 @@ def test_a_flip_is_found_and_said():
     assert sens.findings(steady, 3).endswith("no verdict flips.")
 
 
+def test_a_reversal_is_told_from_a_move_to_undecided():
+    table = sens.verdict_table({sens.CHOICE: _rows(REPRODUCED, CONTRADICTED, INCONCLUSIVE),
+                                "x = 1": _rows(CONTRADICTED, INCONCLUSIVE, REPRODUCED)})
+    assert sens.reversals(table)["x = 1"].tolist() == [True, False, False]
+    assert sens.flips(table)["x = 1"].tolist() == [True, True, True]
+    text = sens.findings(table, 3)
+    assert "Of the 3 flipped verdicts, 1 turns one decided verdict" in text
+    assert "2 of the 3 claims see no such reversal" in text
+
+
 @pytest.mark.parametrize("column", [_rows(REPRODUCED), _rows(REPRODUCED, "fine", "x"),
                                     _rows(REPRODUCED, REPRODUCED, REPRODUCED),
                                     _rows(REPRODUCED, "not a verdict")])

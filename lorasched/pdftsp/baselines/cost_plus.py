@@ -29,7 +29,7 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *,
     A task is admitted iff its bid covers ``markup`` x its cheapest cost, and then pays
     exactly that. Tasks are taken in arrival order. For every vendor the task could use (or
     none, if its data need no pre-processing) the earliest-finish schedule
-    (:func:`~lorasched.pdftsp.kernels.earliest_finish`, as EFT's) in the capacity left after
+    (``lorasched.pdftsp.kernels.earliest_finish``, as EFT's) in the capacity left after
     the vendor's delay is found; the cheapest, vendor price plus operating cost
     ``sum e_ikt`` over its cells, is kept. The price, ``markup`` x that cost, depends on
     the task's work, deadline and the capacity left, never on its bid: a posted price,
@@ -42,7 +42,7 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *,
     rng : numpy.random.Generator
         Accepted for the common interface.
     markup : float, optional
-        The price over cost, > 0 (default :data:`DEFAULT_MARKUP`).
+        The price over cost, > 0 (default ``DEFAULT_MARKUP``, 2).
     progress : bool, optional
         Accepted for the common interface (the policy takes about what EFT takes).
 

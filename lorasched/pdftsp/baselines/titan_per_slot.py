@@ -302,8 +302,8 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
 
     Each slot's work is limited by counts, so the same seed gives the same result on any
     machine. With ``solver="milp"`` (default) each slot's MILP is solved in compact form
-    to a relative gap of ``mip_rel_gap`` (default :data:`MILP_REL_GAP`), certified by the
-    solver's bound, within ``mip_max_nodes`` nodes (default :data:`MILP_MAX_NODES`); with
+    to a relative gap of ``mip_rel_gap`` (default ``MILP_REL_GAP``, 1 %), certified by the
+    solver's bound, within ``mip_max_nodes`` nodes (default ``MILP_MAX_NODES``); with
     ``solver="columns"``, at most ``max_cg_iterations`` rounds of column generation, then
     the MILP over the columns solved as ``mip`` says.
 
@@ -318,12 +318,12 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
     price_per_sample : float, optional
         The posted price per sample (default the scenario's ``value_density_min``).
     solver : {"milp", "columns"}, optional
-        How each slot's MILP is solved (:data:`SOLVERS`; default ``"milp"``).
+        How each slot's MILP is solved (``SOLVERS``; default ``"milp"``).
     mip_rel_gap : float, optional
         The relative gap a slot's MILP is solved to (default 0.01 with ``"milp"``, 1e-4
         for the sub-MILPs of ``"columns"``).
     mip_max_nodes : int, optional
-        Branch-and-bound nodes per slot at most (default :data:`MILP_MAX_NODES` with
+        Branch-and-bound nodes per slot at most (default ``MILP_MAX_NODES`` with
         ``"milp"``; with ``"columns"`` it replaces the ``mip`` setting's limit).
     max_cg_iterations : int, optional
         With ``"columns"``: rounds of column generation per slot at most (default 10).
