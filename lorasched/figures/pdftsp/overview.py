@@ -61,7 +61,8 @@ def cost_plus_findings(table: pd.DataFrame) -> Prose:
         below += [who] if verdict == CONTRADICTED else []
         said.append(says(verdict, text, r["claim"], variant))
     lead = ("The paper's claim that pdFTSP beats its baselines is judged here against the "
-            "paper's own baselines only: Titan, EFT and NTM. lorasched's cost-plus rule is a "
+            "paper's own baselines only: Titan, EFT (earliest finish time) and NTM (no task "
+            "merging). lorasched's cost-plus rule is a "
             "baseline the paper did not run: first come, first served, each task offered at a "
             "markup over its cheapest cost (vendor plus operating cost), a posted price the "
             "bid does not set, so truthful like pdFTSP. On the base scenario (Fig. 6's mixed "

@@ -12,7 +12,7 @@ from ...experiments import Sweep
 from ...systems import simulate
 from ...titan.scenario import titan_scenario
 from ..base import check_size, paragraphs
-from ..numbers import num, pct
+from ..numbers import num, pct, quote
 from ..verdicts import (
     CONSISTENT,
     CONTRADICTED,
@@ -296,8 +296,12 @@ class Table3(TitanFigure):
             text += (f" Tiresias spends {sw['tiresias']:.1f} GPU-hours switching against "
                      f"SRTF's {sw['srtf']:.1f} (it preempts); without any switch cost "
                      f"Tiresias' average JCT would be "
-                     f"{e['Tiresias, none switch (h)']:.2f} h and SRTF's "
-                     f"{e['SRTF, none switch (h)']:.2f} h (means over seeds)"
+                     + quote(f"Tiresias' average JCT without switch cost, {wl}, h",
+                             e['Tiresias, none switch (h)'], lambda x: f"{x:.2f}")
+                     + " h and SRTF's "
+                     + quote(f"SRTF's average JCT without switch cost, {wl}, h",
+                             e['SRTF, none switch (h)'], lambda x: f"{x:.2f}")
+                     + " h (means over seeds)"
                      + (", so the rest of its gap comes from the order itself: SRTF knows "
                         "every job's remaining time exactly, Tiresias only the service a "
                         "job has had." if tiresias["verdict"] in (MAGNITUDE_OFF, CONTRADICTED)
