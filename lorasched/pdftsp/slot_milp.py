@@ -57,13 +57,46 @@ def _usable(arrays: ScenarioArrays, i: int, start: int, compute_left, memory_lef
     return nodes, slots + start
 
 
+def _ranks(arrays: ScenarioArrays, batch, compute_left, memory_left, first: int,
+           last: int) -> np.ndarray:
+    """rank[k, t] for slots ``first..last``: node k's place (0, 1, ...) among the nodes that
+    are interchangeable with it in slot t -- the same speed for every task of ``batch``,
+    the same residual compute and memory and the same operating-cost rate in t."""
+    K = arrays.n_nodes
+    speed = np.asarray(arrays.speed)[np.asarray(batch)]
+    _, kind = np.unique(speed.T, axis=0, return_inverse=True)  # nodes alike for the batch
+    kind = kind.ravel()
+    rank = np.zeros((K, arrays.n_slots), dtype=np.int64)
+    index = np.arange(K)
+    for t in range(first, last + 1):
+        keys = np.stack([kind, compute_left[:, t], memory_left[:, t],
+                         arrays.op_cost_rate[:, t]])
+        _, group = np.unique(keys, axis=1, return_inverse=True)
+        group = group.ravel()
+        order = np.lexsort((index, group))
+        start = np.searchsorted(group[order], group[order])  # first place of each group
+        rank[order, t] = np.arange(K) - start
+    return rank
+
+
 def _model(arrays: ScenarioArrays, batch, starts, compute_left, memory_left,
            work_resolution: int) -> tuple[_Model, np.ndarray]:
     """The usable cells of each task of ``batch`` and its work W_j on the grid of
     :func:`lorasched.pdftsp.kernels.work_units`; a task is feasible when one node per slot
-    at its best usable node can deliver W_j (eq. 4b, 4d)."""
+    at its best usable node can deliver W_j (eq. 4b, 4d).
+
+    Nodes interchangeable in a slot (:func:`_ranks`) are identical bins there, so the q-th
+    task of the model may use only the first q + 1 of them: any solution maps onto one that
+    does (order each slot's bins by the first task they hold), so the optimum is kept and
+    the symmetric copies of every solution are gone."""
     feasible = np.zeros(len(batch), dtype=bool)
     parts, work = [], []
+    batch = np.asarray(batch)
+    if batch.size:
+        first = int(np.min(starts))
+        last = min(int(np.max(arrays.deadline[batch])), arrays.n_slots - 1)
+        rank = (_ranks(arrays, batch, compute_left, memory_left, max(first, 0), last)
+                if first <= last else np.zeros((arrays.n_nodes, arrays.n_slots), np.int64))
     for j, i in enumerate(batch):
         units, W = kernels.work_units(arrays.speed[i], int(arrays.work[i]), work_resolution,
                                       False)
@@ -75,6 +108,8 @@ def _model(arrays: ScenarioArrays, batch, starts, compute_left, memory_left,
         np.maximum.at(best, slots, got)
         if best.sum() < W:
             continue
+        keep = rank[nodes, slots] <= len(parts)  # symmetry: the q-th task, q + 1 bins
+        nodes, slots, got = nodes[keep], slots[keep], got[keep]
         feasible[j] = True
         parts.append((np.full(nodes.size, j), nodes, slots, got))
         work.append(W)

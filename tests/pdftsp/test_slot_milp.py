@@ -106,3 +106,41 @@ def test_a_task_without_a_schedule_is_infeasible_and_not_in_the_model():
     sol = slot_milp.solve_slot(a, np.arange(2), a.arrival[:2], np.ones(2), compute, mem)
     assert sol.feasible.tolist() == [True, False]
     assert sol.admitted.tolist() == [True, False]
+
+
+def alike(n_nodes, work, memory, deadline):
+    """``n_nodes`` identical A40 nodes, no vendors; every task arrives in slot 0."""
+    scenario = lorasched.synthetic_scenario(nodes=n_nodes, slots=4, load=0.0, vendors=0,
+                                            preprocessing_share=0.0, gpu="A40", seed=1)
+    n = len(work)
+    tasks = xr.Dataset({
+        "arrival": ("task", [0] * n), "deadline": ("task", list(deadline)),
+        "memory": ("task", list(memory)), "work": ("task", list(work)),
+        "needs_preprocessing": ("task", [False] * n), "bid": ("task", [1.0] * n),
+        "speed": (("task", "node"), [[1500] * n_nodes] * n),
+        "vendor_price": (("task", "vendor"), np.zeros((n, 0))),
+        "vendor_delay": (("task", "vendor"), np.zeros((n, 0), dtype=np.int64))})
+    out = scenario.drop_dims("task").assign(tasks)
+    for bound in ("value_density_min", "value_density_max"):
+        del out.attrs[bound]
+    a = to_arrays(out)
+    return a._replace(op_cost_rate=np.zeros_like(a.op_cost_rate))
+
+
+def test_identical_nodes_rank_apart_and_keep_the_optimum():
+    """Interchangeable nodes of a slot rank 0, 1, 2, ...; a node with less left is its own
+    kind. With the q-th task held to the first q + 1 of them, the optimum is still the brute
+    force's (the symmetry removed, not a schedule)."""
+    a = alike(3, [1500, 2500, 1500, 3000], [20.0, 20.0, 30.0, 20.0], [1, 1, 0, 1])
+    compute, mem = a.residual()
+    batch = np.arange(a.n_tasks)
+    rank = slot_milp._ranks(a, batch, compute, mem, 0, 1)
+    assert rank[:, 0].tolist() == [0, 1, 2]
+    fuller = mem.copy()
+    fuller[1, 1] -= 5.0
+    assert slot_milp._ranks(a, batch, compute, fuller, 0, 1)[:, 1].tolist() == [0, 0, 1]
+    sol = slot_milp.solve_slot(a, batch, a.arrival[batch], np.array([1, 1, 1, 2.0]),
+                               compute, mem, mip_rel_gap=0.0)
+    assert sol.value == pytest.approx(brute_force(a, [1, 1, 1, 2.0], compute, mem))
+    model, _ = slot_milp._model(a, batch, a.arrival[batch], compute, mem, 8)
+    assert (model.y_node[model.y_task == 0] == 0).all()  # the first task: the first node

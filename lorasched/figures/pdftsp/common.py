@@ -51,8 +51,8 @@ ORACLE_FIGURES = ("fig04", "fig08")
 #: the budget-limited reading (``solver = "columns"``: 10 rounds of column generation), with
 #: ``"rens_lean"``, the LP's 0/1 columns kept and a MILP over its fractional ones, branching
 #: on pseudo-costs without strong branching, with a small cut pool. The library's default,
-#: each slot's compact MILP solved to a certified 1 % gap, costs 20-30 times as much a day
-#: (K = 100: about 580 CPU-seconds against 20), beyond the book's time at every setting
+#: each slot's compact MILP solved to a certified 1 % gap, costs 4-10 times as much a day
+#: (K = 100: about 155 CPU-seconds against 16), beyond the book's time at every setting
 TITAN_OPTIONS = {"solver": "columns", "mip": "rens_lean"}
 #: each per-slot MILP setting in words, for a page that names it
 #: (:data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`)
