@@ -1,7 +1,7 @@
 """One slot's scheduling problem as a compact MILP (:func:`solve_slot`): the tasks of the
 slot, binaries per task and per usable cell, solved to a stated gap. Titan per slot solves
 it each slot (:mod:`lorasched.pdftsp.baselines.titan_per_slot`); the formulation is in
-:doc:`/reference/pdftsp_baselines`."""
+:doc:`/baselines`."""
 
 from __future__ import annotations
 
@@ -176,12 +176,13 @@ def _trim(m: _Model, y: np.ndarray, j: int):
 
 
 def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memory_left, *,
-               work_resolution: int = 8, cell_penalty: float = 0.0, late_penalty: float = 0.0,
+               work_resolution: int = 8, cell_penalty: float = 0.0,
                mip_rel_gap: float = 0.01, max_nodes: int = 100_000,
                options: dict | None = None) -> SlotSolution:
     """Choose which tasks of ``batch`` to admit and their cells, maximising
-    ``sum_j value[j] x_j - sum e_ikt y_ikt`` (the per-slot problem P1 of eq. 5 in compact
-    form: one binary per task and per usable cell rather than one per schedule).
+    ``sum_j value[j] x_j - sum (e_ikt + cell_penalty) y_ikt`` (the per-slot problem P1 of
+    eq. 5 in compact form: one binary per task and per usable cell rather than one per
+    schedule; interchangeable nodes held in order, :func:`_model`).
 
     ``starts[j]``: the first slot task ``batch[j]`` may use (its arrival, or with a vendor
     the arrival plus the vendor's delay, 4c). The solve stops at relative gap
@@ -197,9 +198,7 @@ def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memor
         return SlotSolution(feasible, admitted, [None] * len(batch), 0.0, 0.0, 0.0, False, 0, 0)
     task = batch[m.y_task]
     e = np.asarray(arrays.op_cost(task, m.y_node, m.y_slot), dtype=float)  # e_ikt
-    late = m.y_slot - np.asarray(starts)[m.y_task]
-    cost = np.concatenate([np.asarray(value, dtype=float)[m.tasks],
-                           -e - cell_penalty - late_penalty * late])
+    cost = np.concatenate([np.asarray(value, dtype=float)[m.tasks], -e - cell_penalty])
     rows, cols, coef, lower, upper = _rows(arrays, batch, m, compute_left, memory_left)
     sol = solve_milp(cost, rows, cols, coef, lower, upper, mip_rel_gap=mip_rel_gap,
                      max_nodes=max_nodes, options=options)

@@ -43,6 +43,7 @@ from .common import (
 
 class Table3(TitanFigure):
     key, number, title = "table3", "Table 3", "Average JCT and makespan at density 1"
+    quotes = True
     #: the claims against the paper's Table 3: key -> (claim, variable, policy, against,
     #: the paper's column)
     CLAIMS = {
