@@ -182,7 +182,7 @@ def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memor
     """Choose which tasks of ``batch`` to admit and their cells, maximising
     ``sum_j value[j] x_j - sum (e_ikt + cell_penalty) y_ikt`` (the per-slot problem P1 of
     eq. 5 in compact form: one binary per task and per usable cell rather than one per
-    schedule; interchangeable nodes held in order, :func:`_model`).
+    schedule; interchangeable nodes held in order, as the baselines chapter explains).
 
     ``starts[j]``: the first slot task ``batch[j]`` may use (its arrival, or with a vendor
     the arrival plus the vendor's delay, 4c). The solve stops at relative gap
