@@ -13,6 +13,9 @@ from .common import (
     LEMMA2,
     NAMES,
     ORACLE,
+    TITAN,
+    TITAN_MILP,
+    TITAN_MILP_OPTIONS,
     TITAN_OPTIONS,
     VARIANTS,
     base,
@@ -34,7 +37,8 @@ from .overview import (
 from .sweep_figure import SweepFigure
 
 __all__ = ["ALGORITHMS", "BASELINES", "CALIBRATED", "FIGURES", "LEMMA2", "NAMES", "ORACLE",
-           "TITAN_OPTIONS", "VARIANTS", "SweepFigure", "base", "by_method", "calibration",
+           "TITAN", "TITAN_MILP", "TITAN_MILP_OPTIONS", "TITAN_OPTIONS", "VARIANTS",
+           "SweepFigure", "base", "by_method", "calibration",
            "cost_plus_findings",
            "figure", "pdftsp_constants", "reproduce", "setting_verdicts_findings",
            "setting_verdicts_table", "styled", "summary", "sweeps", "titan_budget_text",

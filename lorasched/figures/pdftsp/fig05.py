@@ -12,6 +12,7 @@ from .common import (
     BASELINES,
     CALIBRATED,
     LEMMA2,
+    TITAN,
     VARIANTS,
     _and,
     _change,
@@ -104,9 +105,9 @@ class Fig05(SweepFigure):
                        "surplus F(il), so more vendors give it more choice.")
         else:
             pdftsp += " The paper's finding does not hold for either setting."
-        random = [b for b in ("Titan", "NTM") if ch[b][1].low > 0]
+        random = [b for b in (TITAN, "NTM") if ch[b][1].low > 0]
         baselines = (f"Titan picks its vendor at random (the paper's rule), and its welfare "
-                     f"{ch['Titan'][0]}; NTM, which picks at random too, {ch['NTM'][0]}; EFT, "
+                     f"{ch[TITAN][0]}; NTM, which picks at random too, {ch['NTM'][0]}; EFT, "
                      "which takes the vendor with the lowest delay whatever its price, "
                      f"{ch['EFT'][0]}.")
         if random:

@@ -12,6 +12,7 @@ from ..verdicts import REPRODUCED
 from .common import (
     CALIBRATED,
     LEMMA2,
+    TITAN,
     _and,
     _cap,
     _declaration,
@@ -60,7 +61,7 @@ class Fig07(SweepFigure):
         parts = [f"{self._names.get(x, x)} brings {num(v['peak'] / v['mean'])} times the mean "
                  f"in its busiest slot ({v['empty']} of {v['slots']} slots empty); pdFTSP with "
                  f"the Lemma-2 constants admits {share_of(x, LEMMA2)} of its tasks, Titan "
-                 f"{share_of(x, 'Titan')}" for x, v in shapes.items()]
+                 f"{share_of(x, TITAN)}" for x, v in shapes.items()]
         return "Per trace day: " + "; ".join(parts) + "."
 
     @staticmethod
@@ -122,7 +123,7 @@ class Fig07(SweepFigure):
         day is (one of) the burstiest, why a burst hurts it."""
         m = _mean(ds)
         xs = [str(x) for x in m["trace"].values]
-        short = {x: gain(_val(m, "Titan", trace=x), float(m.sel(trace=x).max())) for x in xs}
+        short = {x: gain(_val(m, TITAN, trace=x), float(m.sel(trace=x).max())) for x in xs}
         t = min(short, key=short.get)
         if short[t] >= 0:
             return "Titan is the best algorithm on every trace."

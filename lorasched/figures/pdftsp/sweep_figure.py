@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import xarray as xr
 
 from ...experiments import Sweep
+from ...pdftsp.baselines import titan_per_slot as _titan
 from ..base import Figure, check_size, gain
 from ..numbers import num, pct, quote
 from ..prose import says
@@ -33,6 +35,9 @@ from .common import (
     LORASCHED_BASELINES,
     ORACLE,
     ORACLE_FIGURES,
+    TITAN,
+    TITAN_MILP,
+    TITAN_MILP_OPTIONS,
     VARIANTS,
     _and,
     _cap,
@@ -46,6 +51,7 @@ from .common import (
     by_method,
     costly_seeds,
     estimate_of,
+    milp_seeds,
     pdftsp_constants,
     rank_tests,
     seed_gain,
@@ -83,6 +89,13 @@ class SweepFigure(Figure):
         as Titan itself; elsewhere the figure's data hold NaN for it ("not run")."""
         return None
 
+    def milp_at(self, size: str) -> dict | None:
+        """Where Titan solved to the paper's standard (:data:`~.common.TITAN_MILP`: each
+        slot's MILP to a certified 1 % gap) runs, ``{axis: [settings]}`` (None: not in this
+        figure): where the paper's claims are made against Titan, as a day costs 10 to 200
+        times the budget-limited one's; elsewhere its data hold NaN ("not run")."""
+        return None
+
     def declaration(self, size: str, seeds: int | None) -> dict:
         b = base(size)
         axes = self.axes(size)
@@ -96,40 +109,60 @@ class SweepFigure(Figure):
                 "options": {a: dict(common.TITAN_OPTIONS) for a in algorithms
                             if a.startswith("titan")}}
 
+    def _part(self, size, seeds, name, algorithm, options, at, k) -> Sweep:
+        """One Titan-only part of the figure: ``algorithm`` with ``options`` at the
+        settings ``at`` on the first ``k`` seeds (pdFTSP's constants dropped: Titan ignores
+        them)."""
+        decl = self.declaration(size, seeds)
+        decl.update(name=f"{self.key}_{name}_{size}", algorithms=[algorithm],
+                    options={algorithm: dict(options)},
+                    seed_limit={algorithm: k} if k < decl["seeds"] else {},
+                    axes={**{a: v for a, v in decl["axes"].items() if a != "constants"},
+                          **at})
+        return Sweep.from_dict(decl)
+
     def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
-        """The figure's sweep, and (part ``"oracle"``) Titan with the welfare objective at
-        :meth:`oracle_at`'s settings."""
+        """The figure's sweep; (part ``"oracle"``) Titan with the welfare objective at
+        :meth:`oracle_at`'s settings; (part ``"milp"``) Titan solved to the paper's standard
+        at :meth:`milp_at`'s, on :func:`~.common.milp_seeds` seeds."""
         check_size(size)
         out = {self.key: Sweep.from_dict(self.declaration(size, seeds))}
         at = self.oracle_at(size) if self.key in ORACLE_FIGURES else None
         if at:
-            decl = self.declaration(size, seeds)
-            k = costly_seeds(size, seeds)
-            decl.update(name=f"{self.key}_oracle_{size}", algorithms=["titan_oracle"],
-                        options={"titan_oracle": dict(common.TITAN_OPTIONS)},
-                        seed_limit={"titan_oracle": k} if k < decl["seeds"] else {},
-                        axes={**{a: v for a, v in decl["axes"].items() if a != "constants"},
-                              **at})
-            out["oracle"] = Sweep.from_dict(decl)
+            out["oracle"] = self._part(size, seeds, "oracle", "titan_oracle",
+                                       common.TITAN_OPTIONS, at, costly_seeds(size, seeds))
+        at = self.milp_at(size)
+        if at:
+            out["milp"] = self._part(size, seeds, "milp", "titan", TITAN_MILP_OPTIONS, at,
+                                     milp_seeds(size, seeds))
         return out
 
     def sweep(self, size: str = "small", seeds: int | None = None) -> Sweep:
-        """The figure's own sweep (without the part of Titan with the welfare objective)."""
+        """The figure's own sweep (without its Titan-only parts)."""
         parts = self.sweeps(size, seeds)
-        if set(parts) <= {self.key, "oracle"}:
+        if set(parts) <= {self.key, "oracle", "milp"}:
             return parts[self.key]
         return super().sweep(size, seeds)
 
     def data(self, size: str = "small", **kwargs):
-        """As :meth:`Figure.data`, the part of Titan with the welfare objective joined to
-        the figure's sweep along ``algorithm`` (NaN where it did not run)."""
+        """As :meth:`Figure.data`, the Titan-only parts joined to the figure's sweep along
+        ``algorithm`` (NaN where they did not run; the part of Titan solved to the paper's
+        standard as ``titan_milp``)."""
         out = super().data(size, **kwargs)
-        if isinstance(out, dict) and set(out) == {self.key, "oracle"}:
-            main, oracle = out[self.key], out["oracle"]
-            # Titan ignores pdFTSP's constants: the same run in both rows, as in a sweep
-            oracle = oracle.expand_dims(constants=main["constants"].values)
-            out = xr.concat([main, oracle.transpose(*main.dims)], dim="algorithm",
-                            join="outer", combine_attrs="override")
+        if isinstance(out, dict) and self.key in out and set(out) <= {self.key, "oracle",
+                                                                       "milp"}:
+            main = out[self.key]
+            parts = [main]
+            for name in ("oracle", "milp"):
+                if name not in out:
+                    continue
+                part = out[name]
+                if name == "milp":
+                    part = part.assign_coords(algorithm=np.array(["titan_milp"]))
+                # Titan ignores pdFTSP's constants: the same run in every row, as in a sweep
+                part = part.expand_dims(constants=main["constants"].values)
+                parts.append(part.transpose(*main.dims))
+            out = xr.concat(parts, dim="algorithm", join="outer", combine_attrs="override")
             # the figure's order of settings (an outer join sorts them)
             out = out.reindex({d: main[d].values for d in main.dims if d != "algorithm"})
         return out
@@ -148,8 +181,25 @@ class SweepFigure(Figure):
                 f"{', '.join(map(str, ds['seed'].values))} (error bars: one standard "
                 f"deviation). On average {num(float(ds['n_tasks'].mean()))} tasks arrive per "
                 f"run; the offered work is {num(float(lf.min()))}x to {num(float(lf.max()))}x "
-                f"what the cluster can process in the horizon. Titan: {titan}."
-                + self._oracle_where(ds))
+                f"what the cluster can process in the horizon. {TITAN}: {titan}."
+                + self._milp_where(ds) + self._oracle_where(ds))
+
+    def _milp_where(self, ds: xr.Dataset) -> str:
+        """The sentence saying where :data:`~.common.TITAN_MILP` ran, on which seeds, and
+        that the paper's claims are judged against it there ("" if it did not run)."""
+        if "titan_milp" not in [str(a) for a in ds["algorithm"].values]:
+            return ""
+        ran = ds["welfare"].sel(algorithm="titan_milp").notnull()
+        at = ran.any([d for d in ran.dims if d != self.axis])
+        xs = [x for x, ok in zip(ds[self.axis].values, at.values, strict=True) if ok]
+        by_seed = ran.any([d for d in ran.dims if d != "seed"])
+        seeds = [int(s) for s, ok in zip(ds["seed"].values, by_seed.values, strict=True) if ok]
+        where = "at every setting" if len(xs) == ds.sizes[self.axis] else self.where(xs)
+        return (f" {TITAN_MILP}: each slot's MILP solved to a certified "
+                f"{num(100 * _titan.MILP_REL_GAP)} % gap (HiGHS's bound; at most "
+                f"{num(_titan.MILP_MAX_NODES)} branch-and-bound nodes), the paper's standard, "
+                f"{where} on seeds {_and(seeds)}; there it is the Titan of the paper's claims "
+                f"and of the best-baseline margins, {TITAN} elsewhere.")
 
     def _oracle_where(self, ds: xr.Dataset) -> str:
         """The sentence saying where Titan with the welfare objective ran, if not
@@ -249,17 +299,19 @@ class SweepFigure(Figure):
                 "measures this mechanism).")
 
     def oracle(self, ds: xr.Dataset, x) -> str:
-        """At setting ``x``: the faithful Titan beside Titan with the welfare objective, and
+        """At setting ``x``: the budget-limited Titan beside Titan with the welfare objective
+        (the same budget), and
         where pdFTSP stands against it ("" if the sweep did not run it)."""
         m = _mean(ds).sel({self.axis: x})
         if ORACLE not in [str(a) for a in m["algorithm"].values]:
             return ""
-        titan, oracle = _val(m, "Titan"), _val(m, ORACLE)
+        titan, oracle = _val(m, TITAN), _val(m, ORACLE)
         adm = _mean(ds, "n_admitted").sel({self.axis: x})
-        text = (f"{_cap(self.where([x]))} Titan as the paper ran it (its progress objective, "
-                f"no bids) reaches a welfare of {_num(titan)}, admitting "
-                f"{_val(adm, 'Titan'):.0f} tasks; with the welfare objective, which sees every "
-                f"bid, it reaches {_num(oracle)} with {_val(adm, ORACLE):.0f} ("
+        text = (f"{_cap(self.where([x]))} the budget-limited Titan with the paper's progress "
+                f"objective (no bids) reaches a welfare of {_num(titan)}, admitting "
+                f"{_val(adm, TITAN):.0f} tasks; with the welfare objective, which sees every "
+                f"bid, and the same budget, it reaches {_num(oracle)} with "
+                f"{_val(adm, ORACLE):.0f} ("
                 + quote(f"Titan's welfare objective against its own {self.where([x])}, %",
                         gain(oracle, titan), _pct) + ").")
         beats = [v for v in (LEMMA2, CALIBRATED) if _val(m, v) > oracle]
