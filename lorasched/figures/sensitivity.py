@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..model.errors import InputError
-from .base import Prose, paragraphs, styled
+from .base import Prose, check_size, paragraphs, seed_words, styled
 from .verdicts import CONTRADICTED, MAGNITUDE_OFF, REPRODUCED, VERDICTS
 
 #: the column of lorasched's own choice, the one every alternative is compared with
@@ -185,3 +185,40 @@ def findings(table: pd.DataFrame, seeds: int) -> Prose:
 
 __all__ = ["CHOICE", "DECIDED", "KEY", "Alternative", "alternatives_table", "findings", "flip_rows",
            "flips", "reversals", "styled_table", "verdict_columns", "verdict_table"]
+
+
+class SensitivityPage:
+    """What each paper's sensitivity page shares, mixed in before its figure class: the
+    seeds per size (:attr:`seed_counts`), the verdict table of :meth:`columns`, no claims of
+    its own (it re-runs other pages' tests) and a build note that says on how many seeds
+    each alternative runs."""
+
+    key, number = "sensitivity", "Sensitivity"
+    title = "Sensitivity of the headline to lorasched's numbers"
+    #: seeds per alternative, by size
+    seed_counts: dict = {}
+    #: where the alternatives run, said after the seeds in the build note ("" or " at ...")
+    run_where = ""
+
+    def seeds(self, size: str, seeds: int | None = None) -> int:
+        """The seeds each alternative runs: :attr:`seed_counts` at ``size``, or ``seeds``."""
+        check_size(size)
+        return self.seed_counts[size] if seeds is None else int(seeds)
+
+    def columns(self, data) -> dict:
+        """Label -> the claims rows of that column (``figure``, ``claim``, ``setting``,
+        ``verdict``, ``ours``)."""
+        raise NotImplementedError
+
+    def table(self, data) -> pd.DataFrame:
+        """:func:`verdict_table` of :meth:`columns`."""
+        return verdict_table(self.columns(data))
+
+    def claim_rows(self, data):
+        return []
+
+    def build_note(self, size: str = "small", seeds: int | None = None):
+        n = self.seeds(size, seeds)
+        note = super().build_note(size, n)
+        return type(note)(f"{note} Each alternative is run on {seed_words(n)}{self.run_where}, "
+                          "lorasched's choice on the same seeds.")

@@ -135,7 +135,7 @@ def test_a_sweep_page_says_in_words_which_milp_setting_titan_ran():
     assert "mip = rens_lean (relaxation enforced neighbourhood search (RENS) over" in text
     assert "at most 10,000 branch-and-bound nodes" in text
     assert undefined(text) == []
-    assert set(figures.common.MIP_WORDS) == set(MIP_SETTINGS)  # every setting has words
+    assert set(figures.titan_words.MIP_WORDS) == set(MIP_SETTINGS)  # every setting has words
 
 
 def test_generated_text_gets_its_abbreviations_spelled_out_first():

@@ -12,9 +12,9 @@ from ...allpass.pressure import WINDOW_S
 from ...allpass.scenario import allpass_scenario
 from ...experiments.grid import code_fingerprint
 from ...model.system import policy_options
-from ..base import Figure, atomic_file, check_size, default_store, seed_words
+from ..base import Figure, atomic_file, default_store
 from ..numbers import minutes
-from ..sensitivity import CHOICE, Alternative, verdict_table
+from ..sensitivity import CHOICE, Alternative, SensitivityPage
 from ..verdicts import PAPER
 from .common import _JOBS, ALGORITHMS, SETUPS, AllpassData, _run, runs
 from .fig06 import Fig06
@@ -85,18 +85,14 @@ def alternative_runs(size: str, alt: Alternative, seeds: list[int], store=None) 
     return out
 
 
-class Sensitivity(Figure):
+class Sensitivity(SensitivityPage, Figure):
     """Allpass's headline claims (Figs. 6-12) under each of :data:`ALTERNATIVES`, beside
     lorasched's choice, on :data:`SEEDS` seeds paired."""
 
     system = "allpass"
-    key, number, page = "sensitivity", "Sensitivity", "sensitivity_allpass"
-    title = "Sensitivity of the headline to lorasched's numbers"
+    page = "sensitivity_allpass"
     alternatives = ALTERNATIVES
-
-    def seeds(self, size: str, seeds: int | None = None) -> int:
-        check_size(size)
-        return SEEDS[size] if seeds is None else int(seeds)
+    seed_counts = SEEDS
 
     def data(self, size: str = "small", *, store=None, seeds: int | None = None, **_):
         """Label -> :class:`~.common.AllpassData` of that column: lorasched's choice is the
@@ -111,18 +107,6 @@ class Sensitivity(Figure):
 
     def columns(self, data) -> dict:
         return {label: rows(d) for label, d in data.items()}
-
-    def table(self, data):
-        return verdict_table(self.columns(data))
-
-    def claim_rows(self, data):
-        return []
-
-    def build_note(self, size: str = "small", seeds: int | None = None):
-        note = super().build_note(size, self.seeds(size, seeds))
-        return type(note)(f"{note} Each alternative is run on "
-                          f"{seed_words(self.seeds(size, seeds))}, lorasched's choice on the "
-                          "same seeds.")
 
 
 def rows(data: AllpassData) -> list[dict]:

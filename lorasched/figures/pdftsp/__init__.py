@@ -20,9 +20,6 @@ from .common import (
     VARIANTS,
     base,
     by_method,
-    calibration,
-    pdftsp_constants,
-    titan_setting,
     welfare_table,
 )
 from .overview import (
@@ -35,6 +32,8 @@ from .overview import (
     verdict_counts,
 )
 from .sweep_figure import SweepFigure
+from .titan_words import titan_setting
+from .tuning import calibration, pdftsp_constants
 
 __all__ = ["ALGORITHMS", "BASELINES", "CALIBRATED", "FIGURES", "LEMMA2", "NAMES", "ORACLE",
            "TITAN", "TITAN_MILP", "TITAN_MILP_OPTIONS", "TITAN_OPTIONS", "VARIANTS",

@@ -5,25 +5,15 @@ method, claim rows and the prose helpers (:class:`SweepFigure` is in :mod:`.swee
 
 from __future__ import annotations
 
-import contextlib
-import inspect
-import json
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import xarray as xr
 
 from ...experiments import calibrate as _calibrate
 from ...model.errors import InputError
-from ...pdftsp.auction import ALPHA_GRID, BETA_GRID
-from ...pdftsp.baselines import cost_plus as _cost_plus
-from ...pdftsp.baselines import titan_per_slot as _titan
-from ...pdftsp.pricing import PRICE_GRID
-from ...pdftsp.scenario import to_arrays
-from ...pdftsp.workload import LOADS, synthetic_scenario
-from ..base import SCALES, check_size, default_store, seed_words
-from ..numbers import interval, num, pct, quote, quote_interval, signed_pct, usd
+from ...pdftsp.workload import LOADS
+from ..base import SCALES, check_size, seed_words
+from ..numbers import interval, num, pct, quote_interval, signed_pct, usd
 from ..verdicts import (
     BEYOND,
     GAIN,
@@ -46,68 +36,29 @@ ALGORITHMS = ("pdftsp", "titan", "eft", "ntm")
 #: never among :data:`BASELINES`, so the paper's claims are judged against its own
 LORASCHED_BASELINES = ("cost_plus",)
 ORACLE_FIGURES = ("fig04", "fig08")
-#: Titan's per-slot MILP in the figures
+#: Titan's per-slot MILP in the figures wherever :data:`TITAN_MILP` does not run
 #: (:data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`):
 #: the budget-limited reading (``solver = "columns"``: 10 rounds of column generation), with
 #: ``"rens_lean"``, the LP's 0/1 columns kept and a MILP over its fractional ones, branching
 #: on pseudo-costs without strong branching, with a small cut pool. The library's default,
 #: each slot's compact MILP solved to a certified 1 % gap, costs 4-10 times as much a day
-#: (K = 100: about 155 CPU-seconds against 16), beyond the book's time at every setting
+#: (K = 100: about 155 CPU-seconds against 16), beyond the book's time at every setting, so
+#: the figures run it only where the paper's claims are made (:meth:`SweepFigure.milp_at`)
 TITAN_OPTIONS = {"solver": "columns", "mip": "rens_lean"}
-#: each per-slot MILP setting in words, for a page that names it
-#: (:data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`)
-MIP_WORDS = {
-    "root": "the slot's mixed-integer program over every generated column, the solver "
-            "stopping after its root node",
-    "nodes1000": "the slot's mixed-integer program over every generated column, at most "
-                 "1,000 branch-and-bound nodes",
-    "rounding": "the solver completing the slot's last linear program's solution, with no "
-                "branching",
-    **{name: "relaxation enforced neighbourhood search (RENS) over the fractional columns "
-             "of the slot's column-generation linear program: the columns it sets to 1 "
-             "kept, an integer program over the rest solved with at most 10,000 "
-             "branch-and-bound nodes" + extra
-       for name, extra in (("rens", ""), ("rens_pscost", ", pseudo-cost branching"),
-                           ("rens_lean", ", pseudo-cost branching and a cut pool of one "
-                                         "cut"))},
-}
-
-
-def titan_options_text(options: dict) -> str:
-    """Titan's options as a page states them: ``mip = rens_lean (RENS over ...)``, each
-    MILP setting explained in words (:data:`MIP_WORDS`); "defaults" if there are none."""
-    if not options:
-        return "defaults"
-    return ", ".join(f"{k} = {v}" + (f" ({MIP_WORDS[v]})" if k == "mip" and v in MIP_WORDS
-                                     else "") for k, v in options.items())
-
-
-@contextlib.contextmanager
-def titan_setting(mip: str):
-    """Within the block, the figures' sweeps run Titan (either objective) with the per-slot
-    MILP setting ``mip`` instead of :data:`TITAN_OPTIONS`' (as a named option of their
-    cells, so the two settings' cells never mix in a store)."""
-    global TITAN_OPTIONS
-    if mip not in _titan.MIP_SETTINGS:
-        raise InputError(f"mip must be one of {tuple(_titan.MIP_SETTINGS)}, got {mip!r}")
-    saved = TITAN_OPTIONS
-    TITAN_OPTIONS = {**saved, "mip": mip}
-    try:
-        yield
-    finally:
-        TITAN_OPTIONS = saved
-
-
 #: Titan's two per-slot solves: ``titan_milp`` (each slot's MILP solved to
 #: :data:`~lorasched.pdftsp.baselines.titan_per_slot.MILP_REL_GAP`, the paper's standard;
 #: only where the paper's claims are made against Titan, :data:`TITAN_MILP_OPTIONS`) and
 #: ``titan`` (the figures' budget-limited reading, :data:`TITAN_OPTIONS`, everywhere)
 NAMES = {"pdftsp": "pdFTSP", "titan": "Titan (budget-limited)",
-         "titan_milp": "Titan (1 % gap)", "titan_oracle": "Titan (welfare objective)",
+         "titan_milp": "Titan (compact MILP)", "titan_oracle": "Titan (welfare objective)",
          "eft": "EFT", "ntm": "NTM", "cost_plus": "cost-plus (lorasched's)"}
 TITAN, TITAN_MILP = NAMES["titan"], NAMES["titan_milp"]
-#: the run options of :data:`TITAN_MILP`: the library's default solve, stated
-TITAN_MILP_OPTIONS = {"solver": "milp"}
+#: the run options of :data:`TITAN_MILP`: the library's solve (each slot's compact MILP to a
+#: certified 1 % gap), its branch-and-bound nodes per slot held to 2,000 instead of 20,000:
+#: a high-load K = 100 day took over 10 CPU-minutes with 20,000 (one slot's nodes at about
+#: 90 ms each) and 375 s with 2,000, its slots' certified gap 0.006 % at the 90th
+#: percentile and 1.8 % in the one slot that reached the limit (seed 3)
+TITAN_MILP_OPTIONS = {"solver": "milp", "mip_max_nodes": 2000}
 LEMMA2 = "pdFTSP (Lemma 2)"
 CALIBRATED = "pdFTSP (calibrated)"
 VARIANTS = {LEMMA2: "Lemma 2", CALIBRATED: "calibrated"}
@@ -118,7 +69,6 @@ ORACLE = NAMES["titan_oracle"]
 COST_PLUS = NAMES["cost_plus"]
 #: the held-out calibration day: the base scenario's seed 101 (the figures use seeds 1..3)
 CALIBRATION_SEEDS = (_calibrate.CALIBRATION_SEED,)
-_CALIBRATIONS: dict = {}
 _SCALE = {"small": 0.1, "full": 1.0}
 _SLOTS = {"small": 48, "full": 144}
 #: seeds of every cheap cell (pdFTSP's own days, EFT, NTM: about a second each at full size)
@@ -130,9 +80,9 @@ _COSTLY_SEEDS = {"small": 3, "full": 5}
 COSTLY = ("titan", "titan_oracle")
 
 
-#: seeds of Titan solved to the paper's standard (:data:`TITAN_MILP`; a K = 100 day 100 to
-#: 200 CPU-seconds at full size, 40 at K = 50): the first of the figure's seeds, three, so
-#: that its 20 cells fit the book's hour on two cores
+#: seeds of Titan solved to the paper's standard (:data:`TITAN_MILP`; a high-load K = 100
+#: day 240 to 480 CPU-seconds at full size, 40 at K = 50): the first of the figure's seeds,
+#: three, so that its cells fit the book's hour on two cores
 _MILP_SEEDS = {"small": 3, "full": 3}
 
 
@@ -166,7 +116,7 @@ def scale(size: str = "small", seeds: int | None = None) -> str:
     k, q = costly_seeds(size, seeds), milp_seeds(size, seeds)
     costly = (f"the budget-limited Titan with either objective and the bounds, which cost 10 "
               f"to 30 times a pdFTSP day, the first {k}" if k < n else "")
-    milp = (f"{TITAN_MILP}, 60 to 330 times, the first {q}" if q < n else "")
+    milp = (f"{TITAN_MILP}, 60 to 700 times, the first {q}" if q < n else "")
     return (f"K = {b['nodes']} compute nodes where a figure does not vary K, {loads} tasks "
             f"arriving per slot on average at the three loads, {b['slots']} ten-minute "
             f"slots, {seed_words(n)}"
@@ -174,84 +124,6 @@ def scale(size: str = "small", seeds: int | None = None) -> str:
 
 
 SCALES["pdftsp"] = scale
-
-
-def calibration_grid() -> dict:
-    """The alpha x beta grid scanned on the calibration day (and, on the calibration page,
-    on the evaluation days)."""
-    return {"alpha": list(ALPHA_GRID), "beta": list(BETA_GRID)}
-
-
-def calibration(size: str = "small", store=None) -> _calibrate.Calibration:
-    """pdFTSP's alpha and beta calibrated on the held-out day: the scan of
-    :func:`calibration_grid` on :func:`base` with seed 101, maximising welfare (run once into
-    ``store``, default the figures' store, then read back; cached in the process)."""
-    check_size(size)
-    store = Path(default_store(size) if store is None else store)
-    key = (size, str(store.resolve()))
-    if key not in _CALIBRATIONS:
-        _CALIBRATIONS[key] = _calibrate.calibrate(
-            "pdftsp", "pdftsp", base(size), calibration_grid(), seeds=CALIBRATION_SEEDS,
-            store=store, serial=True, progress=False)
-    return _CALIBRATIONS[key]
-
-
-#: the baselines tuned like pdFTSP, each by its one free option: EFT's and NTM's posted
-#: price per sample, cost-plus's markup over cost. Titan is not: its admissions never read
-#: a bid or a price, so its welfare is the same at every posted price up to v_min, and
-#: above v_min it would charge users more than they bid
-TUNED = {"eft": "price_per_sample", "ntm": "price_per_sample", "cost_plus": "markup"}
-_BASELINE_CALIBRATIONS: dict = {}
-
-
-def value_density_min(size: str = "small") -> float:
-    """The base scenario's declared lowest value per sample v_min (the same on every seed),
-    the untuned posted price per sample."""
-    arrays = to_arrays(synthetic_scenario(**base(size), seed=CALIBRATION_SEEDS[0]))
-    return float(arrays.value_density_min)
-
-
-def baseline_grid(algorithm: str, size: str = "small") -> dict:
-    """The grid a baseline of :data:`TUNED` is scanned over: ``price_per_sample`` at the
-    multiples :data:`~lorasched.pdftsp.pricing.PRICE_GRID` of v_min, or ``markup`` over
-    :data:`~lorasched.pdftsp.baselines.cost_plus.MARKUP_GRID`."""
-    option = TUNED[algorithm]
-    if option == "markup":
-        return {option: list(_cost_plus.MARKUP_GRID)}
-    v_min = value_density_min(size)
-    return {option: [m * v_min for m in PRICE_GRID]}
-
-
-def baseline_default(algorithm: str, size: str = "small") -> dict:
-    """A baseline's untuned setting, as an option: the posted price v_min, or cost-plus's
-    default markup."""
-    option = TUNED[algorithm]
-    if option == "markup":
-        return {option: _cost_plus.DEFAULT_MARKUP}
-    return {option: value_density_min(size)}
-
-
-def baseline_calibration(algorithm: str, size: str = "small",
-                         store=None) -> _calibrate.Calibration:
-    """A baseline's option tuned as pdFTSP's constants are (:func:`calibration`): the scan
-    of :func:`baseline_grid` on the held-out day, maximising welfare (run once into
-    ``store``, default the figures' store; cached in the process)."""
-    check_size(size)
-    store = Path(default_store(size) if store is None else store)
-    key = (algorithm, size, str(store.resolve()))
-    if key not in _BASELINE_CALIBRATIONS:
-        _BASELINE_CALIBRATIONS[key] = _calibrate.calibrate(
-            "pdftsp", algorithm, base(size), baseline_grid(algorithm, size),
-            seeds=CALIBRATION_SEEDS, store=store, serial=True, progress=False)
-    return _BASELINE_CALIBRATIONS[key]
-
-
-def pdftsp_constants(size: str = "small") -> dict:
-    """pdFTSP's two settings as a compound axis: the Lemma-2 rule and the constants
-    calibrated on the held-out day (:func:`calibration`)."""
-    chosen = calibration(size).options
-    return {"Lemma 2": {"constants": "lemma2"},
-            "calibrated": {"alpha": float(chosen["alpha"]), "beta": float(chosen["beta"])}}
 
 
 def _load(name: str, size: str, scale: float = 1.0):
@@ -668,75 +540,3 @@ def trend_text(fit: Estimate, unit: str) -> str:
     text = interval(fit, lambda v: num(v, sign=True), unit_seeds="runs")
     head, _, tail = text.partition(" (")
     return f"slope {head} {unit}" + (f" ({tail}" if tail else "")
-
-
-def _declaration(ds: xr.Dataset) -> dict:
-    """The sweep declaration a dataset was made from (``{}`` if it does not say)."""
-    return json.loads(ds.attrs["sweep"]) if "sweep" in ds.attrs else {}
-
-
-def _titan_budget(ds: xr.Dataset | None = None) -> tuple[int, str, int]:
-    """Titan's per-slot budget in the runs behind ``ds``: column-generation rounds, the
-    MILP setting's name (:data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`) and its
-    branch-and-bound node limit -- its defaults, overridden by the sweep's options
-    (without ``ds``: by the figures' :data:`TITAN_OPTIONS`)."""
-    params = inspect.signature(_titan.run).parameters
-    budget = {k: params[k].default for k in ("max_cg_iterations", "mip", "mip_max_nodes")}
-    options = {} if ds is None else _declaration(ds).get("options", {})
-    budget.update(options.get("titan", TITAN_OPTIONS))
-    budget["mip"] = budget["mip"] or "root"
-    nodes = budget["mip_max_nodes"]
-    if nodes is None:
-        nodes = _titan.MIP_SETTINGS[budget["mip"]][1]
-    return int(budget["max_cg_iterations"]), str(budget["mip"]), int(nodes)
-
-
-#: the words for the HiGHS options of :data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`
-#: that change how a sub-MILP is solved, each defining its term at first use
-_MIP_OPTION_WORDS = {
-    "mip_pscost_minreliable": lambda v: (
-        "branching on pseudo-costs (it picks the variable to branch on from the objective "
-        "changes seen in earlier branchings, instead of trial solves of candidate branches, "
-        "strong branching)" if v == 0 else None),
-    "mip_pool_soft_limit": lambda v: (
-        f"a cut pool (the cutting planes the HiGHS solver keeps and re-applies) held to about "
-        f"{num(v)} cut{'' if v == 1 else 's'}"),
-}
-
-
-def _titan_solve(mip: str, nodes: int) -> str:
-    """How a per-slot MILP is solved under setting ``mip`` with ``nodes`` nodes, in words,
-    from :data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS` (every term defined)."""
-    method, _, options = _titan.MIP_SETTINGS[mip]
-    if method == "rens":
-        extra = [w for k, f in _MIP_OPTION_WORDS.items() if k in options
-                 and (w := f(options[k]))]
-        return ("is solved by RENS (relaxation enforced neighbourhood search): the columns "
-                "the column-generation linear program sets to 0 or 1 are fixed there and the "
-                "MILP over its fractional columns alone is solved by branch and bound, with "
-                "at most " + quote("Titan's branch-and-bound node limit per slot", nodes)
-                + " nodes" + (", " + _and(extra) if extra else "")
-                + ", with no branching over the fixed columns")
-    if nodes == 0:
-        return ("is not branched on (`mip_max_nodes = 0`): the HiGHS solver rounds the "
-                "column-generation linear program's solution by fixing the columns it already "
-                "sets to 0 or 1 and solving a small MILP over the rest, and keeps that solution")
-    if nodes == 1:
-        return ("is solved at the root node only (its linear relaxation, cuts and the HiGHS "
-                "solver's cheap heuristics, no branching)")
-    return ("is solved with at most "
-            + quote("Titan's branch-and-bound node limit per slot", nodes)
-            + " branch-and-bound nodes")
-
-
-def _titan_branches(ds: xr.Dataset | None = None) -> bool:
-    """Whether Titan's per-slot MILP branches over all its columns in ``ds``'s runs."""
-    _, mip, nodes = _titan_budget(ds)
-    return _titan.MIP_SETTINGS[mip][0] != "rens" and nodes > 0
-
-
-def _titan_limits(ds: xr.Dataset) -> str:
-    """"each slot's MILP chooses only among ... and is solved ..." for ``ds``'s runs."""
-    rounds, mip, nodes = _titan_budget(ds)
-    return (f"each slot's MILP chooses only among the schedules found in {rounds} rounds of "
-            f"column generation and {_titan_solve(mip, nodes)}")

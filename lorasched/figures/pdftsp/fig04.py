@@ -21,7 +21,6 @@ from .common import (
     _mean,
     _num,
     _sentences,
-    _titan_limits,
     _val,
     _who,
     admissions,
@@ -32,6 +31,7 @@ from .common import (
     trend_verdict,
 )
 from .sweep_figure import SweepFigure
+from .titan_words import _titan_limits
 
 
 class Fig04(SweepFigure):

@@ -16,7 +16,6 @@ from .common import (
     VARIANTS,
     _and,
     _change,
-    _declaration,
     _rank_rows,
     by_method,
     fit_trend,
@@ -26,6 +25,7 @@ from .common import (
     trend_verdict,
 )
 from .sweep_figure import SweepFigure
+from .titan_words import _declaration
 
 
 class Fig05(SweepFigure):

@@ -15,16 +15,15 @@ from .common import (
     TITAN,
     _and,
     _cap,
-    _declaration,
     _mean,
     _pct,
     _rank_rows,
     _sentences,
-    _titan_budget,
     _val,
     _who,
 )
 from .sweep_figure import SweepFigure
+from .titan_words import _declaration, _titan_budget
 
 
 class Fig07(SweepFigure):

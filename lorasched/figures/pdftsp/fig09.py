@@ -11,7 +11,6 @@ from .common import (
     LEMMA2,
     _and,
     _change,
-    _declaration,
     _mean,
     _num,
     _rank_rows,
@@ -20,6 +19,7 @@ from .common import (
     _who,
 )
 from .sweep_figure import SweepFigure
+from .titan_words import _declaration
 
 
 class Fig09(SweepFigure):

@@ -20,7 +20,6 @@ from .common import (
     VARIANTS,
     _and,
     _cap,
-    _declaration,
     _load_name,
     _loads,
     _trend,
@@ -28,6 +27,7 @@ from .common import (
     costly_seeds,
 )
 from .sweep_figure import SweepFigure
+from .titan_words import _declaration
 
 #: branch-and-bound nodes of the exact OPT's search on the tiny instances: the search is
 #: stopped by a count, so the bound is the same on every machine (a wall-clock limit would

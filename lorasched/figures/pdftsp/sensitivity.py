@@ -7,9 +7,9 @@ from __future__ import annotations
 from ...experiments import Sweep
 from ...model import profiles
 from ...pdftsp.workload import SLACK_RANGES, VALUE_SPREAD
-from ..base import Figure, check_size, seed_words
+from ..base import Figure
 from ..numbers import num, pct
-from ..sensitivity import CHOICE, Alternative, verdict_table
+from ..sensitivity import CHOICE, Alternative, SensitivityPage
 from ..verdicts import judge
 from .common import (
     CALIBRATED,
@@ -101,18 +101,14 @@ def _declarations(size: str, seeds: int) -> dict:
     return out
 
 
-class Sensitivity(Figure):
+class Sensitivity(SensitivityPage, Figure):
     """pdFTSP's headline claims under each of :data:`ALTERNATIVES`, beside lorasched's
     choice, on :data:`SEEDS` seeds paired."""
 
     system = "pdftsp"
-    key, number, page = "sensitivity", "Sensitivity", "sensitivity_pdftsp"
-    title = "Sensitivity of the headline to lorasched's numbers"
+    page = "sensitivity_pdftsp"
     alternatives = ALTERNATIVES
-
-    def seeds(self, size: str, seeds: int | None = None) -> int:
-        check_size(size)
-        return SEEDS[size] if seeds is None else int(seeds)
+    seed_counts = SEEDS
 
     def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
         """Per alternative (and lorasched's choice, :data:`CHOICE`), the cut sweeps of Figs.
@@ -135,19 +131,6 @@ class Sensitivity(Figure):
         labels = [CHOICE, *(a.label for a in self.alternatives)]
         return {label: rows({k.split("|")[0]: ds for k, ds in data.items()
                              if k.split("|")[1] == label}) for label in labels}
-
-    def table(self, data):
-        """:func:`~lorasched.figures.sensitivity.verdict_table` of :meth:`columns`."""
-        return verdict_table(self.columns(data))
-
-    def claim_rows(self, data):
-        return []
-
-    def build_note(self, size: str = "small", seeds: int | None = None):
-        note = super().build_note(size, self.seeds(size, seeds))
-        return type(note)(f"{note} Each alternative is run on "
-                          f"{seed_words(self.seeds(size, seeds))}, lorasched's choice on the "
-                          "same seeds.")
 
 
 def rows(parts: dict) -> list[dict]:

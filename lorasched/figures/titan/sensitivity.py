@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from ...experiments import Sweep
 from ...titan.switch import NAIVE_S, PIPELINED_S
-from ..base import check_size, seed_words
-from ..sensitivity import CHOICE, Alternative, verdict_table
+from ..sensitivity import CHOICE, Alternative, SensitivityPage
 from ..verdicts import GAIN, RATIO
 from .common import (
     ALGORITHMS,
@@ -52,17 +51,14 @@ def choices() -> dict:
 _TABLE3, _TABLE4 = Table3(), Table4()
 
 
-class Sensitivity(TitanFigure):
+class Sensitivity(SensitivityPage, TitanFigure):
     """TITAN's headline claims at density one under each of :data:`ALTERNATIVES`, beside
     lorasched's choice, on :data:`SEEDS` seeds paired."""
 
-    key, number, page = "sensitivity", "Sensitivity", "sensitivity_titan"
-    title = "Sensitivity of the headline to lorasched's numbers"
+    page = "sensitivity_titan"
     alternatives = ALTERNATIVES
-
-    def seeds(self, size: str, seeds: int | None = None) -> int:
-        check_size(size)
-        return SEEDS[size] if seeds is None else int(seeds)
+    seed_counts = SEEDS
+    run_where = " at density one"
 
     def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
         """One sweep per column: every policy of Table 3 at density one on the
@@ -82,18 +78,6 @@ class Sensitivity(TitanFigure):
 
     def columns(self, data) -> dict:
         return {label: rows(ds) for label, ds in data.items()}
-
-    def table(self, data):
-        return verdict_table(self.columns(data))
-
-    def claim_rows(self, data):
-        return []
-
-    def build_note(self, size: str = "small", seeds: int | None = None):
-        note = super().build_note(size, self.seeds(size, seeds))
-        return type(note)(f"{note} Each alternative is run on "
-                          f"{seed_words(self.seeds(size, seeds))} at density one, lorasched's "
-                          "choice on the same seeds.")
 
 
 def rows(ds) -> list[dict]:
