@@ -116,7 +116,8 @@ def scale(size: str = "small", seeds: int | None = None) -> str:
     k, q = costly_seeds(size, seeds), milp_seeds(size, seeds)
     costly = (f"the budget-limited Titan with either objective and the bounds, which cost 10 "
               f"to 30 times a pdFTSP day, the first {k}" if k < n else "")
-    milp = (f"{TITAN_MILP}, 60 to 700 times, the first {q}" if q < n else "")
+    milp = (f"Titan with each slot's mixed-integer linear program (MILP) solved to a "
+            f"certified gap, {TITAN_MILP}, 60 to 700 times, the first {q}" if q < n else "")
     return (f"K = {b['nodes']} compute nodes where a figure does not vary K, {loads} tasks "
             f"arriving per slot on average at the three loads, {b['slots']} ten-minute "
             f"slots, {seed_words(n)}"
