@@ -56,7 +56,7 @@ def _register_reproduce(sub) -> None:
                      "checkout, as the notebooks expect)")
     rep.add_argument("--seeds", type=positive_int, default=None,
                      help="seeds per cell (default, full / small: pdFTSP 10 / 5, of which "
-                     "its costly cells, Titan and the bounds, run the first 5 / 3; TITAN "
+                     "its costly cells, Titan and the bounds, run the first 4 / 3; TITAN "
                      "10 / 5; Allpass 20 / 5)")
     rep.add_argument("--figures", nargs="+", default=None, metavar="FIG",
                      help="only these figures of --system (pdftsp, the default with --figures: "

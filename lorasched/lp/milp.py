@@ -30,7 +30,7 @@ class MilpSolution(NamedTuple):
 
 def solve_milp(cost, rows, cols, coef, row_lower, row_upper, *, binary=None,
                mip_rel_gap: float = 0.01, max_nodes: int = 100_000,
-               options: dict | None = None) -> MilpSolution:
+               options: dict | None = None, start=None) -> MilpSolution:
     """Maximise ``cost @ x`` subject to ``row_lower <= A x <= row_upper`` and
     ``0 <= x <= 1``, every variable integer (binary) unless ``binary`` (a bool mask) says
     otherwise, where ``A[rows[m], cols[m]] = coef[m]`` (duplicates are summed).
@@ -39,6 +39,8 @@ def solve_milp(cost, rows, cols, coef, row_lower, row_upper, *, binary=None,
     ``mip_rel_gap`` or ``max_nodes`` branch-and-bound nodes have been explored (a count,
     so the same model gives the same answer on any machine); ``options`` sets further
     HiGHS options by name (a refused one raises :class:`~lorasched.model.errors.InputError`).
+    ``start``, a feasible ``x`` if given, is HiGHS's first incumbent (one that breaks a
+    row or a bound raises :class:`~lorasched.model.errors.InputError`).
     """
     cost = np.asarray(cost, dtype=float)
     n = cost.size
@@ -75,6 +77,8 @@ def solve_milp(cost, rows, cols, coef, row_lower, row_upper, *, binary=None,
         if h.setOptionValue(name, value) != highspy.HighsStatus.kOk:
             raise InputError(f"HiGHS option {name!r} = {value!r} was refused")
     h.passModel(lp)
+    if start is not None:
+        _set_start(h, lp, np.asarray(start, dtype=float), rows, cols, coef)
     _, status = run(h)
     info = h.getInfo()
     hit = status != highspy.HighsModelStatus.kOptimal
@@ -88,3 +92,16 @@ def solve_milp(cost, rows, cols, coef, row_lower, row_upper, *, binary=None,
     bound = float(info.mip_dual_bound)
     gap = (bound - value) / abs(bound) if bound != 0 else 0.0
     return MilpSolution(x, value, bound, max(gap, 0.0), hit, nodes)
+
+
+def _set_start(h: highspy.Highs, lp: highspy.HighsLp, x: np.ndarray, rows, cols, coef,
+               tolerance: float = 1e-7) -> None:
+    """Give HiGHS ``x`` as its first incumbent, after checking that it is feasible."""
+    if x.shape != (lp.num_col_,):
+        raise InputError(f"start has shape {x.shape}, the model {lp.num_col_} variables")
+    activity = np.bincount(rows, weights=coef * x[cols], minlength=lp.num_row_)
+    lower, upper = np.asarray(lp.row_lower_), np.asarray(lp.row_upper_)
+    if ((x < -tolerance) | (x > 1 + tolerance)).any() or (
+            (activity < lower - tolerance) | (activity > upper + tolerance)).any():
+        raise InputError("start breaks a row or a bound of the model")
+    h.setSolution(lp.num_col_, np.arange(lp.num_col_, dtype=np.int32), x)

@@ -10,6 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..lp import solve_milp
+from ..model.errors import InputError
 from . import kernels
 from .scenario import MEMORY_TOLERANCE, ScenarioArrays
 
@@ -175,10 +176,67 @@ def _trim(m: _Model, y: np.ndarray, j: int):
     return m.y_node[mine].copy(), m.y_slot[mine].copy()
 
 
+def _greedy_start(arrays: ScenarioArrays, batch, m: _Model, value, compute_left,
+                  memory_left, x: np.ndarray | None = None) -> np.ndarray:
+    """A feasible start for the model: ``x`` (feasible, default none admitted) completed
+    greedily by the tasks it leaves out, in order of value per unit of work (then the least
+    work first), each given, slot by slot, its usable cell that delivers the most and still
+    fits, until its work is met; a task whose work cannot be met takes nothing."""
+    n = m.tasks.size
+    x = np.zeros(n + m.y_task.size) if x is None else x.copy()
+    task = np.asarray(batch)[m.y_task]
+    speed = np.asarray(arrays.speed[task, m.y_node], dtype=float)
+    memory = np.asarray(arrays.memory[task], dtype=float)
+    cell = m.y_node * arrays.n_slots + m.y_slot
+    compute = compute_left.ravel().astype(float)  # residuals, indexed by cell
+    room = memory_left.ravel().astype(float) + MEMORY_TOLERANCE
+    used = x[n:] > 0.5
+    np.subtract.at(compute, cell[used], speed[used])
+    np.subtract.at(room, cell[used], memory[used])
+    worth = np.asarray(value, dtype=float)[m.tasks] / m.work
+    for q in np.lexsort((m.work, -worth)):
+        if x[q] > 0.5:
+            continue
+        mine = np.flatnonzero(m.y_task == m.tasks[q])
+        c = cell[mine]
+        ok = mine[(speed[mine] <= compute[c]) & (memory[mine] <= room[c])]
+        if ok.size == 0:
+            continue
+        ok = ok[np.lexsort((-m.y_units[ok], m.y_slot[ok]))]  # by slot, the most units first
+        first = np.r_[True, m.y_slot[ok][1:] != m.y_slot[ok][:-1]]
+        ok = ok[first]
+        reach = np.cumsum(m.y_units[ok])
+        if reach[-1] < m.work[q]:
+            continue
+        ok = ok[:np.searchsorted(reach, m.work[q]) + 1]
+        compute[cell[ok]] -= speed[ok]
+        room[cell[ok]] -= memory[ok]
+        x[q] = 1.0
+        x[n + ok] = 1.0
+    return x
+
+
+def _rounded_start(m: _Model, lp_x: np.ndarray, tolerance: float = 1e-6) -> np.ndarray:
+    """The integral part of the LP relaxation's solution ``lp_x``: each task the LP admits
+    whole (x_j = 1) on cells it takes whole (every y_jkt 0 or 1), nothing else. Dropping
+    the other tasks only frees capacity, so this is feasible."""
+    n = m.tasks.size
+    y = lp_x[n:]
+    whole = (np.abs(y - np.round(y)) <= tolerance)
+    broken = np.zeros(n, dtype=bool)
+    pos = np.searchsorted(m.tasks, m.y_task)
+    np.logical_or.at(broken, pos, ~whole)
+    keep = (lp_x[:n] >= 1 - tolerance) & ~broken
+    x = np.zeros_like(lp_x)
+    x[:n] = keep
+    x[n:] = keep[pos] & (y > 0.5)
+    return x
+
+
 def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memory_left, *,
                work_resolution: int = 8, cell_penalty: float = 0.0,
                mip_rel_gap: float = 0.01, max_nodes: int = 100_000,
-               options: dict | None = None) -> SlotSolution:
+               options: dict | None = None, warm: str | None = None) -> SlotSolution:
     """Choose which tasks of ``batch`` to admit and their cells, maximising
     ``sum_j value[j] x_j - sum (e_ikt + cell_penalty) y_ikt`` (the per-slot problem P1 of
     eq. 5 in compact form: one binary per task and per usable cell rather than one per
@@ -187,9 +245,14 @@ def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memor
     ``starts[j]``: the first slot task ``batch[j]`` may use (its arrival, or with a vendor
     the arrival plus the vendor's delay, 4c). The solve stops at relative gap
     ``mip_rel_gap`` or after ``max_nodes`` branch-and-bound nodes (a count); the gap it
-    reaches is certified by the solver's bound. An admitted task's cells are cut to the
-    first that deliver its work, in slot order.
+    reaches is certified by the solver's bound. ``warm`` gives the solver a first
+    incumbent: ``"greedy"`` a greedy schedule (:func:`_greedy_start`), ``"lp"`` the
+    integral part of the LP relaxation's solution (:func:`_rounded_start`, one LP solve
+    more) completed greedily; a solve stopped by its node limit keeps at least its value.
+    An admitted task's cells are cut to the first that deliver its work, in slot order.
     """
+    if warm not in (None, "greedy", "lp"):
+        raise InputError(f"warm must be None, 'greedy' or 'lp', got {warm!r}")
     batch = np.asarray(batch, dtype=np.int64)
     m, feasible = _model(arrays, batch, starts, compute_left, memory_left, work_resolution)
     n = m.tasks.size
@@ -200,8 +263,16 @@ def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memor
     e = np.asarray(arrays.op_cost(task, m.y_node, m.y_slot), dtype=float)  # e_ikt
     cost = np.concatenate([np.asarray(value, dtype=float)[m.tasks], -e - cell_penalty])
     rows, cols, coef, lower, upper = _rows(arrays, batch, m, compute_left, memory_left)
+    start = None
+    if warm == "greedy":
+        start = _greedy_start(arrays, batch, m, value, compute_left, memory_left)
+    elif warm == "lp":  # the relaxation, solved as an LP
+        relaxed = solve_milp(cost, rows, cols, coef, lower, upper,
+                             binary=np.zeros(cost.size, dtype=bool), options=options)
+        start = _greedy_start(arrays, batch, m, value, compute_left, memory_left,
+                              _rounded_start(m, relaxed.x))
     sol = solve_milp(cost, rows, cols, coef, lower, upper, mip_rel_gap=mip_rel_gap,
-                     max_nodes=max_nodes, options=options)
+                     max_nodes=max_nodes, options=options, start=start)
     cells = [None] * len(batch)
     y = sol.x[n:]
     for j in m.tasks[sol.x[:n] > 0.5]:

@@ -154,7 +154,7 @@ def test_a_small_build_says_it_is_small_with_its_scale_and_the_papers_setting():
                          "50 (medium) and 80 (high) tasks arriving per slot on average at "
                          "the three loads, 144 ten-minute slots, 10 seeds (1 to 10) (the "
                          "budget-limited Titan with either objective and the bounds, which "
-                         "cost 10 to 30 times a pdFTSP day, the first 5; Titan with each slot's "
+                         "cost 10 to 30 times a pdFTSP day, the first 4; Titan with each slot's "
                          "mixed-integer linear program (MILP) solved to a certified gap, Titan "
                          "(compact MILP), 60 to 700 times, the first 3).")
     assert "1 seed (1)" in pdftsp.figure("fig10").build_note("small", seeds=1)

@@ -45,16 +45,16 @@ def test_full_size_is_the_papers_setting():
             continue
         for part, s in fig(key).sweeps("full").items():
             # ten seeds for the cheap cells; Titan (either objective) and the bounds the
-            # first five
+            # first four
             if part == "oracle":
-                assert s.seeds == tuple(range(1, 11)) and s.seed_limit == {"titan_oracle": 5}
+                assert s.seeds == tuple(range(1, 11)) and s.seed_limit == {"titan_oracle": 4}
             elif part == "milp":
                 assert s.seeds == tuple(range(1, 11)) and s.seed_limit == {"titan": 3}
             elif key == "fig12":
-                assert s.seeds == (1, 2, 3, 4, 5) and not s.seed_limit
+                assert s.seeds == (1, 2, 3, 4) and not s.seed_limit
             else:
                 assert s.seeds == tuple(range(1, 11))
-                assert s.seed_limit == ({"titan": 5} if "titan" in s.algorithms else {})
+                assert s.seed_limit == ({"titan": 4} if "titan" in s.algorithms else {})
             if part == "oracle":  # Titan's welfare objective only where the claims use it
                 assert key in ("fig04", "fig08") and s.algorithms == ("titan_oracle",)
                 assert s.options["titan_oracle"] == {"solver": "columns", "mip": "rens_lean"}

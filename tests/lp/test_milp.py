@@ -55,3 +55,18 @@ def test_a_refused_option_is_named():
 def test_an_empty_model_is_solved_trivially():
     sol = solve_milp([], [], [], [], [], [])
     assert sol.value == 0.0 and sol.gap == 0.0 and sol.x.size == 0
+
+
+def test_a_start_is_the_first_incumbent_and_a_broken_one_is_refused():
+    value, weight, cap = knapsack(30, seed=2)
+    rows, cols = np.zeros(value.size), np.arange(value.size)
+    start = np.zeros(value.size)
+    start[np.argsort(-value / weight)[:3]] = 1.0  # three items fit: 3 * 19 < half of 30
+    assert weight @ start <= cap
+    sol = solve_milp(value, rows, cols, weight, [-np.inf], [cap], max_nodes=0,
+                     options={"presolve": "off", "mip_heuristic_effort": 0.0}, start=start)
+    assert sol.value >= value @ start - 1e-9 and weight @ sol.x <= cap
+    with pytest.raises(InputError, match="breaks a row"):
+        solve_milp(value, rows, cols, weight, [-np.inf], [cap], start=np.ones(value.size))
+    with pytest.raises(InputError, match="shape"):
+        solve_milp(value, rows, cols, weight, [-np.inf], [cap], start=np.ones(3))

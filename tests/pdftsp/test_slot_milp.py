@@ -144,3 +144,48 @@ def test_identical_nodes_rank_apart_and_keep_the_optimum():
     assert sol.value == pytest.approx(brute_force(a, [1, 1, 1, 2.0], compute, mem))
     model, _ = slot_milp._model(a, batch, a.arrival[batch], compute, mem, 8)
     assert (model.y_node[model.y_task == 0] == 0).all()  # the first task: the first node
+
+
+@pytest.mark.parametrize("work, memory, deadline, value", [
+    ([2000, 1500, 3000, 1000], [30.0, 30.0, 20.0, 40.0], [1, 1, 2, 0], [1, 1, 1, 1]),
+    ([2500, 2500, 1000, 1000], [20.0, 20.0, 20.0, 20.0], [1, 1, 1, 0], [3, 2, 1, 1.5]),
+    ([1000] * 4, [40.0] * 4, [0] * 4, [1, 1, 1, 1]),
+])
+def test_the_greedy_start_fits_and_a_warm_solve_keeps_the_optimum(work, memory, deadline,
+                                                                   value):
+    """The greedy start meets every row of the model (a start that breaks one is refused),
+    admits only tasks it gives their work, and the warm solve still reaches the optimum."""
+    a = two_nodes(work, memory, deadline)
+    a = a._replace(op_cost_rate=np.zeros_like(a.op_cost_rate))
+    compute, mem = a.residual()
+    batch = np.arange(a.n_tasks)
+    value = np.asarray(value, float)
+    m, _ = slot_milp._model(a, batch, a.arrival[batch], compute, mem, 8)
+    x = slot_milp._greedy_start(a, batch, m, value, compute, mem)
+    n = m.tasks.size
+    assert x[:n].sum() >= 1
+    for q in range(n):  # a task's cells deliver its work exactly when it is admitted
+        got = m.y_units[(m.y_task == m.tasks[q]) & (x[n:] > 0.5)].sum()
+        assert (got >= m.work[q]) == bool(x[q]) and (got == 0 or x[q])
+    warm = slot_milp.solve_slot(a, batch, a.arrival[batch], value, compute, mem,
+                                mip_rel_gap=0.0, warm="greedy")
+    assert warm.value == pytest.approx(brute_force(a, value, compute, mem))
+    lp = slot_milp.solve_slot(a, batch, a.arrival[batch], value, compute, mem,
+                              mip_rel_gap=0.0, warm="lp")
+    assert lp.value == pytest.approx(warm.value)
+
+
+def test_the_rounded_start_keeps_only_tasks_the_lp_takes_whole():
+    a = two_nodes([2000, 1500, 3000, 1000], [30.0, 30.0, 20.0, 40.0], [1, 1, 2, 0])
+    compute, mem = a.residual()
+    batch = np.arange(a.n_tasks)
+    m, _ = slot_milp._model(a, batch, a.arrival[batch], compute, mem, 8)
+    n = m.tasks.size
+    lp_x = np.zeros(n + m.y_task.size)
+    lp_x[:n] = [1.0, 1.0, 0.5, 1.0][:n]
+    lp_x[n:] = 1.0
+    lp_x[n + np.flatnonzero(m.y_task == m.tasks[1])[0]] = 0.3  # task 1 split across cells
+    x = slot_milp._rounded_start(m, lp_x)
+    assert x[:n].tolist() == [1.0, 0.0, 0.0, 1.0][:n]
+    kept = np.isin(m.y_task, m.tasks[[0, 3]])
+    assert (x[n:][kept] == 1.0).all() and (x[n:][~kept] == 0.0).all()
