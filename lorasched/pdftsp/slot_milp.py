@@ -246,9 +246,9 @@ def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memor
     the arrival plus the vendor's delay, 4c). The solve stops at relative gap
     ``mip_rel_gap`` or after ``max_nodes`` branch-and-bound nodes (a count); the gap it
     reaches is certified by the solver's bound. ``warm`` gives the solver a first
-    incumbent: ``"greedy"`` a greedy schedule (:func:`_greedy_start`), ``"lp"`` the
-    integral part of the LP relaxation's solution (:func:`_rounded_start`, one LP solve
-    more) completed greedily; a solve stopped by its node limit keeps at least its value.
+    incumbent: ``"greedy"`` a greedy schedule, ``"lp"`` the integral part of the LP
+    relaxation's solution (one LP solve more) completed greedily; a solve stopped by its
+    node limit keeps at least its value.
     An admitted task's cells are cut to the first that deliver its work, in slot order.
     """
     if warm not in (None, "greedy", "lp"):
