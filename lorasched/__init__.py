@@ -2,8 +2,8 @@
 
 :func:`simulate` runs a policy of any system on a scenario, :func:`check_result` judges the
 result, :func:`run_sweep` runs a :class:`Sweep`. Layers, bottom to top (imports go downward):
-model < lp < jobsim < {pdftsp, titan, allpass} < systems < experiments < figures < plotting <
-explorer < service < bench < profiling < cli."""
+model < lp < jobsim < {pdftsp, titan, allpass} < plugins < systems < gym < experiments <
+figures < plotting < suite < explorer < service < bench < profiling < cli."""
 
 from .allpass.scenario import allpass_scenario
 from .experiments import Sweep, run_sweep, run_sweeps

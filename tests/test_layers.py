@@ -134,3 +134,17 @@ def test_the_checker_accepts_downward_and_sibling_module_imports(tmp_path):
     (root / "experiments" / "grid.py").write_text(
         "from ..model.traces import numpy\ndef f():\n    import json\n")
     assert violations(root) == []
+
+
+def _docstring_layers(doc: str) -> list[tuple[str, ...]]:
+    """The chain "a < b < {c, d} < ..." that follows "(imports go downward):" in ``doc``."""
+    chain = doc.split("(imports go downward):", 1)[1].split(".")[0]
+    return [tuple(n.strip(" {}\n") for n in layer.split(","))
+            for layer in " ".join(chain.split()).split("<")]
+
+
+def test_the_package_docstring_lists_the_layers_this_test_enforces():
+    want = [layer if layer[0] != "cli" else ("cli",) for layer in LAYERS]
+    assert _docstring_layers(lorasched.__doc__) == want
+    broken = lorasched.__doc__.replace("< gym <", "<")
+    assert _docstring_layers(broken) != want
