@@ -269,3 +269,10 @@ def test_titan_sweep_pages_prose_speaks_with_its_claims_verdicts(sweep_data):
         _speaks_for_its_claims(figures.figure(key), ds)
     table3 = figures.figure("table3")
     _speaks_for_its_claims(table3, table3.data("small", seeds=1, store=store))
+
+
+def test_a_mean_and_deviation_are_written_to_the_digits_asked():
+    from lorasched.figures.titan.common import fmt
+
+    assert fmt((2.345, 0.01234)) == "2.35 ± 0.0123"
+    assert fmt((2.345, 0.01234), digits=2) == "2.3 ± 0.012"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pandas as pd
 import xarray as xr
 
@@ -175,11 +174,6 @@ class Calibration(Figure):
             f"({_pct(gain(vmax['evaluation days'], cal['evaluation days']))}), a named reading "
             "with no scan."]
         return paragraphs(" ".join(text), self.tuning_findings(data))
-
-    @staticmethod
-    def log_ticks(values) -> list[str]:
-        """Axis labels for a heatmap of the grid ("0", "10", ...)."""
-        return [f"{v:g}" for v in np.asarray(values, dtype=float)]
 
     # ------------------------------------------------------- every policy tuned alike
     @staticmethod

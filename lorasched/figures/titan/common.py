@@ -164,8 +164,9 @@ def cell(ds: xr.Dataset, var: str, **at) -> tuple[float, float]:
     return mean_sd(ds[var].sel(**at))
 
 
-def fmt(ms: tuple[float, float], digits: int = 2) -> str:
-    return f"{num(ms[0])} ± {num(ms[1])}"
+def fmt(ms: tuple[float, float], digits: int = 3) -> str:
+    """A mean and its standard deviation, each to ``digits`` significant digits."""
+    return f"{num(ms[0], digits)} ± {num(ms[1], digits)}"
 
 
 def change(ds: xr.Dataset, var: str, policy: str, against: str, **at) -> np.ndarray:

@@ -103,7 +103,7 @@ class Table3(TitanFigure):
                              "avg JCT (h)": fmt(cell(d, "avg_jct_h")),
                              "makespan (h)": fmt(cell(d, "makespan_h")),
                              "GPU utilisation": fmt(cell(d, "utilisation")),
-                             "GPUs per job": fmt(cell(d, "mean_gpus"), 1),
+                             "GPUs per job": fmt(cell(d, "mean_gpus")),
                              "jobs merged": f"{cell(d, 'n_merged_jobs')[0]:.0f}"})
         return pd.DataFrame(rows)
 
