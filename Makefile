@@ -117,7 +117,7 @@ NB_JOBS ?= 2
 
 # The figure pages write the data they drew into build/figure-data/$(SIZE)
 # (lorasched.figures.datafiles); after the build it is copied into the site as data/, with
-# its SHA256SUMS.
+# its SHA256SUMS (lorasched.figures.publish).
 FIGURE_DATA := build/figure-data/$(SIZE)
 
 # The API reference (book/api/) documents this checkout's lorasched (PYTHONPATH), whichever
@@ -126,8 +126,8 @@ book: $(STAMP) $(SWEEPS_STAMP) book/_static/plotly.min.js
 	$(BIN)/python -m compileall -q lorasched
 	$(MAKE) --no-print-directory -j$(NB_JOBS) notebooks
 	PYTHONPATH=$(CURDIR) $(BIN)/jupyter-book build book -W -n --keep-going
-	$(BIN)/python -c "from lorasched.figures import datafiles; \
-	  names = datafiles.publish('$(FIGURE_DATA)', 'book/_build/html'); \
+	$(BIN)/python -c "from lorasched.figures.publish import publish; \
+	  names = publish('$(FIGURE_DATA)', 'book/_build/html'); \
 	  print(f'{len(names)} data files and SHA256SUMS in book/_build/html/data')"
 
 # `make publish`: the built book (made first if needed) committed to the gh-pages branch

@@ -123,8 +123,8 @@ def simulate(scenario: xr.Dataset, algorithm: str | None = None, seed: int | Non
     scenario : xarray.Dataset
         A scenario of any system
         (:func:`~lorasched.pdftsp.workload.synthetic_scenario`,
-        :func:`~lorasched.titan.scenario.titan_scenario`,
-        :func:`~lorasched.allpass.scenario.allpass_scenario`, :func:`load_scenario`).
+        :func:`~lorasched.titan.workload.titan_scenario`,
+        :func:`~lorasched.allpass.workload.allpass_scenario`, :func:`load_scenario`).
     algorithm : str, optional
         A policy of the system's registry; default the system's own algorithm (its first
         policy, e.g. ``"pdftsp"``).

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lorasched.figures import datafiles
+from lorasched.figures import datafiles, publish
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -122,7 +122,7 @@ def build_site(dest: Path, executed: Path, data: Path) -> Path:
     assert proc.returncode == 0, f"jupyter-book build failed:\n{output}"
     # 5. the figures' data files and their SHA256SUMS into the site (as make book does)
     site = dest / "_build" / "html"
-    datafiles.publish(data / "small", site)
+    publish.publish(data / "small", site)
     return site
 
 

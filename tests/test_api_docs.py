@@ -69,13 +69,15 @@ def _public_methods(cls) -> list:
 
 def _documented() -> dict[str, object]:
     """The public API whose docstrings are checked: every callable of ``lorasched.__all__``
-    and their public methods, the System contract, every system's policies, the service and
-    the sweep store."""
+    and of pdFTSP's names that moved off the top level (``lorasched.MOVED``), their public
+    methods, the System contract, every system's policies, the service and the sweep store."""
     out = {}
     for name in lorasched.__all__:
         obj = getattr(lorasched, name)
         if callable(obj):
             out[f"lorasched.{name}"] = obj
+    for module, name in lorasched.MOVED.values():
+        out[f"{module}.{name}"] = getattr(importlib.import_module(module), name)
     extra = {"System": System, "policy_options": policy_options,
              "AuctionService": AuctionService, "ServiceInputError": ServiceInputError,
              "create_app": create_app, "service.Store": ServiceStore,

@@ -16,7 +16,7 @@ import yaml
 from _book import BOOK, ROOT, toc_files, toc_notebooks, toc_pages
 from _browser import ARTIFACTS, PlaywrightError, new_page, screenshot
 
-from lorasched.figures import datafiles, verdicts
+from lorasched.figures import datafiles, publish, verdicts
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 SUFFIXES = (".md", ".ipynb", ".rst")
@@ -538,10 +538,10 @@ def test_every_figure_page_links_its_data_and_its_claims_come_back_from_it(built
     from lorasched.figures import FIGURES, styled
 
     site = built_book
-    assert datafiles.verify(site) == []
+    assert publish.verify(site) == []
     listed = [line.split("  ")[1]
               for line in (site / "data" / "SHA256SUMS").read_text().splitlines()]
-    assert listed == datafiles.expected_files()
+    assert listed == publish.expected_files()
     problems = []
     for fig in [f for figs in FIGURES.values() for f in figs.values()]:
         page, shows_claims = _page_of(fig)

@@ -147,8 +147,8 @@ def test_timed_run_checks_options_and_seeds_the_generator():
 # --- load_scenario: a netCDF file, validated by its system --------------------------------
 
 def test_load_scenario_reads_back_each_systems_scenario_and_a_result(tmp_path):
-    from lorasched.allpass.scenario import allpass_scenario
-    from lorasched.titan.scenario import titan_scenario
+    from lorasched.allpass.workload import allpass_scenario
+    from lorasched.titan.workload import titan_scenario
 
     made = {"pdftsp": lorasched.synthetic_scenario(nodes=3, slots=12, load=2.0, seed=1),
             "titan": titan_scenario(jobs=6, workload="helios", seed=1),
@@ -164,7 +164,7 @@ def test_load_scenario_reads_back_each_systems_scenario_and_a_result(tmp_path):
 
 
 def test_load_scenario_names_the_file_and_what_makes_it_no_scenario(tmp_path):
-    from lorasched.titan.scenario import titan_scenario
+    from lorasched.titan.workload import titan_scenario
 
     with pytest.raises(lorasched.InputError, match=r"a folder, not a scenario file"):
         lorasched.load_scenario(tmp_path)

@@ -1,9 +1,12 @@
 """Allpass (2025): fine-tuning jobs across serverless, marketplace and conventional GPU clouds.
 
-:mod:`.clouds`, :mod:`.workload`, :mod:`.scenario`, :mod:`.pressure` (eqs. 1-2),
-:mod:`.scalers` (Algorithms 1-2), :mod:`.cluster`, :mod:`.env` (the provisioning each minute
-as a decision problem), :mod:`.policies`, :mod:`.result`, :mod:`.system`, :mod:`.flags` (its
-``lorasched simulate`` flags), :mod:`.diagnose`. The
+The shape every system package shares: :mod:`.workload` (the jobs and the scenario builder,
+:func:`allpass_scenario`), :mod:`.scenario` (:func:`validate`, :func:`to_arrays`),
+:mod:`.policies`, :mod:`.decisions` (what a policy returns, :class:`Run`), :mod:`.result`,
+:mod:`.diagnostics` (why demoted jobs queue), :mod:`.system` (the ``System`` and
+:func:`simulate`), :mod:`.env` (the provisioning each minute as a decision problem) and
+:mod:`.flags` (its ``lorasched simulate`` flags). Allpass's own: :mod:`.clouds`,
+:mod:`.pressure` (eqs. 1-2), :mod:`.scalers` (Algorithms 1-2) and :mod:`.cluster`. The
 model: :doc:`/allpass_model`; the details: :doc:`/reference/allpass_cluster`,
 :doc:`/reference/allpass_data`.
 """
@@ -25,12 +28,18 @@ from .clouds import (
     save_offer_book,
     startup_times,
 )
+from .decisions import Run
+from .policies import REGISTRY as POLICIES
 from .pressure import Pressure, demand, pressure, pressure_detail, window_set
+from .result import assemble, check_result
 from .scalers import ServerfulDecision, ServerfulScaler, ServerlessScaler
+from .scenario import AllpassArrays, to_arrays, validate
+from .system import SYSTEM, simulate
 from .workload import (
     MIXTURE,
     PER_EPOCH_S,
     SEREN_TABLE1,
+    allpass_scenario,
     allpass_workload,
     fig1_shares,
     fit_mixture,
@@ -40,6 +49,8 @@ from .workload import (
 )
 
 __all__ = [
+    "POLICIES", "SYSTEM", "AllpassArrays", "Run", "allpass_scenario", "assemble",
+    "check_result", "simulate", "to_arrays", "validate",
     "OFFER_COLUMNS",
     "PAPER_MEAN_PRICE",
     "PROVIDERS",

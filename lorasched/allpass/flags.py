@@ -1,5 +1,5 @@
 """Allpass's flags of ``lorasched simulate``: the workload, clouds and capacity of
-:func:`.scenario.allpass_scenario`, the options of its policies (:mod:`.policies`), and the
+:func:`.workload.allpass_scenario`, the options of its policies (:mod:`.policies`), and the
 line a run prints (:class:`~lorasched.model.flags.Flags`)."""
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from ..model import rules
 from ..model.errors import ResultError
 from ..model.rules import Rule
 from .clouds import PROVIDERS, bill
-from .cluster import SEGMENT_KINDS, Run
+from .decisions import SEGMENT_KINDS, Run
 from .scenario import UNLIMITED
 
 #: relative tolerance of the checker's float comparisons (seconds, dollars)

@@ -1,6 +1,8 @@
-"""Allpass's scenario (sec. 5.1): the jobs, the Vast.ai offer book they meet and the serverful
-cap, as one ``xarray.Dataset`` with ``attrs["system"] == "allpass"`` (:func:`allpass_scenario`),
-its validation and its plain arrays. The variables: :doc:`/reference/allpass_data`.
+"""Allpass's scenario (sec. 5.1) as a contract: the jobs, the Vast.ai offer book they meet and
+the serverful cap, as one ``xarray.Dataset`` with ``attrs["system"] == "allpass"``;
+:func:`validate` names the first rule one breaks and :func:`to_arrays` gives the plain
+arrays every policy reads (:class:`AllpassArrays`). The builder is
+:func:`.workload.allpass_scenario`; the variables: :doc:`/reference/allpass_data`.
 """
 
 from __future__ import annotations
@@ -14,8 +16,6 @@ import xarray as xr
 
 from ..model import limits
 from ..model.errors import InputError
-from .clouds import load_offer_book, offer_book
-from .workload import PAPER_JOBS, allpass_workload
 
 #: sec. 5.1: "the serverful tier is limited by 30 concurrent A100 instances"
 PAPER_CAPACITY = 30
@@ -83,79 +83,6 @@ def capacity_value(capacity) -> int:
         raise InputError(f"capacity must be a positive integer or 'none' (unlimited), got "
                          f"{capacity!r}")
     return int(capacity)
-
-
-def allpass_scenario(jobs: int = PAPER_JOBS, source: str = "helios",
-                     capacity=PAPER_CAPACITY, sizing: str = "cost",
-                     book_hours: float = BOOK_HOURS, offer_file=None, trace_file=None,
-                     seed: int = 0, per_epoch_s=None,
-                     per_epoch_label: str = "given") -> xr.Dataset:
-    """An Allpass scenario: jobs, the marketplace's offer book and the serverful cap.
-
-    The module docstring lists the Dataset's variables and attributes.
-
-    Parameters
-    ----------
-    jobs : int, optional
-        Jobs of the workload (``lorasched.allpass.workload.allpass_workload``; default
-        200).
-    source : {"helios", "mixture"}, optional
-        Jobs from a Helios window (default) or the mixture fitted to Seren.
-    sizing : {"cost", "trace"}, optional
-        ``"cost"`` (default) scales the work to the paper's implied 332 A100-h,
-        ``"trace"`` keeps duration / 5.
-    trace_file : path-like, optional
-        A trace CSV used instead of Helios.
-    capacity : int or "none", optional
-        Cap on concurrent serverful workers (default sec. 5.1's 30; ``"none"`` unlimited).
-    book_hours : float, optional
-        Hours of the synthetic offer book (default 24; ignored with ``offer_file``).
-    offer_file : path-like, optional
-        A price/availability series (``lorasched.allpass.clouds.load_offer_book``)
-        instead of the model.
-    seed : int, optional
-        Seeds the workload and, with a second stream, the offer book (default 0).
-    per_epoch_s : dict, optional
-        Model of Table 4 -> seconds of one epoch on the GPU the jobs run on, in place of
-        Table 4's A100 seconds (e.g. ``lorasched.profiling.table.allpass_per_epoch``): those
-        models' jobs keep their epochs and take that GPU's time; the clouds' prices,
-        start-ups and inventory stay Table 2's and 3's A100 ones. Default: Table 4.
-    per_epoch_label : str, optional
-        Where ``per_epoch_s`` comes from, recorded in the attrs ``per_epoch_from_<model>``.
-
-    Returns
-    -------
-    xarray.Dataset
-        The validated scenario (:func:`validate`), ``attrs["system"] == "allpass"``.
-
-    Raises
-    ------
-    InputError
-        Naming the first argument out of its choices or range, or what the workload or
-        the offer file breaks.
-    """
-    cap = capacity_value(capacity)
-    if (isinstance(book_hours, bool) or not isinstance(book_hours, numbers.Real)
-            or not math.isfinite(book_hours) or book_hours <= 0):
-        raise InputError(f"book_hours must be a positive number, got {book_hours!r}")
-    work = allpass_workload(jobs=jobs, source=source, seed=seed, sizing=sizing,
-                            trace_file=trace_file, per_epoch_s=per_epoch_s,
-                            per_epoch_label=per_epoch_label)
-    if offer_file is None:
-        # a stream of its own, so the market does not shift when the workload's draws do
-        rng = np.random.default_rng([int(seed), 1])
-        book = offer_book(int(math.ceil(book_hours * 60)), rng)
-    else:
-        book = load_offer_book(offer_file)
-        # minutes count from the first submission: a file starting at minute 5 offers
-        # nothing in minutes 0-4 (the conventional cloud fills in)
-        book = book.reindex(minute=np.arange(int(book["minute"].max()) + 1))
-    ds = work.copy()
-    ds["price_per_gpu_h"] = book["price_per_gpu_h"]
-    ds.attrs.update({f"book_{k}": v for k, v in book.attrs.items()})
-    ds.attrs.update(system="allpass", capacity=cap, book_hours=float(book.sizes["minute"]) / 60)
-    validate(ds)
-    return ds
 
 
 def validate(scenario: xr.Dataset) -> None:

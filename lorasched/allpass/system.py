@@ -1,6 +1,6 @@
 """Allpass as a :class:`~lorasched.model.system.System`: what the experiment engine sees.
 
-Scenarios come from :func:`.scenario.allpass_scenario`; the policies are Allpass, its fixed-F
+Scenarios come from :func:`.workload.allpass_scenario`; the policies are Allpass, its fixed-F
 variants, sec. 5.1's baselines and a queue-all oracle (:mod:`.policies`); results are judged
 by job completion time, waiting time and dollars (:mod:`.result`). Allpass has no bound on an
 offline optimum.
@@ -17,7 +17,8 @@ import xarray as xr
 from ..model.system import System, timed_run
 from . import policies
 from .result import assemble, check_result
-from .scenario import allpass_scenario, to_arrays, validate
+from .scenario import to_arrays, validate
+from .workload import allpass_scenario
 
 #: per-cell results, with units
 METRICS = {

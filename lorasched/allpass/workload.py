@@ -1,8 +1,9 @@
 """Allpass's evaluation workload (sec. 5.1, :func:`allpass_workload`): 200 jobs from Helios
 Venus or a log-normal mixture fitted to Seren's Table 1, durations / 5, inter-arrival times
 / 15, Table 4's models, soft deadlines, work sized to the paper's implied 332 A100-h; with
-``per_epoch_s``, the same jobs on a GPU of measured per-epoch seconds. Every rule and number:
-:doc:`/reference/allpass_data`.
+``per_epoch_s``, the same jobs on a GPU of measured per-epoch seconds; and the scenario built
+from it (:func:`allpass_scenario`: the jobs, the offer book and the serverful cap). Every rule
+and number: :doc:`/reference/allpass_data`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import xarray as xr
 from ..model.errors import InputError
 from ..model.libm import libm_exp, libm_log
 from ..model.traces import read_trace
+from .clouds import load_offer_book, offer_book
+from .scenario import BOOK_HOURS, PAPER_CAPACITY, capacity_value, validate
 
 #: the paper's job count and scales (sec. 5.1)
 PAPER_JOBS = 200
@@ -291,3 +294,76 @@ def allpass_workload(jobs=PAPER_JOBS, source: str = "helios", seed=0,
                "iat_scale": iat_scale, "gpu_hours": float(work.sum() / 3600), "jobs": n,
                "sizing": sizing, "work_scale": float(work_scale), **mean_epochs,
                **measured})
+
+
+def allpass_scenario(jobs: int = PAPER_JOBS, source: str = "helios",
+                     capacity=PAPER_CAPACITY, sizing: str = "cost",
+                     book_hours: float = BOOK_HOURS, offer_file=None, trace_file=None,
+                     seed: int = 0, per_epoch_s=None,
+                     per_epoch_label: str = "given") -> xr.Dataset:
+    """An Allpass scenario: jobs, the marketplace's offer book and the serverful cap.
+
+    Its variables and attributes: :mod:`.scenario`.
+
+    Parameters
+    ----------
+    jobs : int, optional
+        Jobs of the workload (``lorasched.allpass.workload.allpass_workload``; default
+        200).
+    source : {"helios", "mixture"}, optional
+        Jobs from a Helios window (default) or the mixture fitted to Seren.
+    sizing : {"cost", "trace"}, optional
+        ``"cost"`` (default) scales the work to the paper's implied 332 A100-h,
+        ``"trace"`` keeps duration / 5.
+    trace_file : path-like, optional
+        A trace CSV used instead of Helios.
+    capacity : int or "none", optional
+        Cap on concurrent serverful workers (default sec. 5.1's 30; ``"none"`` unlimited).
+    book_hours : float, optional
+        Hours of the synthetic offer book (default 24; ignored with ``offer_file``).
+    offer_file : path-like, optional
+        A price/availability series (``lorasched.allpass.clouds.load_offer_book``)
+        instead of the model.
+    seed : int, optional
+        Seeds the workload and, with a second stream, the offer book (default 0).
+    per_epoch_s : dict, optional
+        Model of Table 4 -> seconds of one epoch on the GPU the jobs run on, in place of
+        Table 4's A100 seconds (e.g. ``lorasched.profiling.table.allpass_per_epoch``): those
+        models' jobs keep their epochs and take that GPU's time; the clouds' prices,
+        start-ups and inventory stay Table 2's and 3's A100 ones. Default: Table 4.
+    per_epoch_label : str, optional
+        Where ``per_epoch_s`` comes from, recorded in the attrs ``per_epoch_from_<model>``.
+
+    Returns
+    -------
+    xarray.Dataset
+        The validated scenario (:func:`.scenario.validate`), ``attrs["system"] == "allpass"``.
+
+    Raises
+    ------
+    InputError
+        Naming the first argument out of its choices or range, or what the workload or
+        the offer file breaks.
+    """
+    cap = capacity_value(capacity)
+    if (isinstance(book_hours, bool) or not isinstance(book_hours, numbers.Real)
+            or not math.isfinite(book_hours) or book_hours <= 0):
+        raise InputError(f"book_hours must be a positive number, got {book_hours!r}")
+    work = allpass_workload(jobs=jobs, source=source, seed=seed, sizing=sizing,
+                            trace_file=trace_file, per_epoch_s=per_epoch_s,
+                            per_epoch_label=per_epoch_label)
+    if offer_file is None:
+        # a stream of its own, so the market does not shift when the workload's draws do
+        rng = np.random.default_rng([int(seed), 1])
+        book = offer_book(int(math.ceil(book_hours * 60)), rng)
+    else:
+        book = load_offer_book(offer_file)
+        # minutes count from the first submission: a file starting at minute 5 offers
+        # nothing in minutes 0-4 (the conventional cloud fills in)
+        book = book.reindex(minute=np.arange(int(book["minute"].max()) + 1))
+    ds = work.copy()
+    ds["price_per_gpu_h"] = book["price_per_gpu_h"]
+    ds.attrs.update({f"book_{k}": v for k, v in book.attrs.items()})
+    ds.attrs.update(system="allpass", capacity=cap, book_hours=float(book.sizes["minute"]) / 60)
+    validate(ds)
+    return ds

@@ -20,7 +20,7 @@ from ..pdftsp.bound import offline_upper_bound
 from ..pdftsp.policies import REGISTRY
 from ..pdftsp.result import check_result
 from ..pdftsp.scenario import to_arrays
-from ..pdftsp.simulation import simulate
+from ..pdftsp.system import simulate
 from ..pdftsp.workload import synthetic_scenario
 
 

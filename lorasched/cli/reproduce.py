@@ -46,7 +46,9 @@ def _register_reproduce(sub) -> None:
         "Allpass: Figs. 1, 6-12, computed in memory) into STORE: pdFTSP's and TITAN's "
         "cells as ONE parallel, resumable batch (one pool of workers, each system's "
         "slowest cells first), then Allpass's; the figure notebooks then find their cells "
-        "done. `make book` runs this with --size full.")
+        "done. --scheduler, --workers and --serial say where that batch runs: Allpass's "
+        "runs take none of them (with --system allpass, giving one is an error). "
+        "`make book` runs this with --size full.")
     rep.add_argument("--system", default="all", choices=["all", *figure_modules()],
                      help="whose figures (all)")
     rep.add_argument("--size", default="full", choices=["small", "full"],
@@ -130,11 +132,15 @@ def _batch(batched: dict, args, store) -> int:
 
 
 def _alone(name: str, module, args, store) -> int:
-    """Run one system's figures by its own ``reproduce`` (Allpass's, computed in memory)."""
+    """Run one system's figures by its own ``reproduce`` (Allpass's, computed in memory).
+    With ``--system all`` the options of where cells run are the batch's and are not
+    passed on; with the system named alone they are, and a system that runs no cells
+    refuses them (an error naming the option)."""
     start = time.perf_counter()
+    executor = ({} if args.system == "all" else
+                {"workers": args.workers, "scheduler": args.scheduler, "serial": args.serial})
     report = module.reproduce(args.size, store, seeds=args.seeds, figures=args.figures,
-                              workers=args.workers, scheduler=args.scheduler,
-                              serial=args.serial, progress=not args.no_progress)
+                              progress=not args.no_progress, **executor)
     if report.interrupted:
         return 130
     print(f"{name} ({args.size}): {report.computed} cells computed, {report.skipped} "

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from ..allpass.scenario import allpass_scenario
+from ..allpass.workload import allpass_scenario
 from ..model.errors import InputError
 from ..pdftsp.mechanism import AuctionReplay
 from ..pdftsp.schedule import INFEASIBLE, NO_VENDOR
@@ -21,7 +21,7 @@ from ..plotting import allpass as allpass_plots
 from ..plotting import titan as titan_plots
 from ..plotting.pdftsp import dual_price_heatmap, utility_vs_bid
 from ..systems import SYSTEMS, simulate
-from ..titan.scenario import titan_scenario
+from ..titan.workload import titan_scenario
 
 __all__ = [
     "EXPLORER_POINTS",

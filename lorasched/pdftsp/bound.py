@@ -259,7 +259,7 @@ def offline_upper_bound(scenario: xr.Dataset, *, work_resolution: int = 8,
     ------
     InputError
         If the scenario breaks its schema
-        (:func:`~lorasched.pdftsp.scenario.validate_scenario`).
+        (:func:`~lorasched.pdftsp.scenario.validate`).
     """
     arrays = to_arrays(scenario)
     agg, count = aggregate_identical_nodes(arrays)

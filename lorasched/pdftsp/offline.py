@@ -141,7 +141,7 @@ def build_model(scenario: xr.Dataset | ScenarioArrays, *,
         raise InputError(
             f"the offline MILP would need {n_x:,} x_ikt variables, more than the limit of "
             f"{max_x_variables:,}; exact offline optima are for small instances -- for "
-            "paper-scale instances use lorasched.offline_upper_bound (a bound, not a "
+            "paper-scale instances use lorasched.pdftsp.offline_upper_bound (a bound, not a "
             "schedule) or raise max_x_variables")
     eligible = _eligible(arrays)
     usable, start, feasible = _windows(arrays, eligible)

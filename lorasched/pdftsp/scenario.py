@@ -1,5 +1,5 @@
 """The scenario: every input of the pdFTSP model (section 2.1) as one ``xarray.Dataset``, its
-validation with named errors (:func:`validate_scenario`) and its plain arrays
+validation with named errors (:func:`validate`) and its plain arrays
 (:func:`to_arrays`). The variables: :doc:`/model`; units and slots:
 :doc:`/reference/pdftsp_online`.
 """
@@ -210,7 +210,7 @@ def _fail(name: str, mask: np.ndarray, dims: tuple[str, ...], what: str) -> None
         raise InputError(f"scenario variable '{name}' at {_first_bad(mask, dims)}: {what}{more}")
 
 
-def validate_scenario(ds: xr.Dataset) -> None:
+def validate(ds: xr.Dataset) -> None:
     """Check that ``ds`` is a well-formed pdFTSP scenario.
 
     Parameters
@@ -497,6 +497,10 @@ class NodeSpeed:
         return np.asarray(self).max(axis=axis, **kwargs)
 
 
+#: :func:`validate`, under a name that :func:`to_arrays`'s argument ``validate`` does not hide
+_validate = validate
+
+
 def to_arrays(ds: xr.Dataset, validate: bool = True) -> ScenarioArrays:
     """A scenario's plain-array form, validated first.
 
@@ -505,7 +509,7 @@ def to_arrays(ds: xr.Dataset, validate: bool = True) -> ScenarioArrays:
     ds : xarray.Dataset
         A pdFTSP scenario.
     validate : bool, optional
-        Run :func:`validate_scenario` first (default True).
+        Run :func:`validate` first (default True).
 
     Returns
     -------
@@ -516,10 +520,10 @@ def to_arrays(ds: xr.Dataset, validate: bool = True) -> ScenarioArrays:
     Raises
     ------
     InputError
-        If ``validate`` and the scenario breaks its schema (:func:`validate_scenario`).
+        If ``validate`` and the scenario breaks its schema (:func:`validate`).
     """
     if validate:
-        validate_scenario(ds)
+        _validate(ds)
 
     def arr(name, dtype):
         return np.ascontiguousarray(ds[name].values, dtype=dtype)

@@ -1,4 +1,4 @@
-"""pdFTSP as a :class:`~lorasched.model.system.System`: scenarios from
+"""pdFTSP as a :class:`~lorasched.model.system.System`, and :func:`simulate`: scenarios from
 :func:`.workload.synthetic_scenario`, the auction, the paper's three baselines, Titan with
 the welfare objective and lorasched's cost-plus rule (:mod:`.policies`), the welfare
 accounting of eqs. (1)-(3) (:mod:`.result`), and the bounds ``"lp"`` (:mod:`.bound`) and
@@ -12,14 +12,31 @@ import inspect
 import numpy as np
 import xarray as xr
 
-from ..model.system import Bound, System
+from ..model.system import Bound, System, timed_run
 from . import policies
 from .bound import offline_upper_bound
 from .offline import offline_opt
-from .result import check_result
-from .scenario import validate_scenario
-from .simulation import simulate
+from .result import assemble, check_result
+from .scenario import to_arrays, validate
 from .workload import LOADS, synthetic_scenario
+
+
+def simulate(scenario: xr.Dataset, algorithm: str = "pdftsp", seed: int | None = 0,
+             **options) -> xr.Dataset:
+    """Run ``algorithm`` on ``scenario`` and return scenario + decisions + accounting.
+
+    ``seed`` seeds the ``numpy.random.Generator`` handed to the algorithm (pdFTSP draws
+    none; baselines that pick vendors at random do); the same seed gives the same result.
+    ``options`` go to the algorithm (for pdFTSP: ``alpha``, ``beta``, ``payment``,
+    ``solver``, ``work_resolution``, ``progress``); an unknown option is a ``TypeError``
+    naming it. The returned dataset is described in :mod:`lorasched.pdftsp.result`.
+    """
+    decisions, elapsed = timed_run(policies.get(algorithm), algorithm, to_arrays(scenario),
+                                   seed, options)
+    result = assemble(scenario, decisions, algorithm=algorithm, seed=seed, options=options)
+    result.attrs["wall_seconds"] = elapsed
+    return result
+
 
 #: per-cell results, with units
 METRICS = {
@@ -99,5 +116,5 @@ SYSTEM = System(
     bound_metric="welfare",
     ratio_name="competitive_ratio",
     cost=cost,
-    validate=validate_scenario,
+    validate=validate,
 )

@@ -18,7 +18,7 @@ from ..model import traces as _traces
 from ..model.errors import InputError, real_number, whole_number
 from ..model.libm import libm_exp, libm_log
 from .node_profile import NodeProfile
-from .scenario import SPEED_DTYPE, SPEED_MAX, validate_scenario
+from .scenario import SPEED_DTYPE, SPEED_MAX, validate
 
 LOADS = {"light": 30.0, "medium": 50.0, "high": 80.0}
 DEADLINE_POLICIES = ("slack", "tight", "loose", "fixed", "end_of_day")
@@ -450,7 +450,7 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
     Returns
     -------
     xarray.Dataset
-        A validated scenario (:func:`~lorasched.pdftsp.scenario.validate_scenario`)
+        A validated scenario (:func:`~lorasched.pdftsp.scenario.validate`)
         whose attribute ``load_factor`` is the offered work over what the cluster can
         process in the horizon (``sum M_i / (T * sum_k C_kp)``): above 1 the cluster
         cannot serve everything. With ``trace``, the attributes ``trace``, ``trace_day``
@@ -513,5 +513,5 @@ def synthetic_scenario(nodes: int = 100, gpu: str = "mix", load: str | float = "
         _trace_attributes(ds, trace, trace_day, day, task_sizes, clipped)
     ds["bid"].attrs["units"] = "USD"
     ds["electricity_price"].attrs["units"] = "USD per kWh"
-    validate_scenario(ds)
+    validate(ds)
     return ds

@@ -13,13 +13,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..allpass.scenario import allpass_scenario
-from ..allpass.workload import PER_EPOCH_S
+from ..allpass.workload import PER_EPOCH_S, allpass_scenario
 from ..model.errors import InputError
 from ..model.profiles import PUBLISHED_MULTI_ADAPTER as PUBLISHED_MULTI_ADAPTER  # the H200 page
 from ..pdftsp.workload import synthetic_scenario
 from ..systems import simulate
-from ..titan.scenario import titan_scenario
+from ..titan.workload import titan_scenario
 from . import table as measured
 from .harness import Config, PublishedWorkload
 

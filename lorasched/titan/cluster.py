@@ -18,9 +18,9 @@ from tqdm import tqdm
 
 from ..jobsim.engine import on_tick
 from ..model.errors import InputError
+from .decisions import Recorder, Schedule
 from .milp import CONSTRAINTS, each_at_its_best, solve_allocation, solve_with_merging
 from .scenario import TitanArrays
-from .schedule import Recorder, Schedule
 
 #: the authors' fitted law of iterations against dataset scale S (samples), first commit:
 #: iterations = P0 + P1 * ln(S) (fit.py on three points; used for merged jobs' length)

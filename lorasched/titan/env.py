@@ -13,8 +13,8 @@ import numpy as np
 
 from ..model.errors import InputError
 from .cluster import Offer, TitanCluster
+from .decisions import RUN, Schedule
 from .scenario import TitanArrays
-from .schedule import RUN, Schedule
 
 #: the options of TITAN's loop (``lorasched.titan.cluster.TitanCluster``) it accepts
 CLUSTER_OPTIONS = ("merge", "preemptive", "constraints", "candidates", "merge_length",
@@ -214,7 +214,7 @@ class AllocationProblem:
 
         Returns
         -------
-        ~lorasched.titan.schedule.Schedule
+        ~lorasched.titan.decisions.Schedule
             The run segments of every unit; each decision is recorded with 0 solver
             seconds.
 

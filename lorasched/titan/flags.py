@@ -1,5 +1,5 @@
 """TITAN's flags of ``lorasched simulate``: the workload and cluster of
-:func:`.scenario.titan_scenario`, the options of TITAN's policies (:mod:`.policies`), and
+:func:`.workload.titan_scenario`, the options of TITAN's policies (:mod:`.policies`), and
 the line a run prints (:class:`~lorasched.model.flags.Flags`)."""
 
 from __future__ import annotations

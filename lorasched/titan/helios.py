@@ -15,8 +15,8 @@ import xarray as xr
 from ..model.errors import InputError
 from ..model.traces import read_trace
 from . import lut as _lut
+from .authors import _read_scale, titansched_dir
 from .tables import read_csv, require_columns
-from .workload import _read_scale, titansched_dir
 
 #: columns of ``dataset_class.csv``
 CLASS_COLUMNS = ("application", "scale_class")
@@ -45,7 +45,7 @@ HELIOS_SOURCE = (
 
 def dataset_classes(folder=None) -> dict[str, dict[str, list[str]]]:
     """model -> scale class -> datasets (file order) from ``<folder>/dataset_class.csv``,
-    ``folder`` defaulting to :func:`lorasched.titan.workload.titansched_dir`. ``ValueError``
+    ``folder`` defaulting to :func:`lorasched.titan.authors.titansched_dir`. ``ValueError``
     naming the file, line and column for a malformed row."""
     path = Path(titansched_dir() if folder is None else folder) / "dataset_class.csv"
     frame = read_csv(path, str, required=True)

@@ -12,9 +12,9 @@ from ..jobsim import FINISH, PREEMPT, RUN, Tiresias
 from ..jobsim import simulate as jobsim_simulate
 from ..model.errors import InputError
 from .cluster import run_titan
+from .decisions import Recorder, Schedule
 from .env import AllocationProblem
 from .scenario import TitanArrays
-from .schedule import Recorder, Schedule
 from .switch import switch_seconds
 
 #: Tiresias' first-queue limit in GPU-seconds of attained service, 4 GPU-hours, as in the
@@ -135,7 +135,7 @@ def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
 
     Returns
     -------
-    ~lorasched.titan.schedule.Schedule
+    ~lorasched.titan.decisions.Schedule
         The run segments of every job.
 
     Raises
@@ -166,7 +166,7 @@ def titan_nomerge(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
 
     Returns
     -------
-    ~lorasched.titan.schedule.Schedule
+    ~lorasched.titan.decisions.Schedule
         The run segments of every job.
     """
     return titan(arrays, rng, merge=False, switch=switch, switch_scale=switch_scale,
@@ -186,7 +186,7 @@ def titan_noswitch(arrays: TitanArrays, rng: np.random.Generator, *, switch_scal
 
     Returns
     -------
-    ~lorasched.titan.schedule.Schedule
+    ~lorasched.titan.decisions.Schedule
         The run segments of every job.
     """
     return titan(arrays, rng, merge=True, switch="naive", switch_scale=switch_scale,
@@ -221,7 +221,7 @@ def srtf(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
 
     Returns
     -------
-    ~lorasched.titan.schedule.Schedule
+    ~lorasched.titan.decisions.Schedule
         The run segments of every job (one unit per job).
     """
     return _jobsim(arrays, "srtf", False, switch, switch_scale, tick_s)
@@ -258,7 +258,7 @@ def tiresias(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
 
     Returns
     -------
-    ~lorasched.titan.schedule.Schedule
+    ~lorasched.titan.decisions.Schedule
         The run segments of every job (one unit per job).
     """
     return _jobsim(arrays, Tiresias(threshold=threshold_gpu_s, service="gpu_time"), True,
@@ -291,7 +291,7 @@ def fifo(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
 
     Returns
     -------
-    ~lorasched.titan.schedule.Schedule
+    ~lorasched.titan.decisions.Schedule
         The run segments of every job (one unit per job).
     """
     return _jobsim(arrays, "fifo", False, switch, switch_scale, tick_s)
@@ -320,7 +320,7 @@ def random(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
 
     Returns
     -------
-    ~lorasched.titan.schedule.Schedule
+    ~lorasched.titan.decisions.Schedule
         The run segments of every unit.
 
     Raises

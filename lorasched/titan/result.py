@@ -15,8 +15,8 @@ import xarray as xr
 from ..model import rules
 from ..model.errors import ResultError
 from ..model.rules import Rule
+from .decisions import KINDS, RUN, SWITCH, WIDTHS, Schedule
 from .milp import allocation_set
-from .schedule import KINDS, RUN, SWITCH, WIDTHS, Schedule
 
 #: tolerance of the checker on progress sums and times
 TOL = 1e-6

@@ -1,6 +1,6 @@
 """TITAN as a :class:`~lorasched.model.system.System`: what the experiment engine sees.
 
-Scenarios come from :func:`.scenario.titan_scenario`; the policies are TITAN, its two
+Scenarios come from :func:`.workload.titan_scenario`; the policies are TITAN, its two
 ablations, the paper's baselines and a FIFO reference (:mod:`.policies`); results are judged
 by average JCT and makespan (:mod:`.result`). TITAN has no bound on an offline optimum.
 """
@@ -15,8 +15,10 @@ import xarray as xr
 from ..model.system import System, timed_run
 from . import policies
 from .cluster import SHOW_PROGRESS
+from .diagnostics import mean_gpus, starts_per_job, utilisation
 from .result import assemble, check_result
-from .scenario import titan_scenario, to_arrays, validate
+from .scenario import to_arrays, validate
+from .workload import titan_scenario
 
 #: per-cell results, with units
 METRICS = {
@@ -79,41 +81,6 @@ def against_srtf(scenario: xr.Dataset, result: xr.Dataset) -> tuple[float, float
         reference = simulate(scenario, "srtf")
     ratio = result["jct_s"].values / reference["jct_s"].values
     return (float(np.mean(ratio <= 1 - SIGNIFICANT)), float(np.mean(ratio >= 1 + SIGNIFICANT)))
-
-
-def mean_gpus(result: xr.Dataset) -> float:
-    """GPUs each job runs on, weighted by its run time (a member of a merged job counts
-    the merged job's GPUs), averaged over jobs."""
-    seg = result["part_segment"].values
-    length = (result["seg_end_s"] - result["seg_start_s"]).values[seg]
-    gpus = result["seg_gpus"].values[seg]
-    job = result["part_job"].values
-    n = result.sizes["job"]
-    seconds = np.bincount(job, weights=length, minlength=n)
-    return float(np.mean(np.bincount(job, weights=length * gpus, minlength=n) / seconds))
-
-
-def starts_per_job(result: xr.Dataset) -> float:
-    """Stays on GPUs per job: a stay begins with a switch segment, or with a run segment
-    that does not follow its unit's switch (free switches); a merged unit's stay counts
-    once for each member."""
-    unit = result["seg_unit"].values
-    start, end = result["seg_start_s"].values, result["seg_end_s"].values
-    kind = result["seg_kind"].values
-    order = np.lexsort((start, unit))
-    u, s0, s1, k = unit[order], start[order], end[order], kind[order]
-    follows = np.r_[False, (u[1:] == u[:-1]) & (k[:-1] == 1) & (s0[1:] == s1[:-1])]
-    begins = (k == 1) | ((k == 0) & ~follows)
-    size = result["unit_size"].values
-    n = result.sizes["job"]
-    return float(size[u[begins]].sum() / n) if n else 0.0
-
-
-def utilisation(result: xr.Dataset) -> float:
-    """GPU-seconds of all segments (runs and switches) over M x makespan."""
-    busy = float(((result["seg_end_s"] - result["seg_start_s"]) * result["seg_gpus"]).sum())
-    span = float(result["seg_end_s"].max() - result["submit_s"].min())
-    return busy / (int(result.attrs["gpus"]) * span)
 
 
 def measure(scenario: xr.Dataset, result: xr.Dataset) -> dict[str, float]:

@@ -1,383 +1,300 @@
-"""TITAN's evaluation workloads (sec. 5) from TITAN's authors' published files
-(:func:`load_workload`): each job's length from its accuracy curve and dataset size, and the
-merge candidates (:func:`merge_candidates`). The file formats: :doc:`/reference/titan_data`.
+"""TITAN's scenarios (sec. 5) built: :func:`titan_scenario` from the authors' workloads
+(:mod:`.authors`) or a Helios day (:mod:`.helios`) with the LUT's step times, and
+:func:`build` from a job table and a LUT of one's own; each validated by
+:func:`.scenario.validate`. The variables: :doc:`/reference/titan_data`.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import numbers
-import re
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import xarray as xr
 
 from ..model import limits
 from ..model.errors import InputError
-from ..model.traces import trace_dir
-from .tables import read_csv, require_columns
+from .authors import load_workload
+from .helios import helios_workload
+from .lut import load_lut, measured_gpus, step_time, with_scalability
+from .milp import allocation_set
+from .scenario import SETUPS, validate
 
-#: columns of a workload CSV
-WORKLOAD_COLUMNS = ("name", "submission_time", "application", "num_gpus",
-                    "target_batch_size", "target_lr", "target_gradient_steps", "target_metric")
-#: columns of ``dataset_scale.csv``
-SCALE_COLUMNS = ("dataset", "samples_per_epoch")
-#: epochs of a job whose curve never reaches its target (the authors' rule)
-MAX_EPOCHS = 10
-#: provenance of the shipped workloads
-WORKLOAD_SOURCE = (
-    "TITAN's authors' evaluation workloads: GitHub gaow0007/TitanSched, commit f71cf44 "
-    "(2022-11-19), workloads/FM-{density}-{model}.csv with curves/hpo_task_info.json and "
-    "dataset_scale.csv, MIT licence, Copyright (c) 2020 WeiGao (traces/titansched/LICENSE). "
-    "Derived by the authors from a private cluster trace: jobs submitted 08:00-16:00 "
-    "shifted to [0, 8 h), GPU requests capped at 16, the dataset picked by the job's "
-    "GPU-time percentile (<= 30 % small, <= 90 % medium, else large).")
-MERGE_KEY = ("jobs with the same 'application' (model@dataset: same base model and same "
-             "dataset) are merge candidates; the paper's dataset-card similarity is not "
-             "modelled")
-_FILE = re.compile(r"^FM-(\d+(?:\.\d+)?)-(.+)\.csv$")
+#: The workloads :func:`titan_scenario` builds.
+WORKLOADS = ("authors", "helios")
+#: the authors' code: nodes of its cluster and the largest job (run/exp_cluster, f71cf44)
+AUTHORS_NODES, AUTHORS_MAX_JOB_GPUS = 8, 32
+#: the authors' code's checkpoint cost added to every start and restart (``add_ckpt``)
+AUTHORS_CKPT_S = 30.0
 
 
-def titansched_dir() -> Path:
-    """Folder of the shipped TitanSched data: ``traces/titansched`` under the folder of the
-    shipped traces (see :func:`lorasched.model.traces.trace_dir`)."""
-    return trace_dir() / "titansched"
-
-
-def available_workloads(folder=None) -> dict[float, tuple[str, ...]]:
-    """The (density -> models) of the workload files ``<folder>/workloads/FM-{density}-
-    {model}.csv``, densities ascending, models sorted. ``folder`` defaults to
-    :func:`titansched_dir` (shipped: densities 1, 1.5, 2 x ``roberta-base``,
-    ``roberta-large``, ``vit``, ``vit-large``)."""
-    return {d: tuple(sorted(models)) for d, models in sorted(_files(_folder(folder)).items())}
-
-
-def load_workload(density=1, model: str = "vit", folder=None) -> xr.Dataset:
-    """Read one of the authors' workloads with each job's length derived from the curves.
+def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | None = None,
+                   model: str = "vit-large", gpu: str | None = None, nodes: int | None = None,
+                   gpus_per_node: int = 4, seed: int = 0, setup: str = "paper",
+                   ckpt_s: float | None = None, oversize: str = "error",
+                   lut: xr.Dataset | None = None) -> xr.Dataset:
+    """A TITAN scenario: a pool of GPUs and fine-tuning jobs (the module docstring).
 
     Parameters
     ----------
-    density : int or float
-        Workload density (shipped: 1, 1.5, 2), matched by value.
-    model : str
-        Base model of the workload (shipped: ``vit``, ``vit-large``, ``roberta-base``,
-        ``roberta-large``).
-    folder : path, optional
-        Folder holding ``workloads/``, ``curves/hpo_task_info.json`` and
-        ``dataset_scale.csv`` (format in the module docstring); default
-        :func:`titansched_dir`.
+    workload : {"authors", "helios"}, optional
+        ``"authors"`` (default): TITAN's authors' workload ``FM-{density}-{model}``
+        (``lorasched.titan.authors.load_workload``; shipped densities 1, 1.5, 2; density
+        0.5 keeps a seeded random half of FM-1's jobs, lorasched's substitute, since the
+        authors published no such file, so only that density depends on the seed).
+        ``"helios"``: ``jobs x density`` jobs drawn from Helios Venus with GPU time
+        converted to dataset scale (``lorasched.titan.helios.helios_workload``).
+    density : float, optional
+        Workload density (the paper's Fig. 5: 0.5, 1, 1.5, 2; default 1).
+    jobs : int, optional
+        Jobs at density 1. ``"helios"``: default 320, the paper's. ``"authors"``: default
+        None, the file's own count (160 x density for ViT-L); a number draws ``jobs x
+        density`` of the file's jobs at random (seeded; the small book build uses it).
+    model, gpu : str, optional
+        The LUT (``vit-large`` on ``V100`` by default: the paper's ViT-Large/16 and its
+        cluster's V100 GPUs); with ``lut``, ``model`` names the workload's model and must be
+        the LUT's, and ``gpu`` is the LUT's (given, it must match).
+    nodes, gpus_per_node : int, optional
+        The cluster (default: the setup's; paper 16 x 4 = 64 GPUs, authors' code 8 x 4).
+    seed : int, optional
+        Seeds the draw of the helios jobs and of the density-0.5 half (default 0).
+    setup : {"paper", "authors_code"}, optional
+        The paper's setup (default) or the TITAN authors' simulator's (module docstring).
+    ckpt_s : float, optional
+        ``"authors_code"`` only: the checkpoint seconds added to every start (default 30).
+    oversize : {"error", "cap", "drop"}, optional
+        A job that requests more GPUs than the cluster has: an error naming it (default),
+        its request lowered to the cluster's GPUs (``"cap"``; the request is what the
+        baselines run on, TITAN chooses its own allocation), or the job left out
+        (``"drop"``). The attribute ``oversize_jobs`` counts the jobs capped or dropped.
+        With ``lut``, a job requesting more GPUs than the LUT's largest measured placement
+        counts as oversize too.
+    lut : xarray.Dataset, optional
+        A LUT of the user's own measurements (``lorasched.titan.lut.from_frames``, e.g.
+        measured on one GPU by ``lorasched profile``: ``lorasched.profiling.table.titan_lut``)
+        in place of the authors' ``load_lut(gpu, model)``; ``setup="paper"`` only. TITAN is
+        offered the allocations the LUT measures, and the helios workload caps requests at
+        its largest (:doc:`/reference/titan_data`).
 
     Returns
     -------
     xarray.Dataset
-        over dim ``job`` (0, 1, ... in file order): ``name``, ``application``, ``model``,
-        ``dataset`` (str; ``application`` split at ``@``); ``submit_s`` (seconds, the
-        CSV's ``submission_time``); ``requested_gpus`` (the CSV's ``num_gpus``, what the
-        baselines allocate); ``target_batch_size``, ``target_lr``,
-        ``target_gradient_steps``, ``target_metric``; ``metric`` (name of the curve's
-        metric, e.g. ``eval_accuracy``); ``epochs`` (float, module docstring);
-        ``reached`` (False where ``epochs`` is the :data:`MAX_EPOCHS` fallback);
-        ``samples_per_epoch``; ``total_samples``; ``total_iterations``. attrs
-        ``density``, ``model``, ``source``, ``merge_key``, ``max_epochs``.
+        The validated scenario (:func:`validate`), ``attrs["system"] == "titan"``.
 
     Raises
     ------
-    ValueError
-        unknown density or model (listing the choices); a file missing a column; a bad
-        value, duplicate job name, or a learning rate or gradient steps with no curve
-        (naming the file, job and column); an application whose model or dataset has no
-        curve or no dataset scale (naming the application).
-    FileNotFoundError
-        ``folder`` or one of its files does not exist.
+    InputError
+        Naming the first argument out of its choices or range, a job that requests more
+        GPUs than the cluster has or, with ``lut``, than the LUT measures
+        (``oversize="error"``), a ``lut`` whose model or GPU differs from ``model`` or
+        ``gpu``, or a LUT without the measured context switch ``setup="authors_code"``
+        needs.
     """
-    folder = _folder(folder)
-    density, path = _workload_file(folder, density, model)
-    curves_path = folder / "curves" / "hpo_task_info.json"
-    curves = _read_curves(curves_path)
-    scale_path = folder / "dataset_scale.csv"
-    scale = _read_scale(scale_path)
-    jobs = _read_jobs(path)
-    metric, epochs, reached, samples = [], [], [], []
-    for i, row in enumerate(jobs.itertuples(index=False)):
-        where = f"{path}, line {i + 2} (job {row.name!r})"
-        name, epoch, hit, per_epoch = _job_length(row, where, curves, curves_path, scale,
-                                                  scale_path)
-        metric.append(name)
-        epochs.append(epoch)
-        reached.append(hit)
-        samples.append(per_epoch)
-    source = (WORKLOAD_SOURCE.replace("{density}", f"{density:g}").replace("{model}", model)
-              if folder.resolve() == titansched_dir().resolve() else str(path))
-    return xr.Dataset(_variables(jobs, metric, epochs, reached, samples),
-                      coords={"job": np.arange(len(jobs), dtype=np.int64)},
-                      attrs={"density": density, "model": model, "source": source,
-                             "merge_key": MERGE_KEY, "max_epochs": MAX_EPOCHS})
+    if oversize not in OVERSIZE:
+        raise InputError(f"oversize must be one of {OVERSIZE}, got {oversize!r}")
+    if setup not in SETUPS:
+        raise InputError(f"setup must be one of {SETUPS}, got {setup!r}")
+    if ckpt_s is not None and setup != "authors_code":
+        raise InputError("ckpt_s applies to setup='authors_code' only")
+    if ckpt_s is None:
+        ckpt_s = AUTHORS_CKPT_S
+    if (isinstance(ckpt_s, bool) or not isinstance(ckpt_s, numbers.Real)
+            or not math.isfinite(ckpt_s) or ckpt_s < 0):
+        raise InputError(f"ckpt_s must be a non-negative number of seconds, got {ckpt_s!r}")
+    if nodes is None:
+        nodes = AUTHORS_NODES if setup == "authors_code" else 16
+    for name, value in (("nodes", nodes), ("gpus_per_node", gpus_per_node)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+            raise InputError(f"{name} must be a positive integer, got {value!r}")
+    limits.at_most([nodes * gpus_per_node], limits.MAX_GPUS, "nodes x gpus_per_node",
+                   lambda i: f"{nodes} x {gpus_per_node} GPUs")
+    if workload not in WORKLOADS:
+        raise InputError(f"workload must be one of {WORKLOADS}, got {workload!r}")
+    if (isinstance(density, bool) or not isinstance(density, numbers.Real)
+            or not math.isfinite(density) or density <= 0):
+        raise InputError(f"density must be a positive number, got {density!r}")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise InputError(f"seed must be an integer, got {seed!r}")
+    if lut is None:
+        gpu = "V100" if gpu is None else gpu
+        lut, most = load_lut(gpu, model), None
+    else:
+        gpu, most = _given_lut(lut, model, gpu, setup)
+    if workload == "helios":
+        ds = helios_workload(jobs=320 if jobs is None else jobs, density=density,
+                             model=model, gpu=gpu, seed=int(seed), lut=lut)
+    else:
+        ds = _authors(density, model, int(seed), jobs)
+    if setup == "paper":
+        ds = _fit(ds, nodes * gpus_per_node, oversize, most)
+        return build(ds, lut, nodes * gpus_per_node, nodes=int(nodes),
+                     gpus_per_node=int(gpus_per_node), workload=workload,
+                     density=float(density), seed=int(seed),
+                     oversize_jobs=int(ds.attrs.get("oversize_jobs", 0)))
+    if "context_switch_s" not in lut:
+        raise InputError(f"setup='authors_code' needs the measured context switch of "
+                         f"{model!r} on {gpu} ({model}_context_switch.csv)")
+    switch = float(lut["context_switch_s"].max())
+    M = nodes * gpus_per_node
+    if gpus_per_node == 4:
+        lut = with_scalability(lut, min(nodes, -(-AUTHORS_MAX_JOB_GPUS // 4)))
+    allocs = authors_allocation_set(M)
+    ds = _fit(ds, M, oversize)
+    return build(ds, lut, M, allocations=allocs, job_cap=AUTHORS_MAX_JOB_GPUS,
+                 oversize_jobs=int(ds.attrs.get("oversize_jobs", 0)),
+                 nodes=int(nodes), gpus_per_node=int(gpus_per_node), workload=workload,
+                 density=float(density), seed=int(seed), setup=setup,
+                 context_switch_s=switch, ckpt_s=float(ckpt_s),
+                 restart_s=switch + float(ckpt_s))
 
 
-def merge_candidates(ds: xr.Dataset) -> list[tuple[int, ...]]:
-    """Groups of at least two job positions sharing an ``application`` (same base model and
-    dataset: the merge candidates, module docstring), each ascending, the groups in the
-    order of their first job. Raises ``TypeError`` / ``ValueError`` if ``ds`` is not a
-    Dataset with ``application`` over ``job``."""
-    if not isinstance(ds, xr.Dataset):
-        raise InputError(f"ds must be an xarray.Dataset from load_workload, got "
-                        f"{type(ds).__name__}")
-    if "application" not in ds or ds["application"].dims != ("job",):
-        raise InputError("ds has no 'application' over 'job': build it with load_workload")
-    groups: dict[str, list[int]] = {}
-    for i, app in enumerate(ds["application"].values.tolist()):
-        groups.setdefault(str(app), []).append(i)
-    return [tuple(g) for g in groups.values() if len(g) >= 2]
+#: What :func:`titan_scenario` does with a job that requests more GPUs than the cluster has.
+OVERSIZE = ("error", "cap", "drop")
 
 
-# --- helpers ------------------------------------------------------------------------------
-
-def _workload_file(folder: Path, density, model) -> tuple[float, Path]:
-    """(density as the file names it, path) of the workload file of ``density`` and
-    ``model`` in ``folder``; ``ValueError`` listing the choices if there is none."""
-    files = _files(folder)
-    if isinstance(density, bool) or not isinstance(density, numbers.Real):
-        raise InputError(f"density must be a number, one of {sorted(files)}; got "
-                         f"{density!r}")
-    match = [d for d in files if math.isclose(d, float(density), rel_tol=1e-9)]
-    if not match:
-        raise InputError(f"density {density!r} has no workload in {folder / 'workloads'}; "
-                         f"choose one of {sorted(files)}")
-    density = match[0]
-    if not isinstance(model, str) or model not in files[density]:
-        raise InputError(f"model {model!r} has no workload at density {density:g} in "
-                         f"{folder / 'workloads'}; choose one of {sorted(files[density])}")
-    return density, files[density][model]
-
-
-def _dataset_curves(row, where: str, curves: dict, curves_path: Path, scale: dict,
-                    scale_path: Path) -> dict:
-    """The curves of the job's (model, dataset) by learning rate; ``ValueError`` if the
-    application has no curve or no dataset scale."""
-    model_curves = curves.get(row.model)
-    if model_curves is None or row.dataset not in model_curves:
-        raise InputError(
-            f"{where}, column 'application': application {row.application!r} has no "
-            f"curve in {curves_path} (models {sorted(curves)}"
-            + (f"; datasets of {row.model!r}: {sorted(model_curves)}" if model_curves
-               else "") + ")")
-    if row.dataset not in scale:
-        raise InputError(f"{where}, column 'application': application "
-                         f"{row.application!r} has no dataset scale for "
-                         f"{row.dataset!r} in {scale_path} (datasets "
-                         f"{sorted(scale)})")
-    return model_curves[row.dataset]
+def _given_lut(lut, model: str, gpu: str | None, setup: str) -> tuple[str, int]:
+    """The GPU of a user's ``lut`` and its largest measured GPU count, after checking that
+    it is a LUT of ``model`` (and of ``gpu`` if given) and that ``setup`` is the paper's."""
+    if not isinstance(lut, xr.Dataset):
+        raise InputError(f"lut must be an xarray.Dataset from load_lut/from_frames, got "
+                         f"{type(lut).__name__}")
+    if setup != "paper":
+        raise InputError("lut applies to setup='paper' only (setup='authors_code' reads the "
+                         "authors' context switch and scalability tables of their GPUs)")
+    most = measured_gpus(lut)[-1]
+    own_model, own_gpu = lut.attrs.get("model"), lut.attrs.get("gpu")
+    if own_model != model:
+        raise InputError(f"lut measures model {own_model!r} but model={model!r} names the "
+                         "workload's; they must agree")
+    if gpu is not None and gpu != own_gpu:
+        raise InputError(f"lut measures gpu {own_gpu!r} but gpu={gpu!r}; leave gpu out "
+                         "with lut")
+    return own_gpu, most
 
 
-def _job_length(row, where: str, curves: dict, curves_path: Path, scale: dict,
-                scale_path: Path) -> tuple[str, float, bool, int]:
-    """(metric, epochs, reached, samples_per_epoch) of one job: the first epoch of its
-    curve reaching ``target_metric``, else :data:`MAX_EPOCHS` (module docstring)."""
-    by_lr = _dataset_curves(row, where, curves, curves_path, scale, scale_path)
-    lr_key = _match(by_lr, row.target_lr, float)
-    if lr_key is None:
-        raise InputError(f"{where}, column 'target_lr': learning rate "
-                         f"{row.target_lr:g} has no curve for {row.application!r} in "
-                         f"{curves_path} (learning rates {list(by_lr)})")
-    by_steps = by_lr[lr_key]
-    steps_key = _match(by_steps, row.target_gradient_steps, float)
-    if steps_key is None:
-        raise InputError(f"{where}, column 'target_gradient_steps': gradient steps "
-                         f"{row.target_gradient_steps} have no curve for "
-                         f"{row.application!r} at learning rate {lr_key!r} in "
-                         f"{curves_path} (gradient steps {list(by_steps)})")
-    name, values, points = _curve(by_steps[steps_key], curves_path,
-                                  (row.model, row.dataset, lr_key, steps_key))
-    hit = [e for v, e in zip(values, points, strict=True) if v >= row.target_metric]
-    return (name, float(min(hit)) if hit else float(MAX_EPOCHS), bool(hit),
-            scale[row.dataset])
+def _fit(ds: xr.Dataset, gpus: int, oversize: str, most: int | None = None) -> xr.Dataset:
+    """The job table with the jobs that request more than ``gpus`` GPUs, or than ``most``
+    (the largest placement of a user's LUT) if given, capped or dropped (``oversize``;
+    ``"error"`` leaves the cluster's excess to :func:`build`, which names the first)."""
+    requested = ds["requested_gpus"].values
+    limit = gpus if most is None else min(gpus, most)
+    over = requested > limit
+    if oversize == "error" and most is not None and (requested > most).any():
+        j = int(np.flatnonzero(requested > most)[0])
+        raise InputError(f"job {j} ({ds['name'].values[j]!r}): 'requested_gpus' = "
+                         f"{requested[j]} exceeds the {most} GPU(s) of the largest placement "
+                         f"the lut measures (oversize='cap' lowers such requests to "
+                         f"{limit}, 'drop' leaves the jobs out)")
+    if oversize == "error" or not over.any():
+        return ds
+    if oversize == "cap":
+        ds = ds.copy()
+        ds["requested_gpus"] = ("job", np.minimum(requested, limit).astype(requested.dtype))
+    else:
+        if over.all():
+            what = (f"the cluster's {gpus} GPUs" if most is None else
+                    f"{limit} GPU(s), what the cluster and the lut's placements allow")
+            raise InputError(f"oversize='drop': every job requests more than {what}; none "
+                             "is left")
+        ds = ds.isel(job=np.flatnonzero(~over)).assign_coords(job=np.arange(int((~over).sum())))
+    ds.attrs["oversize_jobs"] = int(over.sum())
+    return ds
 
 
-def _variables(jobs: pd.DataFrame, metric, epochs, reached, samples) -> dict:
-    """The workload's variables over ``job``, with total_samples = epochs x
-    samples_per_epoch and total_iterations = ceil(total_samples / target_batch_size)."""
-    epochs = np.array(epochs, dtype=float)
-    samples = np.array(samples, dtype=np.int64)
-    total = epochs * samples
-    batch = jobs["target_batch_size"].to_numpy(dtype=np.int64)
-    iterations = np.ceil(np.round(total / batch, 9)).astype(np.int64)
-
-    def text(column):
-        return ("job", np.array(jobs[column].tolist(), dtype=object))
-
-    return {
-        "name": text("name"),
-        "submit_s": ("job", jobs["submission_time"].to_numpy(dtype=float),
-                     {"units": "s", "long_name": "submission time"}),
-        "application": text("application"),
-        "model": text("model"),
-        "dataset": text("dataset"),
-        "requested_gpus": ("job", jobs["num_gpus"].to_numpy(dtype=np.int64),
-                           {"long_name": "GPUs requested (the CSV's num_gpus)"}),
-        "target_batch_size": ("job", batch, {"units": "samples per optimizer step"}),
-        "target_lr": ("job", jobs["target_lr"].to_numpy(dtype=float)),
-        "target_gradient_steps": ("job", jobs["target_gradient_steps"].to_numpy(
-            dtype=np.int64)),
-        "target_metric": ("job", jobs["target_metric"].to_numpy(dtype=float)),
-        "metric": ("job", np.array(metric, dtype=object)),
-        "epochs": ("job", epochs, {"long_name": "epochs to reach target_metric "
-                                                f"({MAX_EPOCHS} if never reached)"}),
-        "reached": ("job", np.array(reached, dtype=bool)),
-        "samples_per_epoch": ("job", samples),
-        "total_samples": ("job", total, {"long_name": "epochs x samples_per_epoch"}),
-        "total_iterations": ("job", iterations,
-                             {"long_name": "ceil(total_samples / target_batch_size)"}),
-    }
+def authors_allocation_set(max_gpus: int) -> tuple[int, ...]:
+    """The authors' code's allocations ``{1, 2, 3} u {4m}`` up to ``max_gpus``
+    (``titan_utils.create_candidate_allocations``; 0, no allocation, aside)."""
+    return tuple(a for a in (1, 2, 3) if a <= max_gpus) + tuple(range(4, max_gpus + 1, 4))
 
 
-def _folder(folder) -> Path:
-    folder = titansched_dir() if folder is None else Path(folder)
-    if not folder.is_dir():
-        raise FileNotFoundError(f"TitanSched folder {str(folder)!r} not found")
-    return folder
+def _authors(density: float, model: str, seed: int, jobs: int | None) -> xr.Dataset:
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral)
+                             or jobs < 1):
+        raise InputError(f"jobs must be a positive integer or None, got {jobs!r}")
+    half = math.isclose(density, 0.5)
+    full = load_workload(1 if half else density, model)
+    n = full.sizes["job"]
+    keep = round(n / 2) if half else n
+    if jobs is not None:
+        want = round(jobs * density)
+        if want > keep:
+            raise InputError(f"jobs: {jobs} x density {density:g} = {want} jobs, but the "
+                             f"authors' workload has {keep} at that density")
+        keep = want
+    if keep == n:
+        return full
+    pick = np.sort(np.random.default_rng(seed).choice(n, size=keep, replace=False))
+    ds = full.isel(job=pick).assign_coords(job=np.arange(keep))
+    ds.attrs.update(density=float(density), source=full.attrs["source"] + f"; {keep} of its "
+                    f"{n} jobs drawn at random (lorasched, seed {seed})")
+    return ds
 
 
-def _files(folder: Path) -> dict[float, dict[str, Path]]:
-    sub = folder / "workloads"
-    if not sub.is_dir():
-        raise FileNotFoundError(f"workload folder {str(sub)!r} not found")
-    found: dict[float, dict[str, Path]] = {}
-    for path in sorted(sub.glob("FM-*.csv")):
-        m = _FILE.match(path.name)
-        if m:
-            found.setdefault(float(m.group(1)), {})[m.group(2)] = path
-    return found
-
-
-def _numbers(frame, column, path, names, *, integer=False, positive=False, minimum=None,
-             maximum=None):
-    """Column as floats; the first bad value raises, naming file, line, job and column
-    (``maximum``: a declared limit, :mod:`lorasched.model.limits`)."""
-    raw = frame[column]
-    values = pd.to_numeric(raw.str.strip(), errors="coerce").to_numpy(dtype=float)
-    bad = ~np.isfinite(values)
-    if positive:
-        bad |= values <= 0
-    if minimum is not None:
-        bad |= values < minimum
-    if integer:
-        bad |= np.isfinite(values) & (values != np.round(values))
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        need = ("a positive integer" if integer and positive else
-                "a positive number" if positive else
-                f"a finite number >= {minimum:g}" if minimum is not None else
-                "a finite number")
-        job = f" (job {names[i]!r})" if names is not None else ""
-        raise InputError(f"{path}, line {i + 2}{job}, column {column!r}: must be {need}, "
-                         f"got {raw.iloc[i]!r}")
-    if maximum is not None:
-        limits.at_most(values, maximum, str(path), lambda i: (
-            f"line {i + 2}" + (f" (job {names[i]!r})" if names is not None else "")
-            + f", column {column!r}"))
-    return values
-
-
-def _read_jobs(path: Path) -> pd.DataFrame:
-    frame = read_csv(path, str, required=True)
-    require_columns(frame, path, WORKLOAD_COLUMNS)
-    names = [str(v).strip() for v in frame["name"]]
-    seen: dict[str, int] = {}
-    for i, name in enumerate(names):
-        if not name:
-            raise InputError(f"{path}, line {i + 2}, column 'name': empty job name")
-        if name in seen:
-            raise InputError(f"{path}, line {i + 2} (job {name!r}), column 'name': duplicate "
-                             f"job name (first at line {seen[name] + 2})")
-        seen[name] = i
-    out = pd.DataFrame({"name": names})
-    out["submission_time"] = _numbers(frame, "submission_time", path, names, minimum=0,
-                                      maximum=limits.HORIZON_S)
-    apps = [str(v).strip() for v in frame["application"]]
-    models, datasets = [], []
-    for i, app in enumerate(apps):
-        parts = app.split("@")
-        if len(parts) != 2 or not all(parts):
-            raise InputError(f"{path}, line {i + 2} (job {names[i]!r}), column "
-                             f"'application': must be 'model@dataset', got {app!r}")
-        models.append(parts[0])
-        datasets.append(parts[1])
-    out["application"], out["model"], out["dataset"] = apps, models, datasets
-    for column, maximum in (("num_gpus", limits.MAX_GPUS),
-                            ("target_batch_size", limits.MAX_BATCH),
-                            ("target_gradient_steps", limits.MAX_ITERATIONS)):
-        out[column] = _numbers(frame, column, path, names, integer=True, positive=True,
-                               maximum=maximum).astype(np.int64)
-    out["target_lr"] = _numbers(frame, "target_lr", path, names, positive=True)
-    out["target_metric"] = _numbers(frame, "target_metric", path, names)
-    return out
-
-
-def _read_scale(path: Path) -> dict[str, int]:
-    frame = read_csv(path, str, required=True)
-    require_columns(frame, path, SCALE_COLUMNS)
-    values = _numbers(frame, "samples_per_epoch", path, None, integer=True, positive=True,
-                      maximum=limits.MAX_SAMPLES)
-    scale: dict[str, int] = {}
-    for i, (name, value) in enumerate(zip(frame["dataset"], values, strict=True)):
-        name = str(name).strip()
-        if not name:
-            raise InputError(f"{path}, line {i + 2}, column 'dataset': empty dataset name")
-        if name in scale:
-            raise InputError(f"{path}, line {i + 2}, column 'dataset': duplicate dataset "
-                             f"{name!r}")
-        scale[name] = int(value)
-    return scale
-
-
-def _read_curves(path: Path) -> dict:
-    if not path.is_file():
-        raise FileNotFoundError(f"curves file {str(path)!r} not found")
-    try:
-        curves = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise InputError(f"{path}: not readable JSON ({err})") from err
-    if not isinstance(curves, dict) or not all(
-            isinstance(by_dataset, dict) and all(
-                isinstance(by_lr, dict) and all(isinstance(s, dict) for s in by_lr.values())
-                for by_lr in by_dataset.values())
-            for by_dataset in curves.values()):
-        raise InputError(f"{path}: must map model -> dataset -> learning rate -> gradient "
-                         f"steps -> {{<metric>: [...], <metric>_epoch: [...]}}")
-    return curves
-
-
-def _match(mapping: dict, value: float, convert) -> str | None:
-    """The key of ``mapping`` whose numeric value equals ``value`` (None if none does)."""
-    for key in mapping:
+def build(ds: xr.Dataset, lut: xr.Dataset, gpus: int, *, allocations=None,
+          job_cap: int | None = None, **attrs) -> xr.Dataset:
+    """A scenario from a job table ``ds`` (the variables of :func:`.authors.load_workload`:
+    ``name``, ``application``, ``submit_s``, ``requested_gpus``, ``target_batch_size``,
+    ``total_iterations``, ``samples_per_epoch``) and a LUT, on ``gpus`` GPUs; use it for
+    your own jobs and measurements. ``allocations`` (default the paper's set up to
+    ``gpus``) and ``job_cap`` (the authors' rule: no allocation above ``min(job_cap,
+    batch // smallest measured local batch)``) shape ``iter_s``; ``attrs`` are added to
+    the scenario's."""
+    for var in ("name", "application", "submit_s", "requested_gpus", "target_batch_size",
+                "total_iterations", "samples_per_epoch"):
+        if var not in ds:
+            raise InputError(f"job table has no {var!r}")
+    requested = ds["requested_gpus"].values.astype(np.int64)
+    names = ds["name"].values
+    over = np.flatnonzero(requested > gpus)
+    if over.size:
+        j = int(over[0])
+        raise InputError(f"job {j} ({names[j]!r}): 'requested_gpus' = {requested[j]} exceeds "
+                         f"the cluster's {gpus} GPUs (oversize='cap' lowers such requests "
+                         "to the cluster's GPUs, 'drop' leaves the jobs out)")
+    batch = ds["target_batch_size"].values.astype(np.int64)
+    batches, batch_id = np.unique(batch, return_inverse=True)
+    measured = set(lut["gpus"].values.tolist())
+    allocs = np.array(allocation_set(gpus) if allocations is None else allocations,
+                      dtype=np.int64)
+    smallest = int(lut["local_bsz"].values.min())
+    iter_s = np.full((batches.size, allocs.size), np.nan)
+    for b, bs in enumerate(batches.tolist()):
+        cap = math.inf if job_cap is None else min(job_cap, bs // smallest)
+        for c, a in enumerate(allocs.tolist()):
+            if a in measured and a <= cap:
+                try:
+                    iter_s[b, c] = step_time(lut, a, bs)
+                except ValueError:  # local batch outside the measured range: not offered
+                    pass
+    req_s = np.empty(requested.size)
+    for j, (g, bs) in enumerate(zip(requested.tolist(), batch.tolist(), strict=True)):
         try:
-            number = convert(key)
-        except ValueError:
-            continue
-        if math.isclose(number, value, rel_tol=1e-9):
-            return key
-    return None
-
-
-def _curve(entry, path: Path, keys) -> tuple[str, list[float], list[float]]:
-    """(metric name, values, epochs) of one curve entry, validated."""
-    at = f"{path}, curve {' -> '.join(keys)}"
-    names = [k for k in entry if not k.endswith("_epoch")] if isinstance(entry, dict) else []
-    if len(names) != 1 or f"{names[0]}_epoch" not in entry:
-        raise InputError(f"{at}: must hold one <metric> list and its <metric>_epoch list, "
-                         f"has keys {list(entry) if isinstance(entry, dict) else entry!r}")
-    name = names[0]
-    values, epochs = entry[name], entry[f"{name}_epoch"]
-    if not isinstance(values, list) or not isinstance(epochs, list) or len(values) != len(
-            epochs):
-        raise InputError(f"{at}: {name!r} and {name + '_epoch'!r} must be lists of equal "
-                         f"length")
-    for label, seq in ((name, values), (f"{name}_epoch", epochs)):
-        for j, v in enumerate(seq):
-            if (isinstance(v, bool) or not isinstance(v, numbers.Real)
-                    or not math.isfinite(v)):
-                raise InputError(f"{at}, {label}[{j}]: must be a finite number, got {v!r}")
-    return name, [float(v) for v in values], [float(e) for e in epochs]
+            req_s[j] = step_time(lut, g, bs)
+        except ValueError as err:
+            raise InputError(f"job {j} ({names[j]!r}): no step time for its "
+                             f"requested_gpus={g} at batch {bs}: {err}") from None
+    apps, app_id = np.unique(ds["application"].values.astype(str), return_inverse=True)
+    out = xr.Dataset(
+        {
+            "name": ("job", names.astype(object)),
+            "application": ("job", ds["application"].values.astype(object)),
+            "app_id": ("job", app_id.astype(np.int64)),
+            "submit_s": ("job", ds["submit_s"].values.astype(float), {"units": "s"}),
+            "requested_gpus": ("job", requested),
+            "target_batch_size": ("job", batch),
+            "batch_id": ("job", batch_id.astype(np.int64)),
+            "total_iterations": ("job", ds["total_iterations"].values.astype(np.int64)),
+            "samples_per_epoch": ("job", ds["samples_per_epoch"].values.astype(float)),
+            "requested_iter_s": ("job", req_s, {"units": "s per iteration"}),
+            "iter_s": (("batch", "allocation"), iter_s,
+                       {"units": "s per iteration", "long_name": "LUT step time"}),
+        },
+        coords={"job": np.arange(requested.size), "batch": batches,
+                "allocation": allocs, "app": ("app", apps.astype(object))},
+        attrs={"system": "titan", "gpus": int(gpus), "gpu": lut.attrs.get("gpu", ""),
+               "model": lut.attrs.get("model", ""),
+               "source": ds.attrs.get("source", ""), "lut_source": lut.attrs.get("source", ""),
+               **attrs},
+    )
+    validate(out)
+    return out

@@ -23,7 +23,8 @@ from lorasched.allpass.cluster import (
 )
 from lorasched.allpass.policies import tl_p
 from lorasched.allpass.result import assemble, check_result
-from lorasched.allpass.scenario import allpass_scenario, to_arrays
+from lorasched.allpass.scenario import to_arrays
+from lorasched.allpass.workload import allpass_scenario
 from lorasched.model.errors import ResultError
 
 STARTUP = {"modal": 2.0, "vast": 30.0, "lambda": 250.0}

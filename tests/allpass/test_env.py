@@ -15,8 +15,9 @@ from lorasched.allpass.cluster import AllpassCluster
 from lorasched.allpass.env import ProvisioningProblem
 from lorasched.allpass.policies import allpass
 from lorasched.allpass.result import assemble, check_result
-from lorasched.allpass.scenario import allpass_scenario, to_arrays
+from lorasched.allpass.scenario import to_arrays
 from lorasched.allpass.system import measure, simulate
+from lorasched.allpass.workload import allpass_scenario
 from lorasched.model.errors import InputError
 
 #: a small scenario; "slip" makes Algorithm 2 add and release many workers at a time

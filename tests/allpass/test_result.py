@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from lorasched.allpass.clouds import PROVIDERS, bill
-from lorasched.allpass.cluster import SEGMENT_KINDS, Run
+from lorasched.allpass.decisions import SEGMENT_KINDS, Run
 from lorasched.allpass.result import assemble, check_result
-from lorasched.allpass.scenario import allpass_scenario
 from lorasched.allpass.system import simulate
+from lorasched.allpass.workload import allpass_scenario
 from lorasched.model.errors import ResultError
 
 

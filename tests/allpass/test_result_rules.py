@@ -11,9 +11,9 @@ import xarray as xr
 
 from lorasched import simulate
 from lorasched.allpass.clouds import PROVIDERS
-from lorasched.allpass.cluster import SEGMENT_KINDS, Run
+from lorasched.allpass.decisions import SEGMENT_KINDS, Run
 from lorasched.allpass.result import RULES, assemble, broken_rules, check_result
-from lorasched.allpass.scenario import allpass_scenario
+from lorasched.allpass.workload import allpass_scenario
 from lorasched.model.errors import ResultError
 
 

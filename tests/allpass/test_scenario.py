@@ -13,12 +13,16 @@ from lorasched.allpass.clouds import save_offer_book
 from lorasched.allpass.scenario import (
     PAPER_CAPACITY,
     UNLIMITED,
-    allpass_scenario,
     capacity_value,
     to_arrays,
     validate,
 )
-from lorasched.allpass.workload import PER_EPOCH_S, TABLE4_SOURCE, allpass_workload
+from lorasched.allpass.workload import (
+    PER_EPOCH_S,
+    TABLE4_SOURCE,
+    allpass_scenario,
+    allpass_workload,
+)
 from lorasched.systems import check_result, simulate
 
 

@@ -12,7 +12,6 @@ import pytest
 from lorasched import systems
 from lorasched.allpass import system as allpass_system
 from lorasched.allpass.policies import LABELS, REGISTRY
-from lorasched.allpass.scenario import allpass_scenario
 from lorasched.allpass.system import (
     METRICS,
     SYSTEM,
@@ -23,6 +22,7 @@ from lorasched.allpass.system import (
     simulate,
     vast_price_mean,
 )
+from lorasched.allpass.workload import allpass_scenario
 from lorasched.model.errors import ResultError
 
 SERVERFUL_ONLY = ("tl_p", "tl_np", "sjf_p", "sjf_np", "hpa")

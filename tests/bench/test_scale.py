@@ -1,5 +1,6 @@
-"""``lorasched bench scale``: the table, its JSON, its comparison and its plot (on tiny
-sizes: the real sizes are a benchmark, not a test)."""
+"""``lorasched bench scale``: its measurements, the table, its JSON and its comparison (on
+tiny sizes: the real sizes are a benchmark, not a test). The speed page that shows them:
+test_scale_page.py."""
 
 from __future__ import annotations
 
@@ -11,9 +12,7 @@ import numpy as np
 import pytest
 
 from lorasched.bench import scale as bench_scale
-from lorasched.bench import titan_per_slot as bench_titan
 from lorasched.cli import main
-from lorasched.pdftsp.baselines import titan_per_slot as titan
 
 TINY = {
     "bound": {"kind": "bound", "nodes": 2, "load": 1.5, "slots": 12},
@@ -48,7 +47,6 @@ def test_scale_prints_the_table_writes_json_and_compares(in_process, tmp_path, c
     x, y = np.log([2, 3]), np.log([us for _, us in points[:2]])
     assert slope == pytest.approx((y[1] - y[0]) / (x[1] - x[0]))
     assert bench_scale.decision_slope(saved, lo=2, hi=2) is None
-    assert len(bench_scale.decision_figure(saved, saved).data) == 2
     assert saved == json.loads(json.dumps(figures))
     assert saved["rows"]["bound"]["bound"] > 0 and saved["rows"]["bound"]["converged"]
     assert saved["rows"]["titan"]["slots_hit_limit"] >= 0
@@ -85,128 +83,6 @@ def test_unknown_rows_are_named(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["bench", "scale", "--rows", "speed"])
     assert exc.value.code == 2 and "speed" in capsys.readouterr().err
-
-
-def _figures(bound_s, day_s, peak, dec_us, titan_s):
-    day = {"nodes": 2000, "load": 800.0, "algorithm": "pdftsp", "tasks": 100_000,
-           "seconds": day_s, "peak_gb": peak, "decision_median_us": dec_us}
-    return {"machine": {"cpu": "test", "cores": 2, "memory_gb": 8.0, "python": "3.11",
-                        "platform": "linux"}, "date": "2026-11-23 08:00", "code": "abc",
-            "rows": {"bound": {"seconds": bound_s, "bound": 14069.6, "nodes": 100,
-                               "load": "high"},
-                     "day10x": day,
-                     "decision": {"100": {"decision_median_us": 30.0}, "2000": day},
-                     "titan": {"seconds": titan_s, "slots_hit_limit": 140, "welfare": 5e3,
-                               "nodes": 100, "load": "high"},
-                     "series": [dict(day, algorithm=a) for a in ("pdftsp", "eft", "ntm")]}}
-
-
-def test_findings_table_and_plot_say_what_was_measured():
-    before = _figures(494.0, 128.0, 5.9, 438.0, 1896.0)
-    now = _figures(100.0, 70.0, 2.4, 440.0, 1896.0)
-    text = bench_scale.findings(now, before)
-    assert "**offline_upper_bound, K=100 high**: 100 s against a goal of 120 s: goal met, " \
-           "4.9x faster than before (494 s)" in text
-    assert "**peak memory**: 2.4 GB against a goal of 1 GB: goal NOT met, before 5.9 GB" in text
-    table = bench_scale.table(now, before)
-    assert list(table.columns) == ["what", "before", "now", "unit", "goal", "met"]
-    row = table.set_index("what").loc["Titan day, K=100 high, default limits"]
-    assert (row["before"], row["now"], row["goal"], row["met"]) == ("1896", "1896", "300", "no")
-    assert "about the same as before (1896 s)" in text
-    assert "pdFTSP decision median, K=2000**: 440 us against a goal of 100 us: goal NOT met, " \
-           "about the same as before" in text
-    fig = bench_scale.series_figure(now, before)
-    names = {t.name for t in fig.data}
-    assert names == {"pdftsp (now)", "eft (now)", "ntm (now)", "pdftsp (before)"}
-    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis2.type == "log"
-    assert "2 cores" in bench_scale.describe(now)
-
-
-# --------------------------------------------------------------------------- bench titan
-TINY_TITAN = {"kind": "day", "nodes": 3, "load": 4.0, "slots": 12, "algorithm": "titan"}
-
-
-def test_titan_gaps_measure_both_readings_beside_pdftsp(in_process, tmp_path):
-    path = tmp_path / "gaps.json"
-    bench_titan.titan_gaps((3,), (1,), day={"kind": "day", "load": 4.0, "slots": 12},
-                           out_path=path, progress=lambda *a: None)
-    saved = json.loads(path.read_text())
-    assert [r["reading"] for r in saved["rows"]] == ["pdFTSP", "converged", "budget-limited"]
-    converged, limited = saved["rows"][1:]
-    assert converged["solver"] == "milp" and limited["solver"] == "columns"
-    assert converged["gap_max"] <= titan.MILP_REL_GAP + 1e-9 or converged["slots_hit_limit"]
-    assert all(r["cpu_seconds"] > 0 for r in saved["rows"])
-
-
-def test_titan_settings_measures_each_setting_and_seed(in_process, tmp_path):
-    path = tmp_path / "titan.json"
-    table = bench_titan.titan_settings(("root", "rounding"), (1, 2), day=TINY_TITAN,
-                                       out_path=path, progress=lambda *a: None)
-    saved = json.loads(path.read_text())
-    assert saved["command"] == "lorasched bench titan"
-    assert [(r["setting"], r["seed"]) for r in saved["rows"]] == [
-        ("root", 1), ("root", 2), ("rounding", 1), ("rounding", 2)]
-    assert all(r["mip"] == r["setting"] for r in saved["rows"])
-    assert all(-1e-9 <= r["gap_mean"] <= r["gap_max"] + 1e-9 <= 1 for r in saved["rows"])
-    assert len(table) == 4
-    shown = bench_titan.titan_table(saved)
-    assert list(shown.index) == ["root node only (default)",
-                                 "HiGHS's LP completion (earlier)"]
-    assert "measured" in bench_scale.describe(saved) and "bench titan" in bench_scale.describe(
-        saved)
-    # measuring one setting again with merge keeps the other's rows and says whence
-    bench_titan.titan_settings(("rens",), (1,), day=TINY_TITAN, out_path=path, merge=True,
-                               progress=lambda *a: None)
-    merged = json.loads(path.read_text())
-    assert [(r["setting"], r["seed"]) for r in merged["rows"]] == [
-        ("rens", 1), ("root", 1), ("root", 2), ("rounding", 1), ("rounding", 2)]
-    assert sorted(merged["notes"]) == ["root", "rounding"]
-    assert saved["date"] in merged["notes"]["root"]
-    # without merge the file holds what was measured now
-    bench_titan.titan_settings(("rens",), (1,), day=TINY_TITAN, out_path=path,
-                               progress=lambda *a: None)
-    assert [r["setting"] for r in json.loads(path.read_text())["rows"]] == ["rens"]
-
-
-def _row(setting, seed, seconds, welfare, admitted):
-    return {"setting": setting, "seed": seed, "run_seconds": seconds, "welfare": welfare,
-            "admitted": admitted, "slots_hit_limit": 3, "gap_mean": 0.1, "gap_max": 0.2}
-
-
-def test_titan_findings_take_every_number_from_the_data():
-    data = {"rows": [_row("root", 1, 200.0, 100.0, 50), _row("root", 2, 250.0, 200.0, 60),
-                     _row("nodes1000", 1, 2000.0, 105.0, 52)]}
-    text = bench_titan.titan_findings(data)
-    assert "200-250 s on seeds 1, 2" in text and "goal of 300 s is met" in text
-    # only the seed both ran is compared: +5 % welfare, +2 tasks, 10 times the time
-    assert "on seed 1: welfare +5.0 % to +5.0 %" in text and "+2 to +2 admitted" in text
-    assert "10-10 times its time." in text
-    # rows kept from another run (bench titan --merge) say that their time ratio mixes runs
-    kept = bench_titan.titan_findings({**data, "notes": {"nodes1000": "kept from ..."}})
-    assert "10-10 times its time (one of the two comes from another run" in kept
-    root_kept = bench_titan.titan_findings({**data, "notes": {"root": "kept from ..."}})
-    assert "(one of the two comes from another run" in root_kept
-    # the figures' setting against the one before, when both were measured in one run
-    both = {"rows": data["rows"] + [_row("rens", 1, 80.0, 99.0, 49),
-                                    _row("rens_pscost", 1, 60.0, 98.01, 47)]}
-    text = bench_titan.titan_findings(both)
-    assert ("Against `rens`, measured in the same run, `rens_pscost` takes 0.75-0.75 times "
-            "its time on seed 1, with -2 to -2 admitted tasks and welfare -1.0 % to -1.0 %"
-            in text)
-    assert "Against `rens`" not in bench_titan.titan_findings(
-        {**both, "notes": {"rens": "kept from ..."}})
-    # and the figures' setting now against rens_pscost, each pair on its own
-    three = {"rows": both["rows"] + [_row("rens_lean", 1, 30.0, 98.01, 48)]}
-    text = bench_titan.titan_findings(three)
-    assert ("Against `rens_pscost`, measured in the same run, `rens_lean` takes 0.50-0.50 "
-            "times its time on seed 1, with +1 to +1 admitted tasks and welfare +0.0 % to "
-            "+0.0 %" in text)
-    assert "Against `rens`, measured in the same run, `rens_pscost`" in text
-    data["rows"][1]["run_seconds"] = 301.0
-    assert "goal of 300 s is not met" in bench_titan.titan_findings(data)
-    summ = bench_titan.titan_summary(data)
-    assert summ.loc["root", "seconds"] == pytest.approx(250.5)
-    assert summ.loc["root", "seeds"] == "1 2"
 
 
 def test_book_row_reads_each_system_and_the_rebuilds(monkeypatch, tmp_path):
@@ -275,14 +151,32 @@ def test_book_row_reads_each_system_and_the_rebuilds(monkeypatch, tmp_path):
     assert "make book again after a change to presentation" in lines
 
 
+def _series(us_by_k: dict) -> dict:
+    return {"rows": {"series": [{"nodes": k, "algorithm": a, "decision_median_us": us}
+                                for k, us in us_by_k.items() for a in ("pdftsp", "eft")],
+                     "provider": []}}
 
-def test_decision_findings_name_the_measured_numbers(in_process, tmp_path):
-    figures = bench_scale.run(("series", "provider"), specs=TINY, series_nodes=(100, 200),
-                              provider_nodes=(300,), progress=lambda s: None)
-    text = bench_scale.decision_findings(figures, figures)
-    points = bench_scale.decision_points(figures)
-    big = figures["rows"]["provider"][0]
-    assert "at K = 100 and" in text and f"at K = {points[-1][0]:,}" in text
-    assert f"slope of {bench_scale.decision_slope(figures):.2f}" in text
-    assert f"K = 300 with {big['tasks']:,} tasks" in text
-    assert "With the scan" in text
+
+def test_decision_slope_fits_the_pdftsp_points_of_k_100_to_2000():
+    figures = _series({50: 1.0, 100: 10.0, 400: 20.0, 1600: 40.0, 5000: 1e6})
+    # only pdFTSP's points, each once, sorted by K
+    assert bench_scale.decision_points(figures) == [
+        (50, 1.0), (100, 10.0), (400, 20.0), (1600, 40.0), (5000, 1e6)]
+    # 10 -> 20 -> 40 us as K grows 4x each time: slope log 2 / log 4 = 0.5, the points
+    # outside K = 100 ... 2,000 left out
+    assert bench_scale.decision_slope(figures) == pytest.approx(0.5)
+    assert bench_scale.decision_slope(_series({100: 10.0})) is None
+    # the slope is a line of the table, with its goal
+    line = [row for row in bench_scale.summary(figures) if row[0].startswith("slope")]
+    assert line == [("slope of log decision time on log K", pytest.approx(0.5), "",
+                     bench_scale.GOALS["decision_slope"])]
+
+
+def test_numbers_are_printed_as_the_table_prints_them():
+    assert [bench_scale.fmt(v) for v in (None, 150, 1234.5, 0.12345, 3.0, 2e6)] == [
+        "-", "150", "1,234.5", "0.123", "3", "2,000,000.0"]
+    figures = _series({100: 10.0, 400: 20.0})
+    assert bench_scale.baseline_value(figures, "slope of log decision time on log K") == \
+        pytest.approx(0.5)
+    assert bench_scale.baseline_value(figures, "no such line") is None
+    assert bench_scale.baseline_value(None, "slope of log decision time on log K") is None

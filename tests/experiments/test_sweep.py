@@ -77,7 +77,7 @@ def test_results_match_direct_simulation(tmp_path):
         assert cell["welfare"].item() == r.attrs["welfare"]
         assert cell["n_admitted"].item() == r.attrs["n_admitted"]
         assert cell["revenue"].item() == r.attrs["revenue"]
-    ub = lorasched.offline_upper_bound(sc)
+    ub = lorasched.pdftsp.offline_upper_bound(sc)
     assert ds["bound"].sel(load=5, alpha="a2", seed=2).item() == ub.bound
     ratio = ds["competitive_ratio"].sel(load=5, alpha="a2", algorithm="ntm", seed=2).item()
     assert ratio == pytest.approx(ub.bound / ds["welfare"].sel(

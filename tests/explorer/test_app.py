@@ -23,7 +23,7 @@ import pytest
 from _browser import ARTIFACTS, PLOT_DATA_JS, WINDOW, new_page, screenshot
 
 from lorasched import cli
-from lorasched.allpass.scenario import allpass_scenario
+from lorasched.allpass.workload import allpass_scenario
 from lorasched.explorer import app, data
 from lorasched.explorer.widgets import dual_price_figure
 from lorasched.pdftsp.mechanism import AuctionReplay
@@ -31,7 +31,7 @@ from lorasched.pdftsp.workload import synthetic_scenario
 from lorasched.plotting import allpass as allpass_plots
 from lorasched.plotting import titan as titan_plots
 from lorasched.systems import simulate
-from lorasched.titan.scenario import titan_scenario
+from lorasched.titan.workload import titan_scenario
 
 # one worker runs this module's tests in turn: the live explorer's widgets failed to start
 # ("[anywidget] Failed to initialize model") while this module's views were computed on the

@@ -7,13 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from lorasched.allpass.scenario import allpass_scenario
+from lorasched.allpass.workload import allpass_scenario
 from lorasched.explorer import data
 from lorasched.model.errors import InputError
 from lorasched.pdftsp.mechanism import AuctionReplay
 from lorasched.pdftsp.workload import synthetic_scenario
 from lorasched.systems import SYSTEMS, simulate
-from lorasched.titan.scenario import titan_scenario
+from lorasched.titan.workload import titan_scenario
 
 
 @pytest.fixture(scope="module")

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from _browser import ARTIFACTS, new_page, screenshot
 
-from lorasched.allpass.scenario import allpass_scenario
+from lorasched.allpass.workload import allpass_scenario
 from lorasched.explorer import data, static
 from lorasched.pdftsp.mechanism import AuctionReplay
 from lorasched.pdftsp.workload import synthetic_scenario
 from lorasched.systems import SYSTEMS, simulate
-from lorasched.titan.scenario import titan_scenario
+from lorasched.titan.workload import titan_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "explorer.ipynb"

@@ -17,7 +17,7 @@ import pytest
 
 import lorasched.figures.allpass as figures
 import lorasched.plotting.allpass as plots
-from lorasched.allpass.diagnose import demoted_overlap
+from lorasched.allpass.diagnostics import demoted_overlap
 from lorasched.figures import prose
 from lorasched.figures.allpass import fig01 as fig01_module
 from lorasched.figures.allpass.common import (
@@ -273,3 +273,12 @@ def test_row_says_has_words_for_every_verdict_a_row_can_get_and_refuses_wrong_on
         row_says(row, "", {CONTRADICTED: "it is 2, as the paper reports"})
     with pytest.raises(InputError):
         row_says({**row, "verdict": NOT_RUN}, "the quantity")
+
+
+@pytest.mark.parametrize("given", [{"workers": 2}, {"scheduler": "tcp://h:1"},
+                                   {"serial": True}])
+def test_an_allpass_page_refuses_the_executor_options_it_would_ignore(given):
+    (arg, value), = given.items()
+    with pytest.raises(InputError, match=rf"{re.escape(arg)}={re.escape(repr(value))}: "
+                                         r"Allpass's runs are computed in memory"):
+        figures.figure("fig06").data("small", **given)

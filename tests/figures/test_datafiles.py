@@ -1,10 +1,11 @@
 """lorasched.figures.datafiles: the data behind each figure written as files, read back
-identical, published with a manifest. (That every figure page's claims come back from its
-published file is checked on the built book: tests/test_book.py.)"""
+identical. (Their publishing: test_publish.py; that every figure page's claims come back
+from its published file is checked on the built book: tests/test_book.py.)"""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,7 +13,7 @@ import pytest
 import xarray as xr
 
 import lorasched
-from lorasched.allpass.scenario import allpass_scenario
+from lorasched.allpass.workload import allpass_scenario
 from lorasched.figures import FIGURES, datafiles
 from lorasched.figures.allpass.common import AllpassData
 
@@ -98,16 +99,14 @@ def test_a_large_variable_repeated_across_runs_is_written_once(tmp_path):
 def test_load_by_key_or_path_and_its_errors(tmp_path):
     fig = FIGURES["titan"]["table2"]
     data = fig.data("small")
-    links = datafiles.data_files(fig, data, "small", folder=tmp_path)
-    assert links.files == ("titan/table2.nc", "titan/table2_claims.csv")
+    paths = datafiles.write_page_files(fig, data, "small", folder=tmp_path)
+    assert paths == [tmp_path / "titan" / "table2.nc", tmp_path / "titan" / "table2_claims.csv"]
     _same(data, datafiles.load("titan/table2", tmp_path))
     _same(data, datafiles.load(tmp_path / "titan" / "table2.nc"))
     pd.testing.assert_frame_equal(fig.claims(datafiles.load("titan/table2", tmp_path)),
                                   fig.claims(data))
     assert (tmp_path / "titan" / "table2_claims.csv").read_text() == \
         fig.claims(data).to_csv(index=False)
-    page = links._repr_html_()
-    assert 'href="../data/titan/table2.nc"' in page and 'href="../data/SHA256SUMS"' in page
     with pytest.raises(lorasched.InputError, match="'titan/fig99': not a figure"):
         datafiles.load("titan/fig99", tmp_path)
     with pytest.raises(lorasched.InputError, match="no such figure data file"):
@@ -122,21 +121,20 @@ def test_load_by_key_or_path_and_its_errors(tmp_path):
         datafiles.read(tmp_path)
 
 
-def test_a_page_that_quotes_derived_numbers_writes_and_links_their_table(tmp_path):
+def test_a_page_that_quotes_derived_numbers_writes_their_table(tmp_path):
     fig = FIGURES["titan"]["fig04"]
     assert fig.quotes and not FIGURES["titan"]["table2"].quotes
     data = fig.data("small")
-    links = datafiles.data_files(fig, data, "small", folder=tmp_path)
-    assert links.files == ("titan/fig04.nc", "titan/fig04_claims.csv",
-                           "titan/fig04_quoted.csv")
+    paths = datafiles.write_page_files(fig, data, "small", folder=tmp_path)
+    assert [p.relative_to(tmp_path).as_posix() for p in paths] == datafiles.page_files(fig) \
+        == ["titan/fig04.nc", "titan/fig04_claims.csv", "titan/fig04_quoted.csv"]
+    assert datafiles.quoted_name(fig) == "titan/fig04_quoted.csv"
+    assert datafiles.quoted_name(FIGURES["titan"]["table2"]) is None
     written = pd.read_csv(tmp_path / "titan" / "fig04_quoted.csv")
     pd.testing.assert_frame_equal(written, fig.quoted(data))
     assert len(written) >= 2 and all(q in fig.findings(data) for q in written["as quoted"])
-    assert 'href="../data/titan/fig04_quoted.csv"' in links._repr_html_()
-    assert "titan/fig04_quoted.csv" in datafiles.expected_files()
-    assert "titan/table2_quoted.csv" not in datafiles.expected_files()
     given = written.iloc[:1]  # the page's own table, when it computed it already
-    datafiles.data_files(fig, data, "small", folder=tmp_path, quoted=given)
+    datafiles.write_page_files(fig, data, "small", folder=tmp_path, quoted=given)
     assert len(pd.read_csv(tmp_path / "titan" / "fig04_quoted.csv")) == 1
 
 
@@ -148,13 +146,13 @@ def test_pages_sharing_data_share_one_file_written_once(tmp_path):
     first, second = FIGURES["allpass"]["fig06"], FIGURES["allpass"]["fig07"]
     assert datafiles.file_names(first)[0] == datafiles.file_names(second)[0] == \
         "allpass/runs.nc"
-    datafiles.data_files(first, data, "small", folder=tmp_path)
+    datafiles.write_page_files(first, data, "small", folder=tmp_path)
     path = tmp_path / "allpass" / "runs.nc"
     stamp = path.stat().st_mtime_ns
-    datafiles.data_files(second, data, "small", folder=tmp_path)
+    datafiles.write_page_files(second, data, "small", folder=tmp_path)
     assert path.stat().st_mtime_ns == stamp  # the same data: not written again
     other = AllpassData("small", {("limited", "allpass", 2): run})
-    datafiles.data_files(second, other, "small", folder=tmp_path)
+    datafiles.write_page_files(second, other, "small", folder=tmp_path)
     _same(other, datafiles.read(path))
     assert {p.name for p in (tmp_path / "allpass").iterdir()
             if not p.name.startswith(".")} == {"runs.nc", "fig06_claims.csv", "fig07_claims.csv"}
@@ -176,7 +174,7 @@ def test_a_stale_digest_note_is_not_trusted(tmp_path):
 
 
 def _page_writes(folder, data, done):
-    datafiles.data_files(FIGURES["allpass"]["fig07"], data, "small", folder=folder)
+    datafiles.write_page_files(FIGURES["allpass"]["fig07"], data, "small", folder=folder)
     done.set()
 
 
@@ -199,25 +197,6 @@ def test_a_page_waits_for_the_page_writing_its_shared_file(tmp_path):
     child.join(120)
     assert child.exitcode == 0 and done.is_set()
     assert path.stat().st_mtime_ns == stamp  # found written: not written again
-
-
-def test_publish_copies_every_figure_s_files_with_their_checksums(tmp_path):
-    source, site = tmp_path / "data", tmp_path / "site"
-    names = datafiles.expected_files()
-    assert len(names) == len(set(names)) and "allpass/runs.nc" in names
-    with pytest.raises(lorasched.InputError, match="no data file for"):
-        datafiles.publish(source, site)
-    for i, name in enumerate(names):
-        (source / name).parent.mkdir(parents=True, exist_ok=True)
-        (source / name).write_bytes(bytes([i % 256]) * (i + 1))
-    (source / "pdftsp" / "retired.nc").write_bytes(b"a figure no page shows")
-    assert datafiles.publish(source, site) == names
-    lines = (site / "data" / "SHA256SUMS").read_text().splitlines()
-    assert [line.split("  ")[1] for line in lines] == names
-    assert not (site / "data" / "pdftsp" / "retired.nc").exists()
-    assert datafiles.verify(site) == []
-    (site / "data" / names[0]).write_bytes(b"tampered")
-    assert datafiles.verify(site) == [names[0]]
 
 
 def _write_many(path, barrier, times):
@@ -245,3 +224,13 @@ def test_two_processes_writing_one_shared_file_at_once_do_not_collide(tmp_path):
     assert len(datafiles.read(path)) == 8
     # no temporary left; the digest noted beside it
     assert sorted(p.name for p in tmp_path.iterdir()) == [".runs.nc.digest", "runs.nc"]
+
+
+def test_the_data_folder_is_the_environment_s_else_the_checkout_s(monkeypatch, tmp_path):
+    monkeypatch.setenv(datafiles.DATA_ENV, str(tmp_path))
+    assert datafiles.data_folder("small") == tmp_path / "small"
+    monkeypatch.delenv(datafiles.DATA_ENV)
+    checkout = Path(datafiles.__file__).resolve().parents[2]
+    assert datafiles.data_folder() == checkout / "build" / "figure-data" / "full"
+    with pytest.raises(lorasched.InputError, match="size must be one of"):
+        datafiles.data_folder("medium")

@@ -687,3 +687,33 @@ def test_each_baseline_is_tuned_over_its_own_option_from_its_untuned_setting():
     assert edge(0.0, [0.0, 1.0, 3.0], "β", "β ≥ 0") == "β at the grid's bottom (β ≥ 0)"
     assert edge(3.0, [0.0, 1.0, 3.0], "β") == "β at the grid's top"
     assert edge(1.0, [0.0, 1.0, 3.0], "β") == "no"
+
+
+def _mechanism(lemma_shared: float, calibrated: bool = True, priced_out: int = 3) -> dict:
+    rows = {figures.LEMMA2: (200.0, lemma_shared, 0.40, 1000.0, 0.05),
+            "EFT": (180.0, 0.50, 0.55, 900.0, 0.05), "NTM": (150.0, 0.0, 0.35, 800.0, 0.05)}
+    if calibrated:
+        rows[figures.CALIBRATED] = (190.0, 0.45, 0.60, 1200.0, 0.05)
+    merging = pd.DataFrame.from_dict(rows, orient="index", columns=[
+        "used_cells", "shared_cells", "utilisation", "welfare", "task_share_median"])
+    po = pd.DataFrame({"compute_used": [0.5] * priced_out, "lam_hat": [3.0] * priced_out,
+                       "lam_floor": [0.5] * priced_out, "compute_charge": [0.75] * priced_out})
+    return {"merging": merging, "priced_out": po, "b_bar": pd.Series([2.0, 3.0, 4.0])}
+
+
+def test_the_mechanism_paragraph_takes_its_numbers_and_words_from_the_tables():
+    text = str(day.mechanism_findings(_mechanism(0.10)))
+    assert text.startswith("With the Lemma-2 constants pdFTSP uses 200 cells; 10 % of them "
+                           "ever hold two tasks or more, against 50 % under EFT")
+    assert "its utilisation is 0.40, EFT's 0.55 and that of NTM, which never merges, 0.35." \
+        in text
+    assert "more like NTM (no task merging)" in text  # 10 % shared: under half of EFT's
+    assert ("With the calibrated constants 45 % of its used cells hold two tasks or more and "
+            "utilisation is 0.60; welfare is 1200 against 1000") in text
+    assert "3 tasks are priced out" in text and "stands at 3.00 v_max" in text
+    assert "needs only 0.50 v_max" in text and "adds 25 % of the price" in text
+    assert "Prices stand 6.0 times the floor" in text and "a median 3.00 v_min" in text
+    # merging as much as EFT, no calibrated row, nobody priced out: none of those sentences
+    text = str(day.mechanism_findings(_mechanism(0.50, calibrated=False, priced_out=0)))
+    assert "more like NTM" not in text and "calibrated" not in text
+    assert "priced out" not in text and "times the floor" not in text

@@ -49,3 +49,26 @@ def test_a_broken_column_is_refused(column):
 def test_alternative_names():
     alt = sens.Alternative("operating cost", "x0.5", {"operating_cost_scale": 0.5})
     assert alt.label == "operating cost = x0.5" and alt.slug == "operating_cost_x0_5"
+
+
+def test_the_alternatives_are_listed_with_their_sources():
+    alts = [sens.Alternative("operating cost", "x0.5", source="a bracket"),
+            sens.Alternative("co-location gain", "1.0", options={"gain": 1.0})]
+    table = sens.alternatives_table(alts)
+    assert table.to_dict("records") == [
+        {"number": "operating cost", "value": "x0.5", "source": "a bracket"},
+        {"number": "co-location gain", "value": "1.0", "source": ""}]
+
+
+def test_the_styled_table_names_its_verdict_columns_and_shades_each_flip():
+    table = sens.verdict_table({sens.CHOICE: _rows(REPRODUCED, CONTRADICTED),
+                                "x = 1": _rows(REPRODUCED, INCONCLUSIVE),
+                                "x = 2": _rows(CONTRADICTED, INCONCLUSIVE)})
+    shown = sens.styled_table(table)
+    assert list(shown.data.columns) == ["figure", "claim", "setting",
+                                        f"verdict: {sens.CHOICE}", "verdict: x = 1",
+                                        "verdict: x = 2"]
+    shown._compute()
+    shaded = {(r, c) for (r, c), styles in shown.ctx.items()
+              if ("background-color", "#fde2b8") in styles}
+    assert shaded == {(1, 4), (0, 5), (1, 5)}  # the flipped cells, by row and column

@@ -11,14 +11,15 @@ import pytest
 
 import lorasched
 from lorasched.allpass.clouds import load_offer_book
-from lorasched.allpass.scenario import allpass_scenario, validate
+from lorasched.allpass.scenario import validate
+from lorasched.allpass.workload import allpass_scenario
 from lorasched.cli import main
 from lorasched.model import limits
 from lorasched.model.errors import InputError
 from lorasched.model.traces import read_trace, trace_dir
+from lorasched.titan.authors import load_workload
 from lorasched.titan.lut import load_lut, lut_dir
-from lorasched.titan.scenario import titan_scenario
-from lorasched.titan.workload import load_workload
+from lorasched.titan.workload import titan_scenario
 
 HEADER = "submit_time_s,duration_s,num_gpus,status\n"
 

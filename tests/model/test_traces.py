@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from lorasched import synthetic_scenario, validate_scenario
+from lorasched import synthetic_scenario
 from lorasched.model import profiles, traces
 from lorasched.model.traces import (
     DAY_SECONDS,
@@ -19,6 +19,7 @@ from lorasched.model.traces import (
     scale_counts,
     trace_day,
 )
+from lorasched.pdftsp import validate
 from lorasched.pdftsp.workload import WORK_RANGE
 
 ROWS = {"mlaas": 60_105, "philly": 111_549, "helios": 125_303, "acme": 319}
@@ -312,7 +313,7 @@ def philly():
 
 
 def test_trace_scenario(philly):
-    validate_scenario(philly)
+    validate(philly)
     assert philly.sizes["task"] == 144 * 80
     day = trace_day("philly", mean=80.0, seed=2)
     np.testing.assert_array_equal(np.bincount(philly["arrival"].values, minlength=144),
@@ -327,7 +328,7 @@ def test_trace_scenario(philly):
 
 def test_trace_task_sizes(philly):
     ds = synthetic_scenario(trace="philly", load="high", nodes=5, seed=2, task_sizes="trace")
-    validate_scenario(ds)
+    validate(ds)
     work, epochs = ds["work"].values, ds["epochs"].values
     assert work.min() >= WORK_RANGE[0] and work.max() <= WORK_RANGE[1]
     np.testing.assert_array_equal(work, epochs * ds["dataset_size"].values)
@@ -374,7 +375,7 @@ def test_own_trace_by_path(tmp_path, suffix):
     path = _write(tmp_path / f"mine{suffix}", rows)
     ds = synthetic_scenario(trace=str(path), trace_day=0, load=4.0, nodes=2, slots=6,
                             task_sizes="trace")
-    validate_scenario(ds)
+    validate(ds)
     np.testing.assert_array_equal(np.bincount(ds["arrival"].values, minlength=6), [4] * 6)
     assert ds.attrs["trace"] == f"mine{suffix}" and ds.attrs["trace_day"] == 0
     # durations of 30..10,770 s on 1-3 GPUs: the short ones are clipped at 5k samples
@@ -484,7 +485,7 @@ def test_fractional_trace_drives_a_scenario(tmp_path):
     np.testing.assert_array_equal(day.duration_s, trace.duration_s[day.job])
     ds = synthetic_scenario(trace=path, load=2.0, nodes=3, slots=12, seed=1,
                             task_sizes="trace")
-    validate_scenario(ds)
+    validate(ds)
     assert ds.attrs["trace"] == "published.csv.gz" and ds.attrs["trace_day"] == 0
     np.testing.assert_array_equal(np.bincount(ds["arrival"].values, minlength=12), [2] * 12)
     result = lorasched.simulate(ds)

@@ -18,7 +18,7 @@ SMALL = [dict(nodes=2, slots=8, load=1.5, vendors=2, gpu="mix", seed=s) for s in
 
 def full_lp(scenario, **kw):
     """The same LP without node aggregation (one row pair per real node and slot)."""
-    arrays = lorasched.to_arrays(scenario)
+    arrays = lorasched.pdftsp.to_arrays(scenario)
     cc, mc = arrays.residual()
     cg, _ = bound.solve_lp(arrays, np.arange(arrays.n_tasks), cc, mc, **kw)
     return cg
@@ -46,13 +46,13 @@ def test_aggregating_identical_nodes_leaves_the_lp_optimum_unchanged(params):
     full = full_lp(scenario, relaxed=True)
     assert full.converged and agg.converged
     assert agg.bound == pytest.approx(full.lp_value, rel=1e-6, abs=1e-9)
-    arrays = lorasched.to_arrays(scenario)
+    arrays = lorasched.pdftsp.to_arrays(scenario)
     reduced, count = bound.aggregate_identical_nodes(arrays)
     assert reduced.n_nodes == 1 and count.tolist() == [4.0]
 
 
 def test_mixed_cluster_aggregates_by_gpu_type():
-    arrays = lorasched.to_arrays(lorasched.synthetic_scenario(nodes=6, slots=6, load=1.0))
+    arrays = lorasched.pdftsp.to_arrays(lorasched.synthetic_scenario(nodes=6, slots=6, load=1.0))
     reduced, count = bound.aggregate_identical_nodes(arrays)
     assert reduced.n_nodes == 2 and sorted(count.tolist()) == [3.0, 3.0]
 
@@ -314,7 +314,7 @@ def test_one_call_prices_every_task_as_the_task_by_task_pricing_does(relaxed):
     with vendors fixed (Titan) and free (the bound)."""
     scenario = lorasched.synthetic_scenario(nodes=3, slots=12, load=3.0, vendors=2,
                                             gpu="mix", seed=4)
-    arrays = lorasched.to_arrays(scenario)
+    arrays = lorasched.pdftsp.to_arrays(scenario)
     cc, mc = arrays.residual()
     rng = np.random.default_rng(7)
     tasks = np.arange(arrays.n_tasks)

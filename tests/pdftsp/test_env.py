@@ -32,7 +32,7 @@ def scenario():
 
 @pytest.fixture(scope="module")
 def arrays(scenario):
-    return lorasched.to_arrays(scenario)
+    return lorasched.pdftsp.to_arrays(scenario)
 
 
 def replay(arrays, actions, **options) -> tuple[AdmissionProblem, list[float]]:

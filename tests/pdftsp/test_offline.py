@@ -18,9 +18,10 @@ import pytest
 import xarray as xr
 
 import lorasched
-from lorasched import check_result, simulate, synthetic_scenario, to_arrays
+from lorasched import check_result, simulate, synthetic_scenario
 from lorasched.pdftsp import offline as oo
 from lorasched.pdftsp import policies as algorithms
+from lorasched.pdftsp import to_arrays
 from lorasched.pdftsp.scenario import MEMORY_TOLERANCE
 from lorasched.pdftsp.workload import DEADLINE_POLICIES
 
@@ -68,7 +69,7 @@ def make_scenario(*, capacity, memory_capacity, base_model_memory, op_cost_rate,
         attrs={"base_model_memory": float(base_model_memory), "value_density_min": 0.05,
                "value_density_max": 2.0, "task_memory_min": 0.1},
     )
-    lorasched.validate_scenario(ds)
+    lorasched.pdftsp.validate(ds)
     return ds
 
 

@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import lorasched
-from lorasched import OnlineAuction, ResultError, check_result, simulate, synthetic_scenario
+from lorasched import ResultError, check_result, simulate, synthetic_scenario
+from lorasched.pdftsp import OnlineAuction
 from lorasched.pdftsp.auction import default_alpha_beta
 from lorasched.pdftsp.scenario import node_speed
 from lorasched.pdftsp.schedule import schedule
@@ -101,7 +102,7 @@ def hand_scenarios(draw, max_nodes=3, max_slots=8, max_tasks=6, max_vendors=2, m
         attrs={"base_model_memory": r_b, "value_density_min": V_MIN,
                "value_density_max": V_MAX, "task_memory_min": 0.1},
     )
-    lorasched.validate_scenario(ds)
+    lorasched.pdftsp.validate(ds)
     return ds
 
 
@@ -272,7 +273,7 @@ def test_payment_at_most_bid(payment, data):
 
 def _replay(scenario, result, i):
     """A fresh auction with simulate()'s constants, after offering tasks 0..i-1 truthfully."""
-    arrays = lorasched.to_arrays(scenario)
+    arrays = lorasched.pdftsp.to_arrays(scenario)
     auction = OnlineAuction(arrays, alpha=result.attrs["pdftsp_alpha"],
                             beta=result.attrs["pdftsp_beta"],
                             payment=result.attrs["pdftsp_payment_rule"],
@@ -357,7 +358,7 @@ def _flaw_constants() -> dict:
     """alpha and beta (Lemma 2) of the flaw scenario's cluster, had it declared the value
     densities [0.5, 2]."""
     ds = _paper_flaw_scenario(8.0).assign_attrs(value_density_min=0.5, value_density_max=2.0)
-    alpha, beta = lorasched.pdftsp.auction.default_alpha_beta(lorasched.to_arrays(ds))
+    alpha, beta = lorasched.pdftsp.auction.default_alpha_beta(lorasched.pdftsp.to_arrays(ds))
     return {"alpha": alpha, "beta": beta}
 
 
@@ -368,7 +369,7 @@ def test_paper_payment_is_not_truthful():
     probe = simulate(_paper_flaw_scenario(1.0), payment="paper", **ab)
     auction = _replay(_paper_flaw_scenario(1.0), probe, 1)
     q = auction.quote(1)
-    p14 = lorasched.payment_paper(q, 1.0)
+    p14 = lorasched.pdftsp.payment_paper(q, 1.0)
     crit = q.critical_bid
     assert q.op_cost == pytest.approx(1.0)  # 5 samples x 0.2
     assert 0 < p14 < crit
@@ -681,7 +682,7 @@ def test_check_result_rejects_corruption(small_result, name):
 def test_solvers_agree_with_brute_force(scenario):
     """Along one pdFTSP run: exact (with an exact work discretisation, R = lcm(1..5)) finds
     the same optimum of (12) as brute force, and the paper DP never beats it."""
-    arrays = lorasched.to_arrays(scenario)
+    arrays = lorasched.pdftsp.to_arrays(scenario)
     alpha, beta = default_alpha_beta(arrays)
     auction = OnlineAuction(arrays, alpha=alpha, beta=beta)
     state = (auction.lam, auction.phi, auction.compute_left, auction.memory_left)

@@ -10,8 +10,8 @@ import pytest
 import xarray as xr
 
 import lorasched
-from lorasched import synthetic_scenario, to_arrays, validate_scenario
-from lorasched.pdftsp import workload
+from lorasched import synthetic_scenario
+from lorasched.pdftsp import to_arrays, validate, workload
 from lorasched.pdftsp.scenario import NodeSpeed, node_speed
 from lorasched.pdftsp.workload import DEADLINE_POLICIES, SLACK_RANGES
 
@@ -40,7 +40,7 @@ def _float(ds, name):
 
 
 def test_base_scenario_is_valid(ds):
-    validate_scenario(ds)
+    validate(ds)
     arrays = to_arrays(ds)
     assert arrays.n_tasks == SLOTS and arrays.n_nodes == 2 and arrays.n_vendors == 2
 
@@ -149,7 +149,7 @@ def test_bad_field_is_named_with_its_index(ds, name):
     corrupt, match = BAD_FIELDS[name]
     corrupt(ds)
     with pytest.raises(ValueError, match=match):
-        validate_scenario(ds)
+        validate(ds)
     with pytest.raises(ValueError, match=match):
         to_arrays(ds)
 
@@ -157,37 +157,37 @@ def test_bad_field_is_named_with_its_index(ds, name):
 def test_second_bad_item_is_counted(ds):
     ds["memory"].values[[3, 5]] = -1.0
     with pytest.raises(ValueError, match=r"'memory' at task 3\b.*\(2 items in all\)"):
-        validate_scenario(ds)
+        validate(ds)
 
 
 def test_wrong_dims(ds):
     ds["speed"] = ds["speed"].transpose("node", "task")
     with pytest.raises(ValueError, match=r"'speed' has dims \('node', 'task'\), expected "
                                          r"\('task', 'node'\)"):
-        validate_scenario(ds)
+        validate(ds)
 
 
 def test_missing_variable(ds):
     with pytest.raises(ValueError, match=r"'vendor_delay' is missing"):
-        validate_scenario(ds.drop_vars("vendor_delay"))
+        validate(ds.drop_vars("vendor_delay"))
 
 
 def test_missing_base_model_memory(ds):
     del ds.attrs["base_model_memory"]
     with pytest.raises(ValueError, match=r"'base_model_memory' is missing"):
-        validate_scenario(ds)
+        validate(ds)
 
 
 @pytest.mark.parametrize("value", ["lots", -1.0, np.nan])
 def test_bad_base_model_memory(ds, value):
     ds.attrs["base_model_memory"] = value
     with pytest.raises(ValueError, match=r"'base_model_memory' must be"):
-        validate_scenario(ds)
+        validate(ds)
 
 
 def test_not_a_dataset():
     with pytest.raises(ValueError, match=r"xarray\.Dataset.*dict"):
-        validate_scenario({"arrival": [0]})
+        validate({"arrival": [0]})
 
 
 def test_memory_limit_is_inclusive(ds):
@@ -199,18 +199,18 @@ def test_memory_limit_is_inclusive(ds):
     usable = ds["memory_capacity"].values.max() - ds.attrs["base_model_memory"]
     ds["memory"].values[3] = usable
     ds["deadline"].values[3] = ds["arrival"].values[3]
-    validate_scenario(ds)
+    validate(ds)
     ds["memory"].values[3] = np.nextafter(usable, np.inf)
-    validate_scenario(ds)
+    validate(ds)
     ds["memory"].values[3] = usable + 10 * MEMORY_TOLERANCE
     with pytest.raises(ValueError, match=r"'memory' at task 3\b"):
-        validate_scenario(ds)
+        validate(ds)
 
 
 def test_no_tasks_is_valid():
     ds = synthetic_scenario(nodes=2, slots=SLOTS, arrivals=[0] * SLOTS, seed=0)
     assert ds.sizes["task"] == 0
-    validate_scenario(ds)
+    validate(ds)
     assert to_arrays(ds).n_tasks == 0
 
 
@@ -394,7 +394,7 @@ def test_non_finite_values_are_named(ds, name, at, value):
     values[(2, 1) if values.ndim == 2 else 2] = value
     match = rf"^scenario variable '{name}' at {at}: is NaN or infinite$"
     with pytest.raises(ValueError, match=match):
-        validate_scenario(ds)
+        validate(ds)
     with pytest.raises(ValueError, match=match):
         to_arrays(ds)
     with pytest.raises(ValueError, match=match):
@@ -413,30 +413,30 @@ def test_int_variable_beyond_int64_is_named(ds, name, at, value):
     values[(1, 0) if values.ndim == 2 else 1] = value
     match = rf"'{name}' at {at}: is too large for a 64-bit integer"
     with pytest.raises(ValueError, match=match):
-        validate_scenario(ds)
+        validate(ds)
     with pytest.raises(ValueError, match=match):
         to_arrays(ds)
 
 
 def test_large_values_that_fit_int64_stay_valid(ds):
     ds["work"] = ds["work"].astype(np.uint64)
-    validate_scenario(ds)
+    validate(ds)
     ds["work"].values[1] = 2**63  # fits uint64, not int64
     with pytest.raises(ValueError, match=r"'work' at task 1: is too large"):
-        validate_scenario(ds)
+        validate(ds)
     ds = ds.copy()
     ds["work"] = ds["work"].astype(np.int64).where(ds["task"] != 1, 2**63 - 1)
     assert ds["work"].dtype == np.int64  # int64 input: nothing to cast; past the limit
     with pytest.raises(ValueError, match=r"'work', task 1: 9.22337e\+18 exceeds lorasched's "
                                          r"limit of 1e\+12"):
-        validate_scenario(ds)
+        validate(ds)
 
 
 @pytest.mark.parametrize("name", ["bid", "work"])
 def test_complex_values_are_refused(ds, name):
     ds[name] = ds[name].astype(complex) + 1j
     with pytest.raises(ValueError, match=rf"'{name}' must be real, got complex128"):
-        validate_scenario(ds)
+        validate(ds)
 
 
 @pytest.mark.parametrize("values, match", [
@@ -449,14 +449,14 @@ def test_complex_values_are_refused(ds, name):
 def test_non_numeric_values_are_named(ds, values, match):
     ds["bid"] = ("task", values(ds["bid"].values))
     with pytest.raises(ValueError, match=match):
-        validate_scenario(ds)
+        validate(ds)
 
 
 @pytest.mark.parametrize("value", ["inf", np.inf, [1.0, 2.0], None, 1j])
 def test_more_bad_base_model_memory(ds, value):
     ds.attrs["base_model_memory"] = value
     with pytest.raises(ValueError, match=r"'base_model_memory' must be a (finite )?number"):
-        validate_scenario(ds)
+        validate(ds)
 
 
 # ----------------------------------------------------------------------------------------
@@ -514,11 +514,11 @@ def test_speed_and_memory_come_from_the_profile_of_each_batch_and_gpu_type(day):
 def test_integer_variables_are_checked_without_a_float_copy(ds, dtype):
     """Integer arrays skip the float round trip but still name a negative entry."""
     ds["speed"] = ds["speed"].astype(dtype)
-    validate_scenario(ds)
+    validate(ds)
     if np.issubdtype(dtype, np.signedinteger):
         ds["speed"].values[1, 0] = -3
         with pytest.raises(ValueError, match=r"'speed' at task 1, node 0: is negative"):
-            validate_scenario(ds)
+            validate(ds)
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.float64])
@@ -529,7 +529,7 @@ def test_a_speed_beyond_int32_is_refused_naming_the_cell(ds, dtype):
     ds["speed"].values[2, 1] = 2**31
     with pytest.raises(ValueError, match=r"'speed' at task 2, node 1: is too large \(at most "
                                          r"2,147,483,647 samples per slot\)"):
-        validate_scenario(ds)
+        validate(ds)
     ds["speed"].values[2, 1] = 2**31 - 1
     assert to_arrays(ds).speed[2, 1] == 2**31 - 1
 
@@ -596,12 +596,12 @@ def test_typed_speeds_need_every_nodes_type_named():
     bad = ds.assign_coords(gpu=["X"] * (ds.sizes["gpu"] - 1) + ["Y"])
     with pytest.raises(ValueError, match=r"'gpu_type' at node \d+: '.*' is not in the 'gpu' "
                                          r"coordinate"):
-        validate_scenario(bad)
+        validate(bad)
     with pytest.raises(ValueError, match="no 'gpu' coordinate"):
-        validate_scenario(ds.drop_vars("gpu"))
+        validate(ds.drop_vars("gpu"))
     ds["speed"].values[2, :] = 0
     with pytest.raises(ValueError, match=r"'speed' at task 2: is zero on every node"):
-        validate_scenario(ds)
+        validate(ds)
 
 
 def test_typed_speeds_survive_netcdf(tmp_path):
@@ -647,14 +647,14 @@ def test_a_magnitude_beyond_its_limit_is_refused_by_name(ds, name, index, at, va
     with pytest.raises(ValueError, match=rf"^scenario variable '{name}', {at}: .* exceeds "
                                          rf"lorasched's limit of {re.escape(limit)} "
                                          r"\(lorasched.model.limits\)$"):
-        validate_scenario(ds)
+        validate(ds)
 
 
 def test_a_repeated_task_id_is_refused(ds):
     ds = ds.assign_coords(task=[10, 11, 12, 11, 14, 15])
     with pytest.raises(ValueError, match=r"coordinate 'task' at task 3: id 11 repeats task "
                                          r"1's \(task ids must be unique\)"):
-        validate_scenario(ds)
+        validate(ds)
 
 
 @pytest.mark.parametrize("value", [float("nan"), -1.0, 0.0, "x", True, float("inf")])
@@ -662,21 +662,21 @@ def test_a_declared_bound_must_be_a_positive_finite_number(ds, value):
     ds.attrs["task_memory_min"] = value
     with pytest.raises(ValueError, match="attribute 'task_memory_min' must be a positive "
                                          "finite number"):
-        validate_scenario(ds)
+        validate(ds)
 
 
 def test_bids_lie_within_the_declared_value_densities(ds):
     lo, hi = ds.attrs["value_density_min"], ds.attrs["value_density_max"]
     ds["bid"].values[:] = ds["work"].values * lo  # on the bounds (up to rounding): valid
     ds["bid"].values[0] = 0.0  # a bid of 0 asks for nothing: valid
-    validate_scenario(ds)
+    validate(ds)
     ds["bid"].values[2] = ds["work"].values[2] * hi * 1.001
     with pytest.raises(ValueError, match=r"'bid' at task 2: bid / work lies outside the "
                                          r"declared value densities"):
-        validate_scenario(ds)
+        validate(ds)
     ds.attrs["value_density_min"] = 2 * hi
     with pytest.raises(ValueError, match="the minimum exceeds the maximum"):
-        validate_scenario(ds)
+        validate(ds)
 
 
 def test_every_entry_point_refuses_a_bad_scenario_by_name(ds, tmp_path, capsys):

@@ -1,10 +1,12 @@
 """lorasched.plotting.allpass (and the other log-axis plots): a labelled line on a log axis
-is labelled where it is drawn, so no label stretches the axis past the data."""
+is labelled where it is drawn, so no label stretches the axis past the data; the bar charts
+and the marketplace prices draw what their data holds."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from lorasched.plotting import allpass, titan
 
@@ -59,3 +61,64 @@ def test_the_other_log_axis_labels_lie_within_their_data():
             lo, hi = data_span(fig, axis)
             labels = labels_in_data_units(fig, axis)
             assert labels and all(lo <= v <= hi for v in labels), (fig.layout.title, labels)
+
+
+class _Metrics:
+    """The one method of the Allpass pages' data that the bar charts read: a metric's mean
+    over seeds (and its sd) in a setup, by policy."""
+
+    def __init__(self, values: dict):
+        self.values = values
+
+    def m(self, metric: str, setup: str, algorithm: str) -> tuple[float, float]:
+        return self.values[metric, setup, algorithm], 0.0
+
+
+NAMES = {"allpass": "Allpass", "tl_np": "TL-NP"}
+ROWS = [("allpass", "limited"), ("tl_np", "unlimited")]
+
+
+def test_wait_bars_stack_queue_overhead_and_the_rest_of_each_wait():
+    data = _Metrics({("queue_min", "limited", "allpass"): 2.0,
+                     ("overhead_min", "limited", "allpass"): 1.0,
+                     ("wait_min", "limited", "allpass"): 4.5,
+                     ("queue_min", "unlimited", "tl_np"): 3.0,
+                     ("overhead_min", "unlimited", "tl_np"): 0.5,
+                     ("wait_min", "unlimited", "tl_np"): 3.0})  # less than its parts
+    fig = allpass.wait_bars(data, ROWS, NAMES)
+    assert [t.name for t in fig.data] == ["serverful queue", "checkpoint + restore",
+                                          "start-up and other"]
+    assert all(list(t.x) == ["Allpass (limited)", "TL-NP (unlimited)"] for t in fig.data)
+    assert [list(t.y) for t in fig.data] == [[2.0, 3.0], [1.0, 0.5], [1.5, 0.0]]
+    assert fig.layout.barmode == "stack"
+    assert fig.layout.yaxis.title.text == "average wait per job (min)"
+
+
+def test_cost_bars_stack_each_provider_s_bill():
+    data = _Metrics({(f"cost_{p}_usd", s, a): 10.0 * i + j
+                     for i, p in enumerate(allpass.PROVIDER_COLOURS)
+                     for j, (a, s) in enumerate(ROWS)})
+    fig = allpass.cost_bars(data, ROWS, NAMES)
+    assert [t.name for t in fig.data] == list(allpass.PROVIDER_COLOURS)
+    assert [list(t.y) for t in fig.data] == [[0.0, 1.0], [10.0, 11.0], [20.0, 21.0]]
+    assert [t.marker.color for t in fig.data] == list(allpass.PROVIDER_COLOURS.values())
+    assert list(fig.data[0].x) == ["Allpass (limited)", "TL-NP (unlimited)"]
+    assert fig.layout.barmode == "stack" and fig.layout.yaxis.title.text == "cost (USD)"
+
+
+def test_price_timeline_draws_the_marketplace_leases_by_start_and_their_average():
+    import xarray as xr
+
+    result = xr.Dataset({
+        "lease_provider": ("lease", ["vast", "modal", "vast", "vast"]),
+        "lease_start_s": ("lease", [7200.0, 0.0, 3600.0, 10800.0]),
+        "lease_end_s": ("lease", [10800.0, 3600.0, 7200.0, 12600.0]),
+        "lease_price_per_h": ("lease", [2.0, 9.0, 1.0, 4.0])})
+    fig = allpass.price_timeline(result, lambda_price=2.5, modal_price=6.0)
+    points, average = fig.data
+    assert list(points.x) == [1.0, 2.0, 3.0] and list(points.y) == [1.0, 2.0, 4.0]  # vast
+    # weighted by lease time: 1 h at 1, then 1 h at 2, then 0.5 h at 4
+    assert list(average.y) == pytest.approx([1.0, 1.5, 2.0])
+    assert [s.y0 for s in fig.layout.shapes] == [2.5, 6.0]
+    assert [a.text for a in fig.layout.annotations] == ["Lambda", "Modal"]
+    assert fig.layout.yaxis.title.text == "$/GPU-h"

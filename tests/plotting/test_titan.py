@@ -1,11 +1,13 @@
 """lorasched.plotting.titan: a run's schedule is coloured with colours a browser takes, and
-its colour is explained by its legend."""
+its colour is explained by its legend; the authors' setup's bars and lines draw their
+table."""
 
 from __future__ import annotations
 
 import re
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 from _plotly_utils.basevalidators import ColorValidator
 
@@ -56,3 +58,26 @@ def test_the_schedule_colours_are_css_colours_and_explained_by_its_legend():
     assert [t.name for t in shown if t.name.startswith("run")] == [
         f"run, {g} GPU{'s' if g != 1 else ''}" for g in gpus]
     assert len({t.marker.color for t in shown}) == len(shown)
+
+
+TABLE = pd.DataFrame({"workload": ["Venus", "Philly"], "density": [1.0, 2.0],
+                      "TITAN": [1.5, 2.5], "SRTF": [2.0, 4.0]})
+
+
+def test_workload_bars_group_one_bar_per_policy_for_each_workload():
+    fig = plots.workload_bars(TABLE, ["TITAN", "SRTF"], title="authors' setup")
+    assert [t.type for t in fig.data] == ["bar", "bar"]
+    assert [t.name for t in fig.data] == ["TITAN", "SRTF"]
+    assert [list(t.y) for t in fig.data] == [[1.5, 2.5], [2.0, 4.0]]
+    assert all(list(t.x) == ["Venus", "Philly"] for t in fig.data)
+    assert fig.layout.barmode == "group" and fig.layout.title.text == "authors' setup"
+    assert fig.layout.yaxis.title.text == "average JCT (h)"
+
+
+def test_table_lines_draw_each_policy_against_the_chosen_column():
+    fig = plots.table_lines(TABLE, "density", ["SRTF"], value="makespan (h)")
+    (line,) = fig.data
+    assert line.name == "SRTF" and line.mode == "lines+markers"
+    assert list(line.x) == [1.0, 2.0] and list(line.y) == [2.0, 4.0]
+    assert fig.layout.xaxis.title.text == "density"
+    assert fig.layout.yaxis.title.text == "makespan (h)"

@@ -11,8 +11,9 @@ from lorasched.model.errors import InputError
 from lorasched.titan import policies
 from lorasched.titan.env import AllocationProblem, slot_bound
 from lorasched.titan.result import assemble, check_result
-from lorasched.titan.scenario import titan_scenario, to_arrays
+from lorasched.titan.scenario import to_arrays
 from lorasched.titan.system import simulate
+from lorasched.titan.workload import titan_scenario
 
 FIELDS = ("seg_unit", "seg_gpus", "seg_start", "seg_end", "seg_kind", "part_segment",
           "part_job", "part_progress", "decision_time", "decision_candidates")

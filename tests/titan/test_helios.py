@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
+from lorasched.titan.authors import _read_scale, titansched_dir
 from lorasched.titan.helios import (
     PAPER_JOBS,
     WINDOW_S,
@@ -14,7 +15,6 @@ from lorasched.titan.helios import (
     short_job_fraction,
 )
 from lorasched.titan.lut import load_lut, step_time
-from lorasched.titan.workload import _read_scale, titansched_dir
 
 VARIABLES = ("name", "submit_s", "application", "model", "dataset", "requested_gpus",
              "target_batch_size", "samples_per_epoch", "total_samples", "total_iterations",

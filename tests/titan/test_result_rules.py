@@ -12,9 +12,9 @@ import xarray as xr
 
 from lorasched import simulate
 from lorasched.model.errors import ResultError
+from lorasched.titan.decisions import RUN, SWITCH, Schedule
 from lorasched.titan.result import RULES, assemble, broken_rules, check_result
-from lorasched.titan.scenario import titan_scenario
-from lorasched.titan.schedule import RUN, SWITCH, Schedule
+from lorasched.titan.workload import titan_scenario
 
 
 @pytest.fixture(scope="module")

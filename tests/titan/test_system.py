@@ -15,13 +15,14 @@ import lorasched
 from lorasched.model.errors import ResultError
 from lorasched.titan import policies
 from lorasched.titan.cluster import LOG_LAW, TitanCluster, merged_iterations
+from lorasched.titan.decisions import RUN, SWITCH
 from lorasched.titan.lut import from_frames
 from lorasched.titan.milp import solve_with_merging
 from lorasched.titan.result import check_result
-from lorasched.titan.scenario import build, titan_scenario, to_arrays, validate
-from lorasched.titan.schedule import RUN, SWITCH
+from lorasched.titan.scenario import to_arrays, validate
 from lorasched.titan.switch import switch_seconds, switch_table
 from lorasched.titan.system import METRICS, measure
+from lorasched.titan.workload import build, titan_scenario
 
 BATCH = 32
 

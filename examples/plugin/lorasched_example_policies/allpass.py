@@ -3,7 +3,8 @@ order, a worker leased for each queued job (no serverless tier, no pressure scal
 
 from __future__ import annotations
 
-from lorasched.allpass.cluster import AllpassCluster, Run
+from lorasched.allpass.cluster import AllpassCluster
+from lorasched.allpass.decisions import Run
 
 
 def edf_serverful(arrays, rng) -> Run:

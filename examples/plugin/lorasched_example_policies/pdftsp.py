@@ -21,7 +21,7 @@ def cost_plus(arrays, rng, *, markup: float = 2.0) -> Decisions:
 
     Parameters
     ----------
-    arrays : lorasched.ScenarioArrays
+    arrays : lorasched.pdftsp.ScenarioArrays
         The scenario.
     rng : numpy.random.Generator
         Unused: the policy draws no random numbers.

@@ -4,8 +4,8 @@ requested (a queue discipline the paper did not compare)."""
 from __future__ import annotations
 
 from lorasched.jobsim import LAS, simulate
+from lorasched.titan.decisions import Schedule
 from lorasched.titan.policies import segments_from_log
-from lorasched.titan.schedule import Schedule
 from lorasched.titan.switch import switch_seconds
 
 

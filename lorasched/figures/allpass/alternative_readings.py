@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...allpass.diagnose import demoted_overlap, queue_mechanism
+from ...allpass.diagnostics import demoted_overlap, queue_mechanism
 from ...allpass.pressure import SLIP
 from ..base import Prose, paragraphs
 from ..numbers import minutes, num, pct, quote, seconds, usd
@@ -57,7 +57,7 @@ class Readings(AllpassFigure):
         return pd.DataFrame(rows)
 
     def mechanism(self, data: AllpassData) -> pd.DataFrame:
-        """:func:`lorasched.allpass.diagnose.queue_mechanism` of Allpass, per seed."""
+        """:func:`lorasched.allpass.diagnostics.queue_mechanism` of Allpass, per seed."""
         labels = {"waiting_ticks": "ticks with jobs waiting (%)",
                   "calm_when_waiting": "of those, with p <= 1 (%)",
                   "far_queue_share": "queueing by jobs due beyond the window (%)",
@@ -124,7 +124,7 @@ class Readings(AllpassFigure):
 
     def overlap(self, data: AllpassData) -> pd.DataFrame:
         """Per seed, the most demoted jobs running at once if each had a worker of its own
-        from its demotion (:func:`lorasched.allpass.diagnose.demoted_overlap` of the
+        from its demotion (:func:`lorasched.allpass.diagnostics.demoted_overlap` of the
         oracle's run without a cap, F fixed at F0), against the cap, with the oracle's peak
         workers without a cap and the same count on Allpass's default run."""
         cap = SETUPS["limited"]

@@ -19,8 +19,7 @@ from tqdm.auto import tqdm
 from ... import systems
 from ...allpass.policies import LABELS
 from ...allpass.scalers import F0
-from ...allpass.scenario import allpass_scenario
-from ...allpass.workload import PAPER_JOBS, PAPER_WORK_H
+from ...allpass.workload import PAPER_JOBS, PAPER_WORK_H, allpass_scenario
 from ...experiments import Sweep
 from ...experiments.grid import code_fingerprint
 from ...model.errors import InputError
@@ -312,9 +311,16 @@ class AllpassFigure(Figure):
 
     def data(self, size: str = "small", *, store=None, seeds: int | None = None,
              workers=None, scheduler=None, serial=None, progress: bool = False):
-        """The shared runs, from ``store``'s batch file or computed in-process
-        (``workers``, ``scheduler`` and ``serial`` are accepted for the common
-        signature)."""
+        """The shared runs, from ``store``'s batch file or computed in-process.
+
+        ``workers``, ``scheduler`` and ``serial`` are in the signature every figure shares;
+        Allpass's runs are computed in memory, not as cells on workers, so any of them
+        given is an :class:`~lorasched.model.errors.InputError` naming it."""
+        for arg, value in {"workers": workers, "scheduler": scheduler,
+                           "serial": serial}.items():
+            if value is not None:
+                raise InputError(f"{arg}={value!r}: Allpass's runs are computed in memory, "
+                                 f"not as cells on workers; leave {arg} out")
         return AllpassData(size, runs(size, seeds, progress, store))
 
     def setting(self, data: AllpassData) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...allpass.diagnose import queue_mechanism
+from ...allpass.diagnostics import queue_mechanism
 from ..base import Prose, paragraphs
 from ..numbers import minutes, num, pct
 from ..verdicts import SHARE, judge

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ...allpass.clouds import PROVIDERS
 from ...allpass.cluster import CHECKPOINT_S, RESTORE_S
-from ...allpass.diagnose import queue_mechanism
+from ...allpass.diagnostics import queue_mechanism
 from ...allpass.pressure import WINDOW_S
 from ...allpass.scalers import F0
 from ..base import Prose, paragraphs
@@ -62,7 +62,7 @@ class Fig08(AllpassFigure):
 
     def mechanism(self, data: AllpassData) -> pd.DataFrame:
         """Per seed, why Allpass's demoted jobs queue under the cap
-        (:func:`lorasched.allpass.diagnose.queue_mechanism`, in percent): the share of
+        (:func:`lorasched.allpass.diagnostics.queue_mechanism`, in percent): the share of
         ticks with jobs waiting at which the pressure of eq. (2) was at most 1, the share
         of the queueing done by jobs demoted with their soft deadline beyond the largest
         window of eq. (1), the share of jobs late for their soft deadline; with the

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...allpass.cluster import HPA_TARGET
-from ...allpass.diagnose import demoted_overlap, max_overlap
+from ...allpass.diagnostics import demoted_overlap, max_overlap
 from ...allpass.scalers import F0
 from ..base import Prose, paragraphs
 from ..numbers import interval, num, quote, seconds
@@ -28,7 +28,7 @@ from .fig07 import cap_claim
 
 def _concurrency(run) -> int:
     """The most jobs of a run that would run at once, each from its submission for its
-    work (:func:`lorasched.allpass.diagnose.max_overlap`)."""
+    work (:func:`lorasched.allpass.diagnostics.max_overlap`)."""
     submit = run["submit_s"].values
     return max_overlap(submit, submit + run["work_s"].values)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ... import systems
 from ...allpass.pressure import WINDOW_S
-from ...allpass.scenario import allpass_scenario
+from ...allpass.workload import allpass_scenario
 from ...experiments.grid import code_fingerprint
 from ...model.system import policy_options
 from ..base import Figure, atomic_file, default_store

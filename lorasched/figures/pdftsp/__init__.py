@@ -5,7 +5,7 @@ chapter's measurements and the reproduction summary. Sizes and algorithms:
 """
 
 from ..base import styled
-from .catalog import FIGURES, figure, reproduce, sweeps
+from .catalog import CATALOGUE, FIGURES, figure, reproduce, sweeps
 from .common import (
     ALGORITHMS,
     BASELINES,
@@ -35,8 +35,8 @@ from .sweep_figure import SweepFigure
 from .titan_words import titan_setting
 from .tuning import calibration, pdftsp_constants
 
-__all__ = ["ALGORITHMS", "BASELINES", "CALIBRATED", "FIGURES", "LEMMA2", "NAMES", "ORACLE",
-           "TITAN", "TITAN_MILP", "TITAN_MILP_OPTIONS", "TITAN_OPTIONS", "VARIANTS",
+__all__ = ["ALGORITHMS", "BASELINES", "CALIBRATED", "CATALOGUE", "FIGURES", "LEMMA2", "NAMES",
+           "ORACLE", "TITAN", "TITAN_MILP", "TITAN_MILP_OPTIONS", "TITAN_OPTIONS", "VARIANTS",
            "SweepFigure", "base", "by_method", "calibration",
            "cost_plus_findings",
            "figure", "pdftsp_constants", "reproduce", "setting_verdicts_findings",

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ...pdftsp import mechanism
-from ...pdftsp.simulation import simulate
+from ...pdftsp.system import simulate
 from ...pdftsp.workload import synthetic_scenario
 from ..base import Figure, paragraphs
 from ..numbers import num, pct

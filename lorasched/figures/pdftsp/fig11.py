@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...pdftsp.simulation import simulate
+from ...pdftsp.system import simulate
 from ...pdftsp.workload import synthetic_scenario
 from ..base import Figure, paragraphs
 from ..verdicts import REPRODUCED, Estimate, judge

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..base import Figure, figure_sweeps, pick
-from ..base import reproduce as _reproduce
+from ..base import Figure
+from ..catalog import Catalogue
 from .authors import AuthorsSetup
 from .common import ALGORITHMS, NAMES, WORKLOADS, declaration, table
 from .fig04 import Fig04
@@ -24,34 +24,14 @@ from .table4 import Table4
 FIGURES: dict[str, Figure] = {f.key: f for f in (Table2(), Fig04(), Table3(), Fig05(),
                                                   Table4(), SolveTime(), AuthorsSetup())}
 
+#: the pages, and the batch that runs their cells (with the sensitivity page's, for all)
+CATALOGUE = Catalogue(FIGURES, "TITAN section 5", extra=(SENSITIVITY,))
+figure = CATALOGUE.figure
+sweeps = CATALOGUE.sweeps
+reproduce = CATALOGUE.reproduce
 
-def figure(key: str) -> Figure:
-    """The TITAN page called ``key`` (``table2``, ``fig04``, ``table3``, ``fig05``,
-    ``table4``, ``solve``, ``authors``)."""
-    return pick(FIGURES, key)
-
-
-def sweeps(size: str = "full", seeds: int | None = None, figures=None) -> list:
-    """The sweeps of every figure (or of ``figures``) at ``size``, and with every figure
-    those of the sensitivity page, for a batch shared with other systems
-    (:func:`lorasched.figures.base.reproduce_together`)."""
-    if figures:
-        return figure_sweeps([pick(FIGURES, k) for k in figures], size, seeds)
-    return figure_sweeps([*FIGURES.values(), SENSITIVITY], size, seeds)
-
-
-def reproduce(size: str = "full", store=None, *, seeds: int | None = None, figures=None,
-              workers: int | None = None, scheduler: str | None = None,
-              serial: bool = False, progress: bool = True):
-    """Run the cells of TITAN's pages (or of ``figures``) as one batch."""
-    chosen = [pick(FIGURES, k) for k in figures] if figures else FIGURES
-    return _reproduce(chosen, size, store, seeds=seeds, workers=workers,
-                      scheduler=scheduler, serial=serial, progress=progress,
-                      name=f"TITAN section 5 ({size})")
-
-
-__all__ = ["ALGORITHMS", "FIGURES", "NAMES", "WORKLOADS", "declaration", "figure",
-           "reproduce", "summary", "sweeps", "table"]
+__all__ = ["ALGORITHMS", "CATALOGUE", "FIGURES", "NAMES", "WORKLOADS", "declaration",
+           "figure", "reproduce", "summary", "sweeps", "table"]
 
 
 def summary(size: str = "small", *, seeds: int | None = None, store=None):

@@ -14,7 +14,7 @@ import pandas as pd
 from ...experiments import Sweep
 from ...systems import simulate
 from ...titan.lut import MODELS
-from ...titan.scenario import AUTHORS_CKPT_S, titan_scenario
+from ...titan.workload import AUTHORS_CKPT_S, titan_scenario
 from ..base import check_size, paragraphs
 from ..numbers import num, pct, quote, seconds
 from ..verdicts import BEYOND, GAIN, INCONCLUSIVE, RATIO, REPRODUCED

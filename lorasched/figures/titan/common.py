@@ -13,7 +13,7 @@ import pandas as pd
 import xarray as xr
 
 from ...experiments import Sweep
-from ...titan.scenario import titan_scenario
+from ...titan.workload import titan_scenario
 from ..base import SCALES, Figure, check_size, seed_words
 from ..numbers import interval, num, pct
 from ..prose import says

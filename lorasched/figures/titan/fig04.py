@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ...titan.helios import DAY_S, SHORT_S, WINDOW_S, filtered_jobs, short_job_fraction
-from ...titan.scenario import titan_scenario
+from ...titan.workload import titan_scenario
 from ..base import Figure, check_size, paragraphs
 from ..numbers import minutes, num, pct, quote
 from ..verdicts import BEYOND, CONTRADICTED, NO_NUMBER, PAPER, REPRODUCED, Estimate

@@ -7,7 +7,7 @@ import json
 import pandas as pd
 
 from ...systems import simulate
-from ...titan.scenario import titan_scenario
+from ...titan.workload import titan_scenario
 from ..base import paragraphs
 from ..numbers import num, quote, seconds
 from ..verdicts import RATIO, REPRODUCED

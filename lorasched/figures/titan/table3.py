@@ -10,7 +10,7 @@ import pandas as pd
 
 from ...experiments import Sweep
 from ...systems import simulate
-from ...titan.scenario import titan_scenario
+from ...titan.workload import titan_scenario
 from ..base import check_size, paragraphs
 from ..numbers import num, pct, quote
 from ..verdicts import (

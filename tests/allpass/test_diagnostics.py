@@ -1,4 +1,4 @@
-"""lorasched.allpass.diagnose: the queueing mechanism of a run, on a hand-edited result and
+"""lorasched.allpass.diagnostics: the queueing mechanism of a run, on a hand-edited result and
 on a real run; the overlap of demoted jobs on a hand-made workload."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 import xarray as xr
 
 import lorasched.allpass.cluster as cluster_module
-from lorasched.allpass.diagnose import (
+from lorasched.allpass.diagnostics import (
     demoted_overlap,
     demotion_times,
     max_overlap,
@@ -18,7 +18,8 @@ from lorasched.allpass.diagnose import (
 )
 from lorasched.allpass.policies import queue_all_oracle
 from lorasched.allpass.result import assemble
-from lorasched.allpass.scenario import AllpassArrays, allpass_scenario
+from lorasched.allpass.scenario import AllpassArrays
+from lorasched.allpass.workload import allpass_scenario
 from lorasched.systems import check_result, simulate
 
 

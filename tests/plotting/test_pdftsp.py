@@ -1,0 +1,137 @@
+"""lorasched.plotting.pdftsp: each figure of a day's result or of a sweep draws what its data
+holds (counts, shares, ratios and axes checked on tiny hand-made data)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import lorasched
+from lorasched.plotting import pdftsp as plots
+
+
+def _day() -> xr.Dataset:
+    """A day of 3 slots of 30 minutes on 2 nodes, 5 tasks."""
+    return xr.Dataset(
+        {"arrival": ("task", [0, 0, 1, 2, 2]),
+         "admitted": ("task", [True, False, True, True, False]),
+         "reason": ("task", ["", "negative_surplus", "", "", "no_feasible_schedule"]),
+         "bid": ("task", [4.0, 1.0, 6.0, 2.0, 3.0]),
+         "payment": ("task", [3.0, 0.0, 5.0, 2.0, 0.0]),
+         "compute_used": (("slot", "node"), [[50.0, 0.0], [100.0, 20.0], [0.0, 40.0]]),
+         "compute_capacity": ("node", [100.0, 0.0]),
+         "memory_used": (("node", "slot"), [[10.0, 20.0, 0.0], [5.0, 5.0, 5.0]]),
+         "memory_capacity": ("node", [60.0, 30.0]),
+         "gpu_type": ("node", ["A100", "A40"])},
+        attrs={"slot_minutes": 30, "base_model_memory": 20.0})
+
+
+def test_arrivals_stack_the_admitted_under_each_reason_of_rejection():
+    fig = plots.arrivals_and_admissions(_day())
+    assert [t.name for t in fig.data] == ["admitted", "rejected: negative surplus",
+                                          "rejected: no feasible schedule"]
+    assert [list(t.y) for t in fig.data] == [[1, 1, 1], [1, 0, 0], [0, 0, 1]]
+    assert list(fig.data[0].x) == [0.25, 0.75, 1.25]  # slot centres, in hours
+    assert fig.layout.barmode == "stack"
+    assert fig.layout.title.text == "Arrivals per 30-minute slot (3 of 5 admitted)"
+    assert list(fig.layout.xaxis.range) == [0, 1.5]
+    plain = plots.arrivals_and_admissions(_day().drop_vars("reason"))
+    assert [(t.name, list(t.y)) for t in plain.data] == [("admitted", [1, 1, 1]),
+                                                         ("rejected", [1, 0, 1])]
+
+
+def test_utilisation_is_the_share_of_each_node_s_capacity_in_use():
+    fig = plots.utilisation_heatmap(_day())
+    (heat,) = fig.data
+    # node 1 has no compute: no share, not a division by zero
+    np.testing.assert_array_equal(heat.z, [[0.5, 1.0, 0.0], [np.nan, np.nan, np.nan]])
+    assert (heat.zmin, heat.zmax) == (0.0, 1.0)
+    assert list(heat.customdata[:, 0]) == ["0 (A100)", "1 (A40)"]
+    assert fig.layout.title.text == "Utilisation of compute (samples/slot)"
+    # memory net of the base model's replica: 40 and 10 GB left
+    memory = plots.utilisation_heatmap(_day(), "memory").data[0]
+    np.testing.assert_allclose(memory.z, [[0.25, 0.5, 0.0], [0.5, 0.5, 0.5]])
+    with pytest.raises(lorasched.InputError, match="'compute' or 'memory', not 'disk'"):
+        plots.utilisation_heatmap(_day(), "disk")
+
+
+def test_bids_and_payments_of_the_admitted_tasks_lie_beside_the_line_payment_is_bid():
+    fig = plots.bids_and_payments(_day())
+    line, points = fig.data
+    top = 6.0 * 1.05  # the largest bid, with a margin
+    assert line.name == "payment = bid" and list(line.x) == list(line.y) == [0.0, top]
+    assert list(points.x) == [4.0, 6.0, 2.0] and list(points.y) == [3.0, 5.0, 2.0]
+    assert list(points.customdata) == [0, 2, 3]  # the admitted tasks
+    assert fig.layout.title.text == "Bids and payments of the 3 admitted tasks"
+    assert list(fig.layout.xaxis.range) == list(fig.layout.yaxis.range) == [0, top]
+
+
+def test_sampled_bids_and_payments_are_side_by_side_for_the_tasks_given():
+    fig = plots.sampled_bids_and_payments(_day(), [2, 0])
+    bids, pays = fig.data
+    assert list(bids.x) == list(pays.x) == ["task 2", "task 0"]
+    assert list(bids.y) == [6.0, 4.0] and list(pays.y) == [5.0, 3.0]
+    assert fig.layout.barmode == "group" and fig.layout.xaxis.type == "category"
+    assert fig.layout.title.text == "Bids and payments of 2 sampled admitted tasks"
+
+
+def _sweep() -> xr.DataArray:
+    """A metric over 2 loads x 2 algorithms x 2 seeds."""
+    values = np.array([[[10.0, 14.0], [4.0, 4.0]], [[20.0, 20.0], [6.0, 8.0]]])
+    return xr.DataArray(values, dims=("load", "algorithm", "seed"),
+                        coords={"load": ["light", "high"], "algorithm": ["pdFTSP (Lemma 2)",
+                                                                         "EFT"],
+                                "seed": [1, 2]})
+
+
+def test_figure_bars_are_the_mean_over_seeds_over_the_best_mean():
+    fig = plots.figure_bars(_sweep(), "load", title="Fig. 8", axis_title="load", hline=1.0)
+    assert [t.name for t in fig.data] == ["pdFTSP (Lemma 2)", "EFT"]
+    assert list(fig.data[0].y) == pytest.approx([0.6, 1.0])  # 12 and 20 over 20
+    assert list(fig.data[1].y) == pytest.approx([0.2, 0.35])
+    assert list(fig.data[0].error_y.array) == pytest.approx([np.sqrt(8) / 20, 0.0])
+    assert fig.data[0].marker.color == plots.METHOD_COLOURS["pdFTSP (Lemma 2)"]
+    assert [s.y0 for s in fig.layout.shapes] == [1.0]
+    assert fig.layout.yaxis.title.text == "normalised social welfare"
+    raw = plots.figure_bars(_sweep(), "load", title="", axis_title="load", normalise=False,
+                            y_title="tasks")
+    assert list(raw.data[1].y) == [4.0, 7.0] and raw.layout.yaxis.title.text == "tasks"
+
+
+def test_runtime_per_task_is_in_milliseconds_on_a_log_axis():
+    seconds = _sweep().rename(load="nodes").assign_coords(nodes=[50, 100]) / 1e3
+    fig = plots.runtime_per_task(seconds)
+    assert [t.name for t in fig.data] == ["pdFTSP (Lemma 2)", "EFT"]
+    assert list(fig.data[1].x) == [50, 100] and list(fig.data[1].y) == pytest.approx([4, 7])
+    assert list(fig.data[1].error_y.array) == pytest.approx([0.0, np.sqrt(2)])
+    assert fig.layout.yaxis.type == "log"
+    assert fig.layout.xaxis.title.text == "compute nodes K"
+
+
+def test_calibration_surfaces_are_each_day_over_its_best_pair_with_the_marks():
+    grid = xr.DataArray([[1.0, 4.0], [2.0, 8.0]], dims=("alpha", "beta"),
+                        coords={"alpha": [1.0, 2.0], "beta": [0.5, 1.0]})
+    fig = plots.calibration_surfaces({"day 1": grid, "day 2": grid * 10},
+                                     {"chosen": {"alpha": 2.0, "beta": 1.0},
+                                      "off the grid": {"alpha": 9.0, "beta": 1.0}})
+    heats = [t for t in fig.data if t.type == "heatmap"]
+    marks = [t for t in fig.data if t.type == "scatter"]
+    assert len(heats) == 2 and [list(t.x) for t in heats] == [["0.5", "1"]] * 2
+    np.testing.assert_allclose(heats[1].z, [[0.125, 0.5], [0.25, 1.0]])
+    np.testing.assert_array_equal(heats[1].customdata, grid.values * 10)
+    assert [h.showscale for h in heats] == [False, True]
+    assert [(m.name, list(m.x), list(m.y)) for m in marks] == [("chosen", ["1"], ["2"])] * 2
+    assert [a.text for a in fig.layout.annotations] == ["day 1", "day 2"]
+
+
+def test_latency_histogram_overlays_each_sample_with_its_median_marked():
+    fast = np.array([0.001, 0.002, 0.002, 0.004])
+    slow = np.array([0.010, 0.020, np.nan, 0.030])  # an unanswered request: left out
+    fig = plots.latency_histogram({"fast": fast, "slow": slow}, title="latency")
+    assert [t.name for t in fig.data] == ["fast", "slow"]
+    assert [int(sum(t.y)) for t in fig.data] == [4, 3]
+    assert fig.layout.xaxis.type == "log" and fig.layout.barmode == "overlay"
+    assert [s.x0 for s in fig.layout.shapes] == pytest.approx([2.0, 20.0])  # medians, ms
+    assert [a.text for a in fig.layout.annotations] == ["fast: median", "slow: median"]
+    assert fig.layout.title.text == "latency"
