@@ -4,7 +4,11 @@ provisioning each minute. Needs the optional extra ``gymnasium``
 (``pip install "lorasched[gym]"``); the decision problems themselves are each system's
 ``env`` module, which the built-in ``random`` policies use without Gymnasium. Importing
 this package registers the environments with Gymnasium (:data:`IDS`), so that
-``gymnasium.make("lorasched/Admission-v0", scenario=...)`` works too.
+``gymnasium.make("lorasched/Admission-v0")`` works: without a scenario each runs its small
+seeded default (:data:`DEFAULT_SCENARIOS`), and ``scenario=...`` overrides it. The option
+``observation="fixed"`` gives an observation whose space is the same for every scenario of
+a system, so that one agent can train across them (:data:`OBSERVATIONS`);
+:mod:`lorasched.gym.bench` describes and times the environments.
 """
 
 from __future__ import annotations
@@ -15,16 +19,25 @@ import gymnasium
 import xarray as xr
 
 from ..model.errors import InputError
+from . import allpass, pdftsp, titan
 from .allpass import ProvisioningEnv
+from .common import OBSERVATIONS
 from .pdftsp import AdmissionEnv
 from .titan import AllocationEnv
 
 #: The environment of each system, by the system's name.
 ENVIRONMENTS: dict[str, type[gymnasium.Env]] = {
     "pdftsp": AdmissionEnv, "titan": AllocationEnv, "allpass": ProvisioningEnv}
-#: Each system's Gymnasium id, for ``gymnasium.make(id, scenario=..., **config)``.
+#: Each system's Gymnasium id, for ``gymnasium.make(id, **config)`` (``scenario=...`` or the
+#: default scenario).
 IDS: dict[str, str] = {"pdftsp": "lorasched/Admission-v0", "titan": "lorasched/Allocation-v0",
                        "allpass": "lorasched/Provisioning-v0"}
+#: Each system's default scenario, by the system's name, as the arguments of its builder
+#: (``synthetic_scenario``, ``titan_scenario``, ``allpass_scenario``) that an environment
+#: made without a scenario runs (``scenario_seed`` replaces the seed).
+DEFAULT_SCENARIOS: dict[str, dict] = {"pdftsp": pdftsp.DEFAULT_SCENARIO,
+                                      "titan": titan.DEFAULT_SCENARIO,
+                                      "allpass": allpass.DEFAULT_SCENARIO}
 
 for _system, _id in IDS.items():
     if _id not in gymnasium.registry:
@@ -39,7 +52,8 @@ def make(scenario: xr.Dataset, **config) -> gymnasium.Env:
     scenario : xarray.Dataset
         A scenario of any system (its attribute ``system`` picks the environment).
     **config
-        The environment's options (each class documents its own).
+        The environment's options (each class documents its own; e.g.
+        ``observation="fixed"``).
 
     Returns
     -------
@@ -70,4 +84,5 @@ def make(scenario: xr.Dataset, **config) -> gymnasium.Env:
     return env(scenario, **config)
 
 
-__all__ = ["ENVIRONMENTS", "IDS", "AdmissionEnv", "AllocationEnv", "ProvisioningEnv", "make"]
+__all__ = ["DEFAULT_SCENARIOS", "ENVIRONMENTS", "IDS", "OBSERVATIONS", "AdmissionEnv",
+           "AllocationEnv", "ProvisioningEnv", "make"]

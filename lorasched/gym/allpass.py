@@ -6,7 +6,9 @@ workers (open, busy, idle ready, starting), the pressure p with D and T, the thr
 the next workers' prices and the marketplace's free offers. Action: Discrete over -K..K,
 the change in serverful workers (clipped at what is possible; ``info["action_mask"]`` marks
 the unclipped ones). Reward: minus the dollars accrued since the last tick, optionally minus
-a weight times the job completion time accrued; F stays Algorithm 1's.
+a weight times the job completion time accrued; F stays Algorithm 1's. Without a scenario
+it runs :data:`DEFAULT_SCENARIO`; ``observation="fixed"`` bounds the job counts by ``BOUND``
+rather than by the scenario's jobs, the same space for every scenario.
 """
 
 from __future__ import annotations
@@ -19,15 +21,39 @@ import numpy as np
 import xarray as xr
 from gymnasium import spaces
 
+from ..allpass import allpass_scenario
 from ..allpass.clouds import PROVIDERS
 from ..allpass.env import MAX_STEP, PRICES_K, QUEUE_K, ProvisioningProblem
 from ..allpass.result import assemble, check_result
 from ..allpass.scenario import to_arrays, validate
 from ..model.errors import InputError
+from .common import check_observation, check_seed
 
 #: the bound of the observation's unbounded quantities (seconds, work, counts): finite, so
 #: that the spaces are boxes an agent can scale, and far beyond any run (3e4 years)
 BOUND = 1e12
+#: the scenario ``ProvisioningEnv()`` runs without one, as the arguments of
+#: :func:`~lorasched.allpass.workload.allpass_scenario` (10 Helios jobs at their trace's
+#: durations, at most 4 serverful workers, a 2-hour offer book); ``scenario_seed``
+#: replaces its seed
+DEFAULT_SCENARIO = dict(jobs=10, capacity=4, sizing="trace", book_hours=2, seed=0)
+
+
+def default_scenario(seed: int | None = None) -> xr.Dataset:
+    """:data:`DEFAULT_SCENARIO`, built.
+
+    Parameters
+    ----------
+    seed : int, optional
+        In place of its seed.
+
+    Returns
+    -------
+    xarray.Dataset
+        The Allpass scenario.
+    """
+    return allpass_scenario(**{**DEFAULT_SCENARIO, **({} if seed is None else
+                                                      {"seed": seed})})
 
 
 #: the options of the decision problem beyond the ones ProvisioningEnv names
@@ -44,8 +70,18 @@ class ProvisioningEnv(gymnasium.Env):
 
     Parameters
     ----------
-    scenario : xarray.Dataset
-        An Allpass scenario (``lorasched.allpass_scenario``).
+    scenario : xarray.Dataset, optional
+        An Allpass scenario (``lorasched.allpass_scenario``). Default:
+        :data:`DEFAULT_SCENARIO`, ``allpass_scenario(jobs=10, capacity=4, sizing="trace",
+        book_hours=2, seed=0)``, about 110 ticks an episode (so
+        ``gymnasium.make("lorasched/Provisioning-v0")`` needs no argument).
+    scenario_seed : int, optional
+        The default scenario's seed in place of 0 (refused with ``scenario``).
+    observation : {"native", "fixed"}, optional
+        The observation's shapes are the options' (``queue_k`` rows, ``prices_k``
+        prices), never the scenario's. ``"native"`` (default) bounds the job counts
+        (``jobs``) by the scenario's jobs; ``"fixed"`` by ``BOUND``, so that the space is
+        the same for every scenario.
     max_step : int, optional
         K: the action is a change in serverful workers in ``-K..K`` (default 4).
     jct_weight : float, optional
@@ -61,13 +97,26 @@ class ProvisioningEnv(gymnasium.Env):
     ------
     InputError
         For a scenario that is not a valid Allpass one, or an option out of range.
+
+    Notes
+    -----
+    Both observations are fixed in size: the queue is the ``queue_k`` most urgent jobs
+    (earliest deadline first) with ``queue_mask`` marking the real rows, the rest
+    summarised in ``queue_summary``, and ``prices`` the next ``prices_k`` workers' prices.
+    So no scenario is too large for the fixed observation; a longer queue is cut to its
+    ``queue_k`` most urgent jobs (the native observation's rule too).
     """
 
     metadata = {"render_modes": []}
 
-    def __init__(self, scenario: xr.Dataset, *, max_step: int = MAX_STEP,
-                 jct_weight: float = 0.0, prices_k: int = PRICES_K, queue_k: int = QUEUE_K,
-                 **options):
+    def __init__(self, scenario: xr.Dataset | None = None, *,
+                 scenario_seed: int | None = None, observation: str = "native",
+                 max_step: int = MAX_STEP, jct_weight: float = 0.0, prices_k: int = PRICES_K,
+                 queue_k: int = QUEUE_K, **options):
+        seed = check_seed(scenario, scenario_seed)
+        self.observation = check_observation(observation)
+        if scenario is None:
+            scenario = default_scenario(seed)
         if not isinstance(scenario, xr.Dataset) or scenario.attrs.get("system") != "allpass":
             raise InputError("scenario must be an Allpass scenario (an xarray.Dataset with "
                              "attrs['system'] == 'allpass'; lorasched.allpass_scenario)")
@@ -82,6 +131,8 @@ class ProvisioningEnv(gymnasium.Env):
                        "queue_k": queue_k, **options}
         probe = ProvisioningProblem(self._arrays, np.random.default_rng(0), **self.config)
         K, q, k, n = probe.max_step, probe.queue_k, probe.prices_k, self._arrays.submit.size
+        if observation == "fixed":
+            n = BOUND
         self.action_space = spaces.Discrete(2 * K + 1, start=-K)
         self.observation_space = spaces.Dict({
             "time": _box(1),

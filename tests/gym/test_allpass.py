@@ -15,8 +15,8 @@ pytest.importorskip("gymnasium")
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 from lorasched.allpass import scalers  # noqa: E402
-from lorasched.allpass.scenario import allpass_scenario  # noqa: E402
 from lorasched.allpass.system import TIMINGS, measure, simulate  # noqa: E402
+from lorasched.allpass.workload import allpass_scenario  # noqa: E402
 from lorasched.gym.allpass import ProvisioningEnv  # noqa: E402
 from lorasched.model.errors import InputError  # noqa: E402
 
@@ -142,3 +142,45 @@ def test_misuse_is_refused(small):
     env.reset(seed=0)
     with pytest.raises(InputError, match="action must be an integer"):
         env.step(9)
+
+
+# ------------------------------------------------------------ the fixed-size observation
+
+
+@pytest.fixture(scope="module")
+def queued():
+    """A scenario whose queue for a serverful worker grows to several jobs."""
+    return allpass_scenario(jobs=25, seed=4, capacity=3, sizing="trace", book_hours=2)
+
+
+def test_the_fixed_observation_space_is_the_same_for_every_scenario(small, queued):
+    other = queued
+    fixed = [ProvisioningEnv(observation="fixed"), ProvisioningEnv(small, observation="fixed"),
+             ProvisioningEnv(other, observation="fixed")]
+    assert all(env.observation_space == fixed[0].observation_space for env in fixed)
+    assert fixed[0].observation_space["jobs"].high.tolist() == [1e12] * 4
+    native = [ProvisioningEnv(small).observation_space, ProvisioningEnv(other).observation_space]
+    assert native[0] != native[1]  # the job counts are bounded by the scenario's jobs
+    assert native[0]["jobs"].high.tolist() == [10.0] * 4
+
+
+def test_the_fixed_observation_holds_the_native_values_and_the_queue_mask(queued):
+    actions = [2, -2] * 1000
+    native, _, _ = play(ProvisioningEnv(queued, queue_k=2), actions)
+    env = ProvisioningEnv(queued, queue_k=2, observation="fixed")
+    fixed, _, _ = play(env, actions)
+    assert len(native) == len(fixed)
+    full = 0
+    for a, b in zip(native, fixed, strict=True):
+        assert b in env.observation_space and a.keys() == b.keys()
+        for key in a:
+            np.testing.assert_array_equal(a[key], b[key])
+        queued = int(b["queue_summary"][0])
+        assert b["queue_mask"].tolist() == [1] * min(queued, 2) + [0] * max(2 - queued, 0)
+        full += queued > 2  # a longer queue: its two most urgent jobs, the rest summarised
+    assert full > 0
+
+
+def test_the_observation_option_is_checked(small):
+    with pytest.raises(InputError, match=r"observation must be one of \('native', 'fixed'\)"):
+        ProvisioningEnv(small, observation="summary")

@@ -130,3 +130,86 @@ def test_the_scenario_is_checked(scenario):
         AdmissionEnv(scenario.to_dict())
     with pytest.raises(InputError):
         AdmissionEnv(scenario.drop_vars("bid"))
+
+
+# ------------------------------------------------------------ the fixed-size observation
+
+#: two scenarios of other shapes than the default's (nodes, slots and vendors)
+OTHERS = ({"nodes": 2, "slots": 8, "load": 2.0, "vendors": 5, "seed": 1},
+          {"nodes": 7, "slots": 40, "load": 3.0, "vendors": 1, "seed": 2})
+
+
+def fixed_episode(scenario, seed=0):
+    """Native and fixed observations of one random episode, side by side."""
+    native, fixed = AdmissionEnv(scenario), AdmissionEnv(scenario, observation="fixed")
+    pairs = [(native.reset(seed=seed)[0], fixed.reset(seed=seed)[0])]
+    rng = np.random.default_rng(seed)
+    done = False
+    while not done:
+        action = int(rng.integers(3))
+        a, _, done, _, _ = native.step(action)
+        b, *_ = fixed.step(action)
+        pairs.append((a, b))
+    return fixed, pairs
+
+
+def test_the_fixed_observation_space_is_the_same_for_every_scenario(scenario):
+    made = [AdmissionEnv(observation="fixed"), AdmissionEnv(scenario, observation="fixed")]
+    made += [AdmissionEnv(lorasched.synthetic_scenario(**s), observation="fixed")
+             for s in OTHERS]
+    assert all(env.observation_space == made[0].observation_space for env in made)
+    assert made[0].observation_space["lam"].shape == (32, 48)
+    natives = [AdmissionEnv(env.scenario).observation_space for env in made]
+    assert len({space["lam"].shape for space in natives}) == len(natives)
+
+
+@pytest.mark.parametrize("other", OTHERS)
+def test_the_fixed_observation_is_the_native_one_padded_with_masks(other):
+    scenario = lorasched.synthetic_scenario(**other)
+    env, pairs = fixed_episode(scenario)
+    K, N = other["nodes"], other["vendors"]
+    for native, fixed in pairs:
+        assert fixed in env.observation_space
+        assert fixed["node_mask"].tolist() == [1] * K + [0] * (32 - K)
+        assert fixed["vendor_mask"].tolist() == [1] * N + [0] * (8 - N)
+        for name in ("task", "quote", "action_mask"):
+            np.testing.assert_array_equal(fixed[name], native[name])
+        width = int(native["window"].sum())
+        assert fixed["window"].sum() == width
+        np.testing.assert_array_equal(fixed["speed"][:K], native["speed"])
+        np.testing.assert_array_equal(fixed["vendor_price"][:N], native["vendor_price"])
+        for name in ("lam", "phi", "compute_left", "memory_left"):
+            np.testing.assert_array_equal(fixed[name][:K, :width], native[name][:, :width])
+            assert not fixed[name][K:].any() and not fixed[name][:, width:].any()
+
+
+def test_the_fixed_episode_decides_as_the_native_one(scenario):
+    reference = lorasched.simulate(scenario, algorithm="pdftsp")
+    actions = reference["admitted"].values.astype(int)
+    result, _, trace = run_episode(AdmissionEnv(scenario, observation="fixed"), actions)
+    assert differences(result, reference, scenario) == []
+    assert all(obs["lam"].shape == (32, 48) for obs in trace)
+
+
+@pytest.mark.parametrize("name, what", [("max_nodes", "nodes"), ("max_vendors", "vendors"),
+                                        ("max_window", "slots in a task's window")])
+def test_a_scenario_beyond_the_fixed_size_is_refused_naming_the_size(scenario, name, what):
+    needed = {"max_nodes": scenario.sizes["node"], "max_vendors": scenario.sizes["vendor"],
+              "max_window": int((scenario["deadline"] - scenario["arrival"]).max()) + 1}[name]
+    with pytest.raises(InputError, match=f"has {needed} {what}, more than {name} = "
+                                         f"{needed - 1} .* pass {name}={needed} or more"):
+        AdmissionEnv(scenario, observation="fixed", **{name: needed - 1})
+    env = AdmissionEnv(scenario, observation="fixed", **{name: needed})  # just enough
+    obs, _ = env.reset(seed=0)
+    assert obs in env.observation_space
+
+
+@pytest.mark.parametrize("config, match", [
+    ({"max_nodes": 8}, "max_nodes sizes the fixed observation"),
+    ({"observation": "fixed", "max_window": 0}, "max_window must be a positive integer"),
+    ({"observation": "fixed", "max_vendors": 2.5}, "max_vendors must be a positive"),
+    ({"observation": "padded"}, "observation must be one of"),
+])
+def test_the_fixed_sizes_are_checked(scenario, config, match):
+    with pytest.raises(InputError, match=match):
+        AdmissionEnv(scenario, **config)

@@ -16,8 +16,8 @@ from gymnasium.utils.env_checker import check_env  # noqa: E402
 from lorasched.gym.titan import AllocationEnv  # noqa: E402
 from lorasched.model.errors import InputError  # noqa: E402
 from lorasched.titan.cluster import TitanCluster  # noqa: E402
-from lorasched.titan.scenario import titan_scenario  # noqa: E402
 from lorasched.titan.system import SYSTEM, measure, simulate  # noqa: E402
+from lorasched.titan.workload import titan_scenario  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -133,3 +133,92 @@ def test_the_environment_validates_its_configuration(scenario, kwargs, match):
         AllocationEnv(scenario, **kwargs)
     with pytest.raises(InputError, match="TITAN scenario"):
         AllocationEnv(scenario.assign_attrs(system="allpass"))
+
+
+# ------------------------------------------------------------ the fixed-size observation
+
+
+def test_the_fixed_observation_space_is_the_same_for_every_scenario(scenario):
+    others = [titan_scenario(jobs=12, nodes=4, oversize="cap", seed=3),   # 16 GPUs: A = 6
+              titan_scenario(jobs=30, nodes=1, oversize="cap", seed=1)]   # 4 GPUs: A = 3
+    made = [AllocationEnv(observation="fixed")] + [
+        AllocationEnv(s, observation="fixed") for s in (scenario, *others)]
+    assert all(env.observation_space == made[0].observation_space for env in made)
+    assert all(env.action_space == made[0].action_space for env in made)
+    assert made[0].observation_space["conflicts"].shape == (64, 64)
+    assert made[0].observation_space["throughput"].shape == (64, 24)
+    natives = [AllocationEnv(env.scenario).observation_space for env in made]
+    assert len({space["throughput"].shape for space in natives}) == len(natives)
+
+
+def test_the_fixed_observation_is_the_native_one_padded_with_masks(scenario):
+    native, fixed = AllocationEnv(scenario, max_units=64), AllocationEnv(
+        scenario, observation="fixed")
+    allocations = scenario["allocation"].values
+    A = allocations.size
+    a, _ = native.reset(seed=3)
+    b, _ = fixed.reset(seed=3)
+    done, events = False, 0
+    while not done:
+        assert b in fixed.observation_space
+        assert b["allocations"].tolist() == allocations.tolist() + [0] * (24 - A)
+        assert b["allocation_mask"].tolist() == [1] * A + [0] * (24 - A)
+        for key in a:
+            want = a[key]
+            got = b[key][:, :want.shape[1]] if key in ("throughput", "action_mask") else b[key]
+            np.testing.assert_array_equal(got, want, err_msg=key)
+        assert not b["throughput"][:, A:].any() and not b["action_mask"][:, A + 1:].any()
+        events += b["mask"].any()
+        action = native.problem.random_action()
+        a, _, done, _, _ = native.step(action)
+        b, *_ = fixed.step(action)
+    assert events > 10
+
+
+def test_the_fixed_episode_replays_titans_plans(scenario):
+    want, actions = _recorded_plans(scenario)
+    env = AllocationEnv(scenario, observation="fixed", infeasible="raise")
+    got = _replay(env, actions)[2]["result"]
+    assert np.array_equal(got["finish_s"].values, want["finish_s"].values)
+    assert env.action_space.nvec.tolist() == [25] * 64
+
+
+def test_an_index_past_the_scenarios_allocations_is_clipped_or_refused(scenario):
+    env = AllocationEnv(scenario, observation="fixed")
+    obs, _ = env.reset(seed=0)
+    action = np.zeros(64, dtype=np.int64)
+    action[0] = 24                              # the padding: no such allocation here
+    info = env.step(action)[4]
+    assert 0 < info["action"][0] <= scenario.sizes["allocation"]
+    strict = AllocationEnv(scenario, observation="fixed", infeasible="raise")
+    strict.reset(seed=0)
+    with pytest.raises(InputError, match=r"an index must be in 0\.\.3"):
+        strict.step(action)
+
+
+def test_an_event_beyond_max_units_shows_its_first_candidates_and_the_run_ends(scenario):
+    """The documented truncation: max_units slots, the rest get no GPUs at that event."""
+    env = AllocationEnv(scenario, observation="fixed", max_units=3)
+    full = AllocationEnv(scenario, observation="fixed")
+    assert env.observation_space["conflicts"].shape == (3, 3)
+    obs, _ = env.reset(seed=1)
+    wide, done = 0, False
+    while not done:
+        assert obs in env.observation_space
+        wide += int(obs["mask"].sum()) == 3
+        obs, _, done, _, info = env.step(env.action_space.sample())
+    assert wide > 0 and info["result"].attrs["n_jobs"] == scenario.sizes["job"]
+    assert full.problem.max_units == 64
+
+
+def test_a_scenario_beyond_max_allocations_is_refused_naming_the_size():
+    big = titan_scenario(jobs=4, nodes=16, seed=0)            # 64 GPUs: 18 allocations
+    with pytest.raises(InputError, match="has 18 allocations in its set A, more than "
+                                         "max_allocations = 10 .* max_allocations=18"):
+        AllocationEnv(big, observation="fixed", max_allocations=10)
+    assert AllocationEnv(big, observation="fixed").observation_space["allocations"].shape \
+        == (24,)
+    with pytest.raises(InputError, match="max_allocations sizes the fixed observation"):
+        AllocationEnv(big, max_allocations=18)
+    with pytest.raises(InputError, match="max_allocations must be a positive integer"):
+        AllocationEnv(big, observation="fixed", max_allocations=0)
