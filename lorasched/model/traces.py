@@ -78,11 +78,13 @@ class TraceDay(NamedTuple):
 
 
 def trace_dir() -> Path:
-    """Folder of the shipped traces: ``$LORASCHED_TRACES`` if set, else the repo's traces/."""
+    """Folder of the shipped traces: ``$LORASCHED_TRACES`` if set, else the checkout's
+    ``traces/``, else the copy an installed package carries (``lorasched/_traces``)."""
     env = os.environ.get("LORASCHED_TRACES")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "traces"
+    checkout = Path(__file__).resolve().parents[2] / "traces"
+    return checkout if checkout.is_dir() else Path(__file__).resolve().parents[1] / "_traces"
 
 
 def _resolve(name_or_path) -> tuple[str, Path]:

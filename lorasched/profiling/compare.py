@@ -9,13 +9,12 @@ measured against published speeds (:func:`pdftsp_days`, :func:`titan_runs`,
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 
 from ..allpass.workload import PER_EPOCH_S, allpass_scenario
 from ..model.errors import InputError
 from ..model.profiles import PUBLISHED_MULTI_ADAPTER as PUBLISHED_MULTI_ADAPTER  # the H200 page
+from ..model.traces import trace_dir
 from ..pdftsp.workload import synthetic_scenario
 from ..systems import simulate
 from ..titan.workload import titan_scenario
@@ -23,7 +22,7 @@ from . import table as measured
 from .harness import Config, PublishedWorkload
 
 #: the folder of the shipped measured tables
-PROFILES = Path(__file__).resolve().parents[2] / "traces" / "profiles"
+PROFILES = trace_dir() / "profiles"
 
 def shipped(label: str = "H200") -> dict[str, measured.MeasuredTable]:
     """The shipped measured tables of GPU ``label`` (``traces/profiles/<label>-*.csv``), by

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import tomllib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -157,6 +159,31 @@ def test_missing_trace_lists_the_known_names(tmp_path, what):
     with pytest.raises(FileNotFoundError, match=r"nosuch.*not found.*'acme', 'helios', "
                                                 r"'mlaas', 'philly'"):
         read_trace(tmp_path / what if what.endswith(".gz") else what)
+
+
+def test_an_installed_package_reads_the_traces_it_carries(tmp_path, monkeypatch):
+    """Outside a checkout (no traces/ beside the package) the traces are the package's own
+    copy, lorasched/_traces, which the wheel holds by pyproject.toml's package-data."""
+    monkeypatch.delenv("LORASCHED_TRACES", raising=False)
+    installed = tmp_path / "site-packages" / "lorasched" / "model" / "traces.py"
+    monkeypatch.setattr(traces, "__file__", str(installed))
+    assert traces.trace_dir() == tmp_path / "site-packages" / "lorasched" / "_traces"
+    (tmp_path / "site-packages" / "traces").mkdir(parents=True)  # a checkout: its traces/ first
+    assert traces.trace_dir() == tmp_path / "site-packages" / "traces"
+
+
+def test_the_wheel_carries_every_shipped_trace_file():
+    """lorasched/_traces links to traces/, and the package-data patterns of pyproject.toml
+    match every file under it (a deeper folder would need another pattern)."""
+    root = Path(__file__).resolve().parents[2]
+    package = root / "lorasched"
+    assert (package / "_traces").resolve() == (root / "traces").resolve()
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["lorasched"]
+    carried = {p for pattern in patterns for p in package.glob(pattern) if p.is_file()}
+    shipped = {package / "_traces" / p.relative_to(root / "traces")
+               for p in (root / "traces").rglob("*") if p.is_file()}
+    assert shipped and shipped <= carried
 
 
 def test_trace_dir_from_environment(tmp_path, monkeypatch):
