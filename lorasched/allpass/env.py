@@ -24,8 +24,8 @@ from .cluster import (
     RESTORE_S,
     SERVERLESS,
     AllpassCluster,
-    Run,
 )
+from .decisions import Run
 from .pressure import RULES, UNITS
 from .scalers import F0, G_DN, G_UP, R_DN, R_UP, ServerlessScaler
 from .scenario import AllpassArrays

@@ -21,8 +21,8 @@ from .cluster import (
     RESTORE_S,
     TIRESIAS_THRESHOLD_S,
     AllpassCluster,
-    Run,
 )
+from .decisions import Run
 from .env import MAX_STEP, ProvisioningProblem
 from .pressure import RULES, UNITS, WINDOW_S
 from .scalers import F0, READINGS, ServerlessScaler

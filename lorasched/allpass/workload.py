@@ -1,4 +1,4 @@
-"""Allpass's evaluation workload (sec. 5.1, :func:`allpass_workload`): 200 jobs from Helios
+"""Allpass's evaluation workload (sec. 5.1, ``allpass_workload``): 200 jobs from Helios
 Venus or a log-normal mixture fitted to Seren's Table 1, durations / 5, inter-arrival times
 / 15, Table 4's models, soft deadlines, work sized to the paper's implied 332 A100-h; with
 ``per_epoch_s``, the same jobs on a GPU of measured per-epoch seconds; and the scenario built
@@ -303,7 +303,7 @@ def allpass_scenario(jobs: int = PAPER_JOBS, source: str = "helios",
                      per_epoch_label: str = "given") -> xr.Dataset:
     """An Allpass scenario: jobs, the marketplace's offer book and the serverful cap.
 
-    Its variables and attributes: :mod:`.scenario`.
+    Its variables and attributes: :mod:`lorasched.allpass.scenario`.
 
     Parameters
     ----------
@@ -337,7 +337,7 @@ def allpass_scenario(jobs: int = PAPER_JOBS, source: str = "helios",
     Returns
     -------
     xarray.Dataset
-        The validated scenario (:func:`.scenario.validate`), ``attrs["system"] == "allpass"``.
+        The validated scenario (:func:`lorasched.allpass.scenario.validate`), ``attrs["system"] == "allpass"``.
 
     Raises
     ------

@@ -2,7 +2,7 @@
 ``attrs["system"] == "titan"`` holding a pool of M GPUs and fine-tuning jobs with their step
 times from the LUT, in two setups; :func:`validate` names the first rule one breaks and
 :func:`to_arrays` gives the plain arrays every policy reads (:class:`TitanArrays`). The
-builders are in :mod:`.workload`; the variables: :doc:`/reference/titan_data`.
+builders are in :mod:`lorasched.titan.workload`; the variables: :doc:`/reference/titan_data`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """TITAN's scenarios (sec. 5) built: :func:`titan_scenario` from the authors' workloads
-(:mod:`.authors`) or a Helios day (:mod:`.helios`) with the LUT's step times, and
+(``lorasched.titan.authors``) or a Helios day (``lorasched.titan.helios``) with the LUT's step times, and
 :func:`build` from a job table and a LUT of one's own; each validated by
-:func:`.scenario.validate`. The variables: :doc:`/reference/titan_data`.
+:func:`lorasched.titan.scenario.validate`. The variables: :doc:`/reference/titan_data`.
 """
 
 from __future__ import annotations
@@ -79,7 +79,8 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
     Returns
     -------
     xarray.Dataset
-        The validated scenario (:func:`validate`), ``attrs["system"] == "titan"``.
+        The validated scenario (:func:`lorasched.titan.scenario.validate`),
+        ``attrs["system"] == "titan"``.
 
     Raises
     ------
@@ -232,7 +233,7 @@ def _authors(density: float, model: str, seed: int, jobs: int | None) -> xr.Data
 
 def build(ds: xr.Dataset, lut: xr.Dataset, gpus: int, *, allocations=None,
           job_cap: int | None = None, **attrs) -> xr.Dataset:
-    """A scenario from a job table ``ds`` (the variables of :func:`.authors.load_workload`:
+    """A scenario from a job table ``ds`` (the variables of ``lorasched.titan.authors.load_workload``:
     ``name``, ``application``, ``submit_s``, ``requested_gpus``, ``target_batch_size``,
     ``total_iterations``, ``samples_per_epoch``) and a LUT, on ``gpus`` GPUs; use it for
     your own jobs and measurements. ``allocations`` (default the paper's set up to
