@@ -337,7 +337,8 @@ def allpass_scenario(jobs: int = PAPER_JOBS, source: str = "helios",
     Returns
     -------
     xarray.Dataset
-        The validated scenario (:func:`lorasched.allpass.scenario.validate`), ``attrs["system"] == "allpass"``.
+        The validated scenario (:func:`lorasched.allpass.scenario.validate`),
+        ``attrs["system"] == "allpass"``.
 
     Raises
     ------

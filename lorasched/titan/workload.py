@@ -1,6 +1,6 @@
 """TITAN's scenarios (sec. 5) built: :func:`titan_scenario` from the authors' workloads
-(``lorasched.titan.authors``) or a Helios day (``lorasched.titan.helios``) with the LUT's step times, and
-:func:`build` from a job table and a LUT of one's own; each validated by
+(``lorasched.titan.authors``) or a Helios day (``lorasched.titan.helios``) with the LUT's
+step times, and :func:`build` from a job table and a LUT of one's own; each validated by
 :func:`lorasched.titan.scenario.validate`. The variables: :doc:`/reference/titan_data`.
 """
 
@@ -233,13 +233,13 @@ def _authors(density: float, model: str, seed: int, jobs: int | None) -> xr.Data
 
 def build(ds: xr.Dataset, lut: xr.Dataset, gpus: int, *, allocations=None,
           job_cap: int | None = None, **attrs) -> xr.Dataset:
-    """A scenario from a job table ``ds`` (the variables of ``lorasched.titan.authors.load_workload``:
-    ``name``, ``application``, ``submit_s``, ``requested_gpus``, ``target_batch_size``,
-    ``total_iterations``, ``samples_per_epoch``) and a LUT, on ``gpus`` GPUs; use it for
-    your own jobs and measurements. ``allocations`` (default the paper's set up to
-    ``gpus``) and ``job_cap`` (the authors' rule: no allocation above ``min(job_cap,
-    batch // smallest measured local batch)``) shape ``iter_s``; ``attrs`` are added to
-    the scenario's."""
+    """A scenario from a job table ``ds`` (the variables of
+    ``lorasched.titan.authors.load_workload``: ``name``, ``application``, ``submit_s``,
+    ``requested_gpus``, ``target_batch_size``, ``total_iterations``,
+    ``samples_per_epoch``) and a LUT, on ``gpus`` GPUs; use it for your own jobs and
+    measurements. ``allocations`` (default the paper's set up to ``gpus``) and ``job_cap``
+    (the authors' rule: no allocation above ``min(job_cap, batch // smallest measured local
+    batch)``) shape ``iter_s``; ``attrs`` are added to the scenario's."""
     for var in ("name", "application", "submit_s", "requested_gpus", "target_batch_size",
                 "total_iterations", "samples_per_epoch"):
         if var not in ds:
