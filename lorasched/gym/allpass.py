@@ -27,7 +27,7 @@ from ..allpass.env import MAX_STEP, PRICES_K, QUEUE_K, ProvisioningProblem
 from ..allpass.result import assemble, check_result
 from ..allpass.scenario import to_arrays, validate
 from ..model.errors import InputError
-from .common import check_observation, check_seed
+from .common import built, check_observation, check_seed
 
 #: the bound of the observation's unbounded quantities (seconds, work, counts): finite, so
 #: that the spaces are boxes an agent can scale, and far beyond any run (3e4 years)
@@ -40,20 +40,9 @@ DEFAULT_SCENARIO = dict(jobs=10, capacity=4, sizing="trace", book_hours=2, seed=
 
 
 def default_scenario(seed: int | None = None) -> xr.Dataset:
-    """:data:`DEFAULT_SCENARIO`, built.
-
-    Parameters
-    ----------
-    seed : int, optional
-        In place of its seed.
-
-    Returns
-    -------
-    xarray.Dataset
-        The Allpass scenario.
-    """
-    return allpass_scenario(**{**DEFAULT_SCENARIO, **({} if seed is None else
-                                                      {"seed": seed})})
+    """:data:`DEFAULT_SCENARIO` as the Allpass scenario it builds (``seed``: in place of its
+    seed)."""
+    return built(allpass_scenario, DEFAULT_SCENARIO, seed)
 
 
 #: the options of the decision problem beyond the ones ProvisioningEnv names

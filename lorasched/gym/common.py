@@ -162,3 +162,9 @@ def mask(n: int, size: int) -> np.ndarray:
     out = np.zeros(size, dtype=np.int8)
     out[:n] = 1
     return out
+
+
+def built(build, defaults: dict, seed: int | None = None):
+    """A default scenario: ``build(**defaults)``, with ``seed`` in place of its seed when
+    given (``build`` is the system's scenario builder)."""
+    return build(**{**defaults, **({} if seed is None else {"seed": seed})})

@@ -22,7 +22,7 @@ from ..pdftsp import synthetic_scenario
 from ..pdftsp.env import ACTIONS, QUOTE_FEATURES, TASK_FEATURES, AdmissionProblem
 from ..pdftsp.result import assemble, check_result
 from ..pdftsp.scenario import MEMORY_TOLERANCE, to_arrays
-from .common import check_observation, check_seed, fixed_sizes, mask, needs, pad
+from .common import built, check_observation, check_seed, fixed_sizes, mask, needs, pad
 
 #: what an action the mask refuses does: carried out as a rejection (default: any agent,
 #: gymnasium's own checks included, may act), or raise the problem's InputError
@@ -43,20 +43,9 @@ GRIDS = ("lam", "phi", "compute_left", "memory_left")
 
 
 def default_scenario(seed: int | None = None) -> xr.Dataset:
-    """:data:`DEFAULT_SCENARIO`, built.
-
-    Parameters
-    ----------
-    seed : int, optional
-        In place of its seed.
-
-    Returns
-    -------
-    xarray.Dataset
-        The pdFTSP scenario.
-    """
-    return synthetic_scenario(**{**DEFAULT_SCENARIO, **({} if seed is None else
-                                                        {"seed": seed})})
+    """:data:`DEFAULT_SCENARIO` as the pdFTSP scenario it builds (``seed``: in place of its
+    seed)."""
+    return built(synthetic_scenario, DEFAULT_SCENARIO, seed)
 
 
 def _box(low, high, shape) -> spaces.Box:

@@ -26,7 +26,7 @@ from ..titan.env import AllocationProblem
 from ..titan.policies import cluster_options
 from ..titan.result import assemble, check_result
 from ..titan.scenario import to_arrays
-from .common import check_observation, check_seed, fixed_sizes, mask, needs, pad
+from .common import built, check_observation, check_seed, fixed_sizes, mask, needs, pad
 
 #: what :class:`AllocationEnv` does with an infeasible action
 INFEASIBLE = ("clip", "raise")
@@ -47,19 +47,9 @@ FIXED_SIZES = dict(max_units=64, max_allocations=24)
 
 
 def default_scenario(seed: int | None = None) -> xr.Dataset:
-    """:data:`DEFAULT_SCENARIO`, built.
-
-    Parameters
-    ----------
-    seed : int, optional
-        In place of its seed.
-
-    Returns
-    -------
-    xarray.Dataset
-        The TITAN scenario.
-    """
-    return titan_scenario(**{**DEFAULT_SCENARIO, **({} if seed is None else {"seed": seed})})
+    """:data:`DEFAULT_SCENARIO` as the TITAN scenario it builds (``seed``: in place of its
+    seed)."""
+    return built(titan_scenario, DEFAULT_SCENARIO, seed)
 
 
 class AllocationEnv(gym.Env):
