@@ -54,7 +54,19 @@ def describe(run: Run) -> str:
             f"admitted {a['n_admitted']}/{a['n_tasks']}, welfare {a['welfare']:.2f}, user "
             f"utility {a['user_utility']:.2f}, provider utility {a['provider_utility']:.2f}, "
             f"revenue {a['revenue']:.2f}, median decision "
-            f"{a['median_decision_time'] * 1e6:.0f} us")
+            f"{a['median_decision_time'] * 1e6:.0f} us" + _titan_gaps(run))
+
+
+def _titan_gaps(run: Run) -> str:
+    """Titan per slot's certified gaps, where the run has them: the worst slot's and how
+    many slots a limit stopped short of the stated gap."""
+    name = run.result.attrs.get("algorithm", "")
+    a = run.result.attrs
+    if f"{name}_max_gap" not in a:
+        return ""
+    return (f"; worst slot's certified gap {a[f'{name}_max_gap']:.2%} (stated "
+            f"{a[f'{name}_mip_rel_gap']:.0%}), {a[f'{name}_slots_hit_limit']} slot(s) "
+            "stopped by the node limit")
 
 
 FLAGS = Flags(scenario="a synthetic day", flags=(

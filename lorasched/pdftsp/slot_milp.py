@@ -1,7 +1,8 @@
 """One slot's scheduling problem as a compact MILP (:func:`solve_slot`): the tasks of the
-slot, binaries per task and per usable cell, solved to a stated gap. Titan per slot solves
-it each slot (:mod:`lorasched.pdftsp.baselines.titan_per_slot`); the formulation is in
-:doc:`/baselines`."""
+slot, binaries per task and per usable cell, solved to a stated gap, by default first from
+its LP relaxation's bound and cheap schedules, with branch and bound only where those do not
+certify the gap. Titan per slot solves it each slot
+(:mod:`lorasched.pdftsp.baselines.titan_per_slot`); the formulation is in :doc:`/baselines`."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ class SlotSolution(NamedTuple):
     whether it is admitted; each admitted task's cells (``cells[j]`` = (nodes, slots), in
     slot order); the objective ``value``, the solver's ``bound`` on the optimum, the
     certified ``gap`` = (bound - value) / bound, whether a node limit stopped the solve,
-    the branch-and-bound nodes and the model's size."""
+    the branch-and-bound nodes, the model's size, and the ``stage`` whose schedule met the
+    gap (:data:`STAGES`; with ``warm="lp_rens"``, else 2)."""
 
     feasible: np.ndarray
     admitted: np.ndarray
@@ -31,6 +33,7 @@ class SlotSolution(NamedTuple):
     hit_limit: bool
     nodes: int
     variables: int
+    stage: int = 2
 
 
 class _Model(NamedTuple):
@@ -233,6 +236,80 @@ def _rounded_start(m: _Model, lp_x: np.ndarray, tolerance: float = 1e-6) -> np.n
     return x
 
 
+#: the stages of ``warm="lp_rens"``, in order; a slot stops at the first whose schedule is
+#: within the gap of the bound: the LP relaxation's integral part completed greedily
+#: (0), the best schedule of a sub-MILP over a neighbourhood of the LP's solution (1),
+#: branch and bound on the whole model from the best schedule so far (2)
+STAGES = ("lp_rounding", "neighbourhood", "branch_and_bound")
+#: the neighbourhood sub-MILP of stage 1: solved to this relative gap within this many
+#: nodes (counts), with a soft limit of one cut on HiGHS's cut pool (its cut rounds were
+#: most of a sub-MILP's time)
+NEIGHBOURHOOD_GAP = 0.005
+NEIGHBOURHOOD_NODES = 50
+NEIGHBOURHOOD_OPTIONS = {"mip_pool_soft_limit": 1}
+WARM = (None, "greedy", "lp", "lp_rens")
+
+
+def _gap(bound: float, value: float) -> float:
+    """The relative gap (bound - value) / |bound|, 0 when the bound is 0, never negative."""
+    return max((bound - value) / abs(bound), 0.0) if bound != 0 else 0.0
+
+
+def _neighbourhood(m: _Model, lp_x: np.ndarray, x: np.ndarray,
+                   tolerance: float = 1e-6) -> np.ndarray:
+    """Which variables stage 1 keeps: every task, the cells the LP's solution ``lp_x`` or
+    the schedule ``x`` uses, and for each task the LP leaves fractional (a fractional x_j
+    or y_jkt) its usable cells on every node the LP runs it on."""
+    n = m.tasks.size
+    pos = np.searchsorted(m.tasks, m.y_task)  # each y's task, as a place in m.tasks
+    y = lp_x[n:]
+    fractional = np.abs(lp_x[:n] - np.round(lp_x[:n])) > tolerance
+    np.logical_or.at(fractional, pos, np.abs(y - np.round(y)) > tolerance)
+    used = y > tolerance
+    on_node = np.zeros((n, int(m.y_node.max()) + 1), dtype=bool)
+    on_node[pos[used], m.y_node[used]] = True
+    keep_y = used | (x[n:] > 0.5) | (fractional[pos] & on_node[pos, m.y_node])
+    return np.concatenate([np.ones(n, dtype=bool), keep_y])
+
+
+def _restricted(model: tuple, keep: np.ndarray, start: np.ndarray, options) -> np.ndarray:
+    """The best schedule of the sub-MILP over the variables ``keep`` (the others at 0),
+    from ``start`` (zero outside ``keep``), as a whole-model ``x``."""
+    cost, rows, cols, coef, lower, upper = model
+    idx = np.flatnonzero(keep)
+    place = np.full(cost.size, -1, dtype=np.int64)
+    place[idx] = np.arange(idx.size)
+    inside = keep[cols]
+    sub = solve_milp(cost[idx], rows[inside], place[cols[inside]], coef[inside], lower, upper,
+                     mip_rel_gap=NEIGHBOURHOOD_GAP, max_nodes=NEIGHBOURHOOD_NODES,
+                     options={**(options or {}), **NEIGHBOURHOOD_OPTIONS}, start=start[idx])
+    x = np.zeros(cost.size)
+    x[idx] = sub.x
+    return x
+
+
+def _staged(arrays, batch, m: _Model, value, compute_left, memory_left, model: tuple,
+            mip_rel_gap: float, max_nodes: int, options):
+    """``warm="lp_rens"``: (x, value, bound, hit_limit, nodes, stage), the bound the LP
+    relaxation's or, after branch and bound, the least of it and the solver's."""
+    cost, rows, cols, coef, lower, upper = model
+    relaxed = solve_milp(cost, rows, cols, coef, lower, upper,
+                         binary=np.zeros(cost.size, dtype=bool), options=options)
+    bound = relaxed.value if not relaxed.hit_limit else np.inf
+    x = _greedy_start(arrays, batch, m, value, compute_left, memory_left,
+                      _rounded_start(m, relaxed.x))  # stage 0
+    if _gap(bound, cost @ x) <= mip_rel_gap:
+        return x, float(cost @ x), bound, False, 0, 0
+    better = _restricted(model, _neighbourhood(m, relaxed.x, x), x, options)  # stage 1
+    if cost @ better > cost @ x:
+        x = better
+    if _gap(bound, cost @ x) <= mip_rel_gap:
+        return x, float(cost @ x), bound, False, 0, 1
+    sol = solve_milp(cost, rows, cols, coef, lower, upper, mip_rel_gap=mip_rel_gap,
+                     max_nodes=max_nodes, options=options, start=x)  # stage 2
+    return sol.x, sol.value, min(bound, sol.dual_bound), sol.hit_limit, sol.nodes, 2
+
+
 def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memory_left, *,
                work_resolution: int = 8, cell_penalty: float = 0.0,
                mip_rel_gap: float = 0.01, max_nodes: int = 100_000,
@@ -248,21 +325,30 @@ def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memor
     reaches is certified by the solver's bound. ``warm`` gives the solver a first
     incumbent: ``"greedy"`` a greedy schedule, ``"lp"`` the integral part of the LP
     relaxation's solution (one LP solve more) completed greedily; a solve stopped by its
-    node limit keeps at least its value.
+    node limit keeps at least its value. ``"lp_rens"`` solves in the stages of
+    :data:`STAGES`: the LP relaxation's value bounds the optimum, and the first schedule
+    within ``mip_rel_gap`` of it ends the solve, so that branch and bound runs only where
+    the LP's rounding and its neighbourhood's sub-MILP fall short (the bound is then the
+    least of the LP's and the solver's).
     An admitted task's cells are cut to the first that deliver its work, in slot order.
     """
-    if warm not in (None, "greedy", "lp"):
-        raise InputError(f"warm must be None, 'greedy' or 'lp', got {warm!r}")
+    if warm not in WARM:
+        raise InputError(f"warm must be one of {WARM}, got {warm!r}")
     batch = np.asarray(batch, dtype=np.int64)
     m, feasible = _model(arrays, batch, starts, compute_left, memory_left, work_resolution)
-    n = m.tasks.size
-    admitted = np.zeros(len(batch), dtype=bool)
-    if n == 0:
-        return SlotSolution(feasible, admitted, [None] * len(batch), 0.0, 0.0, 0.0, False, 0, 0)
+    if m.tasks.size == 0:
+        return SlotSolution(feasible, np.zeros(len(batch), dtype=bool), [None] * len(batch),
+                            0.0, 0.0, 0.0, False, 0, 0, 0)
     task = batch[m.y_task]
     e = np.asarray(arrays.op_cost(task, m.y_node, m.y_slot), dtype=float)  # e_ikt
     cost = np.concatenate([np.asarray(value, dtype=float)[m.tasks], -e - cell_penalty])
     rows, cols, coef, lower, upper = _rows(arrays, batch, m, compute_left, memory_left)
+    if warm == "lp_rens":
+        x, got, bound, hit, nodes, stage = _staged(
+            arrays, batch, m, value, compute_left, memory_left,
+            (cost, rows, cols, coef, lower, upper), mip_rel_gap, max_nodes, options)
+        return _solution(m, batch, feasible, x, got, bound, _gap(bound, got), hit, nodes,
+                         int(cost.size), stage)
     start = None
     if warm == "greedy":
         start = _greedy_start(arrays, batch, m, value, compute_left, memory_left)
@@ -273,10 +359,18 @@ def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memor
                               _rounded_start(m, relaxed.x))
     sol = solve_milp(cost, rows, cols, coef, lower, upper, mip_rel_gap=mip_rel_gap,
                      max_nodes=max_nodes, options=options, start=start)
+    return _solution(m, batch, feasible, sol.x, sol.value, sol.dual_bound, sol.gap,
+                     sol.hit_limit, sol.nodes, int(cost.size), 2)
+
+
+def _solution(m: _Model, batch, feasible, x, value, bound, gap, hit, nodes, variables,
+              stage) -> SlotSolution:
+    """The :class:`SlotSolution` of the model's schedule ``x``."""
+    n = m.tasks.size
+    admitted = np.zeros(len(batch), dtype=bool)
     cells = [None] * len(batch)
-    y = sol.x[n:]
-    for j in m.tasks[sol.x[:n] > 0.5]:
+    for j in m.tasks[x[:n] > 0.5]:
         admitted[j] = True
-        cells[j] = _trim(m, y, int(j))
-    return SlotSolution(feasible, admitted, cells, sol.value, sol.dual_bound, sol.gap,
-                        sol.hit_limit, sol.nodes, int(cost.size))
+        cells[j] = _trim(m, x[n:], int(j))
+    return SlotSolution(feasible, admitted, cells, float(value), float(bound), float(gap),
+                        bool(hit), int(nodes), int(variables), int(stage))

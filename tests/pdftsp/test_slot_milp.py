@@ -189,3 +189,67 @@ def test_the_rounded_start_keeps_only_tasks_the_lp_takes_whole():
     assert x[:n].tolist() == [1.0, 0.0, 0.0, 1.0][:n]
     kept = np.isin(m.y_task, m.tasks[[0, 3]])
     assert (x[n:][kept] == 1.0).all() and (x[n:][~kept] == 0.0).all()
+
+
+@pytest.mark.parametrize("work, memory, deadline, value", [
+    ([2000, 1500, 3000, 1000], [30.0, 30.0, 20.0, 40.0], [1, 1, 2, 0], [1, 1, 1, 1]),
+    ([2500, 2500, 1000, 1000], [20.0, 20.0, 20.0, 20.0], [1, 1, 1, 0], [3, 2, 1, 1.5]),
+    ([1000] * 4, [40.0] * 4, [0] * 4, [1, 1, 1, 1]),
+])
+def test_the_staged_solve_reaches_the_optimum_and_certifies_its_gap(work, memory, deadline,
+                                                                    value):
+    """warm="lp_rens" solved to a zero gap finds the brute force's optimum; its bound is a
+    bound, its gap the certified one, and its stage one of STAGES."""
+    a = two_nodes(work, memory, deadline)
+    a = a._replace(op_cost_rate=np.zeros_like(a.op_cost_rate))
+    compute, mem = a.residual()
+    batch = np.arange(a.n_tasks)
+    value = np.asarray(value, float)
+    best = brute_force(a, value, compute, mem)
+    sol = slot_milp.solve_slot(a, batch, a.arrival[batch], value, compute, mem,
+                               mip_rel_gap=0.0, warm="lp_rens")
+    assert sol.value == pytest.approx(best)
+    assert sol.bound >= best - 1e-9
+    assert sol.gap == pytest.approx(max((sol.bound - sol.value) / sol.bound, 0.0))
+    assert 0 <= sol.stage < len(slot_milp.STAGES)
+    assert value[sol.admitted].sum() == pytest.approx(sol.value)
+
+
+def test_the_lp_bound_ends_the_staged_solve_before_branch_and_bound():
+    """Where the LP's rounding is within the gap of the LP's bound, no node is explored
+    (stage 0); with a zero gap on a batch whose LP is fractional, the later stages run."""
+    a = two_nodes([1000] * 4, [40.0] * 4, [0] * 4)
+    a = a._replace(op_cost_rate=np.zeros_like(a.op_cost_rate))
+    compute, mem = a.residual()
+    batch = np.arange(a.n_tasks)
+    loose = slot_milp.solve_slot(a, batch, a.arrival[batch], np.ones(4), compute * 100,
+                                 mem * 100, mip_rel_gap=0.01, warm="lp_rens")
+    assert loose.stage == 0 and loose.nodes == 0 and loose.admitted.all()
+    assert loose.gap <= 0.01
+
+
+def test_the_neighbourhood_keeps_the_lp_support_and_the_fractional_tasks_nodes():
+    """Stage 1's variables: every task, every cell the LP or the start uses, and a
+    fractional task's cells on the nodes the LP runs it on; nothing else."""
+    a = two_nodes([2000, 1500, 3000, 1000], [30.0, 30.0, 20.0, 40.0], [1, 1, 2, 0])
+    compute, mem = a.residual()
+    batch = np.arange(a.n_tasks)
+    m, _ = slot_milp._model(a, batch, a.arrival[batch], compute, mem, 8)
+    n = m.tasks.size
+    lp_x = np.zeros(n + m.y_task.size)
+    lp_x[0] = 1.0
+    mine = np.flatnonzero(m.y_task == m.tasks[0])
+    lp_x[n + mine[0]] = 1.0  # task 0 whole on one cell
+    other = np.flatnonzero(m.y_task == m.tasks[1])
+    lp_x[1] = 0.5
+    lp_x[n + other[0]] = 0.5  # task 1 fractional on one cell's node
+    start = np.zeros_like(lp_x)
+    last = np.flatnonzero(m.y_task == m.tasks[-1])
+    start[n + last[-1]] = 1.0  # a cell of the start's
+    keep = slot_milp._neighbourhood(m, lp_x, start)
+    assert keep[:n].all()
+    y = keep[n:]
+    expect = np.zeros(m.y_task.size, dtype=bool)
+    expect[mine[0]] = expect[last[-1]] = True
+    expect[other[m.y_node[other] == m.y_node[other[0]]]] = True
+    assert y.tolist() == expect.tolist()

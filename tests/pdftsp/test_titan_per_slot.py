@@ -177,7 +177,7 @@ def test_budget_options_are_refused_with_the_compact_milp():
         lorasched.simulate(tiny(), algorithm="titan", seed=1, solver="gurobi")
 
 
-@pytest.mark.parametrize("start", ["lp", "greedy"])
+@pytest.mark.parametrize("start", ["lp_rens", "none", "lp", "greedy"])
 def test_a_first_incumbent_keeps_every_slot_within_its_gap(start):
     """milp_start gives each slot's MILP a feasible start: the schedule stays valid, every
     slot is still certified within mip_rel_gap, and the start is recorded."""
@@ -197,3 +197,32 @@ def test_an_unknown_start_is_refused():
         lorasched.simulate(tiny(), algorithm="titan", seed=1, milp_start="gurobi")
     with pytest.raises(lorasched.InputError, match="solver='milp' only"):
         lorasched.simulate(tiny(), algorithm="titan", seed=1, solver="columns", milp_start="lp")
+
+
+def test_the_default_solve_is_staged_and_records_each_slots_stage():
+    """The default compact solve is "lp_rens": every solved slot records the stage whose
+    schedule met its gap, and a slot stopped before branch and bound explored no node."""
+    scenario = lorasched.synthetic_scenario(nodes=4, slots=12, load=6.0, vendors=2, seed=7)
+    result = lorasched.simulate(scenario, algorithm="titan", seed=1)
+    assert result.attrs["titan_milp_start"] == "lp_rens"
+    assert result.attrs["titan_mip_max_nodes"] == titan.MILP_MAX_NODES
+    stage = result["titan_stage"].values
+    solved = np.isfinite(result["titan_gap"].values)
+    assert np.isin(stage[solved], [0, 1, 2]).all() and np.isnan(stage[~solved]).all()
+    early = solved & (stage < 2)
+    assert (result["titan_nodes"].values[early] == 0).all()
+    assert (result["titan_gap"].values[early] <= titan.MILP_REL_GAP + 1e-9).all()
+
+
+def test_the_simulate_line_names_titans_worst_certified_gap(capsys):
+    """``lorasched simulate --algorithm titan`` prints the worst slot's certified gap and
+    the slots a node limit stopped; pdFTSP's line has neither."""
+    from lorasched.cli import main
+
+    args = ["simulate", "--nodes", "3", "--slots", "8", "--load", "3", "--vendors", "1"]
+    assert main([*args, "--algorithm", "titan"]) == 0
+    line = capsys.readouterr().out
+    assert "worst slot's certified gap " in line and "(stated 1%)" in line
+    assert "stopped by the node limit" in line
+    assert main(args) == 0
+    assert "certified gap" not in capsys.readouterr().out

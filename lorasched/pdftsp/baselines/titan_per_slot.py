@@ -30,18 +30,21 @@ SOLVERS = ("milp", "columns")
 #: the relative gap each slot's compact MILP is solved to (``solver="milp"``), and its
 #: branch-and-bound node limit (a count)
 MILP_REL_GAP = 0.01
-MILP_MAX_NODES = 20_000
+MILP_MAX_NODES = 200
 #: HiGHS options of the compact MILP: without presolve (its probing took half of a large
 #: slot's time; measured below in the baselines chapter)
 MILP_OPTIONS = {"presolve": "off"}
-#: the compact MILP's first incumbent (``milp_start``): ``"none"`` (default: HiGHS finds its
-#: own), ``"lp"`` (the LP relaxation's integral part completed greedily,
+#: how the compact MILP's solve starts (``milp_start``): ``"lp_rens"`` (default: in the
+#: stages of :data:`lorasched.pdftsp.slot_milp.STAGES`, branch and bound only where the LP
+#: relaxation's rounding and a sub-MILP over its neighbourhood are not within the gap of
+#: its bound), ``"none"`` (HiGHS finds its own first incumbent), ``"lp"`` (the LP
+#: relaxation's integral part completed greedily,
 #: :func:`lorasched.pdftsp.slot_milp.solve_slot`) or ``"greedy"`` (a greedy schedule alone).
 #: Measured on two days (K = 50 medium load, seed 2; K = 100 high load, seed 1): ``"lp"``
 #: took 58 s and 146 s against 168 s and 201 s, and reached a 0.005 % gap on the slot where
 #: ``"none"`` stopped at 6.1 % after 2,000 nodes, yet admitted 884 and 1,783 tasks against
 #: 918 and 1,835: which of a slot's near-optimal schedules is kept moves the day by 3-4 %.
-MILP_STARTS = ("none", "lp", "greedy")
+MILP_STARTS = ("lp_rens", "none", "lp", "greedy")
 #: with the progress objective (every task worth 1, no cell has a cost), the compact MILP
 #: takes among the slot's optima one with the fewest cells: each cell costs this much, so
 #: that no count of cells (at most a few thousand) outweighs one task
@@ -134,7 +137,7 @@ class _Settings(NamedTuple):
 
 
 def _settings(objective, solver, mip, mip_max_nodes, mip_rel_gap, max_cg_iterations,
-              time_limit, work_resolution, milp_start="none") -> _Settings:
+              time_limit, work_resolution, milp_start=None) -> _Settings:
     """The checked solver settings, defaults resolved for the solver."""
     if objective not in OBJECTIVES:
         raise InputError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
@@ -143,10 +146,11 @@ def _settings(objective, solver, mip, mip_max_nodes, mip_rel_gap, max_cg_iterati
     if solver == "milp" and (mip is not None or np.isfinite(time_limit or np.inf)):
         raise InputError("mip and time_limit apply to solver='columns' only; the compact MILP "
                          "(solver='milp') is solved to mip_rel_gap within mip_max_nodes")
+    if solver != "milp" and milp_start is not None:
+        raise InputError("milp_start applies to solver='milp' only")
+    milp_start = ("lp_rens" if solver == "milp" else "none") if milp_start is None else milp_start
     if milp_start not in MILP_STARTS:
         raise InputError(f"milp_start must be one of {MILP_STARTS}, got {milp_start!r}")
-    if solver != "milp" and milp_start != "none":
-        raise InputError("milp_start applies to solver='milp' only")
     mip = "root" if mip is None else mip
     if mip not in MIP_SETTINGS:
         raise InputError(f"mip must be one of {tuple(MIP_SETTINGS)}, got {mip!r}")
@@ -183,6 +187,7 @@ def _empty_stats(T: int) -> dict[str, np.ndarray]:
     stats = {name: np.full(T, np.nan) for name in
              ("seconds", "mip_gap", "gap", "lp_bound", "objective", "columns", "cg_iterations")}
     stats["nodes"] = np.full(T, np.nan)
+    stats["stage"] = np.full(T, np.nan)
     stats["hit_limit"] = np.zeros(T)
     stats["lp_stalls"] = np.zeros(T)
     stats["batch"] = np.zeros(T)
@@ -307,13 +312,14 @@ def _record_compact(stats: dict, t, seconds: float, sol: slot_milp.SlotSolution)
     stats["hit_limit"][t] = float(sol.hit_limit)
     stats["columns"][t] = sol.variables
     stats["nodes"][t] = sol.nodes
+    stats["stage"][t] = sol.stage
 
 
 def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "progress",
         price_per_sample: float | None = None, solver: str = "milp",
         mip_rel_gap: float | None = None, mip_max_nodes: int | None = None,
         max_cg_iterations: int = 10, mip: str | None = None, time_limit: float | None = None,
-        work_resolution: int = 8, milp_start: str = "none",
+        work_resolution: int = 8, milp_start: str | None = None,
         progress: bool = False) -> Decisions:
     """The baseline ``titan``: Titan as an online per-slot MILP (module docstring).
 
@@ -352,8 +358,10 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
         price of machine-dependent results.
     work_resolution : int, optional
         R of the work discretisation (default 8).
-    milp_start : {"none", "lp", "greedy"}, optional
-        With ``"milp"``: each slot's first incumbent (``MILP_STARTS``, default ``"none"``).
+    milp_start : {"lp_rens", "none", "lp", "greedy"}, optional
+        With ``"milp"``: how each slot's solve starts (``MILP_STARTS``, default
+        ``"lp_rens"``: the LP bound, its rounding and neighbourhood, branch and bound
+        only where they fall short of the gap).
     progress : bool, optional
         Show a progress bar (default False).
 
@@ -377,7 +385,8 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
     stats = _empty_stats(arrays.n_slots)
     cells = CellCollector()
     slots = np.unique(arrays.arrival)
-    for t in tqdm(slots, desc="titan", unit="slot", disable=not progress):
+    bar = tqdm(slots, desc="titan", unit="slot", disable=not progress)
+    for t in bar:
         start = time.perf_counter()
         batch = _batch(arrays, t, objective, price, out)  # B_t
         stats["batch"][t] = batch.size
@@ -403,6 +412,9 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
             _record_compact(stats, t, seconds, sol)
         else:
             _record(stats, t, seconds, cg, value, mip_gap, hit)
+        if progress:  # the gap certified in this slot and the worst so far
+            bar.set_postfix(gap=f"{stats['gap'][t]:.2%}",
+                            worst=f"{np.nanmax(stats['gap'][:t + 1]):.2%}", refresh=False)
     cells.store(out)
     out.per_slot = stats
     finite = np.isfinite(stats["gap"])
@@ -419,7 +431,7 @@ def run_oracle(arrays: ScenarioArrays, rng: np.random.Generator, *,
                mip_rel_gap: float | None = None, mip_max_nodes: int | None = None,
                max_cg_iterations: int = 10, mip: str | None = None,
                time_limit: float | None = None, work_resolution: int = 8,
-               milp_start: str = "none", progress: bool = False) -> Decisions:
+               milp_start: str | None = None, progress: bool = False) -> Decisions:
     """The policy ``titan_oracle``: Titan with the welfare objective, which sees every bid.
 
     :func:`run` with ``objective="welfare"``; the parameters are :func:`run`'s.
