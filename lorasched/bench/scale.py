@@ -109,7 +109,13 @@ def _child(spec: dict) -> dict:
                                                                    mip_gap, np.nan)))
                        if np.isfinite(mip_gap).any() else float("inf"),
                        slot_seconds_max=float(np.nanmax(seconds)),
+                       slots_over_gap=int((gap[np.isfinite(gap)]
+                                           > result.attrs["titan_mip_rel_gap"] + 1e-12).sum()),
                        mip=str(result.attrs.get("titan_mip", "")))
+            stage = result["titan_stage"].values if "titan_stage" in result else []
+            if np.isfinite(stage).any():  # the compact MILP's stages (slot_milp.STAGES)
+                out["stages"] = np.bincount(stage[np.isfinite(stage)].astype(int),
+                                            minlength=3).tolist()
     out["peak_gb"] = _peak_gb()
     return out
 

@@ -155,12 +155,20 @@ def _register_titan(bsub) -> None:
                          "welfare, CPU seconds")
     tb.add_argument("--nodes", nargs="+", type=positive_int, default=[30, 50, 100, 200],
                     help="with --gaps: cluster sizes K (30 50 100 200)")
+    tb.add_argument("--load", default="medium", choices=["light", "medium", "high"],
+                    help="with --gaps: the day's load (medium)")
+    readings = list(titan_per_slot.TITAN_READINGS)
+    tb.add_argument("--readings", nargs="+", default=readings, choices=readings,
+                    metavar="READING",
+                    help=f"with --gaps: Titan's readings (all: {', '.join(readings)})")
     tb.set_defaults(run=_run_titan)
 
 
 def _run_titan(args) -> int:
     if args.gaps:
-        titan_per_slot.titan_gaps(args.nodes, args.seeds, out_path=args.out)
+        titan_per_slot.titan_gaps(args.nodes, args.seeds, out_path=args.out,
+                                  day={"kind": "day", "load": args.load},
+                                  readings=tuple(args.readings))
         return 0
     titan_per_slot.titan_settings(args.settings, args.seeds, algorithm=args.algorithm,
                                out_path=args.out, merge=args.merge)

@@ -27,11 +27,31 @@ def test_titan_gaps_measure_both_readings_beside_pdftsp(in_process, tmp_path):
     bench_titan.titan_gaps((3,), (1,), day={"kind": "day", "load": 4.0, "slots": 12},
                            out_path=path, progress=lambda *a: None)
     saved = json.loads(path.read_text())
-    assert [r["reading"] for r in saved["rows"]] == ["pdFTSP", "converged", "budget-limited"]
-    converged, limited = saved["rows"][1:]
-    assert converged["solver"] == "milp" and limited["solver"] == "columns"
-    assert converged["gap_max"] <= titan.MILP_REL_GAP + 1e-9 or converged["slots_hit_limit"]
+    assert [r["reading"] for r in saved["rows"]] == [
+        "pdFTSP", "converged", "converged, HiGHS alone", "budget-limited"]
+    converged, alone, limited = saved["rows"][1:]
+    assert converged["solver"] == alone["solver"] == "milp" and limited["solver"] == "columns"
+    for row in (converged, alone):
+        assert row["gap_max"] <= titan.MILP_REL_GAP + 1e-9 or row["slots_hit_limit"]
+        assert row["slots_over_gap"] <= row["slots_hit_limit"]
+        assert len(row["stages"]) == 3
+    assert sum(converged["stages"]) == sum(alone["stages"])  # the same slots solved
+    assert "stages" not in limited
     assert all(r["cpu_seconds"] > 0 for r in saved["rows"])
+
+
+def test_the_gaps_command_takes_the_load_and_the_readings(monkeypatch):
+    """``lorasched bench titan --gaps --load high --readings converged`` measures that."""
+    from lorasched.cli import main
+
+    seen = {}
+    monkeypatch.setattr(bench_titan, "titan_gaps",
+                        lambda nodes, seeds, **kw: seen.update(nodes=nodes, seeds=seeds, **kw))
+    assert main(["bench", "titan", "--gaps", "--nodes", "100", "--seeds", "1", "2",
+                 "--load", "high", "--readings", "converged"]) == 0
+    assert seen["nodes"] == [100] and seen["seeds"] == [1, 2]
+    assert seen["day"] == {"kind": "day", "load": "high"}
+    assert seen["readings"] == ("converged",)
 
 
 def test_titan_settings_measures_each_setting_and_seed(in_process, tmp_path):
