@@ -239,7 +239,8 @@ def _rounded_start(m: _Model, lp_x: np.ndarray, tolerance: float = 1e-6) -> np.n
 #: the stages of ``warm="lp_rens"``, in order; a slot stops at the first whose schedule is
 #: within the gap of the bound: the LP relaxation's integral part completed greedily
 #: (0), the best schedule of a sub-MILP over a neighbourhood of the LP's solution (1),
-#: branch and bound on the whole model from the best schedule so far (2)
+#: branch and bound on the whole model from the best schedule so far (2; on the tasks'
+#: values alone where they are integers and no cell earns, the floor of its bound a bound)
 STAGES = ("lp_rounding", "neighbourhood", "branch_and_bound")
 #: the neighbourhood sub-MILP of stage 1: solved to this relative gap within this many
 #: nodes (counts), with a soft limit of one cut on HiGHS's cut pool (its cut rounds were
@@ -305,9 +306,24 @@ def _staged(arrays, batch, m: _Model, value, compute_left, memory_left, model: t
         x = better
     if _gap(bound, cost @ x) <= mip_rel_gap:
         return x, float(cost @ x), bound, False, 0, 1
-    sol = solve_milp(cost, rows, cols, coef, lower, upper, mip_rel_gap=mip_rel_gap,
-                     max_nodes=max_nodes, options=options, start=x)  # stage 2
-    return sol.x, sol.value, min(bound, sol.dual_bound), sol.hit_limit, sol.nodes, 2
+    n = m.tasks.size
+    counts = np.all(cost[:n] == np.round(cost[:n])) and np.all(cost[n:] <= 0)
+    if not counts:
+        sol = solve_milp(cost, rows, cols, coef, lower, upper, mip_rel_gap=mip_rel_gap,
+                         max_nodes=max_nodes, options=options, start=x)  # stage 2
+        return sol.x, sol.value, min(bound, sol.dual_bound), sol.hit_limit, sol.nodes, 2
+    # integral task values and no cell that earns: stage 2 on the tasks' values alone (the
+    # solver then knows the objective is integral); any schedule's value is at most its
+    # tasks' value, so the floor of the solver's bound on that bounds the optimum
+    tasks_only = np.where(np.arange(cost.size) < n, cost, 0.0)
+    sol = solve_milp(tasks_only, rows, cols, coef, lower, upper, mip_rel_gap=mip_rel_gap,
+                     max_nodes=max_nodes, options=options, start=x)
+    bound = min(bound, float(np.floor(sol.dual_bound + 1e-6)))
+    if tasks_only @ sol.x > tasks_only @ x + 0.5:  # more value: its cells chosen again
+        keep = np.concatenate([np.ones(n, dtype=bool), sol.x[n:] > 0.5])
+        x = max((sol.x, _restricted(model, keep | _neighbourhood(m, relaxed.x, sol.x),
+                                    sol.x, options)), key=lambda v: cost @ v)
+    return x, float(cost @ x), bound, sol.hit_limit, sol.nodes, 2
 
 
 def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memory_left, *,

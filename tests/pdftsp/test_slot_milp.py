@@ -215,6 +215,22 @@ def test_the_staged_solve_reaches_the_optimum_and_certifies_its_gap(work, memory
     assert value[sol.admitted].sum() == pytest.approx(sol.value)
 
 
+def test_branch_and_bound_on_integral_values_bounds_by_the_floor():
+    """Stage 2 with integral task values and cell penalties: the bound (the least of the
+    LP's and the floor of the solver's bound on the tasks' values) is at least the brute
+    force's optimum, and the schedule loses no more than its penalty."""
+    a = two_nodes([2000, 1500, 3000, 1000], [30.0, 30.0, 20.0, 40.0], [1, 1, 2, 0])
+    a = a._replace(op_cost_rate=np.zeros_like(a.op_cost_rate))
+    compute, mem = a.residual()
+    batch = np.arange(a.n_tasks)
+    sol = slot_milp.solve_slot(a, batch, a.arrival[batch], np.ones(4), compute, mem,
+                               mip_rel_gap=0.0, warm="lp_rens", cell_penalty=1e-4)
+    best = brute_force(a, np.ones(4), compute, mem)
+    assert sol.admitted.sum() == best
+    assert sol.stage == 2 and sol.bound >= max(sol.value, best - 0.01) - 1e-9
+    assert best - 0.01 < sol.value <= best
+
+
 def test_the_lp_bound_ends_the_staged_solve_before_branch_and_bound():
     """Where the LP's rounding is within the gap of the LP's bound, no node is explored
     (stage 0); with a zero gap on a batch whose LP is fractional, the later stages run."""
