@@ -54,10 +54,8 @@ NAMES = {"pdftsp": "pdFTSP", "titan": "Titan (budget-limited)",
          "eft": "EFT", "ntm": "NTM", "cost_plus": "cost-plus (lorasched's)"}
 TITAN, TITAN_MILP = NAMES["titan"], NAMES["titan_milp"]
 #: the run options of :data:`TITAN_MILP`: the library's solve (each slot's compact MILP to a
-#: certified 1 % gap), its branch-and-bound nodes per slot held to 2,000 instead of 20,000:
-#: a high-load K = 100 day took over 10 CPU-minutes with 20,000 (one slot's nodes at about
-#: 90 ms each) and 375 s with 2,000, its slots' certified gap 0.006 % at the 90th
-#: percentile and 1.8 % in the one slot that reached the limit (seed 3)
+#: certified 1 % gap, in the stages of :data:`lorasched.pdftsp.slot_milp.STAGES`), with up to
+#: 2,000 branch-and-bound nodes a slot instead of the library's default 200
 TITAN_MILP_OPTIONS = {"solver": "milp", "mip_max_nodes": 2000}
 LEMMA2 = "pdFTSP (Lemma 2)"
 CALIBRATED = "pdFTSP (calibrated)"
