@@ -22,7 +22,7 @@ class SlotSolution(NamedTuple):
     slot order); the objective ``value``, the solver's ``bound`` on the optimum, the
     certified ``gap`` = (bound - value) / bound, whether a node limit stopped the solve,
     the branch-and-bound nodes, the model's size, and the ``stage`` whose schedule met the
-    gap (:data:`STAGES`; with ``warm="lp_rens"``, else 2)."""
+    gap (``STAGES``; with ``warm="lp_rens"``, else 2)."""
 
     feasible: np.ndarray
     admitted: np.ndarray
@@ -342,7 +342,7 @@ def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memor
     incumbent: ``"greedy"`` a greedy schedule, ``"lp"`` the integral part of the LP
     relaxation's solution (one LP solve more) completed greedily; a solve stopped by its
     node limit keeps at least its value. ``"lp_rens"`` solves in the stages of
-    :data:`STAGES`: the LP relaxation's value bounds the optimum, and the first schedule
+    ``STAGES``: the LP relaxation's value bounds the optimum, and the first schedule
     within ``mip_rel_gap`` of it ends the solve, so that branch and bound runs only where
     the LP's rounding and its neighbourhood's sub-MILP fall short (the bound is then the
     least of the LP's and the solver's).

@@ -54,7 +54,7 @@ NAMES = {"pdftsp": "pdFTSP", "titan": "Titan (budget-limited)",
          "eft": "EFT", "ntm": "NTM", "cost_plus": "cost-plus (lorasched's)"}
 TITAN, TITAN_MILP = NAMES["titan"], NAMES["titan_milp"]
 #: the run options of :data:`TITAN_MILP`: the library's solve (each slot's compact MILP to a
-#: certified 1 % gap, in the stages of :data:`lorasched.pdftsp.slot_milp.STAGES`), with up to
+#: certified 1 % gap, in the stages of ``lorasched.pdftsp.slot_milp.STAGES``), with up to
 #: 2,000 branch-and-bound nodes a slot instead of the library's default 200
 TITAN_MILP_OPTIONS = {"solver": "milp", "mip_max_nodes": 2000}
 LEMMA2 = "pdFTSP (Lemma 2)"

@@ -35,7 +35,7 @@ MILP_MAX_NODES = 200
 #: slot's time; measured below in the baselines chapter)
 MILP_OPTIONS = {"presolve": "off"}
 #: how the compact MILP's solve starts (``milp_start``): ``"lp_rens"`` (default: in the
-#: stages of :data:`lorasched.pdftsp.slot_milp.STAGES`, branch and bound only where the LP
+#: stages of ``lorasched.pdftsp.slot_milp.STAGES``, branch and bound only where the LP
 #: relaxation's rounding and a sub-MILP over its neighbourhood are not within the gap of
 #: its bound), ``"none"`` (HiGHS finds its own first incumbent), ``"lp"`` (the LP
 #: relaxation's integral part completed greedily,
