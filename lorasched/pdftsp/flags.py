@@ -65,7 +65,7 @@ def _titan_gaps(run: Run) -> str:
     if f"{name}_max_gap" not in a:
         return ""
     return (f"; worst slot's certified gap {a[f'{name}_max_gap']:.2%} (stated "
-            f"{a[f'{name}_mip_rel_gap']:.0%}), {a[f'{name}_slots_hit_limit']} slot(s) "
+            f"{a[f'{name}_mip_rel_gap'] * 100:g}%), {a[f'{name}_slots_hit_limit']} slot(s) "
             "stopped by the node limit")
 
 
