@@ -32,6 +32,23 @@ def two_nodes(work, memory, deadline):
     return to_arrays(out)
 
 
+#: tiny batches on two nodes: work, memory, deadline per task and their values
+BATCHES = [
+    ([2000, 1500, 3000, 1000], [30.0, 30.0, 20.0, 40.0], [1, 1, 2, 0], [1, 1, 1, 1]),
+    ([2500, 2500, 1000, 1000], [20.0, 20.0, 20.0, 20.0], [1, 1, 1, 0], [3, 2, 1, 1.5]),
+    ([1000] * 4, [40.0] * 4, [0] * 4, [1, 1, 1, 1]),
+]
+
+
+def costless(work, memory, deadline):
+    """:func:`two_nodes` with no operating cost: the arrays, the residual compute and
+    memory, and the batch of every task."""
+    a = two_nodes(work, memory, deadline)
+    a = a._replace(op_cost_rate=np.zeros_like(a.op_cost_rate))
+    compute, mem = a.residual()
+    return a, compute, mem, np.arange(a.n_tasks)
+
+
 def brute_force(a, value, compute, memory):
     """The best total value over every choice of at most one schedule per task (a node or
     none in each slot of its window, delivering W on the work grid), capacities checked
@@ -146,19 +163,12 @@ def test_identical_nodes_rank_apart_and_keep_the_optimum():
     assert (model.y_node[model.y_task == 0] == 0).all()  # the first task: the first node
 
 
-@pytest.mark.parametrize("work, memory, deadline, value", [
-    ([2000, 1500, 3000, 1000], [30.0, 30.0, 20.0, 40.0], [1, 1, 2, 0], [1, 1, 1, 1]),
-    ([2500, 2500, 1000, 1000], [20.0, 20.0, 20.0, 20.0], [1, 1, 1, 0], [3, 2, 1, 1.5]),
-    ([1000] * 4, [40.0] * 4, [0] * 4, [1, 1, 1, 1]),
-])
+@pytest.mark.parametrize("work, memory, deadline, value", BATCHES)
 def test_the_greedy_start_fits_and_a_warm_solve_keeps_the_optimum(work, memory, deadline,
                                                                    value):
     """The greedy start meets every row of the model (a start that breaks one is refused),
     admits only tasks it gives their work, and the warm solve still reaches the optimum."""
-    a = two_nodes(work, memory, deadline)
-    a = a._replace(op_cost_rate=np.zeros_like(a.op_cost_rate))
-    compute, mem = a.residual()
-    batch = np.arange(a.n_tasks)
+    a, compute, mem, batch = costless(work, memory, deadline)
     value = np.asarray(value, float)
     m, _ = slot_milp._model(a, batch, a.arrival[batch], compute, mem, 8)
     x = slot_milp._greedy_start(a, batch, m, value, compute, mem)
@@ -191,19 +201,12 @@ def test_the_rounded_start_keeps_only_tasks_the_lp_takes_whole():
     assert (x[n:][kept] == 1.0).all() and (x[n:][~kept] == 0.0).all()
 
 
-@pytest.mark.parametrize("work, memory, deadline, value", [
-    ([2000, 1500, 3000, 1000], [30.0, 30.0, 20.0, 40.0], [1, 1, 2, 0], [1, 1, 1, 1]),
-    ([2500, 2500, 1000, 1000], [20.0, 20.0, 20.0, 20.0], [1, 1, 1, 0], [3, 2, 1, 1.5]),
-    ([1000] * 4, [40.0] * 4, [0] * 4, [1, 1, 1, 1]),
-])
+@pytest.mark.parametrize("work, memory, deadline, value", BATCHES)
 def test_the_staged_solve_reaches_the_optimum_and_certifies_its_gap(work, memory, deadline,
                                                                     value):
     """warm="lp_rens" solved to a zero gap finds the brute force's optimum; its bound is a
     bound, its gap the certified one, and its stage one of STAGES."""
-    a = two_nodes(work, memory, deadline)
-    a = a._replace(op_cost_rate=np.zeros_like(a.op_cost_rate))
-    compute, mem = a.residual()
-    batch = np.arange(a.n_tasks)
+    a, compute, mem, batch = costless(work, memory, deadline)
     value = np.asarray(value, float)
     best = brute_force(a, value, compute, mem)
     sol = slot_milp.solve_slot(a, batch, a.arrival[batch], value, compute, mem,
