@@ -234,6 +234,34 @@ def test_branch_and_bound_on_integral_values_bounds_by_the_floor():
     assert best - 0.01 < sol.value <= best
 
 
+
+def test_stages_1_and_2_run_without_symmetry_detection_unless_the_caller_says(monkeypatch):
+    """The model orders interchangeable nodes itself: HiGHS's symmetry detection is off in
+    the sub-MILPs and in branch and bound (the caller's options win in stage 2), never in
+    the LP relaxation's solve."""
+    a = two_nodes([2000, 1500, 3000, 1000], [30.0, 30.0, 20.0, 40.0], [1, 1, 2, 0])
+    a = a._replace(op_cost_rate=np.zeros_like(a.op_cost_rate))
+    compute, mem = a.residual()
+    batch = np.arange(a.n_tasks)
+    seen = []
+    real = slot_milp.solve_milp
+
+    def spy(*args, **kwargs):
+        kind = ("lp" if kwargs.get("binary") is not None else
+                "sub" if kwargs.get("max_nodes") == slot_milp.NEIGHBOURHOOD_NODES else "b&b")
+        seen.append((kind, (kwargs.get("options") or {}).get("mip_detect_symmetry")))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(slot_milp, "solve_milp", spy)
+    for options, stage2 in ((None, False), ({"mip_detect_symmetry": True}, True)):
+        seen.clear()
+        sol = slot_milp.solve_slot(a, batch, a.arrival[batch], np.ones(4), compute, mem,
+                                   mip_rel_gap=0.0, warm="lp_rens", cell_penalty=1e-4,
+                                   options=options)
+        assert sol.stage == 2
+        assert seen[0] == ("lp", None if options is None else True)
+        assert ("sub", False) in seen and ("b&b", stage2) in seen
+
 def test_the_lp_bound_ends_the_staged_solve_before_branch_and_bound():
     """Where the LP's rounding is within the gap of the LP's bound, no node is explored
     (stage 0); with a zero gap on a batch whose LP is fractional, the later stages run."""
