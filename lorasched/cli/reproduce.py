@@ -128,7 +128,28 @@ def _batch(batched: dict, args, store) -> int:
     if len(per) > 1:
         print(f"{' + '.join(per)} ({args.size}): one batch of {len(report.cells)} cells "
               f"in {seconds:.0f} s -> {store}")
+    print(cpu_report(per))
     return status
+
+
+def cpu_report(per: dict) -> str:
+    """The computed cells' CPU seconds per system and per policy, as lines of a table
+    (the largest first; "" if no cell was computed)."""
+    rows = [(name, policy, n, cpu) for name, got in per.items()
+            for policy, (n, cpu) in got.by_policy.items()]
+    if not rows:
+        return "no cell computed: no CPU time to report"
+    lines = ["CPU seconds of the computed cells, per system and per policy:",
+             f"  {'system':<8} {'policy':<16} {'cells':>6} {'CPU s':>9} {'per cell':>9}"]
+    for name, got in sorted(per.items(), key=lambda kv: -kv[1].cpu_seconds):
+        mine = sorted(((p, n, c) for s, p, n, c in rows if s == name), key=lambda r: -r[2])
+        for policy, n, cpu in mine:
+            lines.append(f"  {name:<8} {policy:<16} {n:>6} {cpu:>9.0f} {cpu / n:>9.2f}")
+        lines.append(f"  {name:<8} {'(all)':<16} {got.computed:>6} {got.cpu_seconds:>9.0f}")
+    total = sum(got.cpu_seconds for got in per.values())
+    lines.append(f"  {'all':<8} {'':<16} {sum(g.computed for g in per.values()):>6} "
+                 f"{total:>9.0f}")
+    return "\n".join(lines)
 
 
 def _alone(name: str, module, args, store) -> int:
@@ -136,7 +157,7 @@ def _alone(name: str, module, args, store) -> int:
     With ``--system all`` the options of where cells run are the batch's and are not
     passed on; with the system named alone they are, and a system that runs no cells
     refuses them (an error naming the option)."""
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     executor = ({} if args.system == "all" else
                 {"workers": args.workers, "scheduler": args.scheduler, "serial": args.serial})
     report = module.reproduce(args.size, store, seeds=args.seeds, figures=args.figures,
@@ -145,7 +166,8 @@ def _alone(name: str, module, args, store) -> int:
         return 130
     print(f"{name} ({args.size}): {report.computed} cells computed, {report.skipped} "
           f"already done, {len(report.failed)} failed in "
-          f"{time.perf_counter() - start:.0f} s -> {store}")
+          f"{time.perf_counter() - start:.0f} s ({time.process_time() - cpu:.0f} CPU-s in "
+          f"this process) -> {store}")
     return _report_failed(store, report.failed)
 
 

@@ -63,14 +63,28 @@ def run_cell(params: dict) -> dict:
 
 def guarded(params: dict) -> dict:
     """Run a cell on a worker: never raises, the error travels back as data; ``seconds``
-    is the cell's wall time on the worker."""
-    start = time.perf_counter()
+    is the cell's wall time on the worker, ``cpu_seconds`` the CPU time of the worker's
+    process over it (a cell runs single-threaded)."""
+    start, cpu = time.perf_counter(), time.process_time()
+
+    def took() -> dict:
+        return {"seconds": time.perf_counter() - start,
+                "cpu_seconds": time.process_time() - cpu}
+
     try:
-        return {"ok": True, "metrics": run_cell(params),
-                "seconds": time.perf_counter() - start}
+        return {"ok": True, "metrics": run_cell(params), **took()}
     except Exception as exc:  # noqa: BLE001 - any failure of a cell is recorded, not fatal
         return {"ok": False, "error": f"{type(exc).__name__}: {exc}",
-                "traceback": traceback.format_exc(), "seconds": time.perf_counter() - start}
+                "traceback": traceback.format_exc(), **took()}
+
+
+def expected_seconds(cell: Cell) -> float:
+    """The CPU seconds ``cell`` is expected to take: its system's ``expected_seconds``
+    model, or one second where the system has none (the progress bar's weight)."""
+    system = systems.get(cell.params["system"])
+    if system.expected_seconds is None:
+        return 1.0
+    return max(float(system.expected_seconds(cell.params)), 1e-3)
 
 
 def _order(cell: Cell, rank=None) -> tuple:
@@ -95,12 +109,19 @@ def execute(cells: list[Cell], finished: dict, store: Store, *, name: str, seria
     skipped = len(cells) - len(pending)
     failed: dict[str, tuple] = {}
     computed = 0
-    bar = tqdm(total=len(cells), initial=skipped, desc=name, unit="cell",
-               disable=not progress, dynamic_ncols=True)
-    bar.set_postfix(failed=0)
+    # the bar counts expected CPU seconds, not cells, so that its rate and its estimate of
+    # the time left hold from the first cell on (slow cells run first)
+    weight = {c.key: expected_seconds(c) for c in cells}
+    done_weight = sum(weight[c.key] for c in cells if c.key in finished)
+    bar = tqdm(total=round(sum(weight.values()), 1), initial=round(done_weight, 1), desc=name,
+               unit=" expected CPU-s", disable=not progress, dynamic_ncols=True,
+               bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f}{unit} "
+                          "[{elapsed}<{remaining}{postfix}]")
+    done = skipped
+    bar.set_postfix(cells=f"{done}/{len(cells)}", failed=0)
 
     def record(cell: Cell, outcome: dict) -> None:
-        nonlocal computed
+        nonlocal computed, done
         store.put(cell, outcome)
         if outcome["ok"]:
             finished[cell.key] = {"metrics": outcome["metrics"]}
@@ -108,8 +129,9 @@ def execute(cells: list[Cell], finished: dict, store: Store, *, name: str, seria
         else:
             failed[cell.key] = (cell.describe(), outcome["error"])
             bar.write(f"cell failed: {cell.describe()}: {outcome['error']}")
-        bar.update(1)
-        bar.set_postfix(failed=len(failed))
+        done += 1
+        bar.update(weight[cell.key])
+        bar.set_postfix(cells=f"{done}/{len(cells)}", failed=len(failed))
         if on_cell is not None:
             on_cell(cell, outcome)
 

@@ -113,11 +113,13 @@ class Store:
             The cell.
         outcome : dict
             ``ok``, and ``metrics`` (a success) or ``error`` and ``traceback`` (a
-            failure); ``seconds``, the cell's wall time on its worker, if measured.
+            failure); ``seconds`` and ``cpu_seconds``, the cell's wall and CPU time on its
+            worker, if measured.
         """
         record = {"key": cell.key, "params": cell.params, "cell": cell.describe()}
-        if "seconds" in outcome:  # the cell's wall time on its worker (not a result)
-            record["seconds"] = outcome["seconds"]
+        for name in ("seconds", "cpu_seconds"):  # measured on its worker (not results)
+            if name in outcome:
+                record[name] = outcome[name]
         if outcome["ok"]:
             record["metrics"] = {k: encode_metric(v) for k, v in outcome["metrics"].items()}
             atomic_write(self.done_dir / f"{cell.key}.json",

@@ -325,6 +325,9 @@ class SystemReport:
     skipped: int = 0
     failed: list = field(default_factory=list)  # [(cell description, error)]
     cell_seconds: float = 0.0  # the computed cells' wall seconds on their workers, summed
+    cpu_seconds: float = 0.0  # and their CPU seconds
+    #: per policy (a bound cell as ``"bound <name>"``): [computed cells, CPU seconds]
+    by_policy: dict = field(default_factory=dict)
 
 
 def reproduce_together(sweeps_by_system: dict, size: str = "full", store=None, *,
@@ -337,7 +340,8 @@ def reproduce_together(sweeps_by_system: dict, size: str = "full", store=None, *
 
     Returns ``(report, {system: SystemReport})``: the batch's
     :class:`~lorasched.experiments.SweepReport` and each system's cells computed, found
-    done and failed, with the computed cells' wall seconds on their workers, summed."""
+    done and failed, with the computed cells' wall and CPU seconds on their workers,
+    summed, in all and per policy."""
     store = default_store(size) if store is None else store
     rank = {name: r for r, name in enumerate(sweeps_by_system)}
     per = {name: SystemReport() for name in sweeps_by_system}
@@ -347,6 +351,12 @@ def reproduce_together(sweeps_by_system: dict, size: str = "full", store=None, *
         if outcome["ok"]:
             got.computed += 1
             got.cell_seconds += outcome.get("seconds", 0.0)
+            cpu = outcome.get("cpu_seconds", outcome.get("seconds", 0.0))
+            got.cpu_seconds += cpu
+            policy = cell.params["algorithm"] or f"bound {cell.params.get('bound')}"
+            mine = got.by_policy.setdefault(str(policy), [0, 0.0])
+            mine[0] += 1
+            mine[1] += cpu
         else:
             got.failed.append((cell.describe(), outcome["error"]))
 

@@ -186,6 +186,10 @@ class System:
         The name of that ratio (default ``"ratio"``).
     cost : callable, optional
         ``cost(params)``: a sort key; cells are submitted cheapest-last (slow ones first).
+    expected_seconds : callable, optional
+        ``expected_seconds(params)``: a cell's expected CPU seconds on one core (a model
+        fitted to measured cells); a batch's progress bar counts them, so that its
+        estimate of the time left is honest from the start.
     validate : callable, optional
         ``validate(scenario)`` raises an :class:`~lorasched.model.errors.InputError`
         naming the first thing a scenario breaks (its schema, its ranges, the declared
@@ -206,6 +210,7 @@ class System:
     bound_metric: str | None = None
     ratio_name: str = "ratio"
     cost: Callable | None = None
+    expected_seconds: Callable | None = None
     #: ``validate(scenario)`` raises an InputError naming the first thing a scenario of
     #: this system breaks (its schema, its ranges, the declared limits)
     validate: Callable | None = None

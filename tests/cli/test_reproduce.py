@@ -54,3 +54,30 @@ def test_allpass_alone_refuses_where_cells_run_by_name(nothing_runs, tmp_path, c
     assert f"lorasched: error: {arg}: Allpass's pages are computed in memory" in \
         capsys.readouterr().err
     assert nothing_runs["allpass"] == [] and nothing_runs["batch"] == []
+
+
+def test_the_report_gives_cpu_seconds_per_system_and_per_policy():
+    pdftsp, titan = SystemReport(computed=3, cpu_seconds=12.0), SystemReport(computed=2,
+                                                                              cpu_seconds=2.0)
+    pdftsp.by_policy = {"titan": [1, 10.0], "eft": [2, 2.0]}
+    titan.by_policy = {"srtf": [2, 2.0]}
+    lines = command.cpu_report({"titan": titan, "pdftsp": pdftsp}).splitlines()
+    assert lines[0] == "CPU seconds of the computed cells, per system and per policy:"
+    # the costliest system first, its costliest policy first, then the system's total
+    assert [line.split()[:4] for line in lines[2:]] == [
+        ["pdftsp", "titan", "1", "10"], ["pdftsp", "eft", "2", "2"],
+        ["pdftsp", "(all)", "3", "12"], ["titan", "srtf", "2", "2"],
+        ["titan", "(all)", "2", "2"], ["all", "5", "14"]]
+    assert "no cell computed" in command.cpu_report({"pdftsp": SystemReport()})
+
+
+def test_a_small_batch_reports_each_policys_cpu_seconds(tmp_path, capsys):
+    assert main(["reproduce", "--size", "small", "--figures", "fig06", "--store",
+                 str(tmp_path), "--serial", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    rows = {tuple(line.split()[:2]): line.split()[2:] for line in out.splitlines()
+            if line.startswith("  pdftsp ")}
+    # Fig. 6 at the small size: 3 GPU kinds x 5 seeds, pdFTSP twice, Titan on 3 seeds
+    assert rows[("pdftsp", "pdftsp")][0] == "30" and rows[("pdftsp", "titan")][0] == "9"
+    assert rows[("pdftsp", "(all)")][0] == "84"
+    assert float(rows[("pdftsp", "titan")][1]) > float(rows[("pdftsp", "eft")][1])

@@ -323,3 +323,33 @@ def test_run_sweeps_hands_out_cells_in_rank_order_then_by_cost(tmp_path):
     records = [json.loads(p.read_text()) for p in (tmp_path / "cost" / "done").glob("*.json")]
     assert len(records) == len(grid.cells(a))
     assert all(r["seconds"] > 0 for r in records)  # each cell's time on its worker
+
+
+def test_the_progress_bar_counts_expected_cpu_seconds_and_cells(tmp_path, capsys):
+    from lorasched.experiments import executor
+    from lorasched.pdftsp.system import expected_seconds as pdftsp_seconds
+
+    decl = {"base": {"slots": 24, "load": 50, "nodes": 100}, "algorithms": ["pdftsp", "eft"],
+            "axes": {"vendors": [1, 5]}, "seeds": [1]}
+    cells = grid.cells(Sweep.from_dict(decl))
+    weights = [executor.expected_seconds(c) for c in cells]
+    assert weights == [pdftsp_seconds(c.params) for c in cells]
+    run_sweep(decl, tmp_path / "p.nc", serial=True, progress=True)
+    err = capsys.readouterr().err
+    # the bar's total is the cells' expected CPU seconds; the cells are counted beside it
+    assert f"/{sum(weights):.0f} expected CPU-s" in err and "cells=4/4" in err
+
+
+def test_expected_seconds_rank_the_cells_as_measured():
+    from lorasched.pdftsp.system import expected_seconds
+
+    def cell(algorithm, nodes=100, load="medium", **options):
+        return {"system": "pdftsp", "algorithm": algorithm, "options": options,
+                "scenario": {"nodes": nodes, "load": load, "slots": 144}}
+
+    titan = expected_seconds(cell("titan"))
+    # measured: a K = 200 day about 5 times a K = 100 day, a high-load day about 3 times
+    assert 4 < expected_seconds(cell("titan", nodes=200)) / titan < 6
+    assert 2.5 < expected_seconds(cell("titan", load="high")) / titan < 4
+    assert expected_seconds(cell("titan", solver="columns")) < titan
+    assert 20 < titan / expected_seconds(cell("pdftsp")) < 60
