@@ -303,8 +303,7 @@ def show(fig: go.Figure) -> None:
 METHOD_COLOURS = {
     "pdFTSP (Lemma 2)": "#264653",
     "pdFTSP (calibrated)": "#2a9d8f",
-    "Titan (compact MILP)": "#bc6c25",
-    "Titan (budget-limited)": "#e9c46a",
+    "Titan": "#bc6c25",
     "Titan (welfare objective)": "#b5838d",
     "EFT": "#f4a261",
     "NTM": "#e76f51",

@@ -147,16 +147,15 @@ def test_a_small_build_says_it_is_small_with_its_scale_and_the_papers_setting():
     assert note.startswith('This page is a small build (`size = "small"`)')
     assert "K = 10 compute nodes" in note and "48 ten-minute slots" in note
     assert "3 (light), 5 (medium) and 8 (high) tasks" in note
-    assert ("5 seeds (1, 2, 3, 4 and 5) (the budget-limited Titan with either objective and "
-            "the bounds") in note
+    assert ("5 seeds (1, 2, 3, 4 and 5) (Titan with either objective, each slot's "
+            "mixed-integer linear program (MILP) solved to a certified gap, and the bounds") in note
     assert "the first 3)" in note and "seeds 1, 2, 3" not in note
     assert note.endswith("K = 100 compute nodes where a figure does not vary K, 30 (light), "
                          "50 (medium) and 80 (high) tasks arriving per slot on average at "
-                         "the three loads, 144 ten-minute slots, 10 seeds (1 to 10) (the "
-                         "budget-limited Titan with either objective and the bounds, which "
-                         "cost 10 to 30 times a pdFTSP day, the first 4; Titan with each slot's "
-                         "mixed-integer linear program (MILP) solved to a certified gap, Titan "
-                         "(compact MILP), 60 to 700 times, the first 3).")
+                         "the three loads, 144 ten-minute slots, 10 seeds (1 to 10) (Titan "
+                         "with either objective, each slot's mixed-integer linear program "
+                         "(MILP) solved to a certified gap, and the bounds, which cost 10 to "
+                         "200 times a pdFTSP day: the first 4).")
     assert "1 seed (1)" in pdftsp.figure("fig10").build_note("small", seeds=1)
     full = pdftsp.figure("calibration").build_note("full")
     assert full.startswith("This page runs the paper's setting") and "small" not in full

@@ -132,6 +132,14 @@ def test_a_sweep_page_says_in_words_which_milp_setting_titan_ran():
                                     "axes": {"nodes": [10]},
                                     "options": {"titan": dict(figures.TITAN_OPTIONS)}})
     text = figures.figure("fig04").describe(ds)
+    assert ("Titan: each slot's mixed-integer linear program (MILP) in compact form solved to "
+            "a certified 1 % gap") in text
+    assert undefined(text) == []
+    # the budget-limited reading, where a sweep runs it, in words
+    ds.attrs["sweep"] = json.dumps({"description": "A sweep", "base": {"slots": 48},
+                                    "axes": {"nodes": [10]},
+                                    "options": {"titan": dict(figures.TITAN_BUDGET_OPTIONS)}})
+    text = figures.figure("fig04").describe(ds)
     assert "mip = rens_lean (relaxation enforced neighbourhood search (RENS) over" in text
     assert "at most 10,000 branch-and-bound nodes" in text
     assert undefined(text) == []

@@ -39,17 +39,13 @@ def test_full_size_is_the_papers_setting():
     for key in SWEEP_FIGURES:
         if key == "fig13":  # Fig. 13 times the runs of Figs. 4 and 8: no cell of its own
             assert fig(key).sweeps("full") == {
-                "fig04": fig("fig04").sweep("full"), "fig08": fig("fig08").sweep("full"),
-                "fig04_milp": fig("fig04").sweeps("full")["milp"],
-                "fig08_milp": fig("fig08").sweeps("full")["milp"]}
+                "fig04": fig("fig04").sweep("full"), "fig08": fig("fig08").sweep("full")}
             continue
         for part, s in fig(key).sweeps("full").items():
             # ten seeds for the cheap cells; Titan (either objective) and the bounds the
             # first four
             if part == "oracle":
                 assert s.seeds == tuple(range(1, 11)) and s.seed_limit == {"titan_oracle": 4}
-            elif part == "milp":
-                assert s.seeds == tuple(range(1, 11)) and s.seed_limit == {"titan": 3}
             elif key == "fig12":
                 assert s.seeds == (1, 2, 3, 4) and not s.seed_limit
             else:
@@ -57,18 +53,13 @@ def test_full_size_is_the_papers_setting():
                 assert s.seed_limit == ({"titan": 4} if "titan" in s.algorithms else {})
             if part == "oracle":  # Titan's welfare objective only where the claims use it
                 assert key in ("fig04", "fig08") and s.algorithms == ("titan_oracle",)
-                assert s.options["titan_oracle"] == {"solver": "columns", "mip": "rens_lean"}
+                assert s.options["titan_oracle"] == {"solver": "milp"}
                 assert (grid.coords(s)["nodes"].tolist() == [50] if key == "fig04"
                         else list(s.axes["load"]) == ["high (80)"])
                 continue
-            if part == "milp":  # Titan solved to the paper's standard where claims are made
-                assert key in ("fig04", "fig08") and s.algorithms == ("titan",)
-                assert s.options["titan"] == {"solver": "milp", "mip_max_nodes": 2000}
-                assert s.options["titan"] == figures.TITAN_MILP_OPTIONS
-                assert (grid.coords(s)["nodes"].tolist() == [50] if key == "fig04"
-                        else list(s.axes["load"]) == ["high (80)"])
-                continue
-            assert s.options["titan"] == {"solver": "columns", "mip": "rens_lean"}
+            # Titan solved to the paper's standard in every setting, the only Titan
+            assert set(fig(key).sweeps("full")) <= {key, "oracle", "lp", "opt"}
+            assert s.options["titan"] == {"solver": "milp"} == figures.TITAN_OPTIONS
             paper = {"pdftsp", "titan"} if key == "fig13" else {"pdftsp", "titan", "eft", "ntm"}
             # lorasched's cost-plus rule beside the paper's baselines, not in Fig. 13's timing
             assert set(s.algorithms) == paper | (set() if key == "fig13" else {"cost_plus"})
@@ -106,7 +97,7 @@ def test_data_equals_the_sweep_and_by_method_flattens_pdftsp_variants(tmp_path):
     xr.testing.assert_identical(without_timings(ds), without_timings(direct))
     flat = figures.by_method(ds)
     assert flat["algorithm"].values.tolist() == [
-        "pdFTSP (Lemma 2)", "pdFTSP (calibrated)", "Titan (budget-limited)", "EFT", "NTM",
+        "pdFTSP (Lemma 2)", "pdFTSP (calibrated)", "Titan", "EFT", "NTM",
         "cost-plus (lorasched's)"]
     np.testing.assert_array_equal(
         flat.sel(algorithm="pdFTSP (calibrated)").values,
@@ -141,13 +132,10 @@ def _fake(axis, values, welfare):
                 "algorithm": list(figures.ALGORITHMS), "seed": [1, 2]})
 
 
-def _page(axis, values, rows, admitted=None, tasks=100.0, load_factor=None, var="welfare",
-          milp=None):
+def _page(axis, values, rows, admitted=None, tasks=100.0, load_factor=None, var="welfare"):
     """A figure dataset from rows ``[Lemma 2, calibrated, Titan, EFT, NTM]`` per setting of
     ``var`` (and ``n_admitted``; ``n_tasks``, ``load_factor`` per setting), 2 equal seeds,
-    with the sweep declaration's Titan options; with ``milp`` (not None) Titan solved to the
-    paper's standard too (``titan_milp``), its ``var`` the budget-limited Titan's times
-    ``milp``."""
+    with the sweep declaration's Titan options."""
     def cube(r):
         r = np.asarray(r, dtype=float)
         return np.stack([r[:, [0, 2, 3, 4]], r[:, [1, 2, 3, 4]]], axis=1)
@@ -161,12 +149,7 @@ def _page(axis, values, rows, admitted=None, tasks=100.0, load_factor=None, var=
     ds["load_factor"] = xr.zeros_like(ds[var]) + xr.DataArray(lf, dims=axis,
                                                                 coords={axis: values})
     ds.attrs["sweep"] = json.dumps({"options": {"titan": dict(figures.TITAN_OPTIONS)}})
-    if milp is None:
-        return ds
-    # Titan solved to the paper's standard: the budget-limited one's numbers times ``milp``
-    part = ds.sel(algorithm=["titan"]).assign_coords(algorithm=["titan_milp"])
-    part[var] = part[var] * milp
-    return xr.concat([ds, part], dim="algorithm", combine_attrs="override")
+    return ds
 
 
 def _scaled(ds, algorithm, factor, var="welfare"):
@@ -186,15 +169,13 @@ FIG04_ADMITTED = [[800, 2000, 2100, 1500, 700], [1000, 2600, 2600, 2300, 1000],
 def test_claims_verdicts_follow_the_data():
     # pdFTSP (Lemma 2) loses to Titan at K=50, the tuned pdFTSP beats everyone
     rows = [[50, 120, 100, 60, 47], [80, 170, 150, 90, 60]]
-    table = figures.figure("fig04").claims(_page("nodes", [50, 100], rows, milp=1.0))
+    table = figures.figure("fig04").claims(_page("nodes", [50, 100], rows))
     assert (table["figure"] == "Fig. 4").all()
-    # the paper's gain over Titan is judged against Titan solved to the paper's standard
-    titan = table[table.claim == "K=50: pdFTSP over Titan (compact MILP)"].set_index("pdFTSP")
+    titan = table[table.claim == "K=50: pdFTSP over Titan"].set_index("pdFTSP")
     assert titan.loc["Lemma 2", "verdict"] == "contradicted"
     assert titan.loc["Lemma 2", "ours"] == "-50 % (2 seeds, all equal)"
     # the why is measured: the admissions and welfare per task behind the gap
-    assert ("admits 5 of 100 tasks ($10.00 of welfare per admitted task), Titan (compact "
-            "MILP) 10") in \
+    assert "admits 5 of 100 tasks ($10.00 of welfare per admitted task), Titan 10" in \
         titan.loc["Lemma 2", "why"]
     # +20 % against the paper's +30.78 %: the sign holds, the magnitude is off by > 25 %
     assert titan.loc["calibrated", "verdict"] == "magnitude off"
@@ -203,12 +184,12 @@ def test_claims_verdicts_follow_the_data():
     assert ntm.loc["calibrated", "verdict"] == "reproduced"  # +155 % against +155.84 %
     oracle = table[table.claim.str.contains("welfare objective")]
     assert oracle.empty  # the fake sweep ran no oracle
-    # the budget-limited Titan is shown, never judged: the paper did not run it
-    lean = table[table.claim == "K=50: pdFTSP over Titan (budget-limited)"]
-    assert len(lean) == 2 and (lean.verdict == "not run by the paper").all()
-    # without Titan solved to the paper's standard the paper's gain over Titan is not judged
-    with pytest.raises(InputError, match="Titan .compact MILP."):
-        figures.figure("fig04").claims(_page("nodes", [50, 100], rows))
+    # no row for a Titan the paper did not run
+    assert len(table[table.claim.str.contains("Titan")]) == 2
+    # without Titan's runs the paper's gain over Titan is not judged
+    with pytest.raises(InputError, match="over Titan are judged"):
+        figures.figure("fig04").claims(_page("nodes", [50, 100], rows).drop_sel(
+            algorithm="titan"))
     grows = table[table.claim == "welfare grows with K"]
     assert (grows.verdict == "reproduced").all()
 
@@ -216,15 +197,15 @@ def test_claims_verdicts_follow_the_data():
 def test_rank_and_trend_claims_follow_the_data():
     rows = [[30, 90, 60, 50, 20], [40, 100, 80, 50, 20], [50, 110, 105, 50, 20]]
     loads = ["light (3)", "medium (5)", "high (8)"]
-    table = figures.figure("fig08").claims(_page("load", loads, rows, milp=1.0)).set_index(
+    table = figures.figure("fig08").claims(_page("load", loads, rows)).set_index(
         ["claim", "pdFTSP"])
     trend = table.loc[("gain over Titan grows with load", "calibrated")]
     assert trend["verdict"] == "contradicted"
-    assert trend["ours"] == ("against Titan (budget-limited): slope -8.87 points per task/slot "
+    assert trend["ours"] == ("against Titan: slope -8.87 points per task/slot "
                              "(95 %: -11.1 to -6.68, 6 runs)")
-    assert "Titan (budget-limited)'s welfare grows by +75 %" in trend["why"]
+    assert "Titan's welfare grows by +75 %" in trend["why"]
     # a trend is a fitted slope over the seeds: seeds that disagree leave it inconclusive
-    noisy = _page("load", loads, rows, milp=1.0)
+    noisy = _page("load", loads, rows)
     noisy["welfare"].loc[{"seed": 2, "algorithm": "titan"}] = \
         noisy["welfare"].sel(seed=2, algorithm="titan").values[::-1, :]
     table = figures.figure("fig08").claims(noisy).set_index(["claim", "pdFTSP"])
@@ -328,12 +309,11 @@ def test_truthfulness_and_rationality_figures():
 # --------------------------------------------------------------------------- prose
 def test_findings_of_every_sweep_figure_are_nonempty_prose():
     pages = {
-        "fig04": _page("nodes", [50, 100, 150, 200], FIG04, FIG04_ADMITTED, milp=1.0),
+        "fig04": _page("nodes", [50, 100, 150, 200], FIG04, FIG04_ADMITTED),
         "fig05": _page("vendors", [1, 3, 5, 10], FIG04),
         "fig06": _page("gpu", ["A100", "A40", "mix"], FIG04[1:]),
         "fig07": _page("trace", ["mlaas", "philly", "helios"], FIG04[1:]),
-        "fig08": _page("load", ["light (30)", "medium (50)", "high (80)"], FIG04[1:],
-                       milp=1.0),
+        "fig08": _page("load", ["light (30)", "medium (50)", "high (80)"], FIG04[1:]),
         "fig09": _page("deadline_policy", ["slack", "tight", "end_of_day"], FIG04[1:]),
         "fig13": _timing()[1],
     }
@@ -349,7 +329,7 @@ def test_findings_of_every_sweep_figure_are_nonempty_prose():
 def test_fig04_findings_follow_the_data():
     fig = figures.figure("fig04")
     ds = _page("nodes", [50, 100, 150, 200], FIG04, FIG04_ADMITTED, tasks=7113,
-               load_factor=[4.3, 2.2, 1.4, 0.55], milp=1.0)
+               load_factor=[4.3, 2.2, 1.4, 0.55])
     text = fig.findings(ds)
     assert ("Welfare grows with K for every algorithm (a fitted slope over the seeds, its 95 % "
             "interval above zero), as the paper reports.") in text
@@ -357,23 +337,22 @@ def test_fig04_findings_follow_the_data():
     assert ("Unlike the paper, with the Lemma-2 constants pdFTSP is not the best at every K: "
             "at K = 50, 100, 150 and 200 its margin over the best baseline lies below zero "
             "beyond the seeds' 95 % interval (-58 % at K = 50") in text
-    # the leader at K = 50 is Titan solved to the paper's standard, which ran there
-    assert "At K = 50 it admits on average 800 of 7113 tasks, Titan (compact MILP) 2100" in text
+    assert "At K = 50 it admits on average 800 of 7113 tasks, Titan 2100" in text
     assert ("at K = 50 its margin over the best baseline lies below zero beyond the seeds' "
             "95 % interval (-3.9 % at K = 50); at K = 100, 150 and 200 it is above it") in text
     assert "K = 50 is the most overloaded cluster" in text  # why Titan wins there
     # each of the paper's gains from its claims row's verdict
     assert ('data-verdict="magnitude off">over NTM it gains +7.7 %: the magnitude differs '
             "from the paper's +156 %") in text
-    assert ('data-verdict="contradicted">over Titan (compact MILP), unlike the paper\'s '
+    assert ('data-verdict="contradicted">over Titan, unlike the paper\'s '
             "+31 %") in text
-    assert ("Titan (budget-limited)'s welfare grows by 0.3 % (7,277, then 7,297), EFT's grows "
-            "by 11 %") in text
-    assert "Titan (budget-limited) nearly stops gaining" in text
-    assert "10 rounds of column generation" in text
+    assert "Titan's welfare grows by 0.3 % (7,277, then 7,297), EFT's grows by 11 %" in text
+    assert "Titan nearly stops gaining" in text
+    # its solve is the paper's standard: the page says the solve is not what stops it
+    assert "a solve stopped early is not the limit" in text
     assert "3182 of 7113 tasks, EFT 3600, although the offered work is only 0.55x" in text
     # a weaker Titan: the numbers follow, and the sentences that explain its lead go
-    weak = fig.findings(_scaled(_scaled(ds, "titan", 0.5), "titan_milp", 0.5))
+    weak = fig.findings(_scaled(ds, "titan", 0.5))
     assert weak != text
     assert ("With the constants calibrated on the held-out day pdFTSP is the best at every "
             "K: its margin over the best baseline of each seed's day, +35 % at K = 50") in weak
@@ -383,7 +362,7 @@ def test_fig04_findings_follow_the_data():
     # a Titan that keeps growing: no plateau to explain
     growing = ds.copy(deep=True)
     growing["welfare"].loc[{"algorithm": "titan", "nodes": 200}] = 9000.0
-    assert "Titan's budget" not in fig.findings(growing)
+    assert "nearly stops gaining" not in fig.findings(growing)
 
 
 def test_fig08_findings_follow_the_data():
@@ -391,12 +370,12 @@ def test_fig08_findings_follow_the_data():
     loads = ["light (30)", "medium (50)", "high (80)"]
     rows = [[3900, 7550, 5247, 6290, 3310], [4000, 8500, 6750, 6640, 3320],
             [4100, 9200, 8075, 6760, 3230]]
-    ds = _page("load", loads, rows, milp=1.0)
+    ds = _page("load", loads, rows)
     text = fig.findings(ds)
     assert "best at every load" in text
     assert ("Its gains over EFT and NTM grow with the load (over EFT "
             "+20 %, +28 %, +36 %; over NTM +128 %, +156 %, +185 %), but its gain over Titan "
-            "(compact MILP) shrinks (over Titan (compact MILP) +44 %, +26 %, +14 %)") in text
+            "shrinks (over Titan +44 %, +26 %, +14 %)") in text
     assert "as the paper reports (over EFT" not in text  # a mean's trend is no verdict
     assert "its welfare grows by 54 % (5,247 to 8,075), pdFTSP's by 22 %" in text
     assert "Against the paper's gains at the high load, with the Lemma-2 constants" in text
@@ -406,7 +385,7 @@ def test_fig08_findings_follow_the_data():
     assert "over EFT " + ", ".join(f"{x:+.0f} %" for x in g) in half
     # a Titan that gains less from load than pdFTSP: no sentence about its busier slots
     flat = ds.copy(deep=True)
-    flat["welfare"].loc[{"algorithm": ["titan", "titan_milp"]}] = 5000.0
+    flat["welfare"].loc[{"algorithm": "titan"}] = 5000.0
     assert "busier slot" not in fig.findings(flat)
 
 
@@ -426,17 +405,14 @@ def test_fig05_fig09_findings_qualify_changes_by_the_spread_over_seeds():
         _page("deadline_policy", ["slack", "tight", "end_of_day"], rows))
     assert ("Longer windows do not help every algorithm: with every deadline at the end of "
             "the day, pdFTSP with the constants calibrated on the held-out day and Titan "
-            "(budget-limited) earn less") in text
+            "earn less") in text
 
 
-def _timing(small=(1e-4, 2e-4, 5e-4, 1e-5, 1e-5), large=(1e-4, 2e-4, 9e-4, 1e-5, 1e-5),
-            milp=10.0):
-    """Fig. 13's two problems from fake runs of Figs. 4 (K = 50, 100) and 8 (light, high):
-    decision times ``[Lemma 2, calibrated, Titan, EFT, NTM]``, Titan solved to the paper's
-    standard ``milp`` times the budget-limited one."""
-    scale = _page("nodes", [50, 100], [small, small], var="decision_time_mean", milp=milp)
-    load = _page("load", ["light (30)", "high (80)"], [large, large], var="decision_time_mean",
-                 milp=milp)
+def _timing(light=(1e-4, 2e-4, 5e-3, 1e-5, 1e-5), high=(1e-4, 2e-4, 9e-3, 1e-5, 1e-5)):
+    """Fig. 13's problems from fake runs of Figs. 4 (K = 50, 100) and 8 (light, high load):
+    decision times ``[Lemma 2, calibrated, Titan, EFT, NTM]``."""
+    scale = _page("nodes", [50, 100], [light, light], var="decision_time_mean")
+    load = _page("load", ["light (30)", "high (80)"], [light, high], var="decision_time_mean")
     scale.attrs["sweep"] = json.dumps({"base": {"load": "medium", "nodes": 100}})
     load.attrs["sweep"] = json.dumps({"base": {"load": "medium", "nodes": 100},
                                       "options": {"titan": dict(figures.TITAN_OPTIONS)}})
@@ -444,51 +420,47 @@ def _timing(small=(1e-4, 2e-4, 5e-4, 1e-5, 1e-5), large=(1e-4, 2e-4, 9e-4, 1e-5,
 
 
 def test_fig13_findings_follow_the_timings():
-    # the claims judged against Titan solved to the paper's standard on the two problems
-    # where it runs (here ten times the budget-limited one), paired by seed
+    # the claims judged on Fig. 8's runs at K = 100, the problem growing with the load
     scale, ds = _timing()
-    assert ds["problem"].values.tolist() == ["K = 50, medium load", "K = 100, high load"]
-    assert sorted(ds["algorithm"].values.tolist()) == ["pdftsp", "titan", "titan_milp"]
+    assert ds["problem"].values.tolist() == ["K = 100, light load", "K = 100, high load"]
+    assert sorted(ds["algorithm"].values.tolist()) == ["pdftsp", "titan"]
     fig13 = figures.figure("fig13")
     text = fig13.findings(ds)
-    assert ("Titan (compact MILP) needs 5 ms at K = 50, medium load and 9 ms at K = 100, high "
-            "load") in text
-    assert "Per seed, its time per task on the larger problem over the smaller is 1.8×" in text
-    assert "it grows with the problem, as the paper reports" in text
-    assert "decides 50 to 90 times faster than Titan (compact MILP)" in text
+    assert "Titan needs 5 ms at K = 100, light load and 9 ms at K = 100, high load" in text
+    # the elasticity of 9/5 over 80/30 tasks a slot, log on log: log(1.8) / log(8/3)
+    assert "elasticity +0.599 (2 runs" not in text  # every (problem, seed) point is a run
+    assert "Fitted over every load and seed, elasticity +0.599" in text
+    assert "its time per task grows with the problem, as the paper reports" in text
+    assert "decides 50 to 90 times faster than Titan" in text
     assert "Both findings of the paper are reproduced" in text
-    # the budget-limited Titan's times decide nothing
-    lean = ds.copy(deep=True)
-    lean["decision_time_mean"].loc[{"algorithm": "titan"}] = 1e-9
-    assert fig13.claims(lean)["verdict"].tolist() == ["reproduced", "reproduced"]
-    slower = fig13.findings(_scaled(ds, "titan_milp", 0.0001, "decision_time_mean"))
+    slower = fig13.findings(_scaled(ds, "titan", 0.0001, "decision_time_mean"))
     assert "1 of the paper's 2 findings is reproduced" in slower
-    # seeds that disagree: the interval holds one, and the verdict is inconclusive
+    # seeds that disagree: the slope's interval holds zero, and the verdict is inconclusive
     noisy = ds.copy(deep=True)
-    t = noisy["decision_time_mean"].loc[{"algorithm": "titan_milp"}]
+    t = noisy["decision_time_mean"].loc[{"algorithm": "titan"}]
     t.loc[{"seed": 2}] = t.sel(seed=2).values[::-1]
-    noisy["decision_time_mean"].loc[{"algorithm": "titan_milp"}] = t
+    noisy["decision_time_mean"].loc[{"algorithm": "titan"}] = t
     assert "cannot tell whether it grows" in fig13.findings(noisy)
     row = fig13.claims(noisy).set_index("claim").loc[
         "Titan's time per task grows with the problem"]
-    assert row["verdict"] == "inconclusive" and "a slot brings 50 and 80 tasks" in row["why"]
+    assert row["verdict"] == "inconclusive" and "a slot brings 30 and 80 tasks" in row["why"]
     shrinking = ds.copy(deep=True)
-    t = shrinking["decision_time_mean"].loc[{"algorithm": "titan_milp"}]
-    shrinking["decision_time_mean"].loc[{"algorithm": "titan_milp"}] = t.values[::-1]
+    t = shrinking["decision_time_mean"].loc[{"algorithm": "titan"}]
+    shrinking["decision_time_mean"].loc[{"algorithm": "titan"}] = t.values[::-1]
     assert fig13.claims(shrinking).set_index("claim").loc[
         "Titan's time per task grows with the problem", "verdict"] == "contradicted"
-    # Fig. 4's runs over K: the budget-limited Titan, said as beyond the paper
-    assert ("Titan (budget-limited) needs 0.5 → 0.5 ms per task for K = 50 and 100"
+    # Fig. 4's runs over K, said as beyond the paper
+    assert ("Titan needs 5 → 5 ms per task for K = 50 and 100"
             in fig13.findings(ds, scale=scale))
     # a fitted elasticity for a trend over a numeric axis
     fit = fig13_module.log_slope(figures.by_method(scale, "decision_time_mean")
-                                 .sel(algorithm="Titan (budget-limited)"))
+                                 .sel(algorithm="Titan"))
     assert fit.mean == pytest.approx(0.0, abs=1e-12)
 
 
 def test_summary_lists_every_claim_with_its_page(monkeypatch):
-    pages = {"fig04": _page("nodes", [50, 100, 150, 200], FIG04, FIG04_ADMITTED, milp=1.0),
-             "fig08": _page("load", ["light (30)", "high (80)"], FIG04[2:], milp=1.0)}
+    pages = {"fig04": _page("nodes", [50, 100, 150, 200], FIG04, FIG04_ADMITTED),
+             "fig08": _page("load", ["light (30)", "high (80)"], FIG04[2:])}
     for key, fig in figures.FIGURES.items():
         if key in pages:
             monkeypatch.setattr(fig, "data", lambda *a, _ds=pages[key], **k: _ds)
@@ -497,17 +469,17 @@ def test_summary_lists_every_claim_with_its_page(monkeypatch):
     table = figures.summary("small")
     assert list(table.columns) == ["figure", "claim", "variant", "paper", "ours", "per seed",
                                    "verdict", "why", "scope", "page"]
-    # per figure: the paper's three gains, two budget-limited Titan rows (not run by the
-    # paper) and one trend, for both constants
-    assert set(table["figure"]) == {"Fig. 4", "Fig. 8"} and len(table) == 20
+    # per figure: the paper's three gains and one trend, for both constants
+    assert set(table["figure"]) == {"Fig. 4", "Fig. 8"} and len(table) == 16
     assert set(table["page"]) == {"fig04_scale", "fig08_load"}
     assert set(table["variant"]) == {"Lemma 2", "calibrated"}
     # every row not reproduced says why (none "not explained": a measured reason each)
     assert (table.loc[table.verdict != "reproduced", "why"] != "").all()
     assert not (table["why"] == "not explained").any()
     counts = figures.verdict_counts(table)
-    # no oracle ran; the budget-limited Titan's rows are shown, not judged
-    assert counts.sum() == 20 and counts["not run by the paper"] == 4
+    # no oracle ran: every row judged
+    assert counts.sum() == 16 and counts["not run by the paper"] == 0
+    assert "in every setting of every figure" in figures.titan_budget_text()
     assert "10 column-generation rounds" in figures.titan_budget_text()
 
 
@@ -527,7 +499,7 @@ def test_titan_setting_changes_the_figures_titan_cells_only_within_the_block():
     before = figures.figure("fig05").declaration("small", None)["options"]
     with figures.titan_setting("rounding"):
         inside = figures.figure("fig05").declaration("small", None)["options"]
-    assert before == {"titan": {"solver": "columns", "mip": "rens_lean"}}
+    assert before == {"titan": {"solver": "milp"}}
     assert inside == {"titan": {"solver": "columns", "mip": "rounding"}}
     assert figures.figure("fig05").declaration("small", None)["options"] == before
     with pytest.raises(ValueError, match="mip must be one of"), figures.titan_setting("exact"):
@@ -717,3 +689,23 @@ def test_the_mechanism_paragraph_takes_its_numbers_and_words_from_the_tables():
     text = str(day.mechanism_findings(_mechanism(0.50, calibrated=False, priced_out=0)))
     assert "more like NTM" not in text and "calibrated" not in text
     assert "priced out" not in text and "times the floor" not in text
+
+
+def test_the_setting_states_the_gaps_titans_slots_certified():
+    from lorasched.figures.pdftsp.titan_words import titan_solve_text
+
+    ds = _page("nodes", [50, 100], [[1, 2, 3, 4, 5], [1, 2, 3, 4, 5]])
+    assert titan_solve_text(ds).endswith("within 200 branch-and-bound nodes a slot.")
+    gap = xr.full_like(ds["welfare"], np.nan)
+    gap.loc[{"algorithm": "titan"}] = 0.002
+    gap.loc[{"algorithm": "titan", "nodes": 100, "seed": 2}] = 0.079
+    ds["max_gap"], ds["slots_hit_limit"] = gap, xr.where(gap > 0.01, 3.0, 0.0)
+    # Titan ignores pdFTSP's constants: each (setting, seed) is one run, counted once
+    assert ("over its 4 runs here the largest certified gap of any slot is 7.9 %, and 3 "
+            "slots stopped at the node count") in titan_solve_text(ds)
+    ds["slots_hit_limit"] = xr.zeros_like(gap)
+    assert "no slot stopped at the node count" in titan_solve_text(ds)
+    # the budget-limited reading is named as such
+    ds.attrs["sweep"] = json.dumps({"options": {"titan": figures.TITAN_BUDGET_OPTIONS}})
+    assert titan_solve_text(ds).startswith("Titan: budget-limited, solver = columns")
+

@@ -226,3 +226,14 @@ def test_the_simulate_line_names_titans_worst_certified_gap(capsys):
     assert "stopped by the node limit" in line
     assert main(args) == 0
     assert "certified gap" not in capsys.readouterr().out
+
+
+def test_titan_cells_record_the_largest_certified_gap():
+    import lorasched
+    from lorasched.pdftsp.system import measure
+
+    scenario = lorasched.synthetic_scenario(nodes=4, slots=12, vendors=2, load=3, seed=1)
+    titan = measure(scenario, lorasched.simulate(scenario, algorithm="titan", seed=1))
+    assert 0 <= titan["max_gap"] <= 0.01 and titan["slots_hit_limit"] == 0
+    eft = measure(scenario, lorasched.simulate(scenario, algorithm="eft", seed=1))
+    assert "max_gap" not in eft and "slots_hit_limit" not in eft

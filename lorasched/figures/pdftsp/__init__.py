@@ -14,8 +14,7 @@ from .common import (
     NAMES,
     ORACLE,
     TITAN,
-    TITAN_MILP,
-    TITAN_MILP_OPTIONS,
+    TITAN_BUDGET_OPTIONS,
     TITAN_OPTIONS,
     VARIANTS,
     base,
@@ -36,7 +35,7 @@ from .titan_words import titan_setting
 from .tuning import calibration, pdftsp_constants
 
 __all__ = ["ALGORITHMS", "BASELINES", "CALIBRATED", "CATALOGUE", "FIGURES", "LEMMA2", "NAMES",
-           "ORACLE", "TITAN", "TITAN_MILP", "TITAN_MILP_OPTIONS", "TITAN_OPTIONS", "VARIANTS",
+           "ORACLE", "TITAN", "TITAN_BUDGET_OPTIONS", "TITAN_OPTIONS", "VARIANTS",
            "SweepFigure", "base", "by_method", "calibration",
            "cost_plus_findings",
            "figure", "pdftsp_constants", "reproduce", "setting_verdicts_findings",

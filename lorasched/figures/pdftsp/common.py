@@ -1,7 +1,8 @@
 """What every pdFTSP figure shares: the base scenario and sizes, the two pdFTSP variants
 (Lemma 2, and constants calibrated on a held-out day), Titan solved to the paper's standard
-and budget-limited, Titan with the welfare objective, lorasched's cost-plus rule, tables by
-method, claim rows and the prose helpers (:class:`SweepFigure` is in :mod:`.sweep_figure`)."""
+(and its budget-limited reading, an option), Titan with the welfare objective, lorasched's
+cost-plus rule, tables by method, claim rows and the prose helpers (:class:`SweepFigure` is
+in :mod:`.sweep_figure`)."""
 
 from __future__ import annotations
 
@@ -36,32 +37,25 @@ ALGORITHMS = ("pdftsp", "titan", "eft", "ntm")
 #: never among :data:`BASELINES`, so the paper's claims are judged against its own
 LORASCHED_BASELINES = ("cost_plus",)
 ORACLE_FIGURES = ("fig04", "fig08")
-#: Titan's per-slot MILP in the figures wherever :data:`TITAN_MILP` does not run
-#: (:data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`):
-#: the budget-limited reading (``solver = "columns"``: 10 rounds of column generation), with
-#: ``"rens_lean"``, the LP's 0/1 columns kept and a MILP over its fractional ones, branching
-#: on pseudo-costs without strong branching, with a small cut pool. The library's default,
-#: each slot's compact MILP solved to a certified 1 % gap, costs 4-10 times as much a day
-#: (K = 100: about 155 CPU-seconds against 16), beyond the book's time at every setting, so
-#: the figures run it only where the paper's claims are made (:meth:`SweepFigure.milp_at`)
-TITAN_OPTIONS = {"solver": "columns", "mip": "rens_lean"}
-#: Titan's two per-slot solves: ``titan_milp`` (each slot's MILP solved to
-#: :data:`~lorasched.pdftsp.baselines.titan_per_slot.MILP_REL_GAP`, the paper's standard;
-#: only where the paper's claims are made against Titan, :data:`TITAN_MILP_OPTIONS`) and
-#: ``titan`` (the figures' budget-limited reading, :data:`TITAN_OPTIONS`, everywhere)
-NAMES = {"pdftsp": "pdFTSP", "titan": "Titan (budget-limited)",
-         "titan_milp": "Titan (compact MILP)", "titan_oracle": "Titan (welfare objective)",
+#: Titan's per-slot solve in every figure: the paper's standard, each slot's compact MILP
+#: solved to a certified
+#: :data:`~lorasched.pdftsp.baselines.titan_per_slot.MILP_REL_GAP` gap in the stages of
+#: ``lorasched.pdftsp.slot_milp.STAGES``, within the library's node count a slot
+#: (:data:`~lorasched.pdftsp.baselines.titan_per_slot.MILP_MAX_NODES`); a slot stopped by
+#: that count keeps its certified gap, which the pages report
+TITAN_OPTIONS = {"solver": "milp"}
+#: the budget-limited reading (``solver = "columns"``: 10 rounds of column generation, then
+#: ``"rens_lean"``, the LP's 0/1 columns kept and a MILP over its fractional ones): a named
+#: option, no longer a column the verdicts use; the baselines chapter shows what it costs
+#: and what it leaves (:func:`~.titan_words.titan_setting` runs the figures with it)
+TITAN_BUDGET_OPTIONS = {"solver": "columns", "mip": "rens_lean"}
+NAMES = {"pdftsp": "pdFTSP", "titan": "Titan", "titan_oracle": "Titan (welfare objective)",
          "eft": "EFT", "ntm": "NTM", "cost_plus": "cost-plus (lorasched's)"}
-TITAN, TITAN_MILP = NAMES["titan"], NAMES["titan_milp"]
-#: the run options of :data:`TITAN_MILP`: the library's solve (each slot's compact MILP to a
-#: certified 1 % gap, in the stages of ``lorasched.pdftsp.slot_milp.STAGES``), with up to
-#: 2,000 branch-and-bound nodes a slot instead of the library's default 200
-TITAN_MILP_OPTIONS = {"solver": "milp", "mip_max_nodes": 2000}
+TITAN = NAMES["titan"]
 LEMMA2 = "pdFTSP (Lemma 2)"
 CALIBRATED = "pdFTSP (calibrated)"
 VARIANTS = {LEMMA2: "Lemma 2", CALIBRATED: "calibrated"}
-#: the paper's baselines as every setting of a figure runs them (Titan budget-limited; the
-#: paper's gains at one setting are judged against :data:`TITAN_MILP` where it runs)
+#: the paper's baselines as every setting of a figure runs them
 BASELINES = (TITAN, "EFT", "NTM")
 ORACLE = NAMES["titan_oracle"]
 COST_PLUS = NAMES["cost_plus"]
@@ -71,24 +65,11 @@ _SCALE = {"small": 0.1, "full": 1.0}
 _SLOTS = {"small": 48, "full": 144}
 #: seeds of every cheap cell (pdFTSP's own days, EFT, NTM: about a second each at full size)
 _SEEDS = {"small": 5, "full": 10}
-#: seeds of the expensive cells (Titan per slot with either objective, 10-30 s a day at
-#: full size, and Fig. 12's bounds): the first of the figure's seeds
+#: seeds of the expensive cells (Titan per slot with either objective, 10 to 150 CPU-seconds
+#: a day at full size, and Fig. 12's bounds): the first of the figure's seeds
 _COSTLY_SEEDS = {"small": 3, "full": 4}
 #: the policies that run on the costly seeds only
 COSTLY = ("titan", "titan_oracle")
-
-
-#: seeds of Titan solved to the paper's standard (:data:`TITAN_MILP`; a high-load K = 100
-#: day 240 to 480 CPU-seconds at full size, 40 at K = 50): the first of the figure's seeds,
-#: three, so that its cells fit the book's hour on two cores
-_MILP_SEEDS = {"small": 3, "full": 3}
-
-
-def milp_seeds(size: str, seeds: int | None = None) -> int:
-    """How many seeds :data:`TITAN_MILP` runs: the first ``_MILP_SEEDS[size]`` of the
-    figure's seeds (all of them when the figure runs fewer)."""
-    n = _SEEDS[size] if seeds is None else int(seeds)
-    return min(n, _MILP_SEEDS[size])
 
 
 def costly_seeds(size: str, seeds: int | None = None) -> int:
@@ -111,15 +92,13 @@ def scale(size: str = "small", seeds: int | None = None) -> str:
     b = base(size)
     loads = _and(f"{LOADS[name] * _SCALE[size]:g} ({name})" for name in LOADS)
     n = _SEEDS[size] if seeds is None else int(seeds)
-    k, q = costly_seeds(size, seeds), milp_seeds(size, seeds)
-    costly = (f"the budget-limited Titan with either objective and the bounds, which cost 10 "
-              f"to 30 times a pdFTSP day, the first {k}" if k < n else "")
-    milp = (f"Titan with each slot's mixed-integer linear program (MILP) solved to a "
-            f"certified gap, {TITAN_MILP}, 60 to 700 times, the first {q}" if q < n else "")
+    k = costly_seeds(size, seeds)
+    costly = (f" (Titan with either objective, each slot's mixed-integer linear program "
+              f"(MILP) solved to a certified gap, and the bounds, which cost 10 to 200 times a "
+              f"pdFTSP day: the first {k})" if k < n else "")
     return (f"K = {b['nodes']} compute nodes where a figure does not vary K, {loads} tasks "
             f"arriving per slot on average at the three loads, {b['slots']} ten-minute "
-            f"slots, {seed_words(n)}"
-            + (f" ({'; '.join(x for x in (costly, milp) if x)})" if costly or milp else ""))
+            f"slots, {seed_words(n)}{costly}")
 
 
 SCALES["pdftsp"] = scale
@@ -199,25 +178,10 @@ def seed_gain(flat: xr.DataArray, a: str, b: str) -> xr.DataArray:
     return 100.0 * (x / y.where(y > 0) - 1.0)
 
 
-def paper_titan(flat: xr.DataArray) -> xr.DataArray:
-    """``flat`` (by :func:`by_method`) with :data:`TITAN`'s values replaced by
-    :data:`TITAN_MILP`'s at the settings where the latter ran (on any seed): the Titan the
-    paper's claims are judged against, solved to the paper's standard wherever it was."""
-    labels = [str(a) for a in flat["algorithm"].values]
-    if TITAN_MILP not in labels or TITAN not in labels:
-        return flat
-    milp = flat.sel(algorithm=TITAN_MILP)
-    ran = milp.notnull().any("seed") if "seed" in milp.dims else milp.notnull()
-    titan = milp.where(ran, flat.sel(algorithm=TITAN))
-    return xr.where(flat["algorithm"] == TITAN, titan, flat).transpose(*flat.dims)
-
-
 def seed_margin(flat: xr.DataArray, variant: str, among=BASELINES) -> xr.DataArray:
-    """The gain of ``variant`` over the best of ``among`` on each seed's day, in percent,
-    Titan solved to the paper's standard where it ran (:func:`paper_titan`)."""
+    """The gain of ``variant`` over the best of ``among`` on each seed's day, in percent."""
     # on a seed where a baseline did not run (Titan on the costly seeds only) the margin is
     # unknown, not a margin over the others
-    flat = paper_titan(flat)
     best = flat.sel(algorithm=list(among)).max("algorithm", skipna=False)
     return 100.0 * (flat.sel(algorithm=variant, drop=True) / best.where(best > 0) - 1.0)
 
@@ -324,19 +288,19 @@ def _rank_rows(ds: xr.Dataset, axis: str, claim: str, where, base_at=None) -> li
 
 def _gain_rows(ds: xr.Dataset, where: dict, paper: dict, claim: str) -> list[dict]:
     """The paper's gains of pdFTSP over each baseline (``paper``: label -> %) beside ours,
-    per seed and paired, for both pdFTSP variants (the paper's gain over Titan judged against
-    :data:`TITAN_MILP`, the paper's solve); over the budget-limited Titan and Titan with the
-    welfare objective too where the sweep ran them (the paper did not: :data:`NOT_RUN`). A
+    per seed and paired, for both pdFTSP variants; over Titan with the welfare objective too
+    where the sweep ran it (the paper did not: :data:`NOT_RUN`). A
     row not reproduced says why: the admissions and welfare per task of pdFTSP against the
     baseline."""
     rows = []
     flat = by_method(ds).sel(where)
     labels = [str(a) for a in flat["algorithm"].values]
-    if TITAN_MILP in paper and TITAN_MILP not in labels:
-        raise InputError(f"the paper's gains over Titan are judged against {TITAN_MILP}, "
-                         "which these data did not run")
+    missing = [b for b in paper if b not in labels]
+    if missing:
+        raise InputError(f"the paper's gains over {_and(missing)} are judged against runs "
+                         "these data do not hold")
     # the runs the paper did not make: their rows are shown, never judged
-    paper = {**paper, **{b: None for b in (TITAN, ORACLE) if b in labels and b not in paper}}
+    paper = {**paper, **{b: None for b in (ORACLE,) if b in labels and b not in paper}}
     for b, p in paper.items():
         for variant in (LEMMA2, CALIBRATED):
             est = estimate_of(seed_gain(flat, variant, b))
@@ -457,11 +421,7 @@ def _sentences(*parts: str) -> str:
 
 
 def _leader(col: xr.DataArray, among=BASELINES) -> str:
-    """The label with the largest value in ``col`` (one setting) among ``among``, Titan
-    solved to the paper's standard in place of the budget-limited one where it ran."""
-    labels = [str(a) for a in col["algorithm"].values]
-    if TITAN_MILP in labels and np.isfinite(float(col.sel(algorithm=TITAN_MILP))):
-        among = [TITAN_MILP if a == TITAN else a for a in among]
+    """The label with the largest value in ``col`` (one setting) among ``among``."""
     return max(among, key=lambda a: float(col.sel(algorithm=a)))
 
 

@@ -23,7 +23,7 @@ from .common import (
     _who,
 )
 from .sweep_figure import SweepFigure
-from .titan_words import _declaration, _titan_budget
+from .titan_words import _declaration
 
 
 class Fig07(SweepFigure):
@@ -127,15 +127,15 @@ class Fig07(SweepFigure):
         if short[t] >= 0:
             return "Titan is the best algorithm on every trace."
         name = self._names.get(t, t)
-        text = (f"Titan falls furthest behind the best algorithm on {name} "
-                f"({_pct(abs(short[t]), '')} below it)")
+        behind = quote(f"Titan's shortfall behind the best algorithm on {name}, %",
+                       abs(short[t]), lambda v: _pct(v, ""))
+        text = f"Titan falls furthest behind the best algorithm on {name} ({behind} below it)"
         shapes = self.shapes(ds)
         ratio = {x: v["peak"] / v["mean"] for x, v in shapes.items()}
         if ratio and ratio[t] >= 0.9 * max(ratio.values()):
             most = "the" if ratio[t] == max(ratio.values()) else "one of the"
             text += (f": {name}'s day is {most} burstiest (its busiest slot brings "
                      f"{quote(f'{name}: tasks in the busiest slot', shapes[t]['peak'])} tasks, "
-                     f"{num(ratio[t])} times the mean), and one "
-                     "slot's MILP must place such a burst with the columns of "
-                     f"{_titan_budget(ds)[0]} generation rounds")
+                     f"{num(ratio[t])} times the mean), and one slot's MILP must place "
+                     "such a burst at once; this page does not trace whether that is why")
         return text + "."

@@ -89,16 +89,16 @@ def verdict_counts(table: pd.DataFrame) -> pd.Series:
 
 
 def titan_budget_text() -> str:
-    """Titan's per-slot budget in the figures, in words (every term defined)."""
+    """Titan's per-slot solve in the figures, in words (every term defined)."""
+    nodes = common.TITAN_OPTIONS.get("mip_max_nodes", _titan.MILP_MAX_NODES)
     rounds, _, _ = _titan_budget()
     return (f"Titan is the paper's: its own progress objective (titan-socc22 eq. 1), no bids, "
-            "a random vendor. Where the paper's claims are made against it (Fig. 4 at the "
-            "smallest K, Fig. 8 at the high load, Fig. 13 on those runs) each slot's MILP is "
-            f"solved to a certified {num(100 * _titan.MILP_REL_GAP)} % gap within "
-            f"{num(common.TITAN_MILP_OPTIONS['mip_max_nodes'])} nodes, the paper's standard "
-            f"(\"{common.TITAN_MILP}\", on the first {common.milp_seeds('full')} seeds at full "
-            f"size); elsewhere it is budget-limited (\"{common.TITAN}\"): {rounds} "
-            f"column-generation rounds per slot, and {_titan_limits_text()}.")
+            "a random vendor, and in every setting of every figure each slot's MILP solved in "
+            f"compact form to a certified {num(100 * _titan.MILP_REL_GAP)} % gap, the paper's "
+            f"standard, within {num(nodes)} branch-and-bound nodes a slot (each figure's "
+            "setting gives the largest gap its slots certified). The budget-limited reading "
+            f"({rounds} column-generation rounds per slot, and {_titan_limits_text()}) is a "
+            "named option that no verdict uses.")
 
 
 def _titan_limits_text() -> str:
@@ -110,11 +110,9 @@ def _titan_limits_text() -> str:
 
 
 def _setting_store(size: str, mip: str) -> Path:
-    """Where the summary under Titan's setting ``mip`` keeps its cells: the book's store
-    for the figures' own setting, a sibling ``<size>-titan-<mip>`` for any other."""
+    """Where the summary under Titan's budget-limited setting ``mip`` keeps its cells: a
+    sibling ``<size>-titan-<mip>`` of the book's store."""
     store = default_store(size)
-    if mip == common.TITAN_OPTIONS["mip"]:
-        return store
     return store.with_name(f"{store.name}-titan-{mip}")
 
 
@@ -122,8 +120,9 @@ def titan_setting_verdicts(settings=("rens_lean", "rens_pscost"), *, size: str =
                            stores: dict | None = None, seeds: int | None = None,
                            out_path=None, merge: bool = False,
                            progress: bool = True) -> dict:
-    """The summary's table with Titan-per-slot's per-slot MILP under each of ``settings``
-    (:data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`; the first is the figures'):
+    """The summary's table with Titan per slot in its budget-limited reading, its per-slot
+    MILP under each of ``settings``
+    (:data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`):
     each setting's cells are computed (resumable) into its own store (``stores``: setting
     -> folder, else :func:`_setting_store`), then every figure's claims read. Returns, and
     writes as JSON to ``out_path``, ``{"settings", "size", "code", "date", "rows":

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import xarray as xr
 
 from ...experiments import Sweep
-from ...pdftsp.baselines import titan_per_slot as _titan
 from ..base import Figure, check_size, gain
 from ..numbers import num, pct, quote
 from ..prose import says
@@ -36,8 +34,6 @@ from .common import (
     ORACLE,
     ORACLE_FIGURES,
     TITAN,
-    TITAN_MILP,
-    TITAN_MILP_OPTIONS,
     VARIANTS,
     _and,
     _cap,
@@ -51,11 +47,10 @@ from .common import (
     by_method,
     costly_seeds,
     estimate_of,
-    milp_seeds,
     rank_tests,
     seed_gain,
 )
-from .titan_words import titan_options_text
+from .titan_words import titan_solve_text
 from .tuning import pdftsp_constants
 
 
@@ -89,14 +84,6 @@ class SweepFigure(Figure):
         as Titan itself; elsewhere the figure's data hold NaN for it ("not run")."""
         return None
 
-    def milp_at(self, size: str) -> dict | None:
-        """Where Titan solved to the paper's standard (:data:`~.common.TITAN_MILP`: each
-        slot's MILP to a certified 1 % gap within a node count) runs, ``{axis: [settings]}``
-        (None: not in this figure): where the paper's gains over Titan are claimed, as a day
-        costs 4 to 40 times the budget-limited one's; elsewhere its data hold NaN ("not
-        run")."""
-        return None
-
     def declaration(self, size: str, seeds: int | None) -> dict:
         b = base(size)
         axes = self.axes(size)
@@ -124,42 +111,33 @@ class SweepFigure(Figure):
 
     def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
         """The figure's sweep; (part ``"oracle"``) Titan with the welfare objective at
-        :meth:`oracle_at`'s settings; (part ``"milp"``) Titan solved to the paper's standard
-        at :meth:`milp_at`'s, on :func:`~.common.milp_seeds` seeds."""
+        :meth:`oracle_at`'s settings."""
         check_size(size)
         out = {self.key: Sweep.from_dict(self.declaration(size, seeds))}
         at = self.oracle_at(size) if self.key in ORACLE_FIGURES else None
         if at:
             out["oracle"] = self._part(size, seeds, "oracle", "titan_oracle",
                                        common.TITAN_OPTIONS, at, costly_seeds(size, seeds))
-        at = self.milp_at(size)
-        if at:
-            out["milp"] = self._part(size, seeds, "milp", "titan", TITAN_MILP_OPTIONS, at,
-                                     milp_seeds(size, seeds))
         return out
 
     def sweep(self, size: str = "small", seeds: int | None = None) -> Sweep:
         """The figure's own sweep (without its Titan-only parts)."""
         parts = self.sweeps(size, seeds)
-        if set(parts) <= {self.key, "oracle", "milp"}:
+        if set(parts) <= {self.key, "oracle"}:
             return parts[self.key]
         return super().sweep(size, seeds)
 
     def data(self, size: str = "small", **kwargs):
-        """As :meth:`Figure.data`, the Titan-only parts joined to the figure's sweep along
-        ``algorithm`` (NaN where they did not run; the part of Titan solved to the paper's
-        standard as ``titan_milp``)."""
+        """As :meth:`Figure.data`, the Titan-only part joined to the figure's sweep along
+        ``algorithm`` (NaN where it did not run)."""
         out = super().data(size, **kwargs)
-        if isinstance(out, dict) and self.key in out and set(out) <= {self.key, "oracle",
-                                                                       "milp"}:
+        if isinstance(out, dict) and self.key in out and set(out) <= {self.key, "oracle"}:
             main = out[self.key]
             parts = [main]
-            for name in ("oracle", "milp"):
+            for name in ("oracle",):
                 if name not in out:
                     continue
                 part = out[name]
-                if name == "milp":
-                    part = part.assign_coords(algorithm=np.array(["titan_milp"]))
                 # Titan ignores pdFTSP's constants: the same run in every row, as in a sweep
                 part = part.expand_dims(constants=main["constants"].values)
                 parts.append(part.transpose(*main.dims))
@@ -177,32 +155,12 @@ class SweepFigure(Figure):
         axes = "; ".join(f"{d}: {', '.join(map(str, ds[d].values))}" for d in ds.dims
                          if d not in ("constants", "algorithm", "seed"))
         lf = ds["load_factor"].mean("seed")
-        titan = titan_options_text(decl.get("options", {}).get("titan", {}))
         return (f"{decl['description']}. Fixed: {fixed}. Varied: {axes}. Seeds "
                 f"{', '.join(map(str, ds['seed'].values))} (error bars: one standard "
                 f"deviation). On average {num(float(ds['n_tasks'].mean()))} tasks arrive per "
                 f"run; the offered work is {num(float(lf.min()))}x to {num(float(lf.max()))}x "
-                f"what the cluster can process in the horizon. {TITAN}: {titan}."
-                + self._milp_where(ds) + self._oracle_where(ds))
-
-    def _milp_where(self, ds: xr.Dataset) -> str:
-        """The sentence saying where :data:`~.common.TITAN_MILP` ran, on which seeds, and
-        that the paper's claims are judged against it there ("" if it did not run)."""
-        if "titan_milp" not in [str(a) for a in ds["algorithm"].values]:
-            return ""
-        ran = ds["welfare"].sel(algorithm="titan_milp").notnull()
-        at = ran.any([d for d in ran.dims if d != self.axis])
-        xs = [x for x, ok in zip(ds[self.axis].values, at.values, strict=True) if ok]
-        by_seed = ran.any([d for d in ran.dims if d != "seed"])
-        seeds = [int(s) for s, ok in zip(ds["seed"].values, by_seed.values, strict=True) if ok]
-        where = "at every setting" if len(xs) == ds.sizes[self.axis] else self.where(xs)
-        nodes = TITAN_MILP_OPTIONS.get("mip_max_nodes", _titan.MILP_MAX_NODES)
-        return (f" {TITAN_MILP}: each slot's MILP in compact form solved to a certified "
-                f"{num(100 * _titan.MILP_REL_GAP)} % gap (HiGHS's bound) within "
-                f"{num(nodes)} branch-and-bound nodes, as the paper solved it save in the "
-                f"slots that reach the node limit, {where} on seeds {_and(seeds)}; there it is "
-                f"the Titan of the paper's claims and of the best-baseline margins, {TITAN} "
-                "elsewhere.")
+                f"what the cluster can process in the horizon. " + titan_solve_text(ds)
+                + self._oracle_where(ds))
 
     def _oracle_where(self, ds: xr.Dataset) -> str:
         """The sentence saying where Titan with the welfare objective ran, if not
@@ -302,18 +260,18 @@ class SweepFigure(Figure):
                 "measures this mechanism).")
 
     def oracle(self, ds: xr.Dataset, x) -> str:
-        """At setting ``x``: the budget-limited Titan beside Titan with the welfare objective
-        (the same budget), and
-        where pdFTSP stands against it ("" if the sweep did not run it)."""
+        """At setting ``x``: Titan beside Titan with the welfare objective (each slot's MILP
+        solved the same way), and where pdFTSP stands against it ("" if the sweep did not
+        run it)."""
         m = _mean(ds).sel({self.axis: x})
         if ORACLE not in [str(a) for a in m["algorithm"].values]:
             return ""
         titan, oracle = _val(m, TITAN), _val(m, ORACLE)
         adm = _mean(ds, "n_admitted").sel({self.axis: x})
-        text = (f"{_cap(self.where([x]))} the budget-limited Titan with the paper's progress "
-                f"objective (no bids) reaches a welfare of {_num(titan)}, admitting "
-                f"{_val(adm, TITAN):.0f} tasks; with the welfare objective, which sees every "
-                f"bid, and the same budget, it reaches {_num(oracle)} with "
+        text = (f"{_cap(self.where([x]))} Titan with the paper's progress objective (no "
+                f"bids) reaches a welfare of {_num(titan)}, admitting {_val(adm, TITAN):.0f} "
+                f"tasks; with the welfare objective, which sees every bid, each slot's MILP "
+                f"solved the same way, it reaches {_num(oracle)} with "
                 f"{_val(adm, ORACLE):.0f} ("
                 + quote(f"Titan's welfare objective against its own {self.where([x])}, %",
                         gain(oracle, titan), _pct) + ").")

@@ -1,7 +1,7 @@
-"""Titan's per-slot solve as the pages state it: the budget-limited reading's settings in
-words (:data:`MIP_WORDS`, :func:`titan_options_text`), the budget behind a figure's runs
-(:func:`_titan_budget`) and a block that runs the figures under another setting
-(:func:`titan_setting`)."""
+"""Titan's per-slot solve as the pages state it: the figures' solve and the gaps it certified
+in a figure's runs (:func:`titan_solve_text`), the budget-limited reading's settings in
+words (:data:`MIP_WORDS`, :func:`titan_options_text`, :func:`_titan_budget`) and a block
+that runs the figures under that reading (:func:`titan_setting`)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ import contextlib
 import inspect
 import json
 
+import numpy as np
 import xarray as xr
 
 from ...model.errors import InputError
 from ...pdftsp.baselines import titan_per_slot as _titan
-from ..numbers import num, quote
+from ..numbers import num, pct, quote
 from . import common
 from .common import _and
 
@@ -45,15 +46,44 @@ def titan_options_text(options: dict) -> str:
                                      else "") for k, v in options.items())
 
 
+def titan_solve_text(ds: xr.Dataset) -> str:
+    """The figures' Titan in words, with the gaps its slots certified in ``ds``'s runs (the
+    largest per-slot gap over every run, and the slots a node count stopped) where ``ds``
+    holds them."""
+    options = _declaration(ds).get("options", {}).get("titan", common.TITAN_OPTIONS)
+    if options.get("solver", "milp") != "milp":
+        return f"Titan: budget-limited, {titan_options_text(options)}."
+    nodes = options.get("mip_max_nodes", _titan.MILP_MAX_NODES)
+    text = (f"Titan: each slot's mixed-integer linear program (MILP) in compact form solved "
+            f"to a certified {num(100 * _titan.MILP_REL_GAP)} % gap (the solver's bound), the "
+            f"paper's standard, within {num(nodes)} branch-and-bound nodes a slot")
+    if "max_gap" not in ds or "algorithm" not in ds.dims:
+        return text + "."
+    # Titan ignores pdFTSP's constants: one run per setting and seed
+    one = ds.isel(constants=0) if "constants" in ds.dims else ds
+    gap = one["max_gap"].sel(algorithm="titan")
+    ok = np.isfinite(gap)
+    if not bool(ok.any()):
+        return text + "."
+    stopped = int(one["slots_hit_limit"].sel(algorithm="titan").where(ok, 0).sum())
+    return (text + f"; over its {int(ok.sum())} runs here the largest certified gap of any "
+            "slot is " + quote("Titan: the largest certified gap of a slot, %",
+                               100 * float(gap.max()), lambda v: pct(v, sign=False))
+            + (", and no slot stopped at the node count." if not stopped else
+               f", and {stopped} slot{'' if stopped == 1 else 's'} stopped at the node count "
+               "(each keeps the schedule and the bound it had)."))
+
+
 @contextlib.contextmanager
 def titan_setting(mip: str):
-    """Within the block, the figures' sweeps run Titan (either objective) with the per-slot
-    MILP setting ``mip`` instead of :data:`TITAN_OPTIONS`' (as a named option of their
-    cells, so the two settings' cells never mix in a store)."""
+    """Within the block, the figures' sweeps run Titan (either objective) in its
+    budget-limited reading (:data:`TITAN_BUDGET_OPTIONS`) with the per-slot MILP setting
+    ``mip``, instead of :data:`TITAN_OPTIONS` (as a named option of their cells, so the
+    settings' cells never mix in a store)."""
     if mip not in _titan.MIP_SETTINGS:
         raise InputError(f"mip must be one of {tuple(_titan.MIP_SETTINGS)}, got {mip!r}")
     saved = common.TITAN_OPTIONS
-    common.TITAN_OPTIONS = {**saved, "mip": mip}
+    common.TITAN_OPTIONS = {**common.TITAN_BUDGET_OPTIONS, "mip": mip}
     try:
         yield
     finally:
@@ -69,11 +99,11 @@ def _titan_budget(ds: xr.Dataset | None = None) -> tuple[int, str, int]:
     """Titan's per-slot budget in the runs behind ``ds``: column-generation rounds, the
     MILP setting's name (:data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`) and its
     branch-and-bound node limit -- its defaults, overridden by the sweep's options
-    (without ``ds``: by the figures' :data:`TITAN_OPTIONS`)."""
+    (without ``ds``: by :data:`TITAN_BUDGET_OPTIONS`)."""
     params = inspect.signature(_titan.run).parameters
     budget = {k: params[k].default for k in ("max_cg_iterations", "mip", "mip_max_nodes")}
     options = {} if ds is None else _declaration(ds).get("options", {})
-    budget.update(options.get("titan", common.TITAN_OPTIONS))
+    budget.update(options.get("titan", common.TITAN_BUDGET_OPTIONS))
     budget["mip"] = budget["mip"] or "root"
     nodes = budget["mip_max_nodes"]
     if nodes is None:
