@@ -104,16 +104,20 @@ def cost(params: dict) -> tuple:
 #: a cell's CPU seconds on one core at the base scenario (K = 100 nodes, the medium load,
 #: 144 slots), per policy, measured on the developers' 2-core machine
 #: (:func:`expected_seconds`); Titan per slot by its solve
-BASE_SECONDS = {"titan": 30.0, "titan_columns": 16.0, "pdftsp": 0.8, "eft": 0.6,
+BASE_SECONDS = {"titan": 45.0, "titan_columns": 16.0, "pdftsp": 0.8, "eft": 0.6,
                 "ntm": 0.6, "cost_plus": 0.6, "bound": 5.0}
+#: Titan per slot's compact MILP on a bursty trace day or with long deadline windows, as a
+#: multiple of the synthetic day's (the figures' runs: Philly 370-470 CPU-s a day, Helios
+#: 85-180, fixed deadlines 110-130, end-of-day deadlines 40-90)
+TITAN_FACTORS = {"philly": 9.0, "helios": 3.0, "fixed": 2.5, "end_of_day": 1.5}
 
 
 def expected_seconds(params: dict) -> float:
     """A cell's expected CPU seconds (:data:`BASE_SECONDS` scaled to its scenario): Titan
-    per slot's compact MILP grows about as (K/100)^2.2 (load/50)^2.3 (measured days at K =
-    50 to 200 and the three loads), the other policies about linearly in the tasks; a
-    bound's cell is :data:`BASE_SECONDS`' ``"bound"`` whatever its size (Fig. 12's tiny
-    instances)."""
+    per slot's compact MILP grows about as (K/100)^1.6 (load/50)^2 (the figures' days at K =
+    50 to 200 and the three loads), times :data:`TITAN_FACTORS` of its trace and deadline
+    policy; the other policies about linearly in the tasks; a bound's cell is
+    :data:`BASE_SECONDS`' ``"bound"`` whatever its size (Fig. 12's tiny instances)."""
     s = params["scenario"]
     algorithm = params["algorithm"]
     if algorithm is None:
@@ -124,7 +128,9 @@ def expected_seconds(params: dict) -> float:
     slots = float(s.get("slots", 144)) / 144.0
     if str(algorithm).startswith("titan"):
         if params.get("options", {}).get("solver", "milp") == "milp":
-            return BASE_SECONDS["titan"] * k ** 2.2 * x ** 2.3 * slots
+            factor = (TITAN_FACTORS.get(str(s.get("trace")), 1.0)
+                      * TITAN_FACTORS.get(str(s.get("deadline_policy")), 1.0))
+            return BASE_SECONDS["titan"] * k ** 1.6 * x ** 2.0 * slots * factor
         return BASE_SECONDS["titan_columns"] * k ** 0.5 * x * slots
     return BASE_SECONDS.get(str(algorithm), 1.0) * x * slots
 

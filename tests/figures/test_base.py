@@ -155,7 +155,7 @@ def test_a_small_build_says_it_is_small_with_its_scale_and_the_papers_setting():
                          "the three loads, 144 ten-minute slots, 10 seeds (1 to 10) (Titan "
                          "with either objective, each slot's mixed-integer linear program "
                          "(MILP) solved to a certified gap, and the bounds, which cost 10 to "
-                         "200 times a pdFTSP day: the first 4).")
+                         "600 times a pdFTSP day: the first 4).")
     assert "1 seed (1)" in pdftsp.figure("fig10").build_note("small", seeds=1)
     full = pdftsp.figure("calibration").build_note("full")
     assert full.startswith("This page runs the paper's setting") and "small" not in full

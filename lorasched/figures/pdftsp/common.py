@@ -94,7 +94,7 @@ def scale(size: str = "small", seeds: int | None = None) -> str:
     n = _SEEDS[size] if seeds is None else int(seeds)
     k = costly_seeds(size, seeds)
     costly = (f" (Titan with either objective, each slot's mixed-integer linear program "
-              f"(MILP) solved to a certified gap, and the bounds, which cost 10 to 200 times a "
+              f"(MILP) solved to a certified gap, and the bounds, which cost 10 to 600 times a "
               f"pdFTSP day: the first {k})" if k < n else "")
     return (f"K = {b['nodes']} compute nodes where a figure does not vary K, {loads} tasks "
             f"arriving per slot on average at the three loads, {b['slots']} ten-minute "
