@@ -185,13 +185,23 @@ def test_the_greedy_start_fits_and_a_warm_solve_keeps_the_optimum(work, memory, 
     assert lp.value == pytest.approx(warm.value)
 
 
-def test_the_rounded_start_keeps_only_tasks_the_lp_takes_whole():
-    a = two_nodes([2000, 1500, 3000, 1000], [30.0, 30.0, 20.0, 40.0], [1, 1, 2, 0])
+def four_tasks():
+    """Four tasks on two nodes whose LP relaxation is fractional: the staged solve's and the
+    neighbourhood's batch."""
+    return two_nodes([2000, 1500, 3000, 1000], [30.0, 30.0, 20.0, 40.0], [1, 1, 2, 0])
+
+
+def four_tasks_model():
+    """:func:`four_tasks`' compact model, its task count and an all-zero ``x`` for it."""
+    a = four_tasks()
     compute, mem = a.residual()
     batch = np.arange(a.n_tasks)
     m, _ = slot_milp._model(a, batch, a.arrival[batch], compute, mem, 8)
-    n = m.tasks.size
-    lp_x = np.zeros(n + m.y_task.size)
+    return m, m.tasks.size, np.zeros(m.tasks.size + m.y_task.size)
+
+
+def test_the_rounded_start_keeps_only_tasks_the_lp_takes_whole():
+    m, n, lp_x = four_tasks_model()
     lp_x[:n] = [1.0, 1.0, 0.5, 1.0][:n]
     lp_x[n:] = 1.0
     lp_x[n + np.flatnonzero(m.y_task == m.tasks[1])[0]] = 0.3  # task 1 split across cells
@@ -222,7 +232,7 @@ def test_branch_and_bound_on_integral_values_bounds_by_the_floor():
     """Stage 2 with integral task values and cell penalties: the bound (the least of the
     LP's and the floor of the solver's bound on the tasks' values) is at least the brute
     force's optimum, and the schedule loses no more than its penalty."""
-    a = two_nodes([2000, 1500, 3000, 1000], [30.0, 30.0, 20.0, 40.0], [1, 1, 2, 0])
+    a = four_tasks()
     a = a._replace(op_cost_rate=np.zeros_like(a.op_cost_rate))
     compute, mem = a.residual()
     batch = np.arange(a.n_tasks)
@@ -239,7 +249,7 @@ def test_stages_1_and_2_run_without_symmetry_detection_unless_the_caller_says(mo
     """The model orders interchangeable nodes itself: HiGHS's symmetry detection is off in
     the sub-MILPs and in branch and bound (the caller's options win in stage 2), never in
     the LP relaxation's solve."""
-    a = two_nodes([2000, 1500, 3000, 1000], [30.0, 30.0, 20.0, 40.0], [1, 1, 2, 0])
+    a = four_tasks()
     a = a._replace(op_cost_rate=np.zeros_like(a.op_cost_rate))
     compute, mem = a.residual()
     batch = np.arange(a.n_tasks)
@@ -278,12 +288,7 @@ def test_the_lp_bound_ends_the_staged_solve_before_branch_and_bound():
 def test_the_neighbourhood_keeps_the_lp_support_and_the_fractional_tasks_nodes():
     """Stage 1's variables: every task, every cell the LP or the start uses, and a
     fractional task's cells on the nodes the LP runs it on; nothing else."""
-    a = two_nodes([2000, 1500, 3000, 1000], [30.0, 30.0, 20.0, 40.0], [1, 1, 2, 0])
-    compute, mem = a.residual()
-    batch = np.arange(a.n_tasks)
-    m, _ = slot_milp._model(a, batch, a.arrival[batch], compute, mem, 8)
-    n = m.tasks.size
-    lp_x = np.zeros(n + m.y_task.size)
+    m, n, lp_x = four_tasks_model()
     lp_x[0] = 1.0
     mine = np.flatnonzero(m.y_task == m.tasks[0])
     lp_x[n + mine[0]] = 1.0  # task 0 whole on one cell
