@@ -104,10 +104,10 @@ def cost(params: dict) -> tuple:
 #: a cell's CPU seconds on one core at the base scenario (K = 100 nodes, the medium load,
 #: 144 slots), per policy, measured on the developers' 2-core machine
 #: (:func:`expected_seconds`); Titan per slot by its solve
-BASE_SECONDS = {"titan": 45.0, "titan_columns": 16.0, "pdftsp": 0.8, "eft": 0.6,
-                "ntm": 0.6, "cost_plus": 0.6, "bound": 5.0}
+BASE_SECONDS = {"titan": 45.0, "titan_columns": 16.0, "pdftsp": 0.52, "eft": 0.10,
+                "ntm": 0.08, "cost_plus": 0.19, "bound": 28.0}
 #: Titan per slot's compact MILP on a bursty trace day or with long deadline windows, as a
-#: multiple of the synthetic day's (the figures' runs: Philly 370-470 CPU-s a day, Helios
+#: multiple of the synthetic day's (the figures' runs: Philly 370-600 CPU-s a day, Helios
 #: 85-180, fixed deadlines 110-130, end-of-day deadlines 40-90)
 TITAN_FACTORS = {"philly": 9.0, "helios": 3.0, "fixed": 2.5, "end_of_day": 1.5}
 
