@@ -236,11 +236,85 @@ def _rounded_start(m: _Model, lp_x: np.ndarray, tolerance: float = 1e-6) -> np.n
     return x
 
 
+def _repaired_start(arrays: ScenarioArrays, batch, m: _Model, compute_left, memory_left,
+                    lp_x: np.ndarray, prefer_lp: bool = True,
+                    tolerance: float = 1e-6) -> np.ndarray:
+    """The LP relaxation's solution ``lp_x`` repaired into a schedule: each task the LP
+    admits whole keeps the cells it takes whole; then, from the least work W_j, each
+    completes its work with usable cells that still fit, one in each slot it does not use
+    yet, those the LP gives it most first (then the most-delivering; with ``prefer_lp``
+    false the most-delivering alone); a task that cannot be completed gives its cells back
+    and is not admitted. Where the LP splits a task between two nodes of a slot,
+    :func:`_rounded_start` drops the task; this keeps it whenever the capacity left
+    allows."""
+    n = m.tasks.size
+    y = lp_x[n:]
+    pos = np.searchsorted(m.tasks, m.y_task)  # each y's task, as a place in m.tasks
+    task = np.asarray(batch)[m.y_task]
+    speed = np.asarray(arrays.speed[task, m.y_node], dtype=float)
+    memory = np.asarray(arrays.memory[task], dtype=float)
+    cell = m.y_node * arrays.n_slots + m.y_slot
+    compute = compute_left.ravel().astype(float)  # residuals, indexed by cell
+    room = memory_left.ravel().astype(float) + MEMORY_TOLERANCE
+    whole = lp_x[:n] >= 1 - tolerance
+    keep = whole[pos] & (y >= 1 - tolerance)  # within capacity: the LP's cells, fewer
+    np.subtract.at(compute, cell[keep], speed[keep])
+    np.subtract.at(room, cell[keep], memory[keep])
+    left = m.work - np.bincount(pos[keep], weights=m.y_units[keep], minlength=n)
+    x = np.zeros_like(lp_x)
+    order = np.flatnonzero(whole)
+    for q in order[np.argsort(m.work[order], kind="stable")]:
+        mine = np.flatnonzero(pos == q)
+        have = mine[keep[mine]]
+        if left[q] > 0:
+            free = np.ones(arrays.n_slots, dtype=bool)
+            free[m.y_slot[have]] = False
+            c = cell[mine]
+            ok = mine[~keep[mine] & free[m.y_slot[mine]] & (speed[mine] <= compute[c])
+                      & (memory[mine] <= room[c])]
+            lp = -y[ok] if prefer_lp else np.zeros(ok.size)
+            ok = ok[np.lexsort((-m.y_units[ok], lp, m.y_slot[ok]))]  # by slot
+            lp = -y[ok] if prefer_lp else np.zeros(ok.size)
+            first = np.r_[True, m.y_slot[ok][1:] != m.y_slot[ok][:-1]] if ok.size else []
+            ok = ok[first][np.lexsort((-m.y_units[ok][first], lp[first]))]
+            reach = np.cumsum(m.y_units[ok])
+            if reach.size == 0 or reach[-1] < left[q]:
+                compute[cell[have]] += speed[have]
+                room[cell[have]] += memory[have]
+                keep[have] = False
+                continue
+            ok = ok[:np.searchsorted(reach, left[q]) + 1]
+            compute[cell[ok]] -= speed[ok]
+            room[cell[ok]] -= memory[ok]
+            keep[ok] = True
+        x[q] = 1.0
+    x[n:] = keep & (x[:n][pos] > 0.5)
+    return x
+
+
+def _count_bound(m: _Model, cost: np.ndarray, lp_value: float) -> float:
+    """Where every task's value is an integer and no cell earns (``cost`` of the y's at
+    most 0): the floor of a bound on the tasks' value alone, which bounds the optimum. The
+    tasks' LP relaxation exceeds the whole LP's value ``lp_value`` by at most what its
+    cells cost, and a task uses at most one node's worth of cells per slot (eq. 4b), so by
+    at most the sum over tasks and slots of the dearest cell; else ``inf``."""
+    n = m.tasks.size
+    if not (np.all(cost[:n] == np.round(cost[:n])) and np.all(cost[n:] <= 0)):
+        return np.inf
+    key = m.y_task * (int(m.y_slot.max()) + 1) + m.y_slot
+    _, inv = np.unique(key, return_inverse=True)
+    dearest = np.zeros(int(inv.max()) + 1)
+    np.maximum.at(dearest, inv.ravel(), -cost[n:])
+    return float(np.floor(lp_value + dearest.sum() + 1e-6))
+
+
 #: the stages of ``warm="lp_rens"``, in order; a slot stops at the first whose schedule is
-#: within the gap of the bound: the LP relaxation's integral part completed greedily
-#: (0), the best schedule of a sub-MILP over a neighbourhood of the LP's solution (1),
-#: branch and bound on the whole model from the best schedule so far (2; on the tasks'
-#: values alone where they are integers and no cell earns, the floor of its bound a bound)
+#: within the gap of the bound: the best of the LP relaxation's integral part and its two
+#: repairs (:func:`_repaired_start`), each completed greedily, against the LP's bound or,
+#: with integral task values, the count bound of :func:`_count_bound` (0); the best
+#: schedule of a sub-MILP over a neighbourhood of the LP's solution (1); branch and bound
+#: on the whole model from the best schedule so far (2; on the tasks' values alone where
+#: they are integers and no cell earns, the floor of its bound a bound)
 STAGES = ("lp_rounding", "neighbourhood", "branch_and_bound")
 #: HiGHS's options in stages 1 and 2 (the caller's options win in stage 2): no symmetry
 #: detection, as the model already orders interchangeable nodes (:func:`_model`); the
@@ -303,8 +377,12 @@ def _staged(arrays, batch, m: _Model, value, compute_left, memory_left, model: t
     relaxed = solve_milp(cost, rows, cols, coef, lower, upper,
                          binary=np.zeros(cost.size, dtype=bool), options=options)
     bound = relaxed.value if not relaxed.hit_limit else np.inf
-    x = _greedy_start(arrays, batch, m, value, compute_left, memory_left,
-                      _rounded_start(m, relaxed.x))  # stage 0
+    bound = min(bound, _count_bound(m, cost, bound))
+    x = max((_greedy_start(arrays, batch, m, value, compute_left, memory_left, start)
+             for start in (_rounded_start(m, relaxed.x),
+                           *(_repaired_start(arrays, batch, m, compute_left, memory_left,
+                                             relaxed.x, lp) for lp in (True, False)))),
+            key=lambda v: cost @ v)  # stage 0
     if _gap(bound, cost @ x) <= mip_rel_gap:
         return x, float(cost @ x), bound, False, 0, 0
     better = _restricted(model, _neighbourhood(m, relaxed.x, x), x, options)  # stage 1

@@ -211,6 +211,82 @@ def test_the_rounded_start_keeps_only_tasks_the_lp_takes_whole():
     assert (x[n:][kept] == 1.0).all() and (x[n:][~kept] == 0.0).all()
 
 
+def meets_rows(a, batch, m, compute, mem, x) -> bool:
+    """Whether ``x`` meets every row of the compact model (:func:`slot_milp._rows`)."""
+    rows, cols, coef, lower, upper = slot_milp._rows(a, batch, m, compute, mem)
+    ax = np.bincount(rows, weights=coef * x[cols], minlength=lower.size)
+    return bool(np.all(ax >= lower - 1e-9) and np.all(ax <= upper + 1e-9))
+
+
+def relaxed(a, batch, m, compute, mem, cost):
+    """The LP relaxation's solution of the compact model with objective ``cost``."""
+    rows, cols, coef, lower, upper = slot_milp._rows(a, batch, m, compute, mem)
+    return slot_milp.solve_milp(cost, rows, cols, coef, lower, upper,
+                                binary=np.zeros(cost.size, dtype=bool))
+
+
+@pytest.mark.parametrize("prefer_lp", [True, False])
+@pytest.mark.parametrize("work, memory, deadline, value", BATCHES)
+def test_the_repaired_start_fits_and_keeps_what_the_rounding_keeps(work, memory, deadline,
+                                                                   value, prefer_lp):
+    """From the LP relaxation's own solution: the repaired start meets every row, gives each
+    task it admits its work, and admits every task the rounded start admits."""
+    a, compute, mem, batch = costless(work, memory, deadline)
+    m, _ = slot_milp._model(a, batch, a.arrival[batch], compute, mem, 8)
+    n = m.tasks.size
+    lp = relaxed(a, batch, m, compute, mem,
+                 np.concatenate([np.asarray(value, float)[m.tasks], np.zeros(m.y_task.size)]))
+    x = slot_milp._repaired_start(a, batch, m, compute, mem, lp.x, prefer_lp)
+    assert meets_rows(a, batch, m, compute, mem, x)
+    for q in range(n):
+        got = m.y_units[(m.y_task == m.tasks[q]) & (x[n:] > 0.5)].sum()
+        assert (got >= m.work[q]) == bool(x[q]) and (got == 0 or x[q])
+    assert (x[:n] >= slot_milp._rounded_start(m, lp.x)[:n]).all()
+
+
+def test_the_repaired_start_keeps_a_task_the_lp_splits_where_capacity_allows():
+    """A task the LP admits whole but splits across cells: the rounded start drops it, the
+    repaired start completes its work on cells that fit; a task the LP admits in part is
+    not admitted."""
+    a = four_tasks()
+    compute, mem = a.residual()
+    compute, mem = compute * 100, mem * 100  # room for every task
+    batch = np.arange(a.n_tasks)
+    m, _ = slot_milp._model(a, batch, a.arrival[batch], compute, mem, 8)
+    n = m.tasks.size
+    lp_x = np.zeros(n + m.y_task.size)
+    lp_x[:n] = 1.0
+    lp_x[2] = 0.5  # the third task in part
+    for q in range(n):
+        mine = np.flatnonzero(m.y_task == m.tasks[q])
+        lp_x[n + mine[0]] = 0.4  # every task split, its first cell fractional
+    assert slot_milp._rounded_start(m, lp_x)[:n].sum() == 0
+    x = slot_milp._repaired_start(a, batch, m, compute, mem, lp_x)
+    assert x[:n].tolist() == [1.0, 1.0, 0.0, 1.0][:n]
+    assert meets_rows(a, batch, m, compute, mem, x)
+
+
+def test_the_count_bound_bounds_where_the_lp_does_not_round_down():
+    """Integral task values and cell penalties: the LP's value is the count less the
+    penalties, its floor below the optimum; the count bound adds what the cells can cost
+    and stays at or above the brute force's count. With a value that is not an integer, or
+    a cell that earns, there is no count bound."""
+    a, compute, mem, batch = costless([1000] * 4, [40.0] * 4, [0] * 4)
+    compute, mem = compute * 100, mem * 100
+    m, _ = slot_milp._model(a, batch, a.arrival[batch], compute, mem, 8)
+    n = m.tasks.size
+    cost = np.concatenate([np.ones(n), np.full(m.y_task.size, -1e-4)])
+    lp = relaxed(a, batch, m, compute, mem, cost)
+    best = brute_force(a, np.ones(4), compute, mem)
+    assert np.floor(lp.value) < best <= lp.value + 1e-3
+    bound = slot_milp._count_bound(m, cost, lp.value)
+    assert bound == best
+    assert slot_milp._count_bound(m, cost * 1.5, lp.value * 1.5) == np.inf
+    earns = cost.copy()
+    earns[n] = 1e-4
+    assert slot_milp._count_bound(m, earns, lp.value) == np.inf
+
+
 @pytest.mark.parametrize("work, memory, deadline, value", BATCHES)
 def test_the_staged_solve_reaches_the_optimum_and_certifies_its_gap(work, memory, deadline,
                                                                     value):
