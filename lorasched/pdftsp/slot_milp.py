@@ -241,10 +241,11 @@ def _repaired_start(arrays: ScenarioArrays, batch, m: _Model, compute_left, memo
                     tolerance: float = 1e-6) -> np.ndarray:
     """The LP relaxation's solution ``lp_x`` repaired into a schedule: each task the LP
     admits whole keeps the cells it takes whole; then, from the least work W_j, each
-    completes its work with usable cells that still fit, one in each slot it does not use
-    yet, those the LP gives it most first (then the most-delivering; with ``prefer_lp``
-    false the most-delivering alone); a task that cannot be completed gives its cells back
-    and is not admitted. Where the LP splits a task between two nodes of a slot,
+    completes its work slot by slot, earliest first, in each slot it does not use yet on
+    the usable cell that still fits and that the LP gives it most (then the
+    most-delivering; with ``prefer_lp`` false the most-delivering alone), as
+    :func:`_greedy_start` does; a task that cannot be completed gives its cells back and
+    is not admitted. Where the LP splits a task between two nodes of a slot,
     :func:`_rounded_start` drops the task; this keeps it whenever the capacity left
     allows."""
     n = m.tasks.size
@@ -273,10 +274,8 @@ def _repaired_start(arrays: ScenarioArrays, batch, m: _Model, compute_left, memo
             ok = mine[~keep[mine] & free[m.y_slot[mine]] & (speed[mine] <= compute[c])
                       & (memory[mine] <= room[c])]
             lp = -y[ok] if prefer_lp else np.zeros(ok.size)
-            ok = ok[np.lexsort((-m.y_units[ok], lp, m.y_slot[ok]))]  # by slot
-            lp = -y[ok] if prefer_lp else np.zeros(ok.size)
-            first = np.r_[True, m.y_slot[ok][1:] != m.y_slot[ok][:-1]] if ok.size else []
-            ok = ok[first][np.lexsort((-m.y_units[ok][first], lp[first]))]
+            ok = ok[np.lexsort((-m.y_units[ok], lp, m.y_slot[ok]))]  # by slot, the best
+            ok = ok[np.r_[True, m.y_slot[ok][1:] != m.y_slot[ok][:-1]]] if ok.size else ok
             reach = np.cumsum(m.y_units[ok])
             if reach.size == 0 or reach[-1] < left[q]:
                 compute[cell[have]] += speed[have]
@@ -309,9 +308,10 @@ def _count_bound(m: _Model, cost: np.ndarray, lp_value: float) -> float:
 
 
 #: the stages of ``warm="lp_rens"``, in order; a slot stops at the first whose schedule is
-#: within the gap of the bound: the best of the LP relaxation's integral part and its two
-#: repairs (:func:`_repaired_start`), each completed greedily, against the LP's bound or,
-#: with integral task values, the count bound of :func:`_count_bound` (0); the best
+#: within the gap of the bound: the LP relaxation's integral part completed greedily (0;
+#: with ``warm="lp_rens_repair"`` the best of it and the LP's two repairs,
+#: :func:`_repaired_start`, against the LP's bound or, with integral task values, the
+#: count bound of :func:`_count_bound`); the best
 #: schedule of a sub-MILP over a neighbourhood of the LP's solution (1); branch and bound
 #: on the whole model from the best schedule so far (2; on the tasks' values alone where
 #: they are integers and no cell earns, the floor of its bound a bound)
@@ -328,7 +328,7 @@ STAGE_OPTIONS = {"mip_detect_symmetry": False}
 NEIGHBOURHOOD_GAP = 0.005
 NEIGHBOURHOOD_NODES = 50
 NEIGHBOURHOOD_OPTIONS = {"mip_pool_soft_limit": 1, **STAGE_OPTIONS}
-WARM = (None, "greedy", "lp", "lp_rens")
+WARM = (None, "greedy", "lp", "lp_rens", "lp_rens_repair")
 
 
 def _gap(bound: float, value: float) -> float:
@@ -370,19 +370,22 @@ def _restricted(model: tuple, keep: np.ndarray, start: np.ndarray, options) -> n
 
 
 def _staged(arrays, batch, m: _Model, value, compute_left, memory_left, model: tuple,
-            mip_rel_gap: float, max_nodes: int, options):
+            mip_rel_gap: float, max_nodes: int, options, repair: bool = False):
     """``warm="lp_rens"``: (x, value, bound, hit_limit, nodes, stage), the bound the LP
-    relaxation's or, after branch and bound, the least of it and the solver's."""
+    relaxation's or, after branch and bound, the least of it and the solver's. With
+    ``repair`` (``warm="lp_rens_repair"``), stage 0 also tries the LP's two repairs and
+    bounds by the count (:func:`_count_bound`)."""
     cost, rows, cols, coef, lower, upper = model
     relaxed = solve_milp(cost, rows, cols, coef, lower, upper,
                          binary=np.zeros(cost.size, dtype=bool), options=options)
     bound = relaxed.value if not relaxed.hit_limit else np.inf
-    bound = min(bound, _count_bound(m, cost, bound))
+    starts = [_rounded_start(m, relaxed.x)]
+    if repair:
+        bound = min(bound, _count_bound(m, cost, bound))
+        starts += [_repaired_start(arrays, batch, m, compute_left, memory_left, relaxed.x,
+                                   lp) for lp in (True, False)]
     x = max((_greedy_start(arrays, batch, m, value, compute_left, memory_left, start)
-             for start in (_rounded_start(m, relaxed.x),
-                           *(_repaired_start(arrays, batch, m, compute_left, memory_left,
-                                             relaxed.x, lp) for lp in (True, False)))),
-            key=lambda v: cost @ v)  # stage 0
+             for start in starts), key=lambda v: cost @ v)  # stage 0
     if _gap(bound, cost @ x) <= mip_rel_gap:
         return x, float(cost @ x), bound, False, 0, 0
     better = _restricted(model, _neighbourhood(m, relaxed.x, x), x, options)  # stage 1
@@ -430,7 +433,10 @@ def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memor
     ``STAGES``: the LP relaxation's value bounds the optimum, and the first schedule
     within ``mip_rel_gap`` of it ends the solve, so that branch and bound runs only where
     the LP's rounding and its neighbourhood's sub-MILP fall short (the bound is then the
-    least of the LP's and the solver's).
+    least of the LP's and the solver's). ``"lp_rens_repair"`` is ``"lp_rens"`` whose stage
+    0 also repairs the LP's split tasks and bounds by the count (``STAGES``): cheaper, but
+    the repairs keep the LP's cells wherever in the window they lie, and the days they
+    make admit fewer tasks (the baselines chapter).
     An admitted task's cells are cut to the first that deliver its work, in slot order.
     """
     if warm not in WARM:
@@ -444,10 +450,11 @@ def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memor
     e = np.asarray(arrays.op_cost(task, m.y_node, m.y_slot), dtype=float)  # e_ikt
     cost = np.concatenate([np.asarray(value, dtype=float)[m.tasks], -e - cell_penalty])
     rows, cols, coef, lower, upper = _rows(arrays, batch, m, compute_left, memory_left)
-    if warm == "lp_rens":
+    if warm in ("lp_rens", "lp_rens_repair"):
         x, got, bound, hit, nodes, stage = _staged(
             arrays, batch, m, value, compute_left, memory_left,
-            (cost, rows, cols, coef, lower, upper), mip_rel_gap, max_nodes, options)
+            (cost, rows, cols, coef, lower, upper), mip_rel_gap, max_nodes, options,
+            repair=warm == "lp_rens_repair")
         return _solution(m, batch, feasible, x, got, bound, _gap(bound, got), hit, nodes,
                          int(cost.size), stage)
     start = None

@@ -287,16 +287,18 @@ def test_the_count_bound_bounds_where_the_lp_does_not_round_down():
     assert slot_milp._count_bound(m, earns, lp.value) == np.inf
 
 
+@pytest.mark.parametrize("warm", ["lp_rens", "lp_rens_repair"])
 @pytest.mark.parametrize("work, memory, deadline, value", BATCHES)
 def test_the_staged_solve_reaches_the_optimum_and_certifies_its_gap(work, memory, deadline,
-                                                                    value):
-    """warm="lp_rens" solved to a zero gap finds the brute force's optimum; its bound is a
-    bound, its gap the certified one, and its stage one of STAGES."""
+                                                                    value, warm):
+    """warm="lp_rens" (and its repairing variant) solved to a zero gap finds the brute
+    force's optimum; its bound is a bound, its gap the certified one, and its stage one of
+    STAGES."""
     a, compute, mem, batch = costless(work, memory, deadline)
     value = np.asarray(value, float)
     best = brute_force(a, value, compute, mem)
     sol = slot_milp.solve_slot(a, batch, a.arrival[batch], value, compute, mem,
-                               mip_rel_gap=0.0, warm="lp_rens")
+                               mip_rel_gap=0.0, warm=warm)
     assert sol.value == pytest.approx(best)
     assert sol.bound >= best - 1e-9
     assert sol.gap == pytest.approx(max((sol.bound - sol.value) / sol.bound, 0.0))
