@@ -311,10 +311,10 @@ def _count_bound(m: _Model, cost: np.ndarray, lp_value: float) -> float:
 #: within the gap of the bound: the LP relaxation's integral part completed greedily (0;
 #: with ``warm="lp_rens_repair"`` the best of it and the LP's two repairs,
 #: :func:`_repaired_start`, against the LP's bound or, with integral task values, the
-#: count bound of :func:`_count_bound`); the best
-#: schedule of a sub-MILP over a neighbourhood of the LP's solution (1); branch and bound
-#: on the whole model from the best schedule so far (2; on the tasks' values alone where
-#: they are integers and no cell earns, the floor of its bound a bound)
+#: count bound of :func:`_count_bound`); the best schedule of a sub-MILP over a
+#: neighbourhood of the LP's solution (1); branch and bound on the whole model from the
+#: best schedule so far (2; on the tasks' values alone where they are integers and no
+#: cell earns, the floor of its bound a bound)
 STAGES = ("lp_rounding", "neighbourhood", "branch_and_bound")
 #: HiGHS's options in stages 1 and 2 (the caller's options win in stage 2): no symmetry
 #: detection, as the model already orders interchangeable nodes (:func:`_model`); the
