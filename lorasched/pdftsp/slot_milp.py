@@ -179,6 +179,21 @@ def _trim(m: _Model, y: np.ndarray, j: int):
     return m.y_node[mine].copy(), m.y_slot[mine].copy()
 
 
+def _residuals(arrays: ScenarioArrays, batch, m: _Model, compute_left, memory_left,
+               used: np.ndarray):
+    """Per y of the model its compute s_ik, memory and cell index, and the compute and
+    memory each cell has left once the y's ``used`` take theirs (indexed by cell)."""
+    task = np.asarray(batch)[m.y_task]
+    speed = np.asarray(arrays.speed[task, m.y_node], dtype=float)
+    memory = np.asarray(arrays.memory[task], dtype=float)
+    cell = m.y_node * arrays.n_slots + m.y_slot
+    compute = compute_left.ravel().astype(float)
+    room = memory_left.ravel().astype(float) + MEMORY_TOLERANCE
+    np.subtract.at(compute, cell[used], speed[used])
+    np.subtract.at(room, cell[used], memory[used])
+    return speed, memory, cell, compute, room
+
+
 def _greedy_start(arrays: ScenarioArrays, batch, m: _Model, value, compute_left,
                   memory_left, x: np.ndarray | None = None) -> np.ndarray:
     """A feasible start for the model: ``x`` (feasible, default none admitted) completed
@@ -187,15 +202,8 @@ def _greedy_start(arrays: ScenarioArrays, batch, m: _Model, value, compute_left,
     fits, until its work is met; a task whose work cannot be met takes nothing."""
     n = m.tasks.size
     x = np.zeros(n + m.y_task.size) if x is None else x.copy()
-    task = np.asarray(batch)[m.y_task]
-    speed = np.asarray(arrays.speed[task, m.y_node], dtype=float)
-    memory = np.asarray(arrays.memory[task], dtype=float)
-    cell = m.y_node * arrays.n_slots + m.y_slot
-    compute = compute_left.ravel().astype(float)  # residuals, indexed by cell
-    room = memory_left.ravel().astype(float) + MEMORY_TOLERANCE
-    used = x[n:] > 0.5
-    np.subtract.at(compute, cell[used], speed[used])
-    np.subtract.at(room, cell[used], memory[used])
+    speed, memory, cell, compute, room = _residuals(arrays, batch, m, compute_left,
+                                                    memory_left, x[n:] > 0.5)
     worth = np.asarray(value, dtype=float)[m.tasks] / m.work
     for q in np.lexsort((m.work, -worth)):
         if x[q] > 0.5:
@@ -251,16 +259,10 @@ def _repaired_start(arrays: ScenarioArrays, batch, m: _Model, compute_left, memo
     n = m.tasks.size
     y = lp_x[n:]
     pos = np.searchsorted(m.tasks, m.y_task)  # each y's task, as a place in m.tasks
-    task = np.asarray(batch)[m.y_task]
-    speed = np.asarray(arrays.speed[task, m.y_node], dtype=float)
-    memory = np.asarray(arrays.memory[task], dtype=float)
-    cell = m.y_node * arrays.n_slots + m.y_slot
-    compute = compute_left.ravel().astype(float)  # residuals, indexed by cell
-    room = memory_left.ravel().astype(float) + MEMORY_TOLERANCE
     whole = lp_x[:n] >= 1 - tolerance
     keep = whole[pos] & (y >= 1 - tolerance)  # within capacity: the LP's cells, fewer
-    np.subtract.at(compute, cell[keep], speed[keep])
-    np.subtract.at(room, cell[keep], memory[keep])
+    speed, memory, cell, compute, room = _residuals(arrays, batch, m, compute_left,
+                                                    memory_left, keep)
     left = m.work - np.bincount(pos[keep], weights=m.y_units[keep], minlength=n)
     x = np.zeros_like(lp_x)
     order = np.flatnonzero(whole)
