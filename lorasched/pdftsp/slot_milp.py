@@ -418,6 +418,7 @@ def _staged(arrays, batch, m: _Model, value, compute_left, memory_left, model: t
 
 def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memory_left, *,
                work_resolution: int = 8, cell_penalty: float = 0.0,
+               penalty_growth: float = 0.0,
                mip_rel_gap: float = 0.01, max_nodes: int = 100_000,
                options: dict | None = None, warm: str | None = None) -> SlotSolution:
     """Choose which tasks of ``batch`` to admit and their cells, maximising
@@ -439,6 +440,9 @@ def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memor
     0 also repairs the LP's split tasks and bounds by the count (``STAGES``): cheaper, but
     the repairs keep the LP's cells wherever in the window they lie, and the days they
     make admit fewer tasks (the baselines chapter).
+    ``penalty_growth`` makes a cell's penalty grow with its slot t, to
+    ``cell_penalty * (1 + penalty_growth * t / T)``: among equally many tasks, the
+    schedule with earlier cells.
     An admitted task's cells are cut to the first that deliver its work, in slot order.
     """
     if warm not in WARM:
@@ -450,7 +454,8 @@ def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memor
                             0.0, 0.0, 0.0, False, 0, 0, 0)
     task = batch[m.y_task]
     e = np.asarray(arrays.op_cost(task, m.y_node, m.y_slot), dtype=float)  # e_ikt
-    cost = np.concatenate([np.asarray(value, dtype=float)[m.tasks], -e - cell_penalty])
+    penalty = cell_penalty * (1.0 + penalty_growth * m.y_slot / arrays.n_slots)
+    cost = np.concatenate([np.asarray(value, dtype=float)[m.tasks], -e - penalty])
     rows, cols, coef, lower, upper = _rows(arrays, batch, m, compute_left, memory_left)
     if warm in ("lp_rens", "lp_rens_repair"):
         x, got, bound, hit, nodes, stage = _staged(

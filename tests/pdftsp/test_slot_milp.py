@@ -383,3 +383,16 @@ def test_the_neighbourhood_keeps_the_lp_support_and_the_fractional_tasks_nodes()
     expect[mine[0]] = expect[last[-1]] = True
     expect[other[m.y_node[other] == m.y_node[other[0]]]] = True
     assert y.tolist() == expect.tolist()
+
+
+@pytest.mark.parametrize("growth, slot", [(1.0, 0), (-0.5, 1)])
+def test_a_penalty_growing_with_the_slot_picks_the_earlier_cell(growth, slot):
+    """One task whose work fits in one cell of either slot: a cell penalty growing with the
+    slot (the "early_cells" tie-break) takes the first slot's cell, one shrinking with it
+    the second's; the value is the task's less its cell's penalty."""
+    a, compute, mem, batch = costless([1000], [20.0], [1])
+    sol = slot_milp.solve_slot(a, batch, a.arrival[batch], np.ones(1), compute, mem,
+                               mip_rel_gap=0.0, cell_penalty=1e-3, penalty_growth=growth)
+    nodes, slots = sol.cells[0]
+    assert sol.admitted[0] and slots.tolist() == [slot]
+    assert sol.value == pytest.approx(1 - 1e-3 * (1 + growth * slot / a.n_slots))

@@ -54,6 +54,13 @@ MILP_STARTS = ("lp_rens", "none", "lp", "greedy", "lp_rens_repair")
 #: takes among the slot's optima one with the fewest cells: each cell costs this much, so
 #: that no count of cells (at most a few thousand) outweighs one task
 CELL_PENALTY = 1e-4
+#: among a slot's schedules of equal value, which the cell penalty asks for
+#: (``tie_break``): ``"fewest_cells"`` (default), or ``"early_cells"``, where a cell's
+#: penalty grows with its slot t to CELL_PENALTY * (1 + t / T) (at most twice it, so that
+#: still no count of cells outweighs a task): Titan's JCT-minded preference for finishing
+#: early. With ``milp_start="lp_rens_repair"`` it keeps the repairs from holding a
+#: day-long window's late cells (the baselines chapter)
+TIE_BREAKS = ("fewest_cells", "early_cells")
 
 #: How each slot's MILP over the generated columns is solved: named budgets, every limit a
 #: count. Nothing in the pdFTSP paper says its Titan proved each slot optimal, and the
@@ -139,10 +146,12 @@ class _Settings(NamedTuple):
     work_resolution: int
     cell_penalty: float
     milp_start: str = "none"
+    penalty_growth: float = 0.0
 
 
 def _settings(objective, solver, mip, mip_max_nodes, mip_rel_gap, max_cg_iterations,
-              time_limit, work_resolution, milp_start=None) -> _Settings:
+              time_limit, work_resolution, milp_start=None,
+              tie_break="fewest_cells") -> _Settings:
     """The checked solver settings, defaults resolved for the solver."""
     if objective not in OBJECTIVES:
         raise InputError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
@@ -153,6 +162,10 @@ def _settings(objective, solver, mip, mip_max_nodes, mip_rel_gap, max_cg_iterati
                          "(solver='milp') is solved to mip_rel_gap within mip_max_nodes")
     if solver != "milp" and milp_start is not None:
         raise InputError("milp_start applies to solver='milp' only")
+    if tie_break not in TIE_BREAKS:
+        raise InputError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
+    if solver != "milp" and tie_break != "fewest_cells":
+        raise InputError("tie_break applies to solver='milp' only")
     milp_start = ("lp_rens" if solver == "milp" else "none") if milp_start is None else milp_start
     if milp_start not in MILP_STARTS:
         raise InputError(f"milp_start must be one of {MILP_STARTS}, got {milp_start!r}")
@@ -172,7 +185,8 @@ def _settings(objective, solver, mip, mip_max_nodes, mip_rel_gap, max_cg_iterati
     time_limit = np.inf if time_limit is None else time_limit
     penalty = CELL_PENALTY if objective == "progress" else 0.0
     return _Settings(solver, method, int(mip_max_nodes), options, float(mip_rel_gap),
-                     max_cg_iterations, time_limit, work_resolution, penalty, milp_start)
+                     max_cg_iterations, time_limit, work_resolution, penalty, milp_start,
+                     1.0 if tie_break == "early_cells" else 0.0)
 
 
 def _settings_attributes(settings: _Settings, mip: str) -> dict:
@@ -184,7 +198,8 @@ def _settings_attributes(settings: _Settings, mip: str) -> dict:
             "mip": (mip or "root") if settings.solver == "columns" else "compact",
             "mip_max_nodes": int(settings.mip_max_nodes),
             "cell_penalty": float(settings.cell_penalty),
-            "milp_start": settings.milp_start}
+            "milp_start": settings.milp_start,
+            "tie_break": "early_cells" if settings.penalty_growth else "fewest_cells"}
 
 
 def _empty_stats(T: int) -> dict[str, np.ndarray]:
@@ -282,6 +297,7 @@ def _solve_compact(seen: ScenarioArrays, batch, compute_left, memory_left, vendo
     return slot_milp.solve_slot(seen, batch, starts, value, compute_left, memory_left,
                                 work_resolution=settings.work_resolution,
                                 cell_penalty=settings.cell_penalty,
+                                penalty_growth=settings.penalty_growth,
                                 mip_rel_gap=settings.mip_rel_gap,
                                 max_nodes=settings.mip_max_nodes,
                                 options=settings.mip_options,
@@ -325,7 +341,7 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
         mip_rel_gap: float | None = None, mip_max_nodes: int | None = None,
         max_cg_iterations: int = 10, mip: str | None = None, time_limit: float | None = None,
         work_resolution: int = 8, milp_start: str | None = None,
-        progress: bool = False) -> Decisions:
+        tie_break: str = "fewest_cells", progress: bool = False) -> Decisions:
     """The baseline ``titan``: Titan as an online per-slot MILP (module docstring).
 
     Each slot's work is limited by counts, so the same seed gives the same result on any
@@ -367,6 +383,9 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
         With ``"milp"``: how each slot's solve starts (``MILP_STARTS``, default
         ``"lp_rens"``: the LP bound, its rounding and neighbourhood, branch and bound
         only where they fall short of the gap).
+    tie_break : {"fewest_cells", "early_cells"}, optional
+        With ``"milp"`` and the progress objective: which of a slot's schedules of equal
+        value the cell penalty asks for (``TIE_BREAKS``, default ``"fewest_cells"``).
     progress : bool, optional
         Show a progress bar (default False).
 
@@ -378,10 +397,12 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
     Raises
     ------
     InputError
-        If ``objective``, ``solver`` or ``mip`` is not one of its choices.
+        If ``objective``, ``solver``, ``mip``, ``milp_start`` or ``tie_break`` is not one
+        of its choices.
     """
     settings = _settings(objective, solver, mip, mip_max_nodes, mip_rel_gap,
-                         max_cg_iterations, time_limit, work_resolution, milp_start)
+                         max_cg_iterations, time_limit, work_resolution, milp_start,
+                         tie_break)
     seen = progress_view(arrays) if objective == "progress" else arrays
     out = Decisions.empty(arrays.n_tasks, arrays.n_nodes, arrays.n_slots)
     price, per_sample = posted_prices(arrays, price_per_sample)
@@ -436,7 +457,8 @@ def run_oracle(arrays: ScenarioArrays, rng: np.random.Generator, *,
                mip_rel_gap: float | None = None, mip_max_nodes: int | None = None,
                max_cg_iterations: int = 10, mip: str | None = None,
                time_limit: float | None = None, work_resolution: int = 8,
-               milp_start: str | None = None, progress: bool = False) -> Decisions:
+               milp_start: str | None = None, tie_break: str = "fewest_cells",
+               progress: bool = False) -> Decisions:
     """The policy ``titan_oracle``: Titan with the welfare objective, which sees every bid.
 
     :func:`run` with ``objective="welfare"``; the parameters are :func:`run`'s.
@@ -448,4 +470,5 @@ def run_oracle(arrays: ScenarioArrays, rng: np.random.Generator, *,
     return run(arrays, rng, objective="welfare", price_per_sample=price_per_sample,
                solver=solver, mip_rel_gap=mip_rel_gap, mip_max_nodes=mip_max_nodes,
                max_cg_iterations=max_cg_iterations, mip=mip, time_limit=time_limit,
-               work_resolution=work_resolution, milp_start=milp_start, progress=progress)
+               work_resolution=work_resolution, milp_start=milp_start,
+               tie_break=tie_break, progress=progress)
