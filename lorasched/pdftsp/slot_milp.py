@@ -437,9 +437,10 @@ def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memor
     within ``mip_rel_gap`` of it ends the solve, so that branch and bound runs only where
     the LP's rounding and its neighbourhood's sub-MILP fall short (the bound is then the
     least of the LP's and the solver's). ``"lp_rens_repair"`` is ``"lp_rens"`` whose stage
-    0 also repairs the LP's split tasks and bounds by the count (``STAGES``): cheaper, but
-    the repairs keep the LP's cells wherever in the window they lie, and the days they
-    make admit fewer tasks (the baselines chapter).
+    0 also repairs the LP's split tasks and bounds by the count (``STAGES``): cheaper; the
+    repairs keep the LP's cells wherever in the window they lie, so that with a flat cell
+    penalty the days they make admit fewer tasks, and with ``penalty_growth`` the LP
+    itself prefers early cells (the baselines chapter).
     ``penalty_growth`` makes a cell's penalty grow with its slot t, to
     ``cell_penalty * (1 + penalty_growth * t / T)``: among equally many tasks, the
     schedule with earlier cells.

@@ -200,17 +200,19 @@ def test_an_unknown_start_is_refused():
 
 
 def test_the_tie_break_is_recorded_and_an_unknown_one_refused():
-    """``tie_break="early_cells"`` runs the repaired start to the stated gap and is recorded;
-    an unknown tie-break, or one with the budget-limited solver, is refused."""
+    """The default tie-break, ``"early_cells"``, runs the repaired start to the stated gap
+    and is recorded, as is the named ``"fewest_cells"``; an unknown tie-break, or one with
+    the budget-limited solver, is refused."""
     scenario = lorasched.synthetic_scenario(nodes=4, slots=12, load=6.0, vendors=2, seed=7)
-    early = lorasched.simulate(scenario, algorithm="titan", seed=1,
-                               milp_start="lp_rens_repair", tie_break="early_cells")
+    early = lorasched.simulate(scenario, algorithm="titan", seed=1)
     lorasched.check_result(early)
     assert early.attrs["titan_tie_break"] == "early_cells"
     gap = early["titan_gap"].values
     hit = early["titan_hit_limit"].values > 0
     assert (gap[np.isfinite(gap) & ~hit] <= titan.MILP_REL_GAP + 1e-9).all()
-    assert lorasched.simulate(scenario, algorithm="titan", seed=1).attrs[
+    assert lorasched.simulate(scenario, algorithm="titan", seed=1,
+                              tie_break="fewest_cells").attrs["titan_tie_break"] == "fewest_cells"
+    assert lorasched.simulate(scenario, algorithm="titan", seed=1, solver="columns").attrs[
         "titan_tie_break"] == "fewest_cells"
     with pytest.raises(lorasched.InputError, match="tie_break must be one of"):
         lorasched.simulate(tiny(), algorithm="titan", seed=1, tie_break="latest")
@@ -220,11 +222,11 @@ def test_the_tie_break_is_recorded_and_an_unknown_one_refused():
 
 
 def test_the_default_solve_is_staged_and_records_each_slots_stage():
-    """The default compact solve is "lp_rens": every solved slot records the stage whose
+    """The default compact solve is "lp_rens_repair": every solved slot records the stage whose
     schedule met its gap, and a slot stopped before branch and bound explored no node."""
     scenario = lorasched.synthetic_scenario(nodes=4, slots=12, load=6.0, vendors=2, seed=7)
     result = lorasched.simulate(scenario, algorithm="titan", seed=1)
-    assert result.attrs["titan_milp_start"] == "lp_rens"
+    assert result.attrs["titan_milp_start"] == "lp_rens_repair"
     assert result.attrs["titan_mip_max_nodes"] == titan.MILP_MAX_NODES
     stage = result["titan_stage"].values
     solved = np.isfinite(result["titan_gap"].values)

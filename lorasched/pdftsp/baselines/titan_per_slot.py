@@ -34,32 +34,34 @@ MILP_MAX_NODES = 200
 #: HiGHS options of the compact MILP: without presolve (its probing took half of a large
 #: slot's time; measured below in the baselines chapter)
 MILP_OPTIONS = {"presolve": "off"}
-#: how the compact MILP's solve starts (``milp_start``): ``"lp_rens"`` (default: in the
-#: stages of ``lorasched.pdftsp.slot_milp.STAGES``, branch and bound only where the LP
-#: relaxation's rounding and a sub-MILP over its neighbourhood are not within the gap of
-#: its bound), ``"none"`` (HiGHS finds its own first incumbent), ``"lp"`` (the LP
-#: relaxation's integral part completed greedily,
-#: :func:`lorasched.pdftsp.slot_milp.solve_slot`) or ``"greedy"`` (a greedy schedule alone).
-#: Measured on two days (K = 50 medium load, seed 2; K = 100 high load, seed 1): ``"lp"``
-#: took 58 s and 146 s against 168 s and 201 s, and reached a 0.005 % gap on the slot where
-#: ``"none"`` stopped at 6.1 % after 2,000 nodes, yet admitted 884 and 1,783 tasks against
-#: 918 and 1,835: which of a slot's near-optimal schedules is kept moves the day by 3-4 %.
-#: ``"lp_rens_repair"``: ``"lp_rens"`` whose stage 0 also repairs the LP's split tasks and
-#: bounds by the count (:func:`lorasched.pdftsp.slot_milp._repaired_start`): a K = 100
-#: medium-load day (seed 1) took 15 CPU-s instead of 29, but the repairs keep the LP's
-#: cells wherever in a task's window they lie, and with end-of-day deadlines the day
-#: admitted 2,319 tasks instead of 2,493 (welfare 6,568 against 7,039).
+#: how the compact MILP's solve starts (``milp_start``): ``"lp_rens_repair"`` (default: in
+#: the stages of ``lorasched.pdftsp.slot_milp.STAGES``, branch and bound only where the LP
+#: relaxation's rounding, its two repairs of the tasks the LP splits
+#: (:func:`lorasched.pdftsp.slot_milp._repaired_start`) and a sub-MILP over its
+#: neighbourhood are not within the gap of its bound), ``"lp_rens"`` (the same without the
+#: repairs), ``"none"`` (HiGHS finds its own first incumbent), ``"lp"`` (the LP
+#: relaxation's integral part completed greedily) or ``"greedy"`` (a greedy schedule
+#: alone). Measured on seven days (five at K = 100, one at K = 200, one Philly), the
+#: default with ``tie_break="early_cells"`` kept ``"lp_rens"``'s welfare within 0.5 % at a
+#: third to a half of its CPU on the synthetic days (K = 100 high load, seed 1: 41 CPU-s
+#: against 110), and the Philly day's burst slot at a 3.2 % gap instead of 30 %. With
+#: ``"fewest_cells"`` instead, the repairs keep the LP's cells wherever in a task's window
+#: they lie, and with end-of-day deadlines the day admitted 2,319 tasks instead of 2,493.
+#: Earlier, on two days (K = 50 medium load, seed 2; K = 100 high load, seed 1), ``"lp"``
+#: took 58 s and 146 s against ``"none"``'s 168 s and 201 s yet admitted 884 and 1,783
+#: tasks against 918 and 1,835: which of a slot's near-optimal schedules is kept moves
+#: the day by 3-4 %.
 MILP_STARTS = ("lp_rens", "none", "lp", "greedy", "lp_rens_repair")
 #: with the progress objective (every task worth 1, no cell has a cost), the compact MILP
 #: takes among the slot's optima one with the fewest cells: each cell costs this much, so
 #: that no count of cells (at most a few thousand) outweighs one task
 CELL_PENALTY = 1e-4
 #: among a slot's schedules of equal value, which the cell penalty asks for
-#: (``tie_break``): ``"fewest_cells"`` (default), or ``"early_cells"``, where a cell's
-#: penalty grows with its slot t to CELL_PENALTY * (1 + t / T) (at most twice it, so that
-#: still no count of cells outweighs a task): Titan's JCT-minded preference for finishing
-#: early. With ``milp_start="lp_rens_repair"`` it keeps the repairs from holding a
-#: day-long window's late cells (the baselines chapter)
+#: (``tie_break``): ``"early_cells"`` (default), where a cell's penalty grows with its slot
+#: t to CELL_PENALTY * (1 + t / T) (at most twice it, so that still no count of cells
+#: outweighs a task): Titan's JCT-minded preference for finishing early, which keeps the
+#: repaired stage 0 from holding a day-long window's late cells; or ``"fewest_cells"``
+#: (a flat penalty; the baselines chapter measures both)
 TIE_BREAKS = ("fewest_cells", "early_cells")
 
 #: How each slot's MILP over the generated columns is solved: named budgets, every limit a
@@ -151,7 +153,7 @@ class _Settings(NamedTuple):
 
 def _settings(objective, solver, mip, mip_max_nodes, mip_rel_gap, max_cg_iterations,
               time_limit, work_resolution, milp_start=None,
-              tie_break="fewest_cells") -> _Settings:
+              tie_break=None) -> _Settings:
     """The checked solver settings, defaults resolved for the solver."""
     if objective not in OBJECTIVES:
         raise InputError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
@@ -162,11 +164,14 @@ def _settings(objective, solver, mip, mip_max_nodes, mip_rel_gap, max_cg_iterati
                          "(solver='milp') is solved to mip_rel_gap within mip_max_nodes")
     if solver != "milp" and milp_start is not None:
         raise InputError("milp_start applies to solver='milp' only")
+    if solver != "milp" and tie_break is not None:
+        raise InputError("tie_break applies to solver='milp' only")
+    tie_break = ("early_cells" if solver == "milp" else "fewest_cells") if tie_break is None \
+        else tie_break
     if tie_break not in TIE_BREAKS:
         raise InputError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
-    if solver != "milp" and tie_break != "fewest_cells":
-        raise InputError("tie_break applies to solver='milp' only")
-    milp_start = ("lp_rens" if solver == "milp" else "none") if milp_start is None else milp_start
+    milp_start = ("lp_rens_repair" if solver == "milp" else "none") if milp_start is None \
+        else milp_start
     if milp_start not in MILP_STARTS:
         raise InputError(f"milp_start must be one of {MILP_STARTS}, got {milp_start!r}")
     mip = "root" if mip is None else mip
@@ -341,7 +346,7 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
         mip_rel_gap: float | None = None, mip_max_nodes: int | None = None,
         max_cg_iterations: int = 10, mip: str | None = None, time_limit: float | None = None,
         work_resolution: int = 8, milp_start: str | None = None,
-        tie_break: str = "fewest_cells", progress: bool = False) -> Decisions:
+        tie_break: str | None = None, progress: bool = False) -> Decisions:
     """The baseline ``titan``: Titan as an online per-slot MILP (module docstring).
 
     Each slot's work is limited by counts, so the same seed gives the same result on any
@@ -381,11 +386,11 @@ def run(arrays: ScenarioArrays, rng: np.random.Generator, *, objective: str = "p
         R of the work discretisation (default 8).
     milp_start : {"lp_rens", "none", "lp", "greedy", "lp_rens_repair"}, optional
         With ``"milp"``: how each slot's solve starts (``MILP_STARTS``, default
-        ``"lp_rens"``: the LP bound, its rounding and neighbourhood, branch and bound
-        only where they fall short of the gap).
+        ``"lp_rens_repair"``: the LP bound, its rounding and repairs, their
+        neighbourhood, branch and bound only where they fall short of the gap).
     tie_break : {"fewest_cells", "early_cells"}, optional
         With ``"milp"`` and the progress objective: which of a slot's schedules of equal
-        value the cell penalty asks for (``TIE_BREAKS``, default ``"fewest_cells"``).
+        value the cell penalty asks for (``TIE_BREAKS``, default ``"early_cells"``).
     progress : bool, optional
         Show a progress bar (default False).
 
@@ -457,7 +462,7 @@ def run_oracle(arrays: ScenarioArrays, rng: np.random.Generator, *,
                mip_rel_gap: float | None = None, mip_max_nodes: int | None = None,
                max_cg_iterations: int = 10, mip: str | None = None,
                time_limit: float | None = None, work_resolution: int = 8,
-               milp_start: str | None = None, tie_break: str = "fewest_cells",
+               milp_start: str | None = None, tie_break: str | None = None,
                progress: bool = False) -> Decisions:
     """The policy ``titan_oracle``: Titan with the welfare objective, which sees every bid.
 
