@@ -5,7 +5,7 @@ solved to a stated gap (:mod:`lorasched.lp.milp`), and a robust ``run`` of any H
 
 from . import highs
 from .master import Column, ColumnGeneration, MasterLP, Pricing, column_generation
-from .milp import MilpSolution, solve_milp
+from .milp import MilpSolution, objective, solve_milp
 
 __all__ = ["highs", "Column", "ColumnGeneration", "MasterLP", "Pricing", "column_generation",
-           "MilpSolution", "solve_milp"]
+           "MilpSolution", "objective", "solve_milp"]

@@ -3,6 +3,7 @@ with every limit a count (:func:`solve_milp`), knowing nothing of what its varia
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import highspy
@@ -26,6 +27,14 @@ class MilpSolution(NamedTuple):
     gap: float
     hit_limit: bool
     nodes: int
+
+
+def objective(cost, x) -> float:
+    """``cost @ x`` summed exactly (:func:`math.fsum`), so that the value, and every choice
+    between schedules made on it, is the same whatever the machine's BLAS and its thread
+    count: a BLAS dot product splits a long sum between threads, and its last bits then
+    depend on how many there are."""
+    return math.fsum(np.asarray(cost, dtype=float) * np.asarray(x, dtype=float))
 
 
 def solve_milp(cost, rows, cols, coef, row_lower, row_upper, *, binary=None,

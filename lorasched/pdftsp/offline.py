@@ -15,7 +15,7 @@ import highspy
 import numpy as np
 import xarray as xr
 
-from ..lp import highs
+from ..lp import highs, objective
 from ..model.errors import InputError
 from . import kernels
 from .decisions import Decisions
@@ -218,7 +218,7 @@ def _warm_start(arrays: ScenarioArrays, model: OfflineModel) -> np.ndarray:
               np.arange(arrays.n_tasks),
               np.argsort(arrays.deadline, kind="stable")]
     starts = [_greedy(arrays, model, order) for order in orders]
-    return max(starts, key=lambda v: float(model.col_cost @ v))
+    return max(starts, key=lambda v: objective(model.col_cost, v))
 
 
 def _solve(model: OfflineModel, time_limit: float, mip_rel_gap: float,

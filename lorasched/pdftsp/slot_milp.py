@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..lp import solve_milp
+from ..lp import objective, solve_milp
 from ..model.errors import InputError
 from . import kernels
 from .scenario import MEMORY_TOLERANCE, ScenarioArrays
@@ -387,14 +387,14 @@ def _staged(arrays, batch, m: _Model, value, compute_left, memory_left, model: t
         starts += [_repaired_start(arrays, batch, m, compute_left, memory_left, relaxed.x,
                                    lp) for lp in (True, False)]
     x = max((_greedy_start(arrays, batch, m, value, compute_left, memory_left, start)
-             for start in starts), key=lambda v: cost @ v)  # stage 0
-    if _gap(bound, cost @ x) <= mip_rel_gap:
-        return x, float(cost @ x), bound, False, 0, 0
+             for start in starts), key=lambda v: objective(cost, v))  # stage 0
+    if _gap(bound, objective(cost, x)) <= mip_rel_gap:
+        return x, objective(cost, x), bound, False, 0, 0
     better = _restricted(model, _neighbourhood(m, relaxed.x, x), x, options)  # stage 1
-    if cost @ better > cost @ x:
+    if objective(cost, better) > objective(cost, x):
         x = better
-    if _gap(bound, cost @ x) <= mip_rel_gap:
-        return x, float(cost @ x), bound, False, 0, 1
+    if _gap(bound, objective(cost, x)) <= mip_rel_gap:
+        return x, objective(cost, x), bound, False, 0, 1
     n = m.tasks.size
     counts = np.all(cost[:n] == np.round(cost[:n])) and np.all(cost[n:] <= 0)
     options = {**STAGE_OPTIONS, **(options or {})}
@@ -409,11 +409,12 @@ def _staged(arrays, batch, m: _Model, value, compute_left, memory_left, model: t
     sol = solve_milp(tasks_only, rows, cols, coef, lower, upper, mip_rel_gap=mip_rel_gap,
                      max_nodes=max_nodes, options=options, start=x)
     bound = min(bound, float(np.floor(sol.dual_bound + 1e-6)))
-    if tasks_only @ sol.x > tasks_only @ x + 0.5:  # more value: its cells chosen again
+    # more value: its cells chosen again
+    if objective(tasks_only, sol.x) > objective(tasks_only, x) + 0.5:
         keep = np.concatenate([np.ones(n, dtype=bool), sol.x[n:] > 0.5])
         x = max((sol.x, _restricted(model, keep | _neighbourhood(m, relaxed.x, sol.x),
-                                    sol.x, options)), key=lambda v: cost @ v)
-    return x, float(cost @ x), bound, sol.hit_limit, sol.nodes, 2
+                                    sol.x, options)), key=lambda v: objective(cost, v))
+    return x, objective(cost, x), bound, sol.hit_limit, sol.nodes, 2
 
 
 def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memory_left, *,

@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 import pytest
 
-from lorasched.lp import solve_milp
+from lorasched.lp import objective, solve_milp
 from lorasched.model.errors import InputError
 
 
@@ -70,3 +70,19 @@ def test_a_start_is_the_first_incumbent_and_a_broken_one_is_refused():
         solve_milp(value, rows, cols, weight, [-np.inf], [cap], start=np.ones(value.size))
     with pytest.raises(InputError, match="shape"):
         solve_milp(value, rows, cols, weight, [-np.inf], [cap], start=np.ones(3))
+
+
+def test_the_objective_is_summed_exactly_so_that_no_order_or_thread_count_moves_it():
+    """A schedule's value, on which the slot solves choose between schedules, is the exact
+    sum: the same in any order of the terms (a BLAS dot product splits a long sum between
+    threads, and its last bits then depend on their count; summed in another order, as
+    ``cost @ x`` would be, the value differs here)."""
+    rng = np.random.default_rng(3)
+    cost = rng.normal(size=30_000) * 10.0 ** rng.integers(-4, 3, 30_000)
+    x = (rng.random(30_000) < 0.5).astype(float)
+    perm = rng.permutation(cost.size)
+    assert objective(cost, x) == objective(cost[perm], x[perm])
+    assert objective(cost, x) == objective(cost[::-1], x[::-1])
+    # the check fails on a dot product: in another order, its value moves
+    assert cost @ x != cost[perm] @ x[perm]
+    assert objective([0.1] * 10, [1.0] * 10) == 1.0
