@@ -44,7 +44,8 @@ MILP_OPTIONS = {"presolve": "off"}
 #: alone). Measured on seven days (five at K = 100, one at K = 200, one Philly), the
 #: default with ``tie_break="early_cells"`` kept ``"lp_rens"``'s welfare within 0.5 % at a
 #: third to a half of its CPU on the synthetic days (K = 100 high load, seed 1: 41 CPU-s
-#: against 110), and the Philly day's burst slot at a 3.2 % gap instead of 30 %. With
+#: against 110), and the Philly day's burst slot at a 3.2 % gap instead of 30 % (in one
+#: run; the figures' Philly days stop at 16-25 %, the baselines chapter). With
 #: ``"fewest_cells"`` instead, the repairs keep the LP's cells wherever in a task's window
 #: they lie, and with end-of-day deadlines the day admitted 2,319 tasks instead of 2,493.
 #: Earlier, on two days (K = 50 medium load, seed 2; K = 100 high load, seed 1), ``"lp"``
