@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..experiments.grid import code_fingerprint
+from ..model.errors import InputError
 from . import scale
 
 #: the day of the Titan comparison: K = 100, high load, 144 slots
@@ -100,6 +101,61 @@ def titan_gaps(nodes=(30, 50, 100, 200), seeds=(1,), *, day: dict | None = None,
              "command": "lorasched bench titan --gaps", "load": base["load"],
              "date": time.strftime("%Y-%m-%d %H:%M"), "rows": rows}, indent=1))
     return table
+
+
+def titan_cells(store) -> pd.DataFrame:
+    """The Titan cells of a sweep store (``lorasched reproduce``'s, e.g. a fresh clone's
+    ``build/sweeps/full`` after ``make book``), one row per algorithm and setting: the
+    seeds, each day's CPU seconds (least, most, sum), the largest certified gap of any
+    slot per seed (%) and the slots stopped by the node count. A setting is named by the
+    scenario values in which it differs from the common one (``attrs["common"]``: per
+    key, the value most of the store's Titan cells hold)."""
+    from ..experiments.store import Store
+
+    cells = [r for r in Store(store).done().values()
+             if r["params"].get("system") == "pdftsp"
+             and str(r["params"].get("algorithm", "")).startswith("titan")]
+    if not cells:
+        raise InputError(f"no Titan cell in the store {store}")
+    common = _common_scenario([r["params"]["scenario"] for r in cells])
+    rows = [{"algorithm": r["params"]["algorithm"],
+             "setting": ", ".join(f"{k}={v}" for k, v in sorted(r["params"]["scenario"].items())
+                                  if common.get(k, object()) != v) or "common",
+             "seed": int(r["params"]["seed"]), "cpu_seconds": float(r["cpu_seconds"]),
+             "gap_max": 100 * float(r["metrics"].get("max_gap", float("nan"))),
+             "slots_hit_limit": int(r["metrics"].get("slots_hit_limit", 0))}
+            for r in cells]
+    frame = pd.DataFrame(rows).sort_values(["algorithm", "setting", "seed"])
+    table = frame.groupby(["algorithm", "setting"], sort=True).agg(
+        seeds=("seed", lambda s: " ".join(map(str, s))),
+        cpu_min=("cpu_seconds", "min"), cpu_max=("cpu_seconds", "max"),
+        cpu_sum=("cpu_seconds", "sum"),
+        gap_max=("gap_max", lambda g: " / ".join(f"{v:.2g}" for v in g)),
+        slots_hit_limit=("slots_hit_limit", "sum")).reset_index()
+    table.attrs["common"] = common
+    return table
+
+
+def _common_scenario(scenarios: list[dict]) -> dict:
+    """Per scenario key, the value most of ``scenarios`` hold (the first such in order);
+    a key most of them lack is left out."""
+    keys = dict.fromkeys(k for s in scenarios for k in s)
+    common = {}
+    for k in keys:
+        values = [json.dumps(s[k], sort_keys=True) if k in s else None for s in scenarios]
+        most = max(dict.fromkeys(values), key=values.count)
+        if most is not None:
+            common[k] = json.loads(most)
+    return common
+
+
+def titan_cells_text(table: pd.DataFrame) -> str:
+    """:func:`titan_cells` as printed: the table, then the cells' CPU seconds in all."""
+    common = ", ".join(f"{k}={v}" for k, v in sorted(table.attrs.get("common", {}).items()))
+    return (f"setting: what differs from the common one ({common})\n"
+            + table.to_string(index=False, float_format=lambda v: f"{v:,.0f}")
+            + f"\n{int(table['seeds'].str.split().str.len().sum())} Titan cells, "
+            f"{table['cpu_sum'].sum():,.0f} CPU-seconds in all")
 
 
 #: what each setting is, for the book's table

@@ -161,10 +161,17 @@ def _register_titan(bsub) -> None:
     tb.add_argument("--readings", nargs="+", default=readings, choices=readings,
                     metavar="READING",
                     help=f"with --gaps: Titan's readings (all: {', '.join(readings)})")
+    tb.add_argument("--store", default=None, metavar="DIR",
+                    help="instead: the Titan cells of a sweep store (build/sweeps/full "
+                         "after make book): CPU seconds and largest certified gap per "
+                         "setting and seed")
     tb.set_defaults(run=_run_titan)
 
 
 def _run_titan(args) -> int:
+    if args.store is not None:
+        print(titan_per_slot.titan_cells_text(titan_per_slot.titan_cells(args.store)))
+        return 0
     if args.gaps:
         titan_per_slot.titan_gaps(args.nodes, args.seeds, out_path=args.out,
                                   day={"kind": "day", "load": args.load},

@@ -54,6 +54,51 @@ def test_the_gaps_command_takes_the_load_and_the_readings(monkeypatch):
     assert seen["readings"] == ("converged",)
 
 
+def _cell(folder, key, algorithm, scenario, seed, cpu, gap, stopped, system="pdftsp"):
+    """One finished cell of a sweep store, as ``lorasched reproduce`` writes it."""
+    (folder / "done").mkdir(parents=True, exist_ok=True)
+    record = {"key": key, "params": {"system": system, "algorithm": algorithm,
+                                     "scenario": scenario, "seed": seed},
+              "cpu_seconds": cpu, "metrics": {"max_gap": gap, "slots_hit_limit": stopped}}
+    (folder / "done" / f"{key}.json").write_text(json.dumps(record))
+
+
+def test_titan_cells_sum_a_stores_titan_cells_per_setting(tmp_path, capsys):
+    """``lorasched bench titan --store``: per setting (named by what differs from the
+    common scenario) the seeds, CPU seconds and each seed's largest gap; other cells
+    left out."""
+    from lorasched.cli import main
+
+    base = {"nodes": 100, "load": "medium"}
+    _cell(tmp_path, "a", "titan", base, 1, 10.0, 0.002, 0)
+    _cell(tmp_path, "b", "titan", base, 2, 30.0, 0.004, 0)
+    _cell(tmp_path, "c", "titan", {**base, "trace": "philly"}, 1, 300.0, 0.19, 2)
+    _cell(tmp_path, "d", "titan", {**base, "nodes": 200}, 1, 70.0, 0.003, 1)
+    _cell(tmp_path, "e", "pdftsp", base, 1, 1.0, 0.0, 0)
+    _cell(tmp_path, "f", "titan", base, 1, 5.0, 0.0, 0, system="titan")
+    table = bench_titan.titan_cells(tmp_path)
+    rows = table.set_index("setting")
+    assert list(rows.index) == ["common", "nodes=200", "trace=philly"]
+    assert rows.loc["common", "seeds"] == "1 2"
+    assert (rows.loc["common", "cpu_min"], rows.loc["common", "cpu_max"],
+            rows.loc["common", "cpu_sum"]) == (10.0, 30.0, 40.0)
+    assert rows.loc["common", "gap_max"] == "0.2 / 0.4"
+    assert rows.loc["trace=philly", "slots_hit_limit"] == 2
+    assert table.attrs["common"] == base
+    assert main(["bench", "titan", "--store", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "4 Titan cells, 410 CPU-seconds in all" in out
+    assert "load=medium, nodes=100" in out.splitlines()[0]
+
+
+def test_titan_cells_refuse_a_store_without_titan(tmp_path):
+    from lorasched.model.errors import InputError
+
+    _cell(tmp_path, "e", "pdftsp", {"nodes": 100}, 1, 1.0, 0.0, 0)
+    with pytest.raises(InputError, match="no Titan cell"):
+        bench_titan.titan_cells(tmp_path)
+
+
 def test_titan_settings_measures_each_setting_and_seed(in_process, tmp_path):
     path = tmp_path / "titan.json"
     table = bench_titan.titan_settings(("root", "rounding"), (1, 2), day=TINY_TITAN,
