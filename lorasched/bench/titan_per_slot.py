@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..experiments.grid import code_fingerprint
+from ..experiments.store import Store
 from ..model.errors import InputError
 from . import scale
 
@@ -110,8 +111,6 @@ def titan_cells(store) -> pd.DataFrame:
     slot per seed (%) and the slots stopped by the node count. A setting is named by the
     scenario values in which it differs from the common one (``attrs["common"]``: per
     key, the value most of the store's Titan cells hold)."""
-    from ..experiments.store import Store
-
     cells = [r for r in Store(store).done().values()
              if r["params"].get("system") == "pdftsp"
              and str(r["params"].get("algorithm", "")).startswith("titan")]
