@@ -102,14 +102,16 @@ def cost(params: dict) -> tuple:
 
 
 #: a cell's CPU seconds on one core at the base scenario (K = 100 nodes, the medium load,
-#: 144 slots), per policy, measured on the developers' 2-core machine
-#: (:func:`expected_seconds`); Titan per slot by its solve
-BASE_SECONDS = {"titan": 45.0, "titan_columns": 16.0, "pdftsp": 0.52, "eft": 0.10,
-                "ntm": 0.08, "cost_plus": 0.19, "bound": 28.0}
-#: Titan per slot's compact MILP on a bursty trace day or with long deadline windows, as a
-#: multiple of the synthetic day's (the figures' runs: Philly 370-600 CPU-s a day, Helios
-#: 85-180, fixed deadlines 110-130, end-of-day deadlines 40-90)
-TITAN_FACTORS = {"philly": 9.0, "helios": 3.0, "fixed": 2.5, "end_of_day": 1.5}
+#: 144 slots), per policy, measured on the developers' 2-core machine (a fresh clone's
+#: `make book`: the figures' cells, :func:`expected_seconds` within 4 % of their 5,626
+#: CPU-s in all); Titan per slot by its solve
+BASE_SECONDS = {"titan": 26.0, "titan_columns": 16.0, "pdftsp": 0.45, "eft": 0.08,
+                "ntm": 0.07, "cost_plus": 0.19, "bound": 28.0}
+#: Titan per slot's compact MILP on a trace day or with long deadline windows, as a
+#: multiple of the synthetic day's (the figures' runs, CPU-s a day: Philly 238-493,
+#: Helios 44-85, MLaaS 19-110, fixed deadlines 33-49, end-of-day deadlines 43-56)
+TITAN_FACTORS = {"philly": 16.0, "helios": 2.4, "mlaas": 2.0, "fixed": 1.7,
+                 "end_of_day": 1.9}
 
 
 def expected_seconds(params: dict) -> float:

@@ -349,10 +349,10 @@ def test_expected_seconds_rank_the_cells_as_measured():
 
     titan = expected_seconds(cell("titan"))
     # measured: a K = 200 day about 3 times a K = 100 day, a high-load day 2.6 times, a
-    # Philly day 9 times
+    # Philly day 16 times (412 CPU-s a day on average against the synthetic days' 26)
     assert 2.5 < expected_seconds(cell("titan", nodes=200)) / titan < 4
     assert 2 < expected_seconds(cell("titan", load="high")) / titan < 3.5
     philly = {**cell("titan"), "scenario": {"nodes": 100, "load": "medium", "trace": "philly"}}
-    assert 7 < expected_seconds(philly) / titan < 11
+    assert 12 < expected_seconds(philly) / titan < 20
     assert expected_seconds(cell("titan", solver="columns")) < titan
     assert 50 < titan / expected_seconds(cell("pdftsp")) < 150
