@@ -7,6 +7,8 @@
 #                in build/sweeps/full), execute the notebooks with full parameters (NB_JOBS=2
 #                at a time), then build book/_build/html with the figures' data in data/;
 #                `make book SIZE=small`: every figure scaled down, in minutes
+#                `make book RECOMPUTE=1`: compute the shipped cells too (notebooks/cells)
+#   make ship-cells  compute pdFTSP's costly cells here and write notebooks/cells/full.jsonl
 #   make publish make book, then commit book/_build/html to the gh-pages branch (no push)
 #   make lint    ruff only
 #   make lock    recompile requirements.lock (uv) and environment.yml from pyproject.toml;
@@ -42,12 +44,17 @@ PARAMS_day_full := -p nodes 100 -p load high -p seed 1 -p size full
 params = $(or $(PARAMS_$(1)_$(SIZE)),$(if $(filter fig% summary calibration titan_% allpass_% headline_% sensitivity_%,$(1)),-p size $(SIZE)))
 
 # The cells of every figure, computed once in parallel before the notebooks run; a change
-# to the library's source makes the cells' keys change, so they are recomputed.
+# to the library's source makes the cells' keys change, so they are recomputed. The costly
+# cells of pdFTSP's figures (Titan and the bounds, two thirds of the batch's CPU time) are
+# shipped in notebooks/cells/full.jsonl and taken from there while their keys match the
+# code; RECOMPUTE=1 computes every cell here (about 65 min on 2 cores, not 30).
 SWEEPS_STAMP := build/sweeps/$(SIZE).stamp
+SHIPPED := $(wildcard notebooks/cells/$(SIZE).jsonl)
+REPRODUCE_FLAGS := $(if $(RECOMPUTE),--no-shipped)
 SIZE_STAMP := book/notebooks/.size-$(SIZE)
 
 .DELETE_ON_ERROR:
-.PHONY: venv .venv test lint lock book publish notebooks reproduce clean distclean
+.PHONY: venv .venv test lint lock book publish notebooks reproduce ship-cells clean distclean FORCE
 
 venv .venv: $(STAMP)
 
@@ -107,10 +114,20 @@ reproduce: $(SWEEPS_STAMP)
 
 # lorasched's own bytecode is compiled first, for the same reason (each process then
 # imports it ready-made; a stale file is ignored, never wrong)
-$(SWEEPS_STAMP): $(STAMP) $(LIB_SOURCES)
+$(SWEEPS_STAMP): $(STAMP) $(LIB_SOURCES) $(SHIPPED) $(if $(RECOMPUTE),FORCE)
 	$(BIN)/python -m compileall -q lorasched
-	$(BIN)/lorasched reproduce --size $(SIZE)
+	$(BIN)/lorasched reproduce --size $(SIZE) $(REPRODUCE_FLAGS)
 	@touch $@
+
+FORCE:
+
+# `make ship-cells`: compute pdFTSP's cells here (none taken from the shipped file), then
+# write its costly ones into notebooks/cells/full.jsonl; run it when a change to the code
+# makes tests/figures/test_shipped_cells.py fail, and commit the file.
+ship-cells: $(STAMP)
+	$(BIN)/python -m compileall -q lorasched
+	$(BIN)/lorasched reproduce --size full --system pdftsp --no-shipped
+	$(BIN)/lorasched ship-cells
 
 # The notebooks are executed NB_JOBS at a time (each is one kernel, mostly one core).
 NB_JOBS ?= 2
@@ -124,7 +141,7 @@ FIGURE_DATA := build/figure-data/$(SIZE)
 # the venv has installed.
 book: $(STAMP) $(SWEEPS_STAMP) book/_static/plotly.min.js
 	$(BIN)/python -m compileall -q lorasched
-	$(MAKE) --no-print-directory -j$(NB_JOBS) notebooks
+	$(MAKE) --no-print-directory -j$(NB_JOBS) notebooks RECOMPUTE=
 	PYTHONPATH=$(CURDIR) $(BIN)/jupyter-book build book -W -n --keep-going
 	$(BIN)/python -c "from lorasched.figures.publish import publish; \
 	  names = publish('$(FIGURE_DATA)', 'book/_build/html'); \

@@ -4,16 +4,21 @@ compared number by number, every figure's sweep declaration written as a file.""
 
 from __future__ import annotations
 
+import os
+import platform
+import subprocess
 import sys
 import time
+from datetime import UTC, datetime
+from importlib.metadata import version
 from pathlib import Path
 
-from ..experiments import compare_stores
+from ..experiments import Store, compare_stores, shipped
 from ..figures import allpass as allpass_figures
 from ..figures import pdftsp as pdftsp_figures
 from ..figures import titan as titan_figures
 from ..figures.allpass import common as allpass_common
-from ..figures.base import default_store, reproduce_together
+from ..figures.base import default_shipped, default_store, reproduce_together, shipped_file
 from ..model.errors import InputError
 from .arguments import execution_args, positive_int
 
@@ -65,8 +70,30 @@ def _register_reproduce(sub) -> None:
                      "fig04 ... fig13, calibration; fig12 is two sweeps, LP bound and OPT; "
                      "titan: table3, fig05"
                      + "; allpass: " + ", ".join(allpass_figures.FIGURES) + ")")
+    rep.add_argument("--shipped", default=None, metavar="FILE",
+                     help="finished cells to take instead of computing them, where their "
+                     "keys match this code (default: notebooks/cells/SIZE.jsonl in a "
+                     "checkout, the figures' costly cells; see ship-cells)")
+    rep.add_argument("--no-shipped", action="store_true",
+                     help="compute every cell here: take no shipped cell, and forget those "
+                     "an earlier run took into STORE (`make book RECOMPUTE=1`)")
     execution_args(rep)
     rep.set_defaults(run=reproduce)
+    ship = sub.add_parser(
+        "ship-cells", help="write the figures' costly cells from a store into the file "
+        "shipped with the repository",
+        description="Write the pdFTSP figures' costly cells at the full size (Titan with "
+        "either objective and the bounds, on their seeds) from STORE into FILE, one record "
+        "a line after a header that says where they were computed; cells of other keys "
+        "leave the file. Every one must be finished in STORE and computed there (`lorasched "
+        "reproduce --no-shipped` first). `make book` then takes them instead of computing "
+        "them while the code that computed them is unchanged.")
+    ship.add_argument("--store", default=None,
+                      help="folder of finished cells (default: build/sweeps/full in a "
+                      "checkout)")
+    ship.add_argument("--to", default=None, metavar="FILE",
+                      help="the file (default: notebooks/cells/full.jsonl in a checkout)")
+    ship.set_defaults(run=ship_cells)
 
 
 def compare(args) -> int:
@@ -92,6 +119,13 @@ def reproduce(args) -> int:
     """Run the cells of every chosen system's figures into the store; 130 if interrupted,
     1 if a cell failed."""
     store = args.store or default_store(args.size)
+    if args.no_shipped and args.shipped:
+        raise InputError("--shipped and --no-shipped: give one or the other")
+    if args.no_shipped and Path(store).is_dir():
+        gone = shipped.unseed(Store(store))
+        if gone:
+            print(f"{len(gone)} cells taken from shipped cells forgotten in {store}: "
+                  "computed here")
     if args.system != "all":
         chosen = [args.system]
     else:  # --figures alone names pdFTSP's figures, as before TITAN's pages existed
@@ -113,17 +147,21 @@ def reproduce(args) -> int:
 def _batch(batched: dict, args, store) -> int:
     """Run the systems' sweeps as one batch; print a line per system (and the batch's)."""
     start = time.perf_counter()
+    path = None if args.no_shipped else (args.shipped or default_shipped(args.size))
+    cells = shipped.read(path) if path is not None else None
     report, per = reproduce_together(batched, args.size, store, workers=args.workers,
                                      scheduler=args.scheduler, serial=args.serial,
-                                     progress=not args.no_progress)
+                                     progress=not args.no_progress, shipped_cells=cells)
     if report.interrupted:
         return 130
     seconds, status = time.perf_counter() - start, 0
     for name, got in per.items():
         took = (f" in {seconds:.0f} s" if len(per) == 1
                 else f"; its cells ran {got.cell_seconds:.0f} s in all")
+        taken = (f" ({got.shipped} taken from {path}, computed there in "
+                 f"{got.shipped_cpu_seconds:.0f} CPU-s)" if got.shipped else "")
         print(f"{name} ({args.size}): {got.computed} cells computed, {got.skipped} "
-              f"already done, {len(got.failed)} failed{took} -> {store}")
+              f"already done{taken}, {len(got.failed)} failed{took} -> {store}")
         status |= _report_failed(store, got.failed)
     if len(per) > 1:
         print(f"{' + '.join(per)} ({args.size}): one batch of {len(report.cells)} cells "
@@ -134,11 +172,14 @@ def _batch(batched: dict, args, store) -> int:
 
 def cpu_report(per: dict) -> str:
     """The computed cells' CPU seconds per system and per policy, as lines of a table
-    (the largest first; "" if no cell was computed)."""
+    (the largest first), and the cells taken from shipped ones apart."""
     rows = [(name, policy, n, cpu) for name, got in per.items()
             for policy, (n, cpu) in got.by_policy.items()]
+    taken = [f"  {name}: {got.shipped} cells taken from the shipped cells, not computed "
+             f"here (they took {got.shipped_cpu_seconds:.0f} CPU-s where they were computed)"
+             for name, got in per.items() if got.shipped]
     if not rows:
-        return "no cell computed: no CPU time to report"
+        return "\n".join(["no cell computed: no CPU time to report", *taken])
     lines = ["CPU seconds of the computed cells, per system and per policy:",
              f"  {'system':<8} {'policy':<16} {'cells':>6} {'CPU s':>9} {'per cell':>9}"]
     for name, got in sorted(per.items(), key=lambda kv: -kv[1].cpu_seconds):
@@ -149,7 +190,52 @@ def cpu_report(per: dict) -> str:
     total = sum(got.cpu_seconds for got in per.values())
     lines.append(f"  {'all':<8} {'':<16} {sum(g.computed for g in per.values()):>6} "
                  f"{total:>9.0f}")
-    return "\n".join(lines)
+    return "\n".join([*lines, *taken])
+
+
+def ship_cells(args) -> int:
+    """``lorasched ship-cells``: write the pdFTSP figures' costly cells from the store into
+    the shipped file; print what it holds."""
+    store = Store(args.store or default_store("full"))
+    to = Path(args.to) if args.to else shipped_file("full")
+    if to is None:
+        raise InputError("ship-cells: not in a source checkout; say where with --to FILE")
+    keys = pdftsp_figures.CATALOGUE.shipped_keys("full")
+    cells = shipped.ship(store, keys, provenance())
+    old = set(shipped.read(to).records) if to.is_file() else set()
+    shipped.write(to, cells)
+    print(f"{len(cells.records)} cells ({cells.cpu_seconds:.0f} CPU-s when computed) -> {to}: "
+          f"{len(set(cells.records) - old)} new, {len(old - set(cells.records))} gone")
+    return 0
+
+
+def provenance() -> dict:
+    """Where shipped cells are computed: the checkout's commit (``+`` if it has changes),
+    the machine, the versions that can change a number, and the date."""
+    def git(*argv) -> str:
+        try:
+            return subprocess.run(["git", *argv], capture_output=True, text=True,
+                                  cwd=Path(__file__).parent, check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            return ""
+
+    commit = git("rev-parse", "--short", "HEAD")
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    return {"commit": commit + ("+" if dirty else ""), "made": datetime.now(UTC).isoformat(
+        timespec="seconds"), "machine": f"{platform.machine()}, {_cpu_name()}, "
+            f"{os.cpu_count()} CPUs", "python": platform.python_version(),
+            **{name: version(name) for name in ("numpy", "numba", "highspy")}}
+
+
+def _cpu_name() -> str:
+    """The CPU's model name (Linux), else the platform's processor string."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
 
 
 def _alone(name: str, module, args, store) -> int:

@@ -11,11 +11,13 @@ One module per job, and none of them names a system (they reach systems only thr
 * ``assembly`` — finished cells to an ``xarray.Dataset`` and a netCDF file;
 * :mod:`.sweep` — :func:`~.sweep.run_sweep` and :func:`~.sweep.run_sweeps`, which tie those
   together;
+* :mod:`.shipped` — finished cells kept with the repository, seeded into a store where their
+  keys match the code;
 * ``compare`` — are two stores' cells the same numbers?
 * ``calibrate`` — a policy's constants scanned on held-out data, saved to a file.
 """
 
-from . import calibrate, grid
+from . import calibrate, grid, shipped
 from .assembly import assemble_results, without_timings
 from .compare import compare_stores
 from .declaration import Sweep
@@ -25,4 +27,4 @@ from .sweep import SweepReport, run_sweep, run_sweeps
 
 __all__ = ["Cell", "calibrate", "grid", "Store", "Sweep", "SweepReport", "assemble_results",
            "cell_key", "code_fingerprint", "compare_stores", "default_store", "run_sweep",
-           "run_sweeps", "without_timings"]
+           "run_sweeps", "shipped", "without_timings"]

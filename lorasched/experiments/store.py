@@ -131,6 +131,52 @@ class Store:
             atomic_write(self.failed_dir / f"{cell.key}.json",
                           json.dumps(record, default=json_default))
 
+    def raw(self, key: str) -> dict:
+        """A finished cell's record as stored.
+
+        Parameters
+        ----------
+        key : str
+            The cell's key.
+
+        Returns
+        -------
+        dict
+            The record, its metrics encoded as :func:`encode_metric` writes them.
+
+        Raises
+        ------
+        FileNotFoundError
+            If the cell is not finished.
+        """
+        return json.loads((self.done_dir / f"{key}.json").read_text())
+
+    def adopt(self, key: str, record: dict) -> None:
+        """Write a finished cell's record made elsewhere, atomically.
+
+        The cell's earlier failure, if any, is removed.
+
+        Parameters
+        ----------
+        key : str
+            The cell's key.
+        record : dict
+            Its record as a store holds it (metrics encoded, :meth:`raw`).
+        """
+        self.done_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.done_dir / f"{key}.json", json.dumps(record, allow_nan=False))
+        (self.failed_dir / f"{key}.json").unlink(missing_ok=True)
+
+    def drop(self, key: str) -> None:
+        """Forget a finished cell, so that the next run computes it.
+
+        Parameters
+        ----------
+        key : str
+            The cell's key (nothing happens if it is not finished).
+        """
+        (self.done_dir / f"{key}.json").unlink(missing_ok=True)
+
 
 def atomic_write(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..experiments import Sweep, run_sweep, run_sweeps
+from ..experiments import Store, Sweep, grid, run_sweep, run_sweeps, shipped
 from ..model.errors import InputError
 from . import numbers
 from .verdicts import (
@@ -97,6 +97,23 @@ def default_store(size: str = "small") -> Path:
     if (repo / "pyproject.toml").is_file() and (repo / "lorasched").is_dir():
         return repo / "build" / "sweeps" / size
     return Path.home() / ".cache" / "lorasched" / "sweeps" / size
+
+
+def shipped_file(size: str = "full") -> Path | None:
+    """Where the source checkout the package runs from keeps its shipped cells of ``size``
+    (``notebooks/cells/<size>.jsonl``, :mod:`lorasched.experiments.shipped`); None outside
+    a checkout (an installed package)."""
+    check_size(size)
+    repo = Path(__file__).resolve().parents[2]
+    if (repo / "pyproject.toml").is_file() and (repo / "lorasched").is_dir():
+        return repo / "notebooks" / "cells" / f"{size}.jsonl"
+    return None
+
+
+def default_shipped(size: str = "full") -> Path | None:
+    """:func:`shipped_file` of ``size`` where it exists, else None."""
+    path = shipped_file(size)
+    return path if path is not None and path.is_file() else None
 
 
 @contextmanager
@@ -189,13 +206,17 @@ class Figure:
         what the paper's setting (``size = "full"``) runs instead; generated from the
         size, so a small build never claims the full one's scale."""
         check_size(size)
-        scale = SCALES[self.system]
+        scale = self.scale_words
         if size == "full":
             return Prose(f"This page runs the paper's setting (`size = \"full\"`): "
                          f"{scale('full', seeds)}.")
         return Prose(f"This page is a small build (`size = \"small\"`), so that it runs in "
                      f"seconds to minutes: {scale('small', seeds)}. The paper's setting, "
                      f"`size = \"full\"`, runs {scale('full', None)}.")
+
+    def scale_words(self, size: str, seeds: int | None = None) -> str:
+        """The page's scale in words (its system's, :data:`SCALES`)."""
+        return SCALES[self.system](size, seeds)
 
     def describe(self, data) -> str:
         """One paragraph stating the setting of the figure's data."""
@@ -328,23 +349,37 @@ class SystemReport:
     cpu_seconds: float = 0.0  # and their CPU seconds
     #: per policy (a bound cell as ``"bound <name>"``): [computed cells, CPU seconds]
     by_policy: dict = field(default_factory=dict)
+    shipped: int = 0  # cells taken from the shipped cells (counted in ``skipped``)
+    shipped_cpu_seconds: float = 0.0  # their CPU seconds where they were computed
 
 
 def reproduce_together(sweeps_by_system: dict, size: str = "full", store=None, *,
                        workers: int | None = None, scheduler: str | None = None,
-                       serial: bool = False, progress: bool = True):
+                       serial: bool = False, progress: bool = True,
+                       shipped_cells: shipped.Shipped | None = None):
     """Run the cells of several systems' sweeps (``{system: [sweep, ...]}``) as ONE batch
     into ``store``: one pool of workers for all of them, so that no worker idles while
     another finishes one system's last cell (and the pool starts once). Cells are handed
-    out in each system's cost order, the systems in the order given.
+    out in each system's cost order, the systems in the order given. With ``shipped_cells``
+    (shipped cells, :func:`lorasched.experiments.shipped.read`), the batch's cells found
+    there are first copied into the store (:func:`~lorasched.experiments.shipped.seed`)
+    and not computed.
 
     Returns ``(report, {system: SystemReport})``: the batch's
     :class:`~lorasched.experiments.SweepReport` and each system's cells computed, found
-    done and failed, with the computed cells' wall and CPU seconds on their workers,
-    summed, in all and per policy."""
+    done (those taken from ``shipped_cells`` counted apart too) and failed, with the computed
+    cells' wall and CPU seconds on their workers, summed, in all and per policy."""
     store = default_store(size) if store is None else store
     rank = {name: r for r, name in enumerate(sweeps_by_system)}
     per = {name: SystemReport() for name in sweeps_by_system}
+    if shipped_cells is not None:
+        batch = {c.key: c for group in sweeps_by_system.values() for s in group
+                 for c in grid.cells(s)}
+        for key in shipped.seed(Store(store), shipped_cells, batch):
+            got = per[batch[key].params["system"]]
+            got.shipped += 1
+            record = shipped_cells.records[key]
+            got.shipped_cpu_seconds += float(record.get("cpu_seconds", 0.0))
 
     def on_cell(cell, outcome):
         got = per[cell.params["system"]]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..experiments import grid
 from ..model.errors import InputError
 from .base import Figure, check_size, figure_sweeps, pick
 from .base import reproduce as run_figures
@@ -49,12 +50,17 @@ class Catalogue:
         chosen pages) computes what they draw from and returns a :class:`Report`. Such a
         catalogue has no :meth:`sweeps`, and its :meth:`reproduce` refuses the arguments
         that say where cells run.
+    ships : callable, optional
+        ``ships(figure, params)``: whether a cell (its parameters) of a page is among those
+        shipped with the repository at the full size (:meth:`shipped_keys`); none where not
+        given.
     """
 
     figures: dict[str, Figure]
     name: str
     extra: tuple[Figure, ...] = ()
     compute: Callable | None = None
+    ships: Callable | None = None
 
     def __repr__(self) -> str:
         return f"<Catalogue {self.name}: {', '.join(self.figures)}>"
@@ -119,6 +125,27 @@ class Catalogue:
         if figures:
             return figure_sweeps(self.chosen(figures), size, seeds)
         return figure_sweeps([*self.figures.values(), *self.extra], size, seeds)
+
+    def shipped_keys(self, size: str = "full") -> list[str]:
+        """The keys of the cells of :meth:`sweeps` (every page's, at their own seeds) that
+        :attr:`ships` selects: those ``lorasched ship-cells`` writes and a test holds
+        current. Sorted; empty where nothing is shipped or at the small size.
+
+        Parameters
+        ----------
+        size : str
+            ``"small"`` or ``"full"``.
+
+        Returns
+        -------
+        list of str
+        """
+        check_size(size)
+        if self.ships is None or self.compute is not None or size != "full":
+            return []
+        return sorted({c.key for fig in [*self.figures.values(), *self.extra]
+                       for s in fig.sweeps(size).values() for c in grid.cells(s)
+                       if self.ships(fig, c.params)})
 
     def reproduce(self, size: str = "full", store=None, *, seeds: int | None = None,
                   figures=None, workers: int | None = None, scheduler: str | None = None,

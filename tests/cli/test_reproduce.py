@@ -4,9 +4,12 @@ named alone and is not handed it with --system all."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from lorasched.cli import main
+from lorasched.experiments import Store, compare_stores, shipped
 from lorasched.cli import reproduce as command
 from lorasched.figures.allpass import catalog as allpass_catalog
 from lorasched.figures.base import SystemReport
@@ -71,9 +74,10 @@ def test_the_report_gives_cpu_seconds_per_system_and_per_policy():
     assert "no cell computed" in command.cpu_report({"pdftsp": SystemReport()})
 
 
-def test_a_small_batch_reports_each_policys_cpu_seconds(tmp_path, capsys):
-    assert main(["reproduce", "--size", "small", "--figures", "fig06", "--store",
-                 str(tmp_path), "--serial", "--no-progress"]) == 0
+def test_a_small_batch_reports_cpu_seconds_and_takes_shipped_cells_apart(tmp_path, capsys):
+    here, there = tmp_path / "here", tmp_path / "there"
+    argv = ["reproduce", "--size", "small", "--figures", "fig06", "--serial", "--no-progress"]
+    assert main([*argv, "--store", str(here)]) == 0
     out = capsys.readouterr().out
     rows = {tuple(line.split()[:2]): line.split()[2:] for line in out.splitlines()
             if line.startswith("  pdftsp ")}
@@ -81,3 +85,23 @@ def test_a_small_batch_reports_each_policys_cpu_seconds(tmp_path, capsys):
     assert rows[("pdftsp", "pdftsp")][0] == "30" and rows[("pdftsp", "titan")][0] == "9"
     assert rows[("pdftsp", "(all)")][0] == "84"
     assert float(rows[("pdftsp", "titan")][1]) > float(rows[("pdftsp", "eft")][1])
+    # Titan's cells shipped; the others found done in the second store
+    done = Store(here).done()
+    titan = sorted(k for k, r in done.items() if r["params"]["algorithm"] == "titan")
+    shipped.write(tmp_path / "cells.jsonl", shipped.ship(Store(here), titan, {"made": "t"}))
+    shutil.copytree(here, there, ignore=lambda folder, names: [f"{k}.json" for k in titan])
+    assert main([*argv, "--store", str(there), "--shipped", str(tmp_path / "cells.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert "0 cells computed, 84 already done (9 taken from" in out
+    assert "pdftsp: 9 cells taken from the shipped cells, not computed here" in out
+    assert compare_stores(here, there).identical
+    assert all(Store(there).done()[k]["shipped"] for k in titan)
+    # --no-shipped forgets them and computes them here: the same numbers
+    assert main([*argv, "--store", str(there), "--no-shipped"]) == 0
+    out = capsys.readouterr().out
+    assert "9 cells taken from shipped cells forgotten" in out
+    assert "9 cells computed, 75 already done, 0 failed" in out
+    assert [line.split()[:3] for line in out.splitlines() if line.startswith("  pdftsp ")][0] \
+        == ["pdftsp", "titan", "9"]
+    assert not any(r.get("shipped") for r in Store(there).done().values())
+    assert compare_stores(here, there).identical

@@ -157,6 +157,10 @@ def test_a_small_build_says_it_is_small_with_its_scale_and_the_papers_setting():
                          "(MILP) solved to a certified gap, and the bounds, which cost 10 to "
                          "600 times a pdFTSP day: the first 4).")
     assert "1 seed (1)" in pdftsp.figure("fig10").build_note("small", seeds=1)
+    for key in ("fig04", "fig08", "fig13"):  # Titan on every seed of these, at the full size
+        assert pdftsp.figure(key).build_note("full").endswith(
+            "144 ten-minute slots, 10 seeds (1 to 10).")
+        assert "the first 3)" in pdftsp.figure(key).build_note("small")
     full = pdftsp.figure("calibration").build_note("full")
     assert full.startswith("This page runs the paper's setting") and "small" not in full
     assert "40 jobs per run at density one on 16 nodes of 4 GPUs, 5 seeds" in (

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..base import Figure
 from ..catalog import Catalogue
 from .calibration import Calibration
+from .common import ships
 from .fig04 import Fig04
 from .fig05 import Fig05
 from .fig06 import Fig06
@@ -22,7 +23,7 @@ FIGURES: dict[str, Figure] = {f.key: f for f in (
     Calibration())}
 
 #: the pages, and the batch that runs their cells (with the sensitivity page's, for all)
-CATALOGUE = Catalogue(FIGURES, "section 5", extra=(SENSITIVITY,))
+CATALOGUE = Catalogue(FIGURES, "section 5", extra=(SENSITIVITY,), ships=ships)
 figure = CATALOGUE.figure
 sweeps = CATALOGUE.sweeps
 reproduce = CATALOGUE.reproduce

@@ -72,11 +72,24 @@ _COSTLY_SEEDS = {"small": 3, "full": 4}
 COSTLY = ("titan", "titan_oracle")
 
 
-def costly_seeds(size: str, seeds: int | None = None) -> int:
+def ships(figure, params: dict) -> bool:
+    """Whether a cell of ``figure`` is shipped with the repository
+    (:mod:`lorasched.experiments.shipped`): the costly ones (Titan with either objective,
+    and the bounds), which cost most of the book's CPU time, and those of the policies whose
+    measured times the page compares with theirs (``figure.timed``), so that a page's times
+    all come from one machine."""
+    algorithm = params.get("algorithm")
+    return (algorithm in COSTLY or algorithm is None
+            or algorithm in getattr(figure, "timed", ()))
+
+
+def costly_seeds(size: str, seeds: int | None = None, full: int | None = None) -> int:
     """How many seeds the expensive cells run: the first ``_COSTLY_SEEDS[size]`` of the
-    figure's seeds (all of them when the figure runs fewer)."""
+    figure's seeds (``full`` of them at the full size where given; all of them when the
+    figure runs fewer)."""
     n = _SEEDS[size] if seeds is None else int(seeds)
-    return min(n, _COSTLY_SEEDS[size])
+    k = full if size == "full" and full is not None else _COSTLY_SEEDS[size]
+    return min(n, k)
 
 
 def base(size: str = "small") -> dict:
@@ -87,12 +100,13 @@ def base(size: str = "small") -> dict:
             "slots": _SLOTS[size]}
 
 
-def scale(size: str = "small", seeds: int | None = None) -> str:
-    """The size's scale in words: nodes, loads, slots and seeds."""
+def scale(size: str = "small", seeds: int | None = None, costly: int | None = None) -> str:
+    """The size's scale in words: nodes, loads, slots and seeds (the expensive cells on
+    ``costly`` of them where given, else :func:`costly_seeds`)."""
     b = base(size)
     loads = _and(f"{LOADS[name] * _SCALE[size]:g} ({name})" for name in LOADS)
     n = _SEEDS[size] if seeds is None else int(seeds)
-    k = costly_seeds(size, seeds)
+    k = costly_seeds(size, seeds) if costly is None else costly
     costly = (f" (Titan with either objective, each slot's mixed-integer linear program "
               f"(MILP) solved to a certified gap, and the bounds, which cost 10 to 600 times a "
               f"pdFTSP day: the first {k})" if k < n else "")

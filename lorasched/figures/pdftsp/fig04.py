@@ -36,6 +36,7 @@ class Fig04(SweepFigure):
     key, number, title, axis = "fig04", "Fig. 4", "Impact of data-centre scale", "nodes"
     page = "fig04_scale"
     every = "at every K"
+    costly_full = 10  # Titan's claims over K and load (and Fig. 13's) on ten seeds
     paper_gains = {TITAN: 30.78, "EFT": 137.35, "NTM": 155.84}  # at the smallest K
 
     def axes(self, size):

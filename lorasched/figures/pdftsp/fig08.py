@@ -43,6 +43,7 @@ class Fig08(SweepFigure):
     axis = "load"
     page = "fig08_load"
     every = "at every load"
+    costly_full = 10  # Titan's claims over K and load (and Fig. 13's) on ten seeds
     paper_gains = {TITAN: 48.99, "EFT": 151.57, "NTM": 184.94}  # at the high load
 
     def axes(self, size):

@@ -9,8 +9,9 @@ import json
 import numpy as np
 import xarray as xr
 
+from ...experiments import Store, grid, shipped
 from ...model.errors import InputError
-from ..base import Prose, paragraphs
+from ..base import Prose, default_shipped, default_store, paragraphs
 from ..numbers import interval, num, quote
 from ..prose import says
 from ..verdicts import (
@@ -64,6 +65,10 @@ class Fig13(SweepFigure):
     key, number, title, axis = "fig13", "Fig. 13", "Running time per task", "problem"
     page = "fig13_runtime"
     every = "at every load"
+    costly_full = 10  # Figs. 4 and 8's
+    #: the policies whose times the page compares: shipped with Titan's cells, so that both
+    #: are timed on one machine (:func:`~.common.ships`)
+    timed = ("pdftsp", "titan")
 
     def sweeps(self, size="small", seeds=None):
         """The sweeps of Figs. 4 and 8 whose cells it times, named ``fig04`` and ``fig08``:
@@ -156,6 +161,31 @@ class Fig13(SweepFigure):
         return (f"{self.title}: the runs of Fig. 8 at {_and(ds['problem'].values)}, Titan on "
                 f"seeds {_and(seeds)} (pdFTSP on every seed of that figure; a claim pairs the "
                 f"seeds Titan ran). " + titan_solve_text(ds))
+
+    def where_timed(self, size: str = "small", store=None) -> Prose:
+        """Where the page's times were measured: on the machine that built it, or where the
+        shipped cells were computed (:mod:`lorasched.experiments.shipped`), read from the
+        store's records of the timed policies' cells (``store``: default
+        :func:`~lorasched.figures.base.default_store` of ``size``)."""
+        done = Store(store if store is not None else default_store(size)).done()
+        keys = {c.key for s in self.sweeps(size).values() for c in grid.cells(s)
+                if c.params["algorithm"] in self.timed}
+        taken = sum(1 for k in keys if done.get(k, {}).get(shipped.MARK))
+        if not taken:
+            return Prose("Every time on this page was measured on the machine that built it.")
+        path = default_shipped(size)
+        header = shipped.read(path).header if path is not None else {}
+        where = (f"{header.get('machine', 'a machine not recorded')}, at commit "
+                 f"{header.get('commit', '?')} on {header.get('made', '?')[:10]}")
+        if taken == len(keys):
+            return Prose(f"Every time on this page was measured where the shipped cells were "
+                         f"computed ({where}): `make book` takes pdFTSP's and {TITAN}'s cells "
+                         "of this page from them while the code that computed them is "
+                         "unchanged, so that both policies are timed on one machine; `make "
+                         "book RECOMPUTE=1` times them on the machine that builds the book.")
+        return Prose(f"{taken} of the page's {len(keys)} timed runs come from the shipped "
+                     f"cells ({where}) and the others were measured here: their times are "
+                     "not from one machine, and their ratios mix two machines' speeds.")
 
     def findings(self, ds, scale: xr.Dataset | None = None):
         """The page's prose from the problems ``ds`` (:meth:`assemble`) and, if given, Fig.

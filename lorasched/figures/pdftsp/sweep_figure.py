@@ -61,6 +61,16 @@ class SweepFigure(Figure):
     variant_column = "pdFTSP"
     axis = ""
     quotes = True
+    #: seeds of the expensive cells at the full size where the figure runs more than the
+    #: others (:func:`~.common.costly_seeds`)
+    costly_full: int | None = None
+
+    def costly(self, size: str, seeds: int | None = None) -> int:
+        """How many seeds the figure's expensive cells run (the first ones)."""
+        return costly_seeds(size, seeds, self.costly_full)
+
+    def scale_words(self, size: str, seeds: int | None = None) -> str:
+        return common.scale(size, seeds, costly=self.costly(size, seeds))
 
     def axes(self, size: str) -> dict:
         raise NotImplementedError
@@ -89,7 +99,7 @@ class SweepFigure(Figure):
         axes = self.axes(size)
         axes["constants"] = pdftsp_constants(size)
         algorithms = self.algorithms()
-        n, k = _SEEDS[size] if seeds is None else int(seeds), costly_seeds(size, seeds)
+        n, k = _SEEDS[size] if seeds is None else int(seeds), self.costly(size, seeds)
         return {"name": f"{self.key}_{size}", "system": self.system,
                 "description": self.title, "base": b, "axes": axes,
                 "algorithms": algorithms, "seeds": n,
@@ -117,7 +127,7 @@ class SweepFigure(Figure):
         at = self.oracle_at(size) if self.key in ORACLE_FIGURES else None
         if at:
             out["oracle"] = self._part(size, seeds, "oracle", "titan_oracle",
-                                       common.TITAN_OPTIONS, at, costly_seeds(size, seeds))
+                                       common.TITAN_OPTIONS, at, self.costly(size, seeds))
         return out
 
     def sweep(self, size: str = "small", seeds: int | None = None) -> Sweep:

@@ -1,0 +1,198 @@
+"""Cells shipped with the repository: finished cells' records computed once and kept as one
+JSON-lines file (a header with their provenance, then a record a line, sorted by key),
+seeded into a store where their keys match the code (:func:`seed`), written from a store
+(:func:`ship`). A key hashes the parameters and the code (:func:`.grid.cell_key`), so a
+shipped record is only ever taken by the code that computed it; see
+:doc:`/reference/engine`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..model.errors import InputError
+from .store import Store, atomic_write
+
+#: the header line's marker (its value is the format's version)
+FORMAT = "lorasched-shipped-cells"
+VERSION = 1
+#: a store's record taken from shipped cells carries this field (True)
+MARK = "shipped"
+
+
+@dataclass
+class Shipped:
+    """A file of shipped cells.
+
+    Parameters
+    ----------
+    header : dict
+        Where and how the records were computed (free-form, e.g. ``commit``, ``machine``,
+        ``python``, ``made``); :func:`ship` writes it.
+    records : dict
+        Cell key -> its store record (``key``, ``params``, ``cell``, ``metrics``,
+        ``seconds``, ``cpu_seconds``), metrics as the store encodes them.
+    """
+
+    header: dict
+    records: dict = field(default_factory=dict)
+
+    @property
+    def cpu_seconds(self) -> float:
+        """The records' CPU seconds when they were computed, summed."""
+        return sum(float(r.get("cpu_seconds", 0.0)) for r in self.records.values())
+
+
+def read(path) -> Shipped:
+    """Read and check a file of shipped cells.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (:func:`write`'s format).
+
+    Returns
+    -------
+    Shipped
+
+    Raises
+    ------
+    InputError
+        If a line is not a JSON object, the first is not the header, a record has no
+        ``key``, ``params`` or ``metrics``, or a key appears twice; the message names the
+        line.
+    """
+    path = Path(path)
+    lines = path.read_text().splitlines()
+    objects = []
+    for n, line in enumerate(lines, start=1):
+        try:
+            obj = json.loads(line)
+        except ValueError as err:
+            raise InputError(f"{path}, line {n}: not JSON ({err})") from None
+        if not isinstance(obj, dict):
+            raise InputError(f"{path}, line {n}: not a JSON object")
+        objects.append(obj)
+    if not objects or objects[0].get("format") != FORMAT:
+        raise InputError(f"{path}, line 1: not a header with format {FORMAT!r}")
+    if objects[0].get("version") != VERSION:
+        raise InputError(f"{path}, line 1: version {objects[0].get('version')!r}, this "
+                         f"lorasched reads {VERSION}")
+    out = Shipped(header=objects[0].get("header", {}))
+    for n, record in enumerate(objects[1:], start=2):
+        missing = [f for f in ("key", "params", "metrics") if f not in record]
+        if missing:
+            raise InputError(f"{path}, line {n}: a record without {', '.join(missing)}")
+        if record["key"] in out.records:
+            raise InputError(f"{path}, line {n}: key {record['key']} a second time")
+        out.records[record["key"]] = record
+    return out
+
+
+def write(path, shipped: Shipped) -> None:
+    """Write shipped cells to a file, atomically.
+
+    The header line comes first, then the records sorted by key, so that a refresh's diff
+    shows the cells that changed.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (its folder is created if missing).
+    shipped : Shipped
+        The cells (:func:`ship`).
+    """
+    lines = [json.dumps({"format": FORMAT, "version": VERSION, "header": shipped.header},
+                        sort_keys=True)]
+    for key in sorted(shipped.records):
+        record = {k: v for k, v in shipped.records[key].items() if k != MARK}
+        lines.append(json.dumps(record, sort_keys=True, allow_nan=False))
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(Path(path), "\n".join(lines) + "\n")
+
+
+def seed(store: Store, shipped: Shipped, keys: Iterable[str]) -> list[str]:
+    """Copy into ``store`` the shipped records of ``keys`` that it does not hold yet, each
+    marked as shipped (:data:`MARK`); an earlier failure of the cell is removed.
+
+    Parameters
+    ----------
+    store : Store
+        The store (its folders are created if missing).
+    shipped : Shipped
+        The shipped cells.
+    keys : iterable of str
+        The cells wanted (a batch's keys): a shipped record of another key (other code,
+        another figure) is not copied.
+
+    Returns
+    -------
+    list of str
+        The keys copied, sorted.
+    """
+    done = set(store.done())
+    copied = []
+    for key in sorted(set(keys)):
+        if key in shipped.records and key not in done:
+            store.adopt(key, {**shipped.records[key], MARK: True})
+            copied.append(key)
+    return copied
+
+
+def unseed(store: Store) -> list[str]:
+    """Remove from ``store`` every record that was taken from shipped cells, so that the
+    next run computes those cells here.
+
+    Parameters
+    ----------
+    store : Store
+        The store.
+
+    Returns
+    -------
+    list of str
+        The keys removed, sorted.
+    """
+    gone = sorted(key for key, record in store.done().items() if record.get(MARK))
+    for key in gone:
+        store.drop(key)
+    return gone
+
+
+def ship(store: Store, keys: Iterable[str], header: dict) -> Shipped:
+    """The records of ``keys`` in ``store``, to be written by :func:`write`.
+
+    Parameters
+    ----------
+    store : Store
+        Where the cells were computed.
+    keys : iterable of str
+        The cells to ship.
+    header : dict
+        Where and how they were computed (:attr:`Shipped.header`).
+
+    Returns
+    -------
+    Shipped
+
+    Raises
+    ------
+    InputError
+        If a key has no finished record in the store, or a record was itself taken from
+        shipped cells (shipping it again would give it this header's provenance); the
+        message says how many and names the first.
+    """
+    done, keys = store.done(), sorted(set(keys))
+    missing = [k for k in keys if k not in done]
+    if missing:
+        raise InputError(f"{len(missing)} of the {len(keys)} cells to ship are not finished "
+                         f"in {store.folder} (the first: {missing[0]}); compute them first")
+    taken = [k for k in keys if done[k].get(MARK)]
+    if taken:
+        raise InputError(f"{len(taken)} of the {len(keys)} cells to ship were taken from "
+                         f"shipped cells, not computed in {store.folder} (the first: "
+                         f"{taken[0]}); compute them here first (--no-shipped)")
+    return Shipped(header=dict(header), records={k: store.raw(k) for k in keys})

@@ -1,0 +1,95 @@
+"""Shipped cells (lorasched.experiments.shipped): the file round-trips, a damaged file is
+refused with its line named, seeding takes only the wanted keys the store lacks, marks them
+and keeps their numbers (NaN and infinities included), and shipping refuses cells that are
+not finished or were not computed in the store."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from lorasched.experiments import shipped
+from lorasched.experiments.grid import Cell
+from lorasched.experiments.store import Store
+from lorasched.model.errors import InputError
+
+
+def cell(key: str) -> Cell:
+    return Cell(key, {"system": "pdftsp", "scenario": {"nodes": 3}, "algorithm": "titan",
+                      "options": {}, "seed": 1}, ((("seed", 1),),))
+
+
+def computed(folder, keys) -> Store:
+    """A store whose cells ``keys`` were computed (a NaN and an infinity among the metrics)."""
+    store = Store(folder)
+    store.done_dir.mkdir(parents=True)
+    store.failed_dir.mkdir()
+    for n, key in enumerate(keys):
+        store.put(cell(key), {"ok": True, "metrics": {"welfare": 1.5 + n, "gap": math.nan,
+                                                      "ratio": math.inf},
+                              "seconds": 2.0, "cpu_seconds": 3.0 + n})
+    return store
+
+
+def test_a_file_round_trips_sorted_with_its_header(tmp_path):
+    store = computed(tmp_path / "s", ["bb", "aa"])
+    made = shipped.ship(store, ["bb", "aa"], {"commit": "abc"})
+    shipped.write(tmp_path / "c.jsonl", made)
+    lines = (tmp_path / "c.jsonl").read_text().splitlines()
+    assert json.loads(lines[0])["header"] == {"commit": "abc"}
+    assert [json.loads(line)["key"] for line in lines[1:]] == ["aa", "bb"]
+    again = shipped.read(tmp_path / "c.jsonl")
+    assert again.records == made.records and again.cpu_seconds == pytest.approx(7.0)
+
+
+@pytest.mark.parametrize("damage, words", [
+    (lambda lines: lines[:-1] + [lines[-1][:40]], "line 3: not JSON"),  # a torn last line
+    (lambda lines: lines[1:], "line 1: not a header"),
+    (lambda lines: lines + [lines[-1]], "line 4: key bb a second time"),
+    (lambda lines: lines + ['{"key": "cc", "params": {}}'], "line 4: a record without metrics"),
+    (lambda lines: lines + ["[1, 2]"], "line 4: not a JSON object"),
+    (lambda lines: [lines[0].replace('"version": 1', '"version": 9')] + lines[1:],
+     "line 1: version 9"),
+])
+def test_a_damaged_file_is_refused_naming_its_line(tmp_path, damage, words):
+    path = tmp_path / "c.jsonl"
+    shipped.write(path, shipped.ship(computed(tmp_path / "s", ["aa", "bb"]), ["aa", "bb"], {}))
+    path.write_text("\n".join(damage(path.read_text().splitlines())) + "\n")
+    with pytest.raises(InputError, match=words):
+        shipped.read(path)
+
+
+def test_seeding_takes_the_wanted_keys_the_store_lacks_and_keeps_their_numbers(tmp_path):
+    source = computed(tmp_path / "here", ["aa", "bb", "cc"])
+    cells = shipped.ship(source, ["aa", "bb", "cc"], {})
+    store = computed(tmp_path / "other", ["aa"])  # aa computed there already
+    store.put(cell("bb"), {"ok": False, "error": "E", "traceback": "T"})  # bb failed once
+    assert shipped.seed(store, cells, ["aa", "bb", "zz"]) == ["bb"]  # not cc: not wanted
+    done = store.done()
+    assert sorted(done) == ["aa", "bb"] and "bb" not in store.failed()
+    assert done["bb"]["shipped"] is True and "shipped" not in done["aa"]
+    assert done["bb"]["metrics"]["welfare"] == source.done()["bb"]["metrics"]["welfare"]
+    assert math.isnan(done["bb"]["metrics"]["gap"]) and done["bb"]["metrics"]["ratio"] == math.inf
+    assert shipped.seed(store, cells, ["aa", "bb"]) == []  # idempotent
+
+
+def test_unseeding_forgets_only_the_shipped_records(tmp_path):
+    cells = shipped.ship(computed(tmp_path / "here", ["aa", "bb"]), ["aa", "bb"], {})
+    store = computed(tmp_path / "other", ["aa"])
+    shipped.seed(store, cells, ["aa", "bb"])
+    assert shipped.unseed(store) == ["bb"]
+    assert sorted(store.done()) == ["aa"]
+
+
+def test_shipping_refuses_unfinished_or_shipped_cells(tmp_path):
+    store = computed(tmp_path / "s", ["aa"])
+    with pytest.raises(InputError, match="1 of the 2 cells to ship are not finished"):
+        shipped.ship(store, ["aa", "bb"], {})
+    other = computed(tmp_path / "o", [])
+    shipped.seed(other, shipped.ship(store, ["aa"], {}), ["aa"])
+    with pytest.raises(InputError, match="were taken from shipped cells"):
+        shipped.ship(other, ["aa"], {})
+    written = shipped.ship(store, ["aa"], {})
+    assert "shipped" not in written.records["aa"]

@@ -1,0 +1,71 @@
+"""The cells shipped in notebooks/cells/full.jsonl, which `make book` takes instead of
+computing them: exactly the pdFTSP figures' costly cells of this code (a change to the code
+that computes them fails here until `make ship-cells` is run), each record's key its own
+parameters' key, and the cheapest of them recomputed here, bit for bit."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from lorasched import systems
+from lorasched.experiments import grid, shipped
+from lorasched.experiments.executor import run_cell
+from lorasched.experiments.store import decode_metric
+from lorasched.figures import pdftsp
+from lorasched.figures.base import shipped_file
+
+FILE = shipped_file("full")
+#: how many of the cheapest shipped cells are recomputed (about 10 CPU-s in all)
+RECOMPUTED = 2
+
+pytestmark = pytest.mark.skipif(FILE is None or not Path(FILE).is_file(),
+                                reason="no shipped cells in this checkout")
+
+
+@pytest.fixture(scope="module")
+def cells() -> shipped.Shipped:
+    return shipped.read(FILE)
+
+
+def stale(cells: shipped.Shipped, wanted: list[str]) -> str:
+    """What differs between the shipped keys and ``wanted``, for a reader; "" if nothing."""
+    missing, extra = sorted(set(wanted) - set(cells.records)), sorted(set(cells.records)
+                                                                     - set(wanted))
+    if not missing and not extra:
+        return ""
+    return (f"{len(missing)} of the figures' {len(wanted)} costly cells are not shipped and "
+            f"{len(extra)} shipped cells are no longer wanted (shipped at "
+            f"{cells.header.get('commit', '?')}): the code that computes them changed. Run "
+            f"`make ship-cells` (about an hour on 2 cores) and commit {FILE}")
+
+
+def test_the_shipped_cells_are_the_figures_costly_cells_of_this_code(cells):
+    problem = stale(cells, pdftsp.CATALOGUE.shipped_keys("full"))
+    assert not problem, problem
+
+
+def test_a_change_to_the_code_is_caught(cells, monkeypatch):
+    """The check above fails once the code's fingerprint changes."""
+    real = grid.code_fingerprint
+    monkeypatch.setattr(grid, "code_fingerprint", lambda system=None, *a: real(system) + "x")
+    assert "are not shipped" in stale(cells, pdftsp.CATALOGUE.shipped_keys("full"))
+
+
+def test_each_record_is_keyed_by_its_own_parameters(cells):
+    assert all(grid.cell_key(r["params"]) == key for key, r in cells.records.items())
+
+
+def test_the_cheapest_shipped_cells_recompute_bit_for_bit(cells):
+    cheapest = sorted(cells.records.values(), key=lambda r: r["cpu_seconds"])[:RECOMPUTED]
+    for record in cheapest:
+        params = record["params"]
+        skip = {*systems.get(params["system"]).timings, "bound_seconds"}
+        got = run_cell(params)
+        want = {k: decode_metric(v) for k, v in record["metrics"].items()}
+        assert set(got) == set(want), record["cell"]
+        differ = [m for m in want if m not in skip and not (
+            got[m] == want[m] or (math.isnan(got[m]) and math.isnan(want[m])))]
+        assert not differ, f"{record['cell']}: {differ} differ from the shipped record"
