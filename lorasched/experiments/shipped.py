@@ -1,7 +1,7 @@
 """Cells shipped with the repository: finished cells' records computed once and kept as one
 JSON-lines file (a header with their provenance, then a record a line, sorted by key),
 seeded into a store where their keys match the code (:func:`seed`), written from a store
-(:func:`ship`). A key hashes the parameters and the code (:func:`.grid.cell_key`), so a
+(:func:`ship`). A key hashes the parameters and the code (``grid.cell_key``), so a
 shipped record is only ever taken by the code that computed it; see
 :doc:`/reference/engine`.
 """
@@ -116,11 +116,11 @@ def write(path, shipped: Shipped) -> None:
 
 def seed(store: Store, shipped: Shipped, keys: Iterable[str]) -> list[str]:
     """Copy into ``store`` the shipped records of ``keys`` that it does not hold yet, each
-    marked as shipped (:data:`MARK`); an earlier failure of the cell is removed.
+    marked as shipped (``MARK``); an earlier failure of the cell is removed.
 
     Parameters
     ----------
-    store : Store
+    store : lorasched.experiments.store.Store
         The store (its folders are created if missing).
     shipped : Shipped
         The shipped cells.
@@ -148,7 +148,7 @@ def unseed(store: Store) -> list[str]:
 
     Parameters
     ----------
-    store : Store
+    store : lorasched.experiments.store.Store
         The store.
 
     Returns
@@ -167,12 +167,12 @@ def ship(store: Store, keys: Iterable[str], header: dict) -> Shipped:
 
     Parameters
     ----------
-    store : Store
+    store : lorasched.experiments.store.Store
         Where the cells were computed.
     keys : iterable of str
         The cells to ship.
     header : dict
-        Where and how they were computed (:attr:`Shipped.header`).
+        Where and how they were computed (the :class:`Shipped` header).
 
     Returns
     -------

@@ -142,7 +142,7 @@ class Store:
         Returns
         -------
         dict
-            The record, its metrics encoded as :func:`encode_metric` writes them.
+            The record, its metrics encoded as ``encode_metric`` writes them.
 
         Raises
         ------
