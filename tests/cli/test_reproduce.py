@@ -9,8 +9,8 @@ import shutil
 import pytest
 
 from lorasched.cli import main
-from lorasched.experiments import Store, compare_stores, shipped
 from lorasched.cli import reproduce as command
+from lorasched.experiments import Store, compare_stores, shipped
 from lorasched.figures.allpass import catalog as allpass_catalog
 from lorasched.figures.base import SystemReport
 
