@@ -83,7 +83,8 @@ def _register_reproduce(sub) -> None:
         "ship-cells", help="write the figures' costly cells from a store into the file "
         "shipped with the repository",
         description="Write the pdFTSP figures' costly cells at the full size (Titan with "
-        "either objective and the bounds, on their seeds) from STORE into FILE, one record "
+        "either objective and the bounds, on their seeds, and the pdFTSP runs Fig. 13 times "
+        "against Titan's) from STORE into FILE, one record "
         "a line after a header that says where they were computed; cells of other keys "
         "leave the file. Every one must be finished in STORE and computed there (`lorasched "
         "reproduce --no-shipped` first). `make book` then takes them instead of computing "
@@ -121,6 +122,8 @@ def reproduce(args) -> int:
     store = args.store or default_store(args.size)
     if args.no_shipped and args.shipped:
         raise InputError("--shipped and --no-shipped: give one or the other")
+    if args.shipped and not Path(args.shipped).is_file():
+        raise InputError(f"--shipped {args.shipped}: no such file")
     if args.no_shipped and Path(store).is_dir():
         gone = shipped.unseed(Store(store))
         if gone:

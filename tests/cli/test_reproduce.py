@@ -38,7 +38,8 @@ def test_all_systems_with_workers_run_the_batch_on_them_and_allpass_in_memory(
     assert main(["reproduce", "--system", "all", "--size", "small", "--workers", "2",
                  "--store", str(tmp_path), "--no-progress"]) == 0
     assert nothing_runs["batch"] == [{"systems": ["pdftsp", "titan"], "workers": 2,
-                                      "scheduler": None, "serial": False, "progress": False}]
+                                      "scheduler": None, "serial": False, "progress": False,
+                                      "shipped_cells": None}]  # none at the small size
     assert nothing_runs["allpass"] == ["small"]
     assert "allpass (small): 0 cells computed" in capsys.readouterr().out
 
@@ -105,3 +106,16 @@ def test_a_small_batch_reports_cpu_seconds_and_takes_shipped_cells_apart(tmp_pat
         == ["pdftsp", "titan", "9"]
     assert not any(r.get("shipped") for r in Store(there).done().values())
     assert compare_stores(here, there).identical
+
+
+def test_shipped_options_are_checked(nothing_runs, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["reproduce", "--size", "small", "--store", str(tmp_path), "--shipped",
+              str(tmp_path / "none.jsonl")])
+    assert exc.value.code == 2
+    assert "none.jsonl: no such file" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["reproduce", "--size", "small", "--store", str(tmp_path), "--shipped",
+              str(tmp_path / "none.jsonl"), "--no-shipped"])
+    assert "give one or the other" in capsys.readouterr().err
+    assert nothing_runs["batch"] == []

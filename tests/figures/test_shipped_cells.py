@@ -21,6 +21,8 @@ FILE = shipped_file("full")
 #: the smallest K at which a figure's cell is its full size (the sensitivity page's cells
 #: are smaller)
 FULL_K = 50
+#: a policy's cheapest shipped cell is recomputed if it took under this many CPU-seconds
+CHEAP = 10.0
 
 pytestmark = pytest.mark.skipif(FILE is None or not Path(FILE).is_file(),
                                 reason="no shipped cells in this checkout")
@@ -60,15 +62,17 @@ def test_each_record_is_keyed_by_its_own_parameters(cells):
 
 
 def cheapest(cells: shipped.Shipped) -> list[dict]:
-    """The cheapest shipped cell of each policy (a bound by its name), and the cheapest
-    Titan cell of a figure's full size: about 10 CPU-s in all."""
+    """The cheapest shipped cell of each policy (a bound by its name) where it took under
+    :data:`CHEAP` CPU-seconds, and the cheapest Titan cell of a figure's full size: about
+    25 CPU-s in all (the LP bound's cheapest cell, 18 CPU-s, is left out)."""
     def kind(r):
         return r["params"]["algorithm"] or f"bound {r['params']['bound']}"
 
     by_cost = sorted(cells.records.values(), key=lambda r: (r["cpu_seconds"], r["key"]))
     picked = {}
     for r in by_cost:
-        picked.setdefault(kind(r), r)
+        if r["cpu_seconds"] < CHEAP:
+            picked.setdefault(kind(r), r)
         if kind(r) == "titan" and r["params"]["scenario"]["nodes"] >= FULL_K:
             picked.setdefault("titan at full size", r)
     return list(picked.values())

@@ -107,12 +107,12 @@ def scale(size: str = "small", seeds: int | None = None, costly: int | None = No
     loads = _and(f"{LOADS[name] * _SCALE[size]:g} ({name})" for name in LOADS)
     n = _SEEDS[size] if seeds is None else int(seeds)
     k = costly_seeds(size, seeds) if costly is None else costly
-    costly = (f" (Titan with either objective, each slot's mixed-integer linear program "
-              f"(MILP) solved to a certified gap, and the bounds, which cost 10 to 600 times a "
-              f"pdFTSP day: the first {k})" if k < n else "")
+    fewer = (f" (Titan with either objective, each slot's mixed-integer linear program "
+             f"(MILP) solved to a certified gap, and the bounds, which cost 10 to 600 times a "
+             f"pdFTSP day: the first {k})" if k < n else "")
     return (f"K = {b['nodes']} compute nodes where a figure does not vary K, {loads} tasks "
             f"arriving per slot on average at the three loads, {b['slots']} ten-minute "
-            f"slots, {seed_words(n)}{costly}")
+            f"slots, {seed_words(n)}{fewer}")
 
 
 SCALES["pdftsp"] = scale
