@@ -4,7 +4,6 @@ compared number by number, every figure's sweep declaration written as a file.""
 
 from __future__ import annotations
 
-import os
 import platform
 import subprocess
 import sys
@@ -20,6 +19,7 @@ from ..figures import titan as titan_figures
 from ..figures.allpass import common as allpass_common
 from ..figures.base import default_shipped, default_store, reproduce_together, shipped_file
 from ..model.errors import InputError
+from ..suite.report import machine
 from .arguments import execution_args, positive_int
 
 
@@ -224,21 +224,11 @@ def provenance() -> dict:
 
     commit = git("rev-parse", "--short", "HEAD")
     dirty = git("status", "--porcelain", "--untracked-files=no")
+    here = machine()
     return {"commit": commit + ("+" if dirty else ""), "made": datetime.now(UTC).isoformat(
-        timespec="seconds"), "machine": f"{platform.machine()}, {_cpu_name()}, "
-            f"{os.cpu_count()} CPUs", "python": platform.python_version(),
+        timespec="seconds"), "machine": f"{platform.machine()}, {here['processor']}, "
+            f"{here['cpus']} CPUs", "python": here["python"],
             **{name: version(name) for name in ("numpy", "numba", "highspy")}}
-
-
-def _cpu_name() -> str:
-    """The CPU's model name (Linux), else the platform's processor string."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def _alone(name: str, module, args, store) -> int:

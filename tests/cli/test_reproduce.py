@@ -119,3 +119,9 @@ def test_shipped_options_are_checked(nothing_runs, tmp_path, capsys):
               str(tmp_path / "none.jsonl"), "--no-shipped"])
     assert "give one or the other" in capsys.readouterr().err
     assert nothing_runs["batch"] == []
+
+
+def test_the_shipped_header_says_where_and_with_what():
+    header = command.provenance()
+    assert set(header) == {"commit", "made", "machine", "python", "numpy", "numba", "highspy"}
+    assert header["machine"].endswith(" CPUs") and header["python"].count(".") == 2
