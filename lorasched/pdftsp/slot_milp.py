@@ -330,6 +330,11 @@ STAGE_OPTIONS = {"mip_detect_symmetry": False}
 NEIGHBOURHOOD_GAP = 0.005
 NEIGHBOURHOOD_NODES = 50
 NEIGHBOURHOOD_OPTIONS = {"mip_pool_soft_limit": 1, **STAGE_OPTIONS}
+#: HiGHS's options in stage 2 besides ``STAGE_OPTIONS``: without the sub-MIPs RINS and RENS
+BRANCH_OPTIONS = {"mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False}
+#: stage 2's node count on a small model: up to this many nodes times variables, when
+#: that is more than ``max_nodes``
+BRANCH_WORK = 2_000_000
 WARM = (None, "greedy", "lp", "lp_rens", "lp_rens_repair")
 
 
@@ -355,10 +360,13 @@ def _neighbourhood(m: _Model, lp_x: np.ndarray, x: np.ndarray,
     return np.concatenate([np.ones(n, dtype=bool), keep_y])
 
 
-def _restricted(model: tuple, keep: np.ndarray, start: np.ndarray, options) -> np.ndarray:
+def _restricted(model: tuple, keep: np.ndarray, start: np.ndarray, options,
+                cost: np.ndarray | None = None) -> np.ndarray:
     """The best schedule of the sub-MILP over the variables ``keep`` (the others at 0),
-    from ``start`` (zero outside ``keep``), as a whole-model ``x``."""
-    cost, rows, cols, coef, lower, upper = model
+    from ``start`` (zero outside ``keep``), as a whole-model ``x``; ``cost`` replaces the
+    model's objective if given."""
+    model_cost, rows, cols, coef, lower, upper = model
+    cost = model_cost if cost is None else cost
     idx = np.flatnonzero(keep)
     place = np.full(cost.size, -1, dtype=np.int64)
     place[idx] = np.arange(idx.size)
@@ -368,6 +376,38 @@ def _restricted(model: tuple, keep: np.ndarray, start: np.ndarray, options) -> n
                      options={**(options or {}), **NEIGHBOURHOOD_OPTIONS}, start=start[idx])
     x = np.zeros(cost.size)
     x[idx] = sub.x
+    return x
+
+
+def _cells_again(arrays: ScenarioArrays, batch, m: _Model, compute_left, memory_left,
+                 x: np.ndarray) -> np.ndarray:
+    """The tasks ``x`` admits, held admitted, each placed again as early as it can go (the
+    second objective of the lexicographic stages, ``STAGES``): one task after another,
+    from the least work W_j, gives its cells back and takes, slot by slot from its first,
+    the usable cell that delivers the most and still fits, until its work is met, as
+    :func:`_greedy_start` does. Its own cells fit again, so every task is placed again
+    and none finishes later than it did (in each slot up to its old last it delivers at
+    least what its old cell there did); the other tasks keep their cells meanwhile."""
+    n = m.tasks.size
+    x = x.copy()
+    pos = np.searchsorted(m.tasks, m.y_task)  # each y's task, as a place in m.tasks
+    speed, memory, cell, compute, room = _residuals(arrays, batch, m, compute_left,
+                                                    memory_left, x[n:] > 0.5)
+    chosen = np.flatnonzero(x[:n] > 0.5)
+    for q in chosen[np.argsort(m.work[chosen], kind="stable")]:
+        mine = np.flatnonzero(pos == q)
+        have = mine[x[n + mine] > 0.5]
+        compute[cell[have]] += speed[have]
+        room[cell[have]] += memory[have]
+        c = cell[mine]
+        ok = mine[(speed[mine] <= compute[c]) & (memory[mine] <= room[c])]
+        ok = ok[np.lexsort((-m.y_units[ok], m.y_slot[ok]))]  # by slot, the most units first
+        ok = ok[np.r_[True, m.y_slot[ok][1:] != m.y_slot[ok][:-1]]]
+        ok = ok[:np.searchsorted(np.cumsum(m.y_units[ok]), m.work[q]) + 1]
+        compute[cell[ok]] -= speed[ok]
+        room[cell[ok]] -= memory[ok]
+        x[n + have] = 0.0
+        x[n + ok] = 1.0
     return x
 
 
@@ -390,14 +430,22 @@ def _staged(arrays, batch, m: _Model, value, compute_left, memory_left, model: t
              for start in starts), key=lambda v: objective(cost, v))  # stage 0
     if _gap(bound, objective(cost, x)) <= mip_rel_gap:
         return x, objective(cost, x), bound, False, 0, 0
-    better = _restricted(model, _neighbourhood(m, relaxed.x, x), x, options)  # stage 1
+    n = m.tasks.size
+    counts = np.all(cost[:n] == np.round(cost[:n])) and np.all(cost[n:] <= 0)
+    tasks_only = np.where(np.arange(cost.size) < n, cost, 0.0)
+    near = _neighbourhood(m, relaxed.x, x)
+    if counts:  # stage 1, lexicographic: the tasks' value, then their cells
+        better = _restricted(model, near, x, options, cost=tasks_only)
+        if objective(tasks_only, better) > objective(tasks_only, x) + 0.5:
+            better = _cells_again(arrays, batch, m, compute_left, memory_left, better)
+    else:
+        better = _restricted(model, near, x, options)  # stage 1
     if objective(cost, better) > objective(cost, x):
         x = better
     if _gap(bound, objective(cost, x)) <= mip_rel_gap:
         return x, objective(cost, x), bound, False, 0, 1
-    n = m.tasks.size
-    counts = np.all(cost[:n] == np.round(cost[:n])) and np.all(cost[n:] <= 0)
-    options = {**STAGE_OPTIONS, **(options or {})}
+    options = {**STAGE_OPTIONS, **BRANCH_OPTIONS, **(options or {})}
+    max_nodes = max(max_nodes, BRANCH_WORK // cost.size)
     if not counts:
         sol = solve_milp(cost, rows, cols, coef, lower, upper, mip_rel_gap=mip_rel_gap,
                          max_nodes=max_nodes, options=options, start=x)  # stage 2
@@ -405,15 +453,13 @@ def _staged(arrays, batch, m: _Model, value, compute_left, memory_left, model: t
     # integral task values and no cell that earns: stage 2 on the tasks' values alone (the
     # solver then knows the objective is integral); any schedule's value is at most its
     # tasks' value, so the floor of the solver's bound on that bounds the optimum
-    tasks_only = np.where(np.arange(cost.size) < n, cost, 0.0)
     sol = solve_milp(tasks_only, rows, cols, coef, lower, upper, mip_rel_gap=mip_rel_gap,
                      max_nodes=max_nodes, options=options, start=x)
     bound = min(bound, float(np.floor(sol.dual_bound + 1e-6)))
-    # more value: its cells chosen again
+    # more value: its tasks held, their cells chosen again
     if objective(tasks_only, sol.x) > objective(tasks_only, x) + 0.5:
-        keep = np.concatenate([np.ones(n, dtype=bool), sol.x[n:] > 0.5])
-        x = max((sol.x, _restricted(model, keep | _neighbourhood(m, relaxed.x, sol.x),
-                                    sol.x, options)), key=lambda v: objective(cost, v))
+        x = max((sol.x, _cells_again(arrays, batch, m, compute_left, memory_left, sol.x)),
+                key=lambda v: objective(cost, v))
     return x, objective(cost, x), bound, sol.hit_limit, sol.nodes, 2
 
 

@@ -244,6 +244,39 @@ def test_the_repaired_start_fits_and_keeps_what_the_rounding_keeps(work, memory,
     assert (x[:n] >= slot_milp._rounded_start(m, lp.x)[:n]).all()
 
 
+def last_slot(m, x, q) -> int:
+    """The slot in which task ``m.tasks[q]`` of the schedule ``x`` delivers its work (its
+    cells in slot order, cut after the first that deliver W_j)."""
+    n = m.tasks.size
+    mine = np.flatnonzero((m.y_task == m.tasks[q]) & (x[n:] > 0.5))
+    mine = mine[np.argsort(m.y_slot[mine], kind="stable")]
+    return int(m.y_slot[mine][np.searchsorted(np.cumsum(m.y_units[mine]), m.work[q])])
+
+
+@pytest.mark.parametrize("work, memory, deadline, value", BATCHES)
+def test_cells_placed_again_keep_the_tasks_fit_and_finish_no_later(work, memory, deadline,
+                                                                  value):
+    """Stage 1's and 2's second objective: from a schedule holding every usable cell it can
+    (the latest first), placing the cells again keeps the same tasks, meets every row,
+    gives each its work, ends none later than it ended, and holds fewer cells where the
+    windows have more than one slot."""
+    a, compute, mem, batch = costless(work, memory, deadline)
+    m, _ = slot_milp._model(a, batch, a.arrival[batch], compute, mem, 8)
+    n = m.tasks.size
+    rows, cols, coef, lower, upper = slot_milp._rows(a, batch, m, compute, mem)
+    late = np.concatenate([np.asarray(value, float)[m.tasks], 1e-3 * (1 + m.y_slot)])
+    x = slot_milp.solve_milp(late, rows, cols, coef, lower, upper, mip_rel_gap=0.0).x
+    again = slot_milp._cells_again(a, batch, m, compute, mem, x)
+    assert again[:n].tolist() == x[:n].tolist()
+    assert meets_rows(a, batch, m, compute, mem, again)
+    chosen = np.flatnonzero(x[:n] > 0.5)
+    before = [last_slot(m, x, q) for q in chosen]
+    after = [last_slot(m, again, q) for q in chosen]
+    assert all(b >= c for b, c in zip(before, after, strict=True))
+    fewer = int((again[n:] > 0.5).sum()) < int((x[n:] > 0.5).sum())
+    assert fewer == (max(deadline) > 0)  # in a one-slot window, no cell to spare
+
+
 def test_the_repaired_start_keeps_a_task_the_lp_splits_where_capacity_allows():
     """A task the LP admits whole but splits across cells: the rounded start drops it, the
     repaired start completes its work on cells that fit; a task the LP admits in part is
@@ -349,6 +382,41 @@ def test_stages_1_and_2_run_without_symmetry_detection_unless_the_caller_says(mo
         assert sol.stage == 2
         assert seen[0] == ("lp", None if options is None else True)
         assert ("sub", False) in seen and ("b&b", stage2) in seen
+
+
+def test_stage_1_and_2_seek_the_tasks_first_and_branch_without_the_sub_mips(monkeypatch):
+    """With integral task values and penalised cells, stage 1's sub-MILP and stage 2 see the
+    tasks' values alone (their cells are placed again afterwards); stage 2 runs without
+    HiGHS's RINS and RENS, and on a small model within BRANCH_WORK // variables nodes.
+    With values that are not integers, stage 1 sees the whole objective."""
+    a = four_tasks()
+    a = a._replace(op_cost_rate=np.zeros_like(a.op_cost_rate))
+    compute, mem = a.residual()
+    batch = np.arange(a.n_tasks)
+    seen = []
+    real = slot_milp.solve_milp
+
+    def spy(cost, *args, **kwargs):
+        kind = ("lp" if kwargs.get("binary") is not None else
+                "sub" if kwargs.get("max_nodes") == slot_milp.NEIGHBOURHOOD_NODES else "b&b")
+        seen.append((kind, np.asarray(cost).copy(), kwargs))
+        return real(cost, *args, **kwargs)
+
+    monkeypatch.setattr(slot_milp, "solve_milp", spy)
+    for value, whole in ((np.ones(4), False), (np.array([1.5, 1.0, 1.25, 1.0]), True)):
+        seen.clear()
+        sol = slot_milp.solve_slot(a, batch, a.arrival[batch], value, compute, mem,
+                                   mip_rel_gap=0.0, warm="lp_rens", cell_penalty=1e-4,
+                                   max_nodes=7)
+        assert sol.stage == 2
+        n = sol.admitted.size
+        sub = [cost for kind, cost, _ in seen if kind == "sub"]
+        assert sub and all((cost[n:] != 0).any() == whole for cost in sub)
+        (cost, kwargs), = [(cost, kw) for kind, cost, kw in seen if kind == "b&b"]
+        assert (cost[n:] != 0).any() == whole
+        assert kwargs["options"]["mip_heuristic_run_rins"] is False
+        assert kwargs["options"]["mip_heuristic_run_rens"] is False
+        assert kwargs["max_nodes"] == slot_milp.BRANCH_WORK // cost.size > 7
 
 def test_the_lp_bound_ends_the_staged_solve_before_branch_and_bound():
     """Where the LP's rounding is within the gap of the LP's bound, no node is explored
