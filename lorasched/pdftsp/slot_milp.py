@@ -315,8 +315,11 @@ def _count_bound(m: _Model, cost: np.ndarray, lp_value: float) -> float:
 #: :func:`_repaired_start`, against the LP's bound or, with integral task values, the
 #: count bound of :func:`_count_bound`); the best schedule of a sub-MILP over a
 #: neighbourhood of the LP's solution (1); branch and bound on the whole model from the
-#: best schedule so far (2; on the tasks' values alone where they are integers and no
-#: cell earns, the floor of its bound a bound)
+#: best schedule so far (2). Where task values are integers and no cell earns (Titan's
+#: progress objective), stages 1 and 2 are lexicographic: the sub-MILP and branch and
+#: bound seek the tasks' value alone (an integral objective the solver closes at the next
+#: integer; in stage 2 the floor of its bound bounds the slot), and a schedule with more
+#: tasks then has each task placed again as early as it goes (:func:`_cells_again`)
 STAGES = ("lp_rounding", "neighbourhood", "branch_and_bound")
 #: HiGHS's options in stages 1 and 2 (the caller's options win in stage 2): no symmetry
 #: detection, as the model already orders interchangeable nodes (:func:`_model`); the
@@ -330,10 +333,13 @@ STAGE_OPTIONS = {"mip_detect_symmetry": False}
 NEIGHBOURHOOD_GAP = 0.005
 NEIGHBOURHOOD_NODES = 50
 NEIGHBOURHOOD_OPTIONS = {"mip_pool_soft_limit": 1, **STAGE_OPTIONS}
-#: HiGHS's options in stage 2 besides ``STAGE_OPTIONS``: without the sub-MIPs RINS and RENS
+#: HiGHS's options in stage 2 besides ``STAGE_OPTIONS`` (the caller's options win): without
+#: the sub-MIPs RINS and RENS, whose presolves took 77 of 137 s on the slowest stage-2 slot
+#: seen (K = 100 high load, seed 1, slot 4: 17 s without them, one task fewer found)
 BRANCH_OPTIONS = {"mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False}
-#: stage 2's node count on a small model: up to this many nodes times variables, when
-#: that is more than ``max_nodes``
+#: stage 2's node count on a small model (a count, so the solve stays deterministic):
+#: ``max(max_nodes, BRANCH_WORK // variables)``, so that a model of under 10,000 variables
+#: has more than 200 nodes (a slot of 1,780 variables needed 298 to close a one-task gap)
 BRANCH_WORK = 2_000_000
 WARM = (None, "greedy", "lp", "lp_rens", "lp_rens_repair")
 
@@ -483,8 +489,10 @@ def solve_slot(arrays: ScenarioArrays, batch, starts, value, compute_left, memor
     ``STAGES``: the LP relaxation's value bounds the optimum, and the first schedule
     within ``mip_rel_gap`` of it ends the solve, so that branch and bound runs only where
     the LP's rounding and its neighbourhood's sub-MILP fall short (the bound is then the
-    least of the LP's and the solver's). ``"lp_rens_repair"`` is ``"lp_rens"`` whose stage
-    0 also repairs the LP's split tasks and bounds by the count (``STAGES``): cheaper; the
+    least of the LP's and the solver's; on a small model stage 2 may take more than
+    ``max_nodes``, up to ``BRANCH_WORK // variables``). ``"lp_rens_repair"`` is
+    ``"lp_rens"`` whose stage 0 also repairs the LP's split tasks and bounds by the count
+    (``STAGES``): cheaper; the
     repairs keep the LP's cells wherever in the window they lie, so that with a flat cell
     penalty the days they make admit fewer tasks, and with ``penalty_growth`` the LP
     itself prefers early cells (the baselines chapter).

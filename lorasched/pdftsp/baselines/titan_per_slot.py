@@ -28,7 +28,8 @@ OBJECTIVES = ("progress", "welfare")
 #: over the generated columns as ``mip`` says (:data:`MIP_SETTINGS`)
 SOLVERS = ("milp", "columns")
 #: the relative gap each slot's compact MILP is solved to (``solver="milp"``), and its
-#: branch-and-bound node limit (a count)
+#: branch-and-bound node limit (a count; more on a small model, up to
+#: ``lorasched.pdftsp.slot_milp.BRANCH_WORK`` divided by its variables)
 MILP_REL_GAP = 0.01
 MILP_MAX_NODES = 200
 #: HiGHS options of the compact MILP: without presolve (its probing took half of a large
