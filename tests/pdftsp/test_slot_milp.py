@@ -355,30 +355,44 @@ def test_branch_and_bound_on_integral_values_bounds_by_the_floor():
     assert best - 0.01 < sol.value <= best
 
 
+def costless_four_tasks():
+    """:func:`four_tasks` with no operating cost: the arrays, the residual compute and
+    memory, and the batch of every task."""
+    a = four_tasks()
+    a = a._replace(op_cost_rate=np.zeros_like(a.op_cost_rate))
+    compute, mem = a.residual()
+    return a, compute, mem, np.arange(a.n_tasks)
+
+
+def spy_solves(monkeypatch) -> list:
+    """Record every solve of :mod:`lorasched.pdftsp.slot_milp` as (kind, objective, keyword
+    arguments), kind ``"lp"``, ``"sub"`` (stage 1's neighbourhood) or ``"b&b"``."""
+    calls = []
+    real = slot_milp.solve_milp
+
+    def spy(cost, *args, **kwargs):
+        kind = ("lp" if kwargs.get("binary") is not None else
+                "sub" if kwargs.get("max_nodes") == slot_milp.NEIGHBOURHOOD_NODES else "b&b")
+        calls.append((kind, np.asarray(cost).copy(), kwargs))
+        return real(cost, *args, **kwargs)
+
+    monkeypatch.setattr(slot_milp, "solve_milp", spy)
+    return calls
+
 
 def test_stages_1_and_2_run_without_symmetry_detection_unless_the_caller_says(monkeypatch):
     """The model orders interchangeable nodes itself: HiGHS's symmetry detection is off in
     the sub-MILPs and in branch and bound (the caller's options win in stage 2), never in
     the LP relaxation's solve."""
-    a = four_tasks()
-    a = a._replace(op_cost_rate=np.zeros_like(a.op_cost_rate))
-    compute, mem = a.residual()
-    batch = np.arange(a.n_tasks)
-    seen = []
-    real = slot_milp.solve_milp
-
-    def spy(*args, **kwargs):
-        kind = ("lp" if kwargs.get("binary") is not None else
-                "sub" if kwargs.get("max_nodes") == slot_milp.NEIGHBOURHOOD_NODES else "b&b")
-        seen.append((kind, (kwargs.get("options") or {}).get("mip_detect_symmetry")))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(slot_milp, "solve_milp", spy)
+    a, compute, mem, batch = costless_four_tasks()
+    calls = spy_solves(monkeypatch)
     for options, stage2 in ((None, False), ({"mip_detect_symmetry": True}, True)):
-        seen.clear()
+        calls.clear()
         sol = slot_milp.solve_slot(a, batch, a.arrival[batch], np.ones(4), compute, mem,
                                    mip_rel_gap=0.0, warm="lp_rens", cell_penalty=1e-4,
                                    options=options)
+        seen = [(kind, (kw.get("options") or {}).get("mip_detect_symmetry"))
+                for kind, _, kw in calls]
         assert sol.stage == 2
         assert seen[0] == ("lp", None if options is None else True)
         assert ("sub", False) in seen and ("b&b", stage2) in seen
@@ -389,20 +403,8 @@ def test_stage_1_and_2_seek_the_tasks_first_and_branch_without_the_sub_mips(monk
     tasks' values alone (their cells are placed again afterwards); stage 2 runs without
     HiGHS's RINS and RENS, and on a small model within BRANCH_WORK // variables nodes.
     With values that are not integers, stage 1 sees the whole objective."""
-    a = four_tasks()
-    a = a._replace(op_cost_rate=np.zeros_like(a.op_cost_rate))
-    compute, mem = a.residual()
-    batch = np.arange(a.n_tasks)
-    seen = []
-    real = slot_milp.solve_milp
-
-    def spy(cost, *args, **kwargs):
-        kind = ("lp" if kwargs.get("binary") is not None else
-                "sub" if kwargs.get("max_nodes") == slot_milp.NEIGHBOURHOOD_NODES else "b&b")
-        seen.append((kind, np.asarray(cost).copy(), kwargs))
-        return real(cost, *args, **kwargs)
-
-    monkeypatch.setattr(slot_milp, "solve_milp", spy)
+    a, compute, mem, batch = costless_four_tasks()
+    seen = spy_solves(monkeypatch)
     for value, whole in ((np.ones(4), False), (np.array([1.5, 1.0, 1.25, 1.0]), True)):
         seen.clear()
         sol = slot_milp.solve_slot(a, batch, a.arrival[batch], value, compute, mem,
