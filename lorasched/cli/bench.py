@@ -1,7 +1,8 @@
 """``lorasched bench <name>``: print benchmark figures (pdFTSP's decision time, its DP
 against the exact solver, runtime against Titan, welfare against the OPT bound, the speed
 table at every scale, the candidate index, Titan's MILP settings and the summary's
-verdicts under them, the service's throughput, the service under injected faults). Each
+verdicts under them, the service's throughput, the service under injected faults, the
+progress bar's estimates replayed on a finished batch). Each
 sub-command is one ``_register_*`` function and one ``_run_*``/``run`` function."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import json
 
 from ..bench import faults, scale, titan_per_slot
 from ..bench import pdftsp as pdftsp_bench
+from ..bench import progress as progress_bench
 from ..bench import service as service_bench
 from ..figures import pdftsp as figures
 from ..pdftsp.baselines.titan_per_slot import MIP_SETTINGS as titan_mip_settings
@@ -22,7 +24,7 @@ def register(sub) -> None:
     parent = sub.add_parser("bench", help="print benchmark figures")
     bsub = parent.add_subparsers(dest="bench", required=True)
     for add in (_register_day_benches, _register_scale, _register_index, _register_titan,
-                _register_verdicts, _register_service, _register_faults):
+                _register_verdicts, _register_service, _register_faults, _register_progress):
         add(bsub)
 
 
@@ -276,3 +278,18 @@ def _run_faults(args) -> int:
               f"{r['after restart']}; acknowledged back unchanged: "
               f"{r['acknowledged back unchanged']}; ok: {r['day as uninterrupted']}")
     return 0 if all(r["day as uninterrupted"] for r in rows) else 1
+
+
+def _register_progress(bsub) -> None:
+    bp = bsub.add_parser("progress", help="the progress bar's estimates, replayed on a batch",
+                         description="A finished batch's computed cells replayed in the order "
+                         "they ended: the finish the progress bar forecast at 5-90 %% of the "
+                         "batch's wall time, and the cost model's alone, against the finish.")
+    bp.add_argument("--store", default="build/sweeps/full", metavar="DIR",
+                    help="the batch's store (build/sweeps/full, after make book)")
+    bp.set_defaults(run=_run_progress)
+
+
+def _run_progress(args) -> int:
+    print(progress_bench.replay_text(progress_bench.replay(args.store)))
+    return 0

@@ -175,24 +175,30 @@ def _batch(batched: dict, args, store) -> int:
 
 def cpu_report(per: dict) -> str:
     """The computed cells' CPU seconds per system and per policy, as lines of a table
-    (the largest first), and the cells taken from shipped ones apart."""
-    rows = [(name, policy, n, cpu) for name, got in per.items()
-            for policy, (n, cpu) in got.by_policy.items()]
+    (the largest first) beside what the systems' cost models expected of them, and the
+    cells taken from shipped ones apart."""
+    rows = [(name, policy, n, cpu, model) for name, got in per.items()
+            for policy, (n, cpu, model) in got.by_policy.items()]
     taken = [f"  {name}: {got.shipped} cells taken from the shipped cells, not computed "
              f"here (they took {got.shipped_cpu_seconds:.0f} CPU-s where they were computed)"
              for name, got in per.items() if got.shipped]
     if not rows:
         return "\n".join(["no cell computed: no CPU time to report", *taken])
-    lines = ["CPU seconds of the computed cells, per system and per policy:",
-             f"  {'system':<8} {'policy':<16} {'cells':>6} {'CPU s':>9} {'per cell':>9}"]
+    lines = ["CPU seconds of the computed cells, per system and per policy (model: what the "
+             "system's cost model expected):",
+             f"  {'system':<8} {'policy':<18} {'cells':>6} {'CPU s':>9} {'per cell':>9} "
+             f"{'model s':>9}"]
     for name, got in sorted(per.items(), key=lambda kv: -kv[1].cpu_seconds):
-        mine = sorted(((p, n, c) for s, p, n, c in rows if s == name), key=lambda r: -r[2])
-        for policy, n, cpu in mine:
-            lines.append(f"  {name:<8} {policy:<16} {n:>6} {cpu:>9.0f} {cpu / n:>9.2f}")
-        lines.append(f"  {name:<8} {'(all)':<16} {got.computed:>6} {got.cpu_seconds:>9.0f}")
+        mine = sorted((r[1:] for r in rows if r[0] == name), key=lambda r: -r[2])
+        for policy, n, cpu, model in mine:
+            lines.append(f"  {name:<8} {policy:<18} {n:>6} {cpu:>9.0f} {cpu / n:>9.2f} "
+                         f"{model:>9.0f}")
+        model = sum(r[3] for r in mine)
+        lines.append(f"  {name:<8} {'(all)':<18} {got.computed:>6} {got.cpu_seconds:>9.0f} "
+                     f"{'':>9} {model:>9.0f}")
     total = sum(got.cpu_seconds for got in per.values())
-    lines.append(f"  {'all':<8} {'':<16} {sum(g.computed for g in per.values()):>6} "
-                 f"{total:>9.0f}")
+    lines.append(f"  {'all':<8} {'':<18} {sum(g.computed for g in per.values()):>6} "
+                 f"{total:>9.0f} {'':>9} {sum(r[4] for r in rows):>9.0f}")
     return "\n".join([*lines, *taken])
 
 

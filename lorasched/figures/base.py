@@ -19,6 +19,8 @@ import numpy as np
 import pandas as pd
 
 from ..experiments import Store, Sweep, grid, run_sweep, run_sweeps, shipped
+from ..experiments.progress import expected_seconds
+from ..experiments.progress import policy as policy_label
 from ..model.errors import InputError
 from . import numbers
 from .verdicts import (
@@ -347,7 +349,8 @@ class SystemReport:
     failed: list = field(default_factory=list)  # [(cell description, error)]
     cell_seconds: float = 0.0  # the computed cells' wall seconds on their workers, summed
     cpu_seconds: float = 0.0  # and their CPU seconds
-    #: per policy (a bound cell as ``"bound <name>"``): [computed cells, CPU seconds]
+    #: per policy (:func:`lorasched.experiments.progress.policy`): [computed cells, CPU
+    #: seconds, the CPU seconds its system's cost model expected of them]
     by_policy: dict = field(default_factory=dict)
     shipped: int = 0  # cells taken from the shipped cells (counted in ``skipped``)
     shipped_cpu_seconds: float = 0.0  # their CPU seconds where they were computed
@@ -388,10 +391,10 @@ def reproduce_together(sweeps_by_system: dict, size: str = "full", store=None, *
             got.cell_seconds += outcome.get("seconds", 0.0)
             cpu = outcome.get("cpu_seconds", outcome.get("seconds", 0.0))
             got.cpu_seconds += cpu
-            policy = cell.params["algorithm"] or f"bound {cell.params.get('bound')}"
-            mine = got.by_policy.setdefault(str(policy), [0, 0.0])
+            mine = got.by_policy.setdefault(policy_label(cell.params), [0, 0.0, 0.0])
             mine[0] += 1
             mine[1] += cpu
+            mine[2] += expected_seconds(cell.params)
         else:
             got.failed.append((cell.describe(), outcome["error"]))
 

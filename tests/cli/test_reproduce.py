@@ -63,15 +63,16 @@ def test_allpass_alone_refuses_where_cells_run_by_name(nothing_runs, tmp_path, c
 def test_the_report_gives_cpu_seconds_per_system_and_per_policy():
     pdftsp, titan = SystemReport(computed=3, cpu_seconds=12.0), SystemReport(computed=2,
                                                                               cpu_seconds=2.0)
-    pdftsp.by_policy = {"titan": [1, 10.0], "eft": [2, 2.0]}
-    titan.by_policy = {"srtf": [2, 2.0]}
+    pdftsp.by_policy = {"titan": [1, 10.0, 20.0], "eft": [2, 2.0, 1.0]}
+    titan.by_policy = {"srtf": [2, 2.0, 0.5]}
     lines = command.cpu_report({"titan": titan, "pdftsp": pdftsp}).splitlines()
-    assert lines[0] == "CPU seconds of the computed cells, per system and per policy:"
-    # the costliest system first, its costliest policy first, then the system's total
-    assert [line.split()[:4] for line in lines[2:]] == [
-        ["pdftsp", "titan", "1", "10"], ["pdftsp", "eft", "2", "2"],
-        ["pdftsp", "(all)", "3", "12"], ["titan", "srtf", "2", "2"],
-        ["titan", "(all)", "2", "2"], ["all", "5", "14"]]
+    assert lines[0].startswith("CPU seconds of the computed cells, per system and per policy")
+    # the costliest system first, its costliest policy first, then the system's total; the
+    # cost model's expectation beside each
+    assert [line.split() for line in lines[2:]] == [
+        ["pdftsp", "titan", "1", "10", "10.00", "20"], ["pdftsp", "eft", "2", "2", "1.00", "1"],
+        ["pdftsp", "(all)", "3", "12", "21"], ["titan", "srtf", "2", "2", "1.00", "0"],
+        ["titan", "(all)", "2", "2", "0"], ["all", "5", "14", "22"]]
     assert "no cell computed" in command.cpu_report({"pdftsp": SystemReport()})
 
 
@@ -83,9 +84,9 @@ def test_a_small_batch_reports_cpu_seconds_and_takes_shipped_cells_apart(tmp_pat
     rows = {tuple(line.split()[:2]): line.split()[2:] for line in out.splitlines()
             if line.startswith("  pdftsp ")}
     # Fig. 6 at the small size: 3 GPU kinds x 5 seeds, pdFTSP twice, Titan on 3 seeds
-    assert rows[("pdftsp", "pdftsp")][0] == "30" and rows[("pdftsp", "titan")][0] == "9"
+    assert rows[("pdftsp", "pdftsp")][0] == "30" and rows[("pdftsp", "titan:milp")][0] == "9"
     assert rows[("pdftsp", "(all)")][0] == "84"
-    assert float(rows[("pdftsp", "titan")][1]) > float(rows[("pdftsp", "eft")][1])
+    assert float(rows[("pdftsp", "titan:milp")][1]) > float(rows[("pdftsp", "eft")][1])
     # Titan's cells shipped; the others found done in the second store
     done = Store(here).done()
     titan = sorted(k for k, r in done.items() if r["params"]["algorithm"] == "titan")
@@ -103,7 +104,7 @@ def test_a_small_batch_reports_cpu_seconds_and_takes_shipped_cells_apart(tmp_pat
     assert "9 cells taken from shipped cells forgotten" in out
     assert "9 cells computed, 75 already done, 0 failed" in out
     assert [line.split()[:3] for line in out.splitlines() if line.startswith("  pdftsp ")][0] \
-        == ["pdftsp", "titan", "9"]
+        == ["pdftsp", "titan:milp", "9"]
     assert not any(r.get("shipped") for r in Store(there).done().values())
     assert compare_stores(here, there).identical
 

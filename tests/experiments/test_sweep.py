@@ -278,6 +278,24 @@ def test_an_existing_scheduler_runs_the_same_sweep(tmp_path):
     assert without_timings(serial.dataset).identical(without_timings(remote.dataset))
 
 
+def test_the_embedded_workers_keep_glibcs_adaptive_malloc_and_one_blas_thread(monkeypatch):
+    """distributed's MALLOC_TRIM_THRESHOLD_ makes a pdFTSP day 2-2.5 times as costly: the
+    embedded cluster's workers start without it (unless the user set it), still with one
+    BLAS thread."""
+    import os
+
+    from distributed import Client
+
+    from lorasched.experiments import executor
+
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
+    with executor.local_cluster(1) as cluster, Client(cluster) as client:
+        (env,) = client.run(lambda: {k: os.environ.get(k) for k in (
+            "MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}).values()
+    assert env == {"MALLOC_TRIM_THRESHOLD_": None, "OMP_NUM_THREADS": "1",
+                   "OPENBLAS_NUM_THREADS": "1"}
+
+
 def test_cells_computed_by_other_code_are_not_reused(tmp_path, monkeypatch):
     decl = {"base": {"slots": 12, "load": 3, "nodes": 2}, "algorithms": ["ntm"], "seeds": 2}
     first = run_sweep(decl, tmp_path / "c.nc", serial=True, progress=False)
@@ -325,19 +343,25 @@ def test_run_sweeps_hands_out_cells_in_rank_order_then_by_cost(tmp_path):
     assert all(r["seconds"] > 0 for r in records)  # each cell's time on its worker
 
 
-def test_the_progress_bar_counts_expected_cpu_seconds_and_cells(tmp_path, capsys):
-    from lorasched.experiments import executor
+def test_the_progress_bar_counts_cpu_seconds_and_cells(tmp_path, capsys):
+    from lorasched.experiments import progress
     from lorasched.pdftsp.system import expected_seconds as pdftsp_seconds
 
     decl = {"base": {"slots": 24, "load": 50, "nodes": 100}, "algorithms": ["pdftsp", "eft"],
             "axes": {"vendors": [1, 5]}, "seeds": [1]}
     cells = grid.cells(Sweep.from_dict(decl))
-    weights = [executor.expected_seconds(c) for c in cells]
+    weights = [progress.expected_seconds(c.params) for c in cells]
     assert weights == [pdftsp_seconds(c.params) for c in cells]
     run_sweep(decl, tmp_path / "p.nc", serial=True, progress=True)
     err = capsys.readouterr().err
-    # the bar's total is the cells' expected CPU seconds; the cells are counted beside it
-    assert f"/{sum(weights):.0f} expected CPU-s" in err and "cells=4/4" in err
+    # the bar opens at the cells' expected CPU seconds and ends at those they took; the
+    # cells are counted beside it
+    assert f"0/{sum(weights):.0f} CPU-s" in err and "cells=4/4" in err
+    took = sum(json.loads(p.read_text())["cpu_seconds"]
+               for p in (tmp_path / "p.nc.cells" / "done").glob("*.json"))
+    assert f"{took:.0f}/{took:.0f} CPU-s" in err
+    run_sweep(decl, tmp_path / "p.nc", serial=True, progress=True)  # every cell found done
+    assert "0/0 CPU-s" in capsys.readouterr().err
 
 
 def test_expected_seconds_rank_the_cells_as_measured():
@@ -355,4 +379,9 @@ def test_expected_seconds_rank_the_cells_as_measured():
     philly = {**cell("titan"), "scenario": {"nodes": 100, "load": "medium", "trace": "philly"}}
     assert 12 < expected_seconds(philly) / titan < 20
     assert expected_seconds(cell("titan", solver="columns")) < titan
-    assert 50 < titan / expected_seconds(cell("pdftsp")) < 150
+    # a pdFTSP day about 20-30 times cheaper than Titan's; its long deadline windows cost
+    pdftsp = expected_seconds(cell("pdftsp"))
+    assert 10 < titan / pdftsp < 100
+    end_of_day = {**cell("pdftsp"), "scenario": {"nodes": 100, "load": "medium",
+                                                 "deadline_policy": "end_of_day"}}
+    assert 3 < expected_seconds(end_of_day) / pdftsp < 6
