@@ -7,8 +7,7 @@ One module per job, and none of them names a system (they reach systems only thr
   scenario, axes, policies, seeds, options, bound), from a dict or a TOML/YAML/JSON file;
 * :mod:`.grid` — the coordinates and the cells of a sweep, and their content-hash keys;
 * :mod:`.store` — one JSON file per finished or failed cell, written atomically;
-* :mod:`.runner` — one cell, run (the only part of the engine a cell's key hashes);
-* ``executor`` — many cells, serially or on dask.distributed;
+* ``executor`` — one cell, and many cells serially or on dask.distributed;
 * :mod:`.progress` — the batch's progress bar and its forecast of the time left;
 * ``assembly`` — finished cells to an ``xarray.Dataset`` and a netCDF file;
 * :mod:`.sweep` — :func:`~.sweep.run_sweep` and :func:`~.sweep.run_sweeps`, which tie those

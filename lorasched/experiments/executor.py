@@ -1,31 +1,90 @@
-"""Running many cells, serially or on dask.distributed, with a progress bar.
+"""Running cells: one cell, and many cells serially or on dask.distributed, with progress.
 
-A cell's outcome depends only on its parameters (:mod:`.runner` runs one), so serial and
-parallel runs give the same numbers, bit for bit, except measured times. A failing cell
-never stops the others: its error travels back as data and is recorded in the store.
+A cell's outcome depends only on its parameters, so serial and parallel runs give the
+same numbers, bit for bit, except measured times. A failing cell never stops the others:
+its error travels back as data and is recorded in the store.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import time
 import traceback
+
+import numpy as np
+from tqdm import tqdm
 
 from .. import systems
 from ..model.errors import InputError
 from .grid import Cell
-from .progress import Bar
-from .runner import guarded
 from .store import Store
 
 #: how long a sweep waits for the Dask scheduler it was given before giving up
 SCHEDULER_TIMEOUT_S = 10.0
-#: the embedded cluster's workers start without distributed's MALLOC_TRIM_THRESHOLD_
-#: (65536), which turns off glibc's adaptive mmap threshold: every large array is then
-#: mapped and unmapped afresh, and a cell that allocates many (an auction's day) takes 2-2.5
-#: times the CPU it takes in a plain process (the BLAS threads stay at one, as distributed
-#: sets them)
-WORKER_ENVIRON = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+
+
+def run_cell(params: dict) -> dict:
+    """Run one cell and return its metrics (plain floats); raises what the run raises.
+
+    A policy cell builds the scenario, runs the policy, checks the result with the
+    system's checker and measures it; a bound cell (``algorithm`` None) returns
+    ``bound``, ``bound_converged`` and ``bound_seconds``. A policy cell with ``repeats``
+    = r > 1 runs the policy r times back to back: the measured times (the system's
+    ``timings``) are the median over the runs, every other metric must be the same in
+    each (else ``RuntimeError``: the policy is not deterministic)."""
+    system = systems.get(params["system"])
+    scenario = system.build_scenario(**params["scenario"], seed=params["seed"])
+    if params["algorithm"] is None:
+        start = time.perf_counter()
+        bound, converged = system.bounds[params["bound"]].compute(scenario,
+                                                                  **params["options"])
+        return {"bound": float(bound), "bound_converged": float(converged),
+                "bound_seconds": time.perf_counter() - start}
+    runs = []
+    for _ in range(int(params.get("repeats", 1))):
+        result = system.simulate(scenario, params["algorithm"], seed=params["seed"],
+                                 **params["options"])
+        system.check_result(result)
+        runs.append(system.measure(scenario, result))
+    metrics = dict(runs[0])
+    for other in runs[1:]:
+        differ = sorted(m for m in metrics if m not in system.timings
+                        and not (metrics[m] == other[m] or (np.isnan(metrics[m])
+                                                             and np.isnan(other[m]))))
+        if differ:
+            raise RuntimeError(f"repeated runs differ in {differ}: the policy is not "
+                               "deterministic")
+    for m in system.timings:
+        if m in metrics:
+            metrics[m] = float(np.median([r[m] for r in runs]))
+    return metrics
+
+
+def guarded(params: dict) -> dict:
+    """Run a cell on a worker: never raises, the error travels back as data; ``seconds``
+    is the cell's wall time on the worker, ``cpu_seconds`` the CPU time of the worker's
+    process over it (a cell runs single-threaded)."""
+    start, cpu = time.perf_counter(), time.process_time()
+
+    def took() -> dict:
+        return {"seconds": time.perf_counter() - start,
+                "cpu_seconds": time.process_time() - cpu}
+
+    try:
+        return {"ok": True, "metrics": run_cell(params), **took()}
+    except Exception as exc:  # noqa: BLE001 - any failure of a cell is recorded, not fatal
+        return {"ok": False, "error": f"{type(exc).__name__}: {exc}",
+                "traceback": traceback.format_exc(), **took()}
+
+
+def expected_seconds(cell: Cell) -> float:
+    """The CPU seconds ``cell`` is expected to take: its system's ``expected_seconds``
+    model, or one second where the system has none (the progress bar's weight)."""
+    system = systems.get(cell.params["system"])
+    if system.expected_seconds is None:
+        return 1.0
+    return max(float(system.expected_seconds(cell.params)), 1e-3)
 
 
 def _order(cell: Cell, rank=None) -> tuple:
@@ -50,10 +109,19 @@ def execute(cells: list[Cell], finished: dict, store: Store, *, name: str, seria
     skipped = len(cells) - len(pending)
     failed: dict[str, tuple] = {}
     computed = 0
-    bar = Bar(pending, found=skipped, name=name, progress=progress)
+    # the bar counts expected CPU seconds, not cells, so that its rate and its estimate of
+    # the time left hold from the first cell on (slow cells run first)
+    weight = {c.key: expected_seconds(c) for c in cells}
+    done_weight = sum(weight[c.key] for c in cells if c.key in finished)
+    bar = tqdm(total=round(sum(weight.values()), 1), initial=round(done_weight, 1), desc=name,
+               unit=" expected CPU-s", disable=not progress, dynamic_ncols=True,
+               bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f}{unit} "
+                          "[{elapsed}<{remaining}{postfix}]")
+    done = skipped
+    bar.set_postfix(cells=f"{done}/{len(cells)}", failed=0)
 
     def record(cell: Cell, outcome: dict) -> None:
-        nonlocal computed
+        nonlocal computed, done
         store.put(cell, outcome)
         if outcome["ok"]:
             finished[cell.key] = {"metrics": outcome["metrics"]}
@@ -61,7 +129,9 @@ def execute(cells: list[Cell], finished: dict, store: Store, *, name: str, seria
         else:
             failed[cell.key] = (cell.describe(), outcome["error"])
             bar.write(f"cell failed: {cell.describe()}: {outcome['error']}")
-        bar.update(cell, outcome.get("cpu_seconds", 0.0), outcome["ok"])
+        done += 1
+        bar.update(weight[cell.key])
+        bar.set_postfix(cells=f"{done}/{len(cells)}", failed=len(failed))
         if on_cell is not None:
             on_cell(cell, outcome)
 
@@ -88,7 +158,7 @@ def _run_dask(pending: list[Cell], record, *, scheduler: str | None,
     CPU); record each as it completes."""
     # imported here, not at the top: dask.distributed takes a second to import, and
     # serial runs, notebooks and the command line's other verbs never need it
-    from distributed import Client, as_completed
+    from distributed import Client, LocalCluster, as_completed
 
     cluster = None
     if scheduler:
@@ -98,7 +168,10 @@ def _run_dask(pending: list[Cell], record, *, scheduler: str | None,
             raise InputError(f"--scheduler {scheduler}: no Dask scheduler answered within "
                              f"{SCHEDULER_TIMEOUT_S:g} s ({type(err).__name__})") from None
     else:
-        cluster = local_cluster(workers)
+        n = workers or os.cpu_count() or 1
+        logging.getLogger("distributed").setLevel(logging.ERROR)
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR)
         client = Client(cluster)
     try:
         by_future = {}
@@ -117,16 +190,3 @@ def _run_dask(pending: list[Cell], record, *, scheduler: str | None,
         client.close()
         if cluster is not None:
             cluster.close()
-
-
-def local_cluster(workers: int | None = None):
-    """An embedded ``distributed.LocalCluster`` of ``workers`` single-threaded worker
-    processes (default: one per CPU), started with :data:`WORKER_ENVIRON`."""
-    import dask  # imported here for the reason given in _run_dask
-    from distributed import LocalCluster
-
-    logging.getLogger("distributed").setLevel(logging.ERROR)
-    with dask.config.set(WORKER_ENVIRON):
-        return LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                            processes=True, dashboard_address=None,
-                            silence_logs=logging.ERROR)

@@ -18,10 +18,9 @@ from ..model.system import policy_options, source_fingerprint
 from . import codegraph
 from .declaration import Sweep, json_default
 
-#: the cell runner (:mod:`.runner`): part of every system's fingerprint, its own code only
-#: (it imports the system registry, hence every system); the executor, its ordering and its
-#: progress bar are not (they cannot change a cell's numbers)
-RUNNER = ("experiments", "runner")
+#: the cell runner (:func:`.executor.run_cell`): part of every system's fingerprint, its own
+#: code only (it imports the system registry, hence every system)
+RUNNER = ("experiments", "executor")
 
 
 def system_modules(name: str) -> tuple[str, ...]:

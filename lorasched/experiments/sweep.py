@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import dask.config
 import xarray as xr
 
 from ..model.errors import InputError
@@ -20,7 +21,15 @@ from . import grid
 from .assembly import assemble_results, write_netcdf
 from .declaration import Sweep
 from .executor import execute
+from .progress import Bar
 from .store import Store, default_store
+
+#: the embedded cluster's workers start without distributed's MALLOC_TRIM_THRESHOLD_
+#: (65536): set, it turns off glibc's adaptive mmap threshold, every array of a few hundred
+#: kilobytes is then mapped and unmapped afresh, and a cell that allocates many (an
+#: auction's day) takes 2-2.5 times the CPU it takes in a plain process (the BLAS threads
+#: stay at one, as distributed sets them)
+WORKER_ENVIRON = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
 
 
 @dataclass
@@ -104,7 +113,7 @@ def run_sweep(sweep: Sweep | dict | str | os.PathLike, out=None, *, store=None,
     store.open(sweep)
     cells = grid.cells(sweep)
     finished = store.done()
-    failed, computed, skipped, interrupted = execute(
+    failed, computed, skipped, interrupted = _execute(
         cells, finished, store, name=sweep.name, serial=serial, scheduler=scheduler,
         workers=workers, progress=progress, on_cell=on_cell)
     dataset = assemble_results(sweep, cells, finished, failed)
@@ -156,9 +165,30 @@ def run_sweeps(sweeps, store, *, scheduler: str | None = None, workers: int | No
         for cell in grid.cells(sweep):
             union.setdefault(cell.key, cell)
     finished = store.done()
-    failed, computed, skipped, interrupted = execute(
+    failed, computed, skipped, interrupted = _execute(
         list(union.values()), finished, store, name=name, serial=serial,
         scheduler=scheduler, workers=workers, progress=progress, on_cell=on_cell, rank=rank)
     return SweepReport(xr.Dataset(), computed=computed, skipped=skipped,
                        failed=list(failed.values()), interrupted=interrupted,
                        cells=list(union.values()))
+
+
+def _execute(cells: list, finished: dict, store: Store, *, name: str, progress: bool,
+             on_cell=None, **where) -> tuple[dict, int, int, bool]:
+    """:func:`.executor.execute` with the batch's progress bar (:class:`.progress.Bar`)
+    and, for an embedded cluster, :data:`WORKER_ENVIRON`; ``where``: ``serial``,
+    ``scheduler``, ``workers`` and ``rank``."""
+    pending = [c for c in cells if c.key not in finished]
+    bar = Bar(pending, found=len(cells) - len(pending), name=name, progress=progress)
+
+    def counted(cell, outcome: dict) -> None:
+        bar.update(cell, outcome.get("cpu_seconds", 0.0), outcome["ok"])
+        if on_cell is not None:
+            on_cell(cell, outcome)
+
+    try:
+        with dask.config.set(WORKER_ENVIRON):
+            return execute(cells, finished, store, name=name, progress=False,
+                           on_cell=counted, **where)
+    finally:
+        bar.close()

@@ -5,14 +5,11 @@ and bounds; see :doc:`/reference/engine`.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import inspect
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import resources
 
 import numpy as np
 
@@ -99,18 +96,6 @@ def timed_run(run: Callable, algorithm: str, arrays, seed, options: dict):
     clock = time.perf_counter()
     out = run(arrays, rng, **options)
     return out, time.perf_counter() - clock
-
-
-@functools.cache
-def cell_seconds(package: str) -> dict:
-    """The constants of system package ``package``'s cost model (its ``expected_seconds``):
-    ``cell_seconds.json`` there, measured CPU seconds with the command and machine that
-    measured them. A table, not code: recalibrating it leaves every cell's key as it was."""
-    try:
-        return json.loads(resources.files(package).joinpath("cell_seconds.json").read_text())
-    except (OSError, ValueError) as err:
-        raise InputError(f"{package}: its cost model's table cell_seconds.json cannot be "
-                         f"read ({err})") from None
 
 
 def source_fingerprint(fn: Callable) -> str:
@@ -203,9 +188,8 @@ class System:
         ``cost(params)``: a sort key; cells are submitted cheapest-last (slow ones first).
     expected_seconds : callable, optional
         ``expected_seconds(params)``: a cell's expected CPU seconds on one core (a model
-        fitted to measured cells, its constants in a table, :func:`cell_seconds`); a
-        batch's progress bar forecasts the time left with it, corrected as cells finish
-        (:mod:`lorasched.experiments.progress`).
+        fitted to measured cells); a batch's progress bar counts them, so that its
+        estimate of the time left is honest from the start.
     validate : callable, optional
         ``validate(scenario)`` raises an :class:`~lorasched.model.errors.InputError`
         naming the first thing a scenario breaks (its schema, its ranges, the declared

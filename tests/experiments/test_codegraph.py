@@ -61,7 +61,7 @@ def test_a_change_in_one_system_recomputes_only_its_cells(copy, system):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("module", ["model/system.py", "experiments/runner.py"])
+@pytest.mark.parametrize("module", ["model/system.py", "experiments/executor.py"])
 def test_a_change_in_a_shared_layer_recomputes_every_system(copy, module):
     before, edited = copy
     after = edited(module)
@@ -84,11 +84,10 @@ def test_presentation_never_enters_a_key(copy, module):
     assert edited(module) == before
 
 
-@pytest.mark.parametrize("module", ["experiments/executor.py", "experiments/progress.py",
-                                    "pdftsp/cell_seconds.json", "titan/cell_seconds.json"])
-def test_the_batch_order_its_progress_and_the_cost_tables_never_enter_a_key(copy, module):
-    """What orders the cells, forecasts their time or shows progress cannot change a
-    number: recalibrating it keeps every finished (and shipped) cell."""
+@pytest.mark.parametrize("module", ["experiments/progress.py", "experiments/sweep.py"])
+def test_the_progress_bar_and_the_sweeps_around_the_runner_never_enter_a_key(copy, module):
+    """What forecasts the cells' time, shows progress or starts the workers cannot change a
+    number: editing it keeps every finished (and shipped) cell."""
     before, edited = copy
     assert edited(module) == before
 

@@ -154,7 +154,7 @@ def test_timings_are_the_median_over_the_repeats(monkeypatch):
     import itertools
 
     from lorasched import systems
-    from lorasched.experiments import runner
+    from lorasched.experiments import executor
 
     real = systems.get("pdftsp")
     clock = itertools.cycle([3.0, 1.0, 2.0])
@@ -165,12 +165,12 @@ def test_timings_are_the_median_over_the_repeats(monkeypatch):
         return {**out, "wall_seconds": t, "decision_time_mean": 10 * t}
 
     fake = dataclasses.replace(real, measure=measure)
-    monkeypatch.setattr(runner.systems, "get", lambda name: fake)
+    monkeypatch.setattr(executor.systems, "get", lambda name: fake)
     (cell,) = [c for c in grid.cells(Sweep.from_dict({**DECL, "seeds": 1, "repeats": 3}))
                if c.params["algorithm"] == "ntm" and c.params["scenario"]["vendors"] == 1]
-    metrics = runner.run_cell(cell.params)
+    metrics = executor.run_cell(cell.params)
     assert metrics["wall_seconds"] == 2.0 and metrics["decision_time_mean"] == 20.0
-    single = runner.run_cell({**cell.params, "repeats": 1})
+    single = executor.run_cell({**cell.params, "repeats": 1})
     assert single["wall_seconds"] == 3.0  # the cycle restarted: one run, its own time
     assert metrics["welfare"] == single["welfare"]
 
@@ -179,7 +179,7 @@ def test_repeated_runs_that_differ_raise(tmp_path, monkeypatch):
     """A policy whose repeated runs differ fails its cells with 'not deterministic'."""
     import itertools
 
-    from lorasched.experiments import runner
+    from lorasched.experiments import executor
     from lorasched.pdftsp.baselines import ntm
     from lorasched.pdftsp.policies import REGISTRY
 
@@ -194,7 +194,7 @@ def test_repeated_runs_that_differ_raise(tmp_path, monkeypatch):
     decl = {**DECL, "algorithms": ["flaky"], "seeds": 1, "axes": {}}
     (cell,) = grid.cells(Sweep.from_dict({**decl, "repeats": 2}))
     with pytest.raises(RuntimeError, match="not deterministic") as err:
-        runner.run_cell(cell.params)
+        executor.run_cell(cell.params)
     assert "revenue" in str(err.value) and "welfare" not in str(err.value)
     report = run_sweep({**decl, "repeats": 2}, store=tmp_path / "s", serial=True,
                        progress=False)

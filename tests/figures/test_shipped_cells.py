@@ -12,7 +12,7 @@ import pytest
 
 from lorasched import systems
 from lorasched.experiments import grid, shipped
-from lorasched.experiments.runner import run_cell
+from lorasched.experiments.executor import run_cell
 from lorasched.experiments.store import decode_metric
 from lorasched.figures import pdftsp
 from lorasched.figures.base import shipped_file
