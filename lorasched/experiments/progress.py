@@ -43,7 +43,7 @@ class Forecast:
 
     Parameters
     ----------
-    cells : list of Cell
+    cells : list of lorasched.experiments.grid.Cell
         The cells still to compute.
     expected : callable, optional
         ``expected(params)``: a cell's expected CPU seconds (default
@@ -99,7 +99,7 @@ class Bar:
 
     Parameters
     ----------
-    cells : list of Cell
+    cells : list of lorasched.experiments.grid.Cell
         The cells to compute.
     found : int
         Cells of the batch found done (not computed, not in the bar).
@@ -136,10 +136,6 @@ class Bar:
         self.bar.total = self.forecast.spent + self.forecast.left()
         self.bar.update(cpu_seconds)
         self._postfix()
-
-    def write(self, line: str) -> None:
-        """Print ``line`` above the bar."""
-        self.bar.write(line)
 
     def close(self) -> None:
         """Close the bar."""
