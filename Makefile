@@ -45,9 +45,9 @@ params = $(or $(PARAMS_$(1)_$(SIZE)),$(if $(filter fig% summary calibration tita
 
 # The cells of every figure, computed once in parallel before the notebooks run; a change
 # to the library's source makes the cells' keys change, so they are recomputed. The costly
-# cells of pdFTSP's figures (Titan and the bounds, three quarters of the batch's CPU time) are
+# cells of pdFTSP's figures (Titan and the bounds, three fifths of the batch's CPU time) are
 # shipped in notebooks/cells/full.jsonl and taken from there while their keys match the
-# code; RECOMPUTE=1 computes every cell here (about 70 min more on 2 cores).
+# code; RECOMPUTE=1 computes every cell here (about 45 min more on 2 cores).
 SWEEPS_STAMP := build/sweeps/$(SIZE).stamp
 SHIPPED := $(wildcard notebooks/cells/$(SIZE).jsonl)
 REPRODUCE_FLAGS := $(if $(RECOMPUTE),--no-shipped)

@@ -9,6 +9,7 @@ and a rerun skips the cells already in the store (see :mod:`lorasched.experiment
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -187,8 +188,20 @@ def _execute(cells: list, finished: dict, store: Store, *, name: str, progress: 
             on_cell(cell, outcome)
 
     try:
-        with dask.config.set(WORKER_ENVIRON):
+        with _worker_environ(where):
             return execute(cells, finished, store, name=name, progress=False,
                            on_cell=counted, **where)
     finally:
         bar.close()
+
+
+def _worker_environ(where: dict):
+    """:data:`WORKER_ENVIRON` as a context where the executor will start an embedded
+    cluster, else nothing. distributed is imported first: setting one of its keys before
+    its defaults are loaded would leave the others out (its ``LocalCluster`` then fails)."""
+    if where.get("serial") or where.get("scheduler"):
+        return contextlib.nullcontext()
+    # imported here, not at the top: it takes a second, and serial runs never need it
+    import distributed  # noqa: F401
+
+    return dask.config.set(WORKER_ENVIRON)
