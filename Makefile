@@ -8,7 +8,8 @@
 #                at a time), then build book/_build/html with the figures' data in data/;
 #                `make book SIZE=small`: every figure scaled down, in minutes
 #                `make book RECOMPUTE=1`: compute the shipped cells too (notebooks/cells)
-#   make ship-cells  compute pdFTSP's costly cells here and write notebooks/cells/full.jsonl
+#   make ship-cells  compute pdFTSP's and TITAN's costly cells here and write them into
+#                    notebooks/cells/<system>-full.jsonl (SHIP=titan: TITAN's only)
 #   make publish make book, then commit book/_build/html to the gh-pages branch (no push)
 #   make lint    ruff only
 #   make lock    recompile requirements.lock (uv) and environment.yml from pyproject.toml;
@@ -45,11 +46,12 @@ params = $(or $(PARAMS_$(1)_$(SIZE)),$(if $(filter fig% summary calibration tita
 
 # The cells of every figure, computed once in parallel before the notebooks run; a change
 # to the library's source makes the cells' keys change, so they are recomputed. The costly
-# cells of pdFTSP's figures (Titan and the bounds, three fifths of the batch's CPU time) are
-# shipped in notebooks/cells/full.jsonl and taken from there while their keys match the
-# code; RECOMPUTE=1 computes every cell here (about 45 min more on 2 cores).
+# cells (pdFTSP's Titan and bounds, TITAN's MILP policies: four fifths of the batch's CPU
+# time) are shipped in notebooks/cells/<system>-full.jsonl and taken from there while
+# their keys match the code; RECOMPUTE=1 computes every cell here (about 75 min more on
+# 2 cores).
 SWEEPS_STAMP := build/sweeps/$(SIZE).stamp
-SHIPPED := $(wildcard notebooks/cells/$(SIZE).jsonl)
+SHIPPED := $(wildcard notebooks/cells/*-$(SIZE).jsonl)
 REPRODUCE_FLAGS := $(if $(RECOMPUTE),--no-shipped)
 SIZE_STAMP := book/notebooks/.size-$(SIZE)
 
@@ -121,13 +123,17 @@ $(SWEEPS_STAMP): $(STAMP) $(LIB_SOURCES) $(SHIPPED) $(if $(RECOMPUTE),FORCE)
 
 FORCE:
 
-# `make ship-cells`: compute pdFTSP's cells here (none taken from the shipped file), then
-# write its costly ones into notebooks/cells/full.jsonl; run it when a change to the code
-# makes tests/figures/test_shipped_cells.py fail, and commit the file.
+# `make ship-cells`: compute each system of SHIP's cells here (none taken from the shipped
+# files), then write its costly ones into notebooks/cells/<system>-full.jsonl; run it for
+# the system whose test in tests/figures/test_shipped_cells.py fails after a change to the
+# code (`make ship-cells SHIP=titan`), and commit the file.
+SHIP ?= pdftsp titan
 ship-cells: $(STAMP)
 	$(BIN)/python -m compileall -q lorasched
-	$(BIN)/lorasched reproduce --size full --system pdftsp --no-shipped
-	$(BIN)/lorasched ship-cells
+	set -e; for system in $(SHIP); do \
+	  $(BIN)/lorasched reproduce --size full --system $$system --no-shipped; \
+	  $(BIN)/lorasched ship-cells --system $$system; \
+	done
 
 # The notebooks are executed NB_JOBS at a time (each is one kernel, mostly one core).
 NB_JOBS ?= 2

@@ -17,7 +17,7 @@ from ..figures import allpass as allpass_figures
 from ..figures import pdftsp as pdftsp_figures
 from ..figures import titan as titan_figures
 from ..figures.allpass import common as allpass_common
-from ..figures.base import default_shipped, default_store, reproduce_together, shipped_file
+from ..figures.base import default_store, reproduce_together, shipped_file, shipped_files
 from ..model.errors import InputError
 from ..suite.report import machine
 from .arguments import execution_args, positive_int
@@ -70,30 +70,34 @@ def _register_reproduce(sub) -> None:
                      "fig04 ... fig13, calibration; fig12 is two sweeps, LP bound and OPT; "
                      "titan: table3, fig05"
                      + "; allpass: " + ", ".join(allpass_figures.FIGURES) + ")")
-    rep.add_argument("--shipped", default=None, metavar="FILE",
+    rep.add_argument("--shipped", default=None, metavar="FILE", nargs="+",
                      help="finished cells to take instead of computing them, where their "
-                     "keys match this code (default: notebooks/cells/SIZE.jsonl in a "
-                     "checkout, the figures' costly cells; see ship-cells)")
+                     "keys match this code (default: every notebooks/cells/*-SIZE.jsonl in "
+                     "a checkout, each system's costly cells; see ship-cells)")
     rep.add_argument("--no-shipped", action="store_true",
                      help="compute every cell here: take no shipped cell, and forget those "
                      "an earlier run took into STORE (`make book RECOMPUTE=1`)")
     execution_args(rep)
     rep.set_defaults(run=reproduce)
     ship = sub.add_parser(
-        "ship-cells", help="write the figures' costly cells from a store into the file "
+        "ship-cells", help="write the figures' costly cells from a store into the files "
         "shipped with the repository",
-        description="Write the pdFTSP figures' costly cells at the full size (Titan with "
-        "either objective and the bounds, on their seeds, and the pdFTSP runs Fig. 13 times "
-        "against Titan's) from STORE into FILE, one record "
+        description="Write each chosen system's costly figure cells at the full size "
+        "(pdFTSP: Titan with either objective and the bounds, on their seeds, and the pdFTSP "
+        "runs Fig. 13 times against Titan's; TITAN: the policies that solve a MILP at each "
+        "decision) from STORE into its file, notebooks/cells/SYSTEM-full.jsonl, one record "
         "a line after a header that says where they were computed; cells of other keys "
         "leave the file. Every one must be finished in STORE and computed there (`lorasched "
-        "reproduce --no-shipped` first). `make book` then takes them instead of computing "
-        "them while the code that computed them is unchanged.")
+        "reproduce --system SYSTEM --no-shipped` first). `make book` then takes them instead "
+        "of computing them while the code that computed them is unchanged.")
+    ship.add_argument("--system", default="all", choices=["all", *shipping()],
+                      help="whose cells (all)")
     ship.add_argument("--store", default=None,
                       help="folder of finished cells (default: build/sweeps/full in a "
                       "checkout)")
     ship.add_argument("--to", default=None, metavar="FILE",
-                      help="the file (default: notebooks/cells/full.jsonl in a checkout)")
+                      help="the file, with one --system (default: "
+                      "notebooks/cells/SYSTEM-full.jsonl in a checkout)")
     ship.set_defaults(run=ship_cells)
 
 
@@ -122,8 +126,9 @@ def reproduce(args) -> int:
     store = args.store or default_store(args.size)
     if args.no_shipped and args.shipped:
         raise InputError("--shipped and --no-shipped: give one or the other")
-    if args.shipped and not Path(args.shipped).is_file():
-        raise InputError(f"--shipped {args.shipped}: no such file")
+    for path in args.shipped or []:
+        if not Path(path).is_file():
+            raise InputError(f"--shipped {path}: no such file")
     if args.no_shipped and Path(store).is_dir():
         gone = shipped.unseed(Store(store))
         if gone:
@@ -150,8 +155,9 @@ def reproduce(args) -> int:
 def _batch(batched: dict, args, store) -> int:
     """Run the systems' sweeps as one batch; print a line per system (and the batch's)."""
     start = time.perf_counter()
-    path = None if args.no_shipped else (args.shipped or default_shipped(args.size))
-    cells = shipped.read(path) if path is not None else None
+    paths = [] if args.no_shipped else (args.shipped or shipped_files(args.size))
+    cells = shipped.merge(shipped.read(p) for p in paths) if paths else None
+    path = ", ".join(str(p) for p in paths)
     report, per = reproduce_together(batched, args.size, store, workers=args.workers,
                                      scheduler=args.scheduler, serial=args.serial,
                                      progress=not args.no_progress, shipped_cells=cells)
@@ -202,19 +208,29 @@ def cpu_report(per: dict) -> str:
     return "\n".join([*lines, *taken])
 
 
+def shipping() -> dict:
+    """system -> its figures' catalogue, for the systems that ship costly cells."""
+    return {name: module.CATALOGUE for name, module in figure_modules().items()
+            if module.CATALOGUE.ships is not None}
+
+
 def ship_cells(args) -> int:
-    """``lorasched ship-cells``: write the pdFTSP figures' costly cells from the store into
-    the shipped file; print what it holds."""
+    """``lorasched ship-cells``: write each chosen system's costly figure cells from the
+    store into its shipped file; print what each holds."""
     store = Store(args.store or default_store("full"))
-    to = Path(args.to) if args.to else shipped_file("full")
-    if to is None:
-        raise InputError("ship-cells: not in a source checkout; say where with --to FILE")
-    keys = pdftsp_figures.CATALOGUE.shipped_keys("full")
-    cells = shipped.ship(store, keys, provenance())
-    old = set(shipped.read(to).records) if to.is_file() else set()
-    shipped.write(to, cells)
-    print(f"{len(cells.records)} cells ({cells.cpu_seconds:.0f} CPU-s when computed) -> {to}: "
-          f"{len(set(cells.records) - old)} new, {len(old - set(cells.records))} gone")
+    chosen = list(shipping()) if args.system == "all" else [args.system]
+    if args.to and len(chosen) > 1:
+        raise InputError("ship-cells --to FILE: name one --system (each system has its file)")
+    for name in chosen:
+        to = Path(args.to) if args.to else shipped_file("full", name)
+        if to is None:
+            raise InputError("ship-cells: not in a source checkout; say where with --to FILE")
+        cells = shipped.ship(store, shipping()[name].shipped_keys("full"), provenance())
+        old = set(shipped.read(to).records) if to.is_file() else set()
+        shipped.write(to, cells)
+        print(f"{name}: {len(cells.records)} cells ({cells.cpu_seconds:.0f} CPU-s when "
+              f"computed) -> {to}: {len(set(cells.records) - old)} new, "
+              f"{len(old - set(cells.records))} gone")
     return 0
 
 

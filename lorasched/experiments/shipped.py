@@ -92,6 +92,34 @@ def read(path) -> Shipped:
     return out
 
 
+def merge(parts: Iterable[Shipped]) -> Shipped:
+    """Several files' cells as one, to seed a store from (a file per system, each with its
+    own provenance): every part's records, and a header listing the parts' headers.
+
+    Parameters
+    ----------
+    parts : iterable of Shipped
+        The files' cells (:func:`read`).
+
+    Returns
+    -------
+    Shipped
+
+    Raises
+    ------
+    InputError
+        If a key is in two parts (the message names it).
+    """
+    out = Shipped(header={"parts": []})
+    for part in parts:
+        out.header["parts"].append(part.header)
+        twice = sorted(set(part.records) & set(out.records))
+        if twice:
+            raise InputError(f"shipped cell {twice[0]} is in two files")
+        out.records.update(part.records)
+    return out
+
+
 def write(path, shipped: Shipped) -> None:
     """Write shipped cells to a file, atomically.
 

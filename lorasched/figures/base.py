@@ -101,21 +101,42 @@ def default_store(size: str = "small") -> Path:
     return Path.home() / ".cache" / "lorasched" / "sweeps" / size
 
 
-def shipped_file(size: str = "full") -> Path | None:
-    """Where the source checkout the package runs from keeps its shipped cells of ``size``
-    (``notebooks/cells/<size>.jsonl``, :mod:`lorasched.experiments.shipped`); None outside
-    a checkout (an installed package)."""
+def shipped_file(size: str, system: str) -> Path | None:
+    """Where the source checkout the package runs from keeps system ``system``'s shipped
+    cells of ``size`` (``notebooks/cells/<system>-<size>.jsonl``,
+    :mod:`lorasched.experiments.shipped`); None outside a checkout (an installed package).
+    One file a system, so that each says where its own cells were computed."""
     check_size(size)
     repo = Path(__file__).resolve().parents[2]
     if (repo / "pyproject.toml").is_file() and (repo / "lorasched").is_dir():
-        return repo / "notebooks" / "cells" / f"{size}.jsonl"
+        return repo / "notebooks" / "cells" / f"{system}-{size}.jsonl"
     return None
 
 
-def default_shipped(size: str = "full") -> Path | None:
-    """:func:`shipped_file` of ``size`` where it exists, else None."""
-    path = shipped_file(size)
+def default_shipped(size: str, system: str) -> Path | None:
+    """:func:`shipped_file` of ``size`` and ``system`` where it exists, else None."""
+    path = shipped_file(size, system)
     return path if path is not None and path.is_file() else None
+
+
+def shipped_files(size: str = "full") -> list[Path]:
+    """Every system's :func:`shipped_file` of ``size`` that exists in the checkout, sorted
+    (none outside a checkout)."""
+    check_size(size)
+    here = shipped_file(size, "any")
+    return [] if here is None else sorted(here.parent.glob(f"*-{size}.jsonl"))
+
+
+def measured_where(keys, size: str, system: str, store=None) -> tuple[int, str]:
+    """How many of the cells ``keys`` the store (default :func:`default_store` of ``size``)
+    took from system ``system``'s shipped cells, and where those were computed, in words
+    (the machine, the commit and the date of the file's header)."""
+    done = Store(store if store is not None else default_store(size)).done()
+    taken = sum(1 for k in set(keys) if done.get(k, {}).get(shipped.MARK))
+    path = default_shipped(size, system)
+    header = shipped.read(path).header if path is not None else {}
+    return taken, (f"{header.get('machine', 'a machine not recorded')}, at commit "
+                   f"{header.get('commit', '?')} on {header.get('made', '?')[:10]}")
 
 
 @contextmanager

@@ -90,9 +90,11 @@ def test_a_small_batch_reports_cpu_seconds_and_takes_shipped_cells_apart(tmp_pat
     # Titan's cells shipped; the others found done in the second store
     done = Store(here).done()
     titan = sorted(k for k, r in done.items() if r["params"]["algorithm"] == "titan")
-    shipped.write(tmp_path / "cells.jsonl", shipped.ship(Store(here), titan, {"made": "t"}))
+    files = [tmp_path / "one.jsonl", tmp_path / "two.jsonl"]  # two files, taken as one
+    for path, keys in zip(files, (titan[:4], titan[4:]), strict=True):
+        shipped.write(path, shipped.ship(Store(here), keys, {"made": "t"}))
     shutil.copytree(here, there, ignore=lambda folder, names: [f"{k}.json" for k in titan])
-    assert main([*argv, "--store", str(there), "--shipped", str(tmp_path / "cells.jsonl")]) == 0
+    assert main([*argv, "--store", str(there), "--shipped", *map(str, files)]) == 0
     out = capsys.readouterr().out
     assert "0 cells computed, 84 already done (9 taken from" in out
     assert "pdftsp: 9 cells taken from the shipped cells, not computed here" in out
@@ -126,3 +128,36 @@ def test_the_shipped_header_says_where_and_with_what():
     header = command.provenance()
     assert set(header) == {"commit", "made", "machine", "python", "numpy", "numba", "highspy"}
     assert header["machine"].endswith(" CPUs") and header["python"].count(".") == 2
+
+
+def test_ship_cells_writes_one_file_a_system(tmp_path, monkeypatch, capsys):
+    from lorasched.experiments.grid import Cell
+    store = Store(tmp_path / "store")
+    store.done_dir.mkdir(parents=True)
+    store.failed_dir.mkdir()
+    for key, system in (("aa", "pdftsp"), ("bb", "titan"), ("cc", "titan")):
+        store.put(Cell(key, {"system": system, "scenario": {}, "algorithm": "titan",
+                             "options": {}, "seed": 1}, ((("seed", 1),),)),
+                  {"ok": True, "metrics": {"x": 1.0}, "seconds": 1.0, "cpu_seconds": 2.0})
+
+    class Catalogue:
+        def __init__(self, keys):
+            self.keys = keys
+
+        def shipped_keys(self, size):
+            return self.keys
+
+    monkeypatch.setattr(command, "shipping", lambda: {"pdftsp": Catalogue(["aa"]),
+                                                      "titan": Catalogue(["bb", "cc"])})
+    monkeypatch.setattr(command, "shipped_file",
+                        lambda size, system: tmp_path / f"{system}-{size}.jsonl")
+    assert main(["ship-cells", "--store", str(store.folder)]) == 0
+    assert "titan: 2 cells (4 CPU-s when computed)" in capsys.readouterr().out
+    assert set(shipped.read(tmp_path / "pdftsp-full.jsonl").records) == {"aa"}
+    assert set(shipped.read(tmp_path / "titan-full.jsonl").records) == {"bb", "cc"}
+    assert main(["ship-cells", "--store", str(store.folder), "--system", "titan", "--to",
+                 str(tmp_path / "elsewhere.jsonl")]) == 0
+    assert set(shipped.read(tmp_path / "elsewhere.jsonl").records) == {"bb", "cc"}
+    with pytest.raises(SystemExit):
+        main(["ship-cells", "--store", str(store.folder), "--to", str(tmp_path / "x.jsonl")])
+    assert "name one --system" in capsys.readouterr().err

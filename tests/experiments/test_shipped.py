@@ -93,3 +93,14 @@ def test_shipping_refuses_unfinished_or_shipped_cells(tmp_path):
         shipped.ship(other, ["aa"], {})
     written = shipped.ship(store, ["aa"], {})
     assert "shipped" not in written.records["aa"]
+
+
+def test_files_merge_into_one_and_a_key_in_two_is_refused(tmp_path):
+    one = shipped.ship(computed(tmp_path / "a", ["aa"]), ["aa"], {"commit": "one"})
+    two = shipped.ship(computed(tmp_path / "b", ["bb"]), ["bb"], {"commit": "two"})
+    both = shipped.merge([one, two])
+    assert set(both.records) == {"aa", "bb"}
+    assert both.header == {"parts": [{"commit": "one"}, {"commit": "two"}]}
+    assert both.cpu_seconds == pytest.approx(6.0)
+    with pytest.raises(InputError, match="shipped cell aa is in two files"):
+        shipped.merge([one, two, one])

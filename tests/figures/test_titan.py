@@ -276,3 +276,24 @@ def test_a_mean_and_deviation_are_written_to_the_digits_asked():
 
     assert fmt((2.345, 0.01234)) == "2.35 ± 0.0123"
     assert fmt((2.345, 0.01234), digits=2) == "2.3 ± 0.012"
+
+
+def test_solve_page_says_where_its_times_were_measured(tmp_path):
+    from lorasched.experiments import Store, grid
+    fig = figures.figure("solve")
+    keys = sorted({c.key for s in fig.sweeps("small").values() for c in grid.cells(s)
+                   if c.params["algorithm"] == "titan"})
+    store = Store(tmp_path)
+    assert str(fig.where_timed("small", tmp_path)).startswith(
+        "The claims' solve times and the scatter and the table of every solve were measured "
+        "on the machine that built this page")
+    for key in keys[:2]:  # two of TITAN's runs taken from shipped cells
+        store.adopt(key, {"key": key, "params": {}, "metrics": {}, "shipped": True})
+    assert str(fig.where_timed("small", tmp_path)).startswith(
+        f"2 of the {len(keys)} TITAN runs behind the claims come from the shipped cells")
+    for key in keys[2:]:
+        store.adopt(key, {"key": key, "params": {}, "metrics": {}, "shipped": True})
+    said = str(fig.where_timed("small", tmp_path))
+    assert said.startswith("The claims' solve times (each run's mean and largest) were "
+                           "measured where the shipped cells were computed")
+    assert "measured on the machine that built this page" in said

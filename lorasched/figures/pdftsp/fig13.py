@@ -9,9 +9,9 @@ import json
 import numpy as np
 import xarray as xr
 
-from ...experiments import Store, grid, shipped
+from ...experiments import grid
 from ...model.errors import InputError
-from ..base import Prose, default_shipped, default_store, paragraphs
+from ..base import Prose, measured_where, paragraphs
 from ..numbers import interval, num, quote
 from ..prose import says
 from ..verdicts import (
@@ -167,16 +167,11 @@ class Fig13(SweepFigure):
         shipped cells were computed (:mod:`lorasched.experiments.shipped`), read from the
         store's records of the timed policies' cells (``store``: default
         :func:`~lorasched.figures.base.default_store` of ``size``)."""
-        done = Store(store if store is not None else default_store(size)).done()
         keys = {c.key for s in self.sweeps(size).values() for c in grid.cells(s)
                 if c.params["algorithm"] in self.timed}
-        taken = sum(1 for k in keys if done.get(k, {}).get(shipped.MARK))
+        taken, where = measured_where(keys, size, "pdftsp", store)
         if not taken:
             return Prose("Every time on this page was measured on the machine that built it.")
-        path = default_shipped(size)
-        header = shipped.read(path).header if path is not None else {}
-        where = (f"{header.get('machine', 'a machine not recorded')}, at commit "
-                 f"{header.get('commit', '?')} on {header.get('made', '?')[:10]}")
         if taken == len(keys):
             return Prose(f"Every time on this page was measured where the shipped cells were "
                          f"computed ({where}): `make book` takes pdFTSP's and {TITAN}'s cells "

@@ -12,7 +12,7 @@ import pandas as pd
 from ..base import Figure
 from ..catalog import Catalogue
 from .authors import AuthorsSetup
-from .common import ALGORITHMS, NAMES, WORKLOADS, declaration, table
+from .common import ALGORITHMS, NAMES, WORKLOADS, declaration, ships, table
 from .fig04 import Fig04
 from .fig05 import Fig05
 from .sensitivity import SENSITIVITY
@@ -25,7 +25,7 @@ FIGURES: dict[str, Figure] = {f.key: f for f in (Table2(), Fig04(), Table3(), Fi
                                                   Table4(), SolveTime(), AuthorsSetup())}
 
 #: the pages, and the batch that runs their cells (with the sensitivity page's, for all)
-CATALOGUE = Catalogue(FIGURES, "TITAN section 5", extra=(SENSITIVITY,))
+CATALOGUE = Catalogue(FIGURES, "TITAN section 5", extra=(SENSITIVITY,), ships=ships)
 figure = CATALOGUE.figure
 sweeps = CATALOGUE.sweeps
 reproduce = CATALOGUE.reproduce

@@ -49,6 +49,17 @@ PAPER_TABLE4 = {0.5: (18, 6), 1.0: (19, 8), 1.5: (20, 7), 2.0: (19, 11)}
 PAPER_SOLVE = (0.005, 0.16)
 DENSITIES = [0.5, 1.0, 1.5, 2.0]
 _SEEDS = {"full": 10, "small": 5}
+#: the policies that solve a MILP at each decision: nine tenths of the pages' CPU time, so
+#: their cells are shipped with the repository (:func:`ships`)
+MILP = ("titan", "titan_nomerge", "titan_noswitch")
+
+
+def ships(figure, params: dict) -> bool:
+    """Whether a cell of ``figure`` is shipped with the repository
+    (:mod:`lorasched.experiments.shipped`): those of the policies that solve a MILP at each
+    decision (:data:`MILP`); SRTF's and Tiresias' cells cost about a second and are
+    computed where the book is built."""
+    return params.get("algorithm") in MILP
 
 
 def base(size: str) -> dict:

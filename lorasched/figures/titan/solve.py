@@ -6,9 +6,10 @@ import json
 
 import pandas as pd
 
+from ...experiments import grid
 from ...systems import simulate
 from ...titan.workload import titan_scenario
-from ..base import paragraphs
+from ..base import Prose, measured_where, paragraphs
 from ..numbers import num, quote, seconds
 from ..verdicts import RATIO, REPRODUCED
 from .common import PAPER_SOLVE, WORKLOADS, TitanFigure, by_claim, judged, ours, said
@@ -52,13 +53,36 @@ class SolveTime(TitanFigure):
 
     page = "titan_solve"
 
+    def where_timed(self, size: str = "small", store=None) -> Prose:
+        """Where the claims' solve times were measured: on the machine that built the page,
+        or where TITAN's shipped cells were computed (:mod:`lorasched.experiments.shipped`),
+        read from the store's records of TITAN's cells (``store``: default
+        :func:`~lorasched.figures.base.default_store` of ``size``). The scatter and the
+        table of every solve (:meth:`decisions`) always run here."""
+        keys = {c.key for s in self.sweeps(size).values() for c in grid.cells(s)
+                if c.params["algorithm"] == "titan"}
+        taken, where = measured_where(keys, size, "titan", store)
+        here = ("the scatter and the table of every solve were measured on the machine that "
+                "built this page")
+        if not taken:
+            return Prose(f"The claims' solve times and {here}.")
+        if taken == len(keys):
+            return Prose("The claims' solve times (each run's mean and largest) were measured "
+                         f"where the shipped cells were computed ({where}): `make book` takes "
+                         "TITAN's cells from them while the code that computed them is "
+                         "unchanged (`make book RECOMPUTE=1` measures them here); " + here
+                         + ".")
+        return Prose(f"{taken} of the {len(keys)} TITAN runs behind the claims come from the "
+                     f"shipped cells ({where}) and the others were measured here, so their "
+                     f"solve times mix two machines' speeds; {here}.")
+
     def claim_rows(self, ds):
         rows = []
         for wl in ds["workload"].values:
             at = dict(workload=str(wl), density=1.0, algorithm="titan")
             jobs = float(ds["n_jobs"].sel(**at).mean())
             cand = float(ds["candidates_mean"].sel(**at).mean())
-            why = (f"Ours solves for {num(jobs)} jobs, not 320, with HiGHS on this machine: "
+            why = (f"Ours solves for {num(jobs)} jobs, not 320, with HiGHS: "
                    f"the MILP is offered {num(cand)} units and merge candidates per event "
                    "on average, and its time follows that size.")
             for claim, var, paper in ((self.MEAN, "solve_time_mean", PAPER_SOLVE[0]),
@@ -94,8 +118,8 @@ class SolveTime(TitanFigure):
                 "(each candidate has one binary per allowed allocation). At density 1, "
                 + said(mean, f"a run's mean solve time is {ours(mean)}")
                 + "; " + said(top, f"its largest is {ours(top)}") + ".")
-        out.append("Solve times are wall times of HiGHS (an exact MILP solver, one thread) on "
-                   "this machine and include building the model; the paper's are on one "
-                   "vCPU of its "
-                   "machine, for a queue whose length it does not give.")
+        out.append("Solve times are wall times of HiGHS (an exact MILP solver, one thread) "
+                   "and include building the model (where they were measured is said under "
+                   "How it was computed); the paper's are on one vCPU of its machine, for a "
+                   "queue whose length it does not give.")
         return paragraphs(*out)
