@@ -156,8 +156,8 @@ def _batch(batched: dict, args, store) -> int:
     """Run the systems' sweeps as one batch; print a line per system (and the batch's)."""
     start = time.perf_counter()
     paths = [] if args.no_shipped else (args.shipped or shipped_files(args.size))
-    cells = shipped.merge(shipped.read(p) for p in paths) if paths else None
-    path = ", ".join(str(p) for p in paths)
+    files = {path: shipped.read(path) for path in paths}
+    cells = shipped.merge(files.values()) if files else None
     report, per = reproduce_together(batched, args.size, store, workers=args.workers,
                                      scheduler=args.scheduler, serial=args.serial,
                                      progress=not args.no_progress, shipped_cells=cells)
@@ -167,7 +167,10 @@ def _batch(batched: dict, args, store) -> int:
     for name, got in per.items():
         took = (f" in {seconds:.0f} s" if len(per) == 1
                 else f"; its cells ran {got.cell_seconds:.0f} s in all")
-        taken = (f" ({got.shipped} taken from {path}, computed there in "
+        mine = ", ".join(str(path) for path, part in files.items()
+                         if any(r["params"].get("system") == name
+                                for r in part.records.values()))
+        taken = (f" ({got.shipped} taken from {mine}, computed there in "
                  f"{got.shipped_cpu_seconds:.0f} CPU-s)" if got.shipped else "")
         print(f"{name} ({args.size}): {got.computed} cells computed, {got.skipped} "
               f"already done{taken}, {len(got.failed)} failed{took} -> {store}")

@@ -96,7 +96,7 @@ def test_a_small_batch_reports_cpu_seconds_and_takes_shipped_cells_apart(tmp_pat
     shutil.copytree(here, there, ignore=lambda folder, names: [f"{k}.json" for k in titan])
     assert main([*argv, "--store", str(there), "--shipped", *map(str, files)]) == 0
     out = capsys.readouterr().out
-    assert "0 cells computed, 84 already done (9 taken from" in out
+    assert f"0 cells computed, 84 already done (9 taken from {files[0]}, {files[1]}," in out
     assert "pdftsp: 9 cells taken from the shipped cells, not computed here" in out
     assert compare_stores(here, there).identical
     assert all(Store(there).done()[k]["shipped"] for k in titan)
