@@ -176,6 +176,10 @@ class Figure:
     #: whether the page's prose quotes numbers it derives from the data (:meth:`quoted`):
     #: its data files then include their table
     quotes: bool = False
+    #: variables of the page's data that its data file leaves out: measured times the page
+    #: makes no claim about, whose digits would only let a wrong number in its prose pass
+    #: as held by the file
+    unpublished: tuple = ()
 
     def __repr__(self) -> str:
         return f"<{self.system} {self.number}: {self.title}>"

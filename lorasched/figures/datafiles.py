@@ -434,6 +434,20 @@ def load(key, folder=None, *, size: str = "full"):
 # --------------------------------------------------------------------------- a page's files
 
 
+def without(data, names):
+    """``data`` (a dataset or a table, or a dict of them) without the variables or columns
+    ``names``, where it has them; other data as it is."""
+    if not names:
+        return data
+    if isinstance(data, dict):
+        return {key: without(value, names) for key, value in data.items()}
+    if isinstance(data, xr.Dataset):
+        return data.drop_vars([n for n in names if n in data.data_vars])
+    if isinstance(data, pd.DataFrame):
+        return data.drop(columns=[n for n in names if n in data.columns])
+    return data
+
+
 def write_page_files(fig: Figure, data, size: str = "full", folder=None, *,
                      quoted: pd.DataFrame | None = None) -> list[Path]:
     """Write a figure page's files into a data folder.
@@ -463,6 +477,7 @@ def write_page_files(fig: Figure, data, size: str = "full", folder=None, *,
     """
     folder = data_folder(size) if folder is None else Path(folder)
     nc, csv = file_names(fig)
+    data = without(data, fig.unpublished)
     with _writing(folder / nc):  # pages sharing a file write it once
         if written_digest(folder / nc) != digest(data):
             write(data, folder / nc, figure=f"{fig.system}/{fig.data_name or fig.key}",

@@ -234,3 +234,18 @@ def test_the_data_folder_is_the_environment_s_else_the_checkout_s(monkeypatch, t
     assert datafiles.data_folder() == checkout / "build" / "figure-data" / "full"
     with pytest.raises(lorasched.InputError, match="size must be one of"):
         datafiles.data_folder("medium")
+
+
+def test_a_pages_unpublished_variables_stay_out_of_its_file(tmp_path):
+    fig = type(FIGURES["titan"]["table2"])()
+    data = fig.data("small")
+    dropped = list(data.columns)[-1]
+    fig.unpublished = (dropped, "not_a_column")
+    datafiles.write_page_files(fig, data, "small", folder=tmp_path)
+    written = datafiles.load(tmp_path / "titan" / "table2.nc")
+    assert list(written.columns) == [c for c in data.columns if c != dropped]
+    assert dropped in data.columns  # the page's own data keeps it
+    grid = xr.Dataset({"a": ("i", [1.0]), "b": ("i", [2.0])})
+    assert list(datafiles.without({"x": grid}, ("b",))["x"].data_vars) == ["a"]
+    # the authors' setup page publishes no measured time
+    assert {"solve_time_mean", "wall_seconds"} <= set(FIGURES["titan"]["authors"].unpublished)
