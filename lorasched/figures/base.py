@@ -107,9 +107,15 @@ def shipped_file(size: str, system: str) -> Path | None:
     :mod:`lorasched.experiments.shipped`); None outside a checkout (an installed package).
     One file a system, so that each says where its own cells were computed."""
     check_size(size)
+    folder = _cells_folder()
+    return None if folder is None else folder / f"{system}-{size}.jsonl"
+
+
+def _cells_folder() -> Path | None:
+    """The checkout's ``notebooks/cells``; None outside a checkout."""
     repo = Path(__file__).resolve().parents[2]
     if (repo / "pyproject.toml").is_file() and (repo / "lorasched").is_dir():
-        return repo / "notebooks" / "cells" / f"{system}-{size}.jsonl"
+        return repo / "notebooks" / "cells"
     return None
 
 
@@ -123,8 +129,8 @@ def shipped_files(size: str = "full") -> list[Path]:
     """Every system's :func:`shipped_file` of ``size`` that exists in the checkout, sorted
     (none outside a checkout)."""
     check_size(size)
-    here = shipped_file(size, "any")
-    return [] if here is None else sorted(here.parent.glob(f"*-{size}.jsonl"))
+    folder = _cells_folder()
+    return [] if folder is None else sorted(folder.glob(f"*-{size}.jsonl"))
 
 
 def measured_where(keys, size: str, system: str, store=None) -> tuple[int, str]:
