@@ -178,10 +178,22 @@ class Store:
         (self.done_dir / f"{key}.json").unlink(missing_ok=True)
 
 
+def _umask() -> int:
+    """The process's file-mode creation mask (read once, at import, while one thread runs)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+#: the mode a file written here gets: what ``open`` would give it (``mkstemp`` gives 0600)
+FILE_MODE = 0o666 & ~_umask()
+
+
 def atomic_write(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w") as fh:
+            os.fchmod(fh.fileno(), FILE_MODE)
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())

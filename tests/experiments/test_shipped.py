@@ -104,3 +104,14 @@ def test_files_merge_into_one_and_a_key_in_two_is_refused(tmp_path):
     assert both.cpu_seconds == pytest.approx(6.0)
     with pytest.raises(InputError, match="shipped cell aa is in two files"):
         shipped.merge([one, two, one])
+
+
+def test_a_written_file_gets_the_mode_open_would_give_it(tmp_path):
+    """A shipped file is committed to the repository: not left private to its writer as
+    the temporary file it is written through is (0600)."""
+    import stat
+    path = tmp_path / "c.jsonl"
+    shipped.write(path, shipped.ship(computed(tmp_path / "s", ["aa"]), ["aa"], {}))
+    (tmp_path / "plain").write_text("x")
+    assert stat.S_IMODE(path.stat().st_mode) == \
+        stat.S_IMODE((tmp_path / "plain").stat().st_mode)
