@@ -55,8 +55,10 @@ METRICS = {
     "wall_seconds": "wall time of the algorithm on the whole scenario, s",
     "max_gap": "Titan per slot: the largest certified relative gap of a slot's MILP",
     "slots_hit_limit": "Titan per slot: slots whose solve a node or round count stopped",
+    "slot_elasticity": "Titan per slot: the least-squares slope of log(solve seconds per "
+                       "task) on log(tasks in the slot) over the day's solved slots",
 }
-TIMINGS = ("decision_time_mean", "decision_time_median", "wall_seconds")
+TIMINGS = ("decision_time_mean", "decision_time_median", "wall_seconds", "slot_elasticity")
 
 
 def measure(scenario: xr.Dataset, result: xr.Dataset) -> dict[str, float]:
@@ -72,7 +74,27 @@ def measure(scenario: xr.Dataset, result: xr.Dataset) -> dict[str, float]:
         if f"{name}_max_gap" in a:
             out["max_gap"] = float(a[f"{name}_max_gap"])
             out["slots_hit_limit"] = float(a[f"{name}_slots_hit_limit"])
+        if f"{name}_seconds" in result and f"{name}_batch" in result:
+            out["slot_elasticity"] = slot_elasticity(result[f"{name}_seconds"].values,
+                                                     result[f"{name}_batch"].values)
     return out
+
+
+def slot_elasticity(seconds, tasks) -> float:
+    """How a slot's solve time per task grows with the tasks it brings, within one day: the
+    least-squares slope of log(``seconds`` / ``tasks``) on log(``tasks``) over the slots
+    that solved (``tasks`` > 0, ``seconds`` finite and positive). A slot's arrivals do not
+    depend on the cluster's state, so the slope is not confounded by it. NaN with fewer than
+    three such slots or a single batch size."""
+    seconds = np.asarray(seconds, dtype=float)
+    tasks = np.asarray(tasks, dtype=float)
+    ok = (tasks > 0) & np.isfinite(seconds) & (seconds > 0)
+    if ok.sum() < 3 or np.ptp(tasks[ok]) == 0:
+        return float("nan")
+    x = np.log(tasks[ok])
+    y = np.log(seconds[ok] / tasks[ok])
+    xc = x - x.mean()
+    return float((xc * (y - y.mean())).sum() / (xc ** 2).sum())
 
 
 def _lp_bound(scenario: xr.Dataset, **options) -> tuple[float, bool]:

@@ -257,5 +257,20 @@ def test_titan_cells_record_the_largest_certified_gap():
     scenario = lorasched.synthetic_scenario(nodes=4, slots=12, vendors=2, load=3, seed=1)
     titan = measure(scenario, lorasched.simulate(scenario, algorithm="titan", seed=1))
     assert 0 <= titan["max_gap"] <= 0.01 and titan["slots_hit_limit"] == 0
+    assert np.isfinite(titan["slot_elasticity"])
     eft = measure(scenario, lorasched.simulate(scenario, algorithm="eft", seed=1))
-    assert "max_gap" not in eft and "slots_hit_limit" not in eft
+    assert not {"max_gap", "slots_hit_limit", "slot_elasticity"} & set(eft)
+
+
+def test_the_slot_elasticity_is_the_slope_of_time_per_task_on_tasks_log_on_log():
+    from lorasched.pdftsp.system import slot_elasticity
+
+    tasks = np.array([10.0, 20, 40, 80, 0, 30])
+    seconds = 0.01 * tasks ** 1.4  # time per task grows like tasks^0.4
+    seconds[4] = np.nan  # a slot with no task: no solve
+    assert slot_elasticity(seconds, tasks) == pytest.approx(0.4)
+    assert slot_elasticity(0.5 * tasks, tasks) == pytest.approx(0.0, abs=1e-12)
+    assert slot_elasticity(np.full(6, 2.0), tasks) == pytest.approx(-1.0)  # fixed cost
+    # fewer than three solved slots, or one batch size: no slope
+    assert np.isnan(slot_elasticity(seconds[:2], tasks[:2]))
+    assert np.isnan(slot_elasticity(np.ones(4), np.full(4, 5.0)))
