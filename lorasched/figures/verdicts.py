@@ -212,6 +212,19 @@ def estimate(values: Iterable[float], scale: str = LINEAR) -> Estimate:
     return Estimate(mean, low, high, int(x.size), scale, kept)
 
 
+def share_of(k: int, n: int) -> Estimate:
+    """The share in percent of ``k`` hits in ``n`` draws of one sample (a workload's jobs),
+    with its 95 % Wilson score interval: the sampling error of a single draw, where there
+    are no seeds to spread over. ``n`` is the estimate's count (of draws, not seeds)."""
+    if n < 1 or not 0 <= k <= n:
+        raise InputError(f"a share needs 0 <= k <= n and n >= 1, got k={k}, n={n}")
+    z, p = 1.96, k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return Estimate(100 * p, 100 * max(centre - half, 0.0), 100 * min(centre + half, 1.0),
+                    int(n), SHARE)
+
+
 def per_seed(est: Estimate, fmt: Callable = num) -> str:
     """The per-seed values of ``est``, in seed order, each by ``fmt``: "+12 %, +30 %"."""
     return ", ".join(fmt(v) for v in est.values)
@@ -237,6 +250,15 @@ def rounding(paper: float, digits: int) -> tuple[float, float]:
     2.95)."""
     half = 0.5 * 10.0 ** (-digits)
     return paper - half, paper + half
+
+
+def printed(paper: float, digits: int, band: float = BAND) -> tuple[float, float]:
+    """The band of a number the paper prints with ``digits`` decimals: the relative band
+    (:func:`band_of`) or, where it is wider, the number's rounding (:func:`rounding`), so
+    that a number printed as 0.1 stands for anything from 0.05 to 0.15."""
+    lo, hi = band_of(paper, band)
+    r_lo, r_hi = rounding(paper, digits)
+    return min(lo, r_lo), max(hi, r_hi)
 
 
 def judge(ours: Estimate, paper: float | None = None, *, threshold: float = 0.0,
@@ -348,7 +370,8 @@ it is. The verdict, in this order:
   gives the interval, how many seeds lie on each side, and its t-quantile;
 - *{CONTRADICTED}*: our centre lies on the other side of the threshold than the paper's;
 - *{REPRODUCED}*: our whole interval lies inside the **band** around the paper's number,
-  ±{BAND * 100:.0f} % of it (relative) unless the row names a band from the paper's rounding;
+  ±{BAND * 100:.0f} % of it (relative) or, where the paper prints its number to fewer digits
+  than that, the number's rounding (0.1 printed stands for 0.05 to 0.15);
   for a claim the paper makes as a direction only, the direction holds beyond our interval;
   for a claim made of *every instance* (a bound), every instance holds, checked one by one;
 - *{CONSISTENT}*: the direction holds and our interval overlaps the band, but is wider than

@@ -222,6 +222,16 @@ def test_the_cap_claim_is_one_judgement_on_figs_7_and_10(page):
     # "never reaches" holds of every run: a run at the cap breaks it (checked run by run)
     at, _ = cap_rows(_with_peaks(data, cap))
     assert at["verdict"] == CONTRADICTED
+    # under another cap (a sensitivity's), the claim is judged against that cap, and the
+    # paper's peak of 27 under 30 is not the number to match there
+    eight = _with_peaks(data, 6)
+    eight.results = {k: (v.copy().assign_attrs(capacity=8) if k[0] == "limited" else v)
+                     for k, v in data.results.items()}
+    assert eight.capacity("limited") == 8 and data.capacity("limited") == cap
+    seven8, ten8 = cap_rows(eight)
+    assert seven8["paper"] == "below 8" and ten8["claim"].endswith("cap of 8")
+    assert seven8["verdict"] == ten8["verdict"] == REPRODUCED  # 6 < 8: below the cap
+    assert cap_rows(_with_peaks(eight, 9))[1]["verdict"] == CONTRADICTED  # above 8
 
 
 def test_money_in_prose_is_escaped_from_mathjax(page):

@@ -117,10 +117,27 @@ def test_the_band_is_relative_to_the_paper_or_stated():
     assert v.rounding(0.4, 1) == pytest.approx((0.35, 0.45))
     assert v.judge(v.Estimate.point(0.44), 0.4, band=v.rounding(0.4, 1)) == v.REPRODUCED
     assert v.judge(v.Estimate.point(0.46), 0.4, band=v.rounding(0.4, 1)) == v.MAGNITUDE_OFF
+    # a number printed to fewer digits than the band: its rounding, where that is wider
+    assert v.printed(0.1, 1) == pytest.approx((0.05, 0.15))  # Modal's wait, 0.1 min
+    assert v.printed(0.4, 1) == pytest.approx((0.3, 0.5))  # the relative band is wider
+    assert v.judge(v.Estimate(0.0655, 0.06, 0.071, 20), 0.1) == v.MAGNITUDE_OFF
+    assert v.judge(v.Estimate(0.0655, 0.06, 0.071, 20), 0.1,
+                   band=v.printed(0.1, 1)) == v.REPRODUCED
     with pytest.raises(InputError, match="band"):
         v.judge(v.Estimate.point(1.0), 1.0, band=(2.0, 3.0))
     with pytest.raises(InputError, match="band"):
         v.judge(v.Estimate.point(1.0), 1.0, band=0.0)
+
+
+def test_a_share_of_one_draw_has_its_wilson_interval():
+    est = v.share_of(45, 100)
+    assert est.mean == pytest.approx(45.0) and est.n == 100 and est.scale == v.SHARE
+    assert (est.low, est.high) == pytest.approx((35.6, 54.8), abs=0.1)  # Wilson, z = 1.96
+    assert v.judge(est, None, threshold=50.0, side=1) == v.INCONCLUSIVE
+    assert v.judge(v.share_of(450, 1000), None, threshold=50.0, side=1) == v.CONTRADICTED
+    assert v.share_of(0, 10).low == 0.0 and v.share_of(10, 10).high == 100.0
+    with pytest.raises(InputError, match="share"):
+        v.share_of(11, 10)
 
 
 def test_a_magnitude_off_row_says_ours_over_the_papers():

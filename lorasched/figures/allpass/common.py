@@ -298,6 +298,13 @@ class AllpassData:
         return np.concatenate([self.results[setup, algorithm, s]["jct_s"].values / 60
                                for s in self.seeds])
 
+    def capacity(self, setup: str):
+        """The serverful cap of ``setup``'s runs, as their scenario records it (an
+        alternative of the sensitivity page changes it), else :data:`SETUPS`'s."""
+        run = next((r for k, r in self.results.items() if k[0] == setup), None)
+        attrs = getattr(run, "attrs", {})
+        return attrs["capacity"] if "capacity" in attrs else SETUPS[setup]
+
     def run(self, setup: str, algorithm: str, seed: int | None = None) -> xr.Dataset:
         return self.results[setup, algorithm, self.seeds[0] if seed is None else seed]
 

@@ -10,7 +10,6 @@ from ..numbers import interval, minutes, num, pct
 from ..verdicts import CONTRADICTED, GAIN, INCONCLUSIVE, RATIO, REPRODUCED, judge, judge_each
 from .common import (
     PAPER_HPA_JCT_RATIO,
-    SETUPS,
     AllpassData,
     AllpassFigure,
     claim,
@@ -33,7 +32,7 @@ def cap_claim(data: AllpassData) -> dict:
     """Allpass's peak serverful workers under the cap, judged against the cap (a threshold
     claim: one judgement wherever the paper says Allpass stays below it); the paper's peak
     (Fig. 10) where it gives one. Shared by Figs. 7 and 10."""
-    cap = SETUPS["limited"]
+    cap = data.capacity("limited")  # the runs' own cap (30, sec. 5.1, but for a sensitivity)
     peaks = data.values("max_workers", "limited", "allpass")
     est = seeds_estimate(peaks, RATIO)
     reached = int(np.sum(peaks >= cap))

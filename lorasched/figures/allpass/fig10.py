@@ -55,9 +55,12 @@ class Fig10(AllpassFigure):
                   self._hpa_why(data), num, threshold=PAPER_FIG10["hpa_peak"]),
             claim(f"Allpass's peak serverful workers, below the cap of {num(cap['cap'])}",
                   "limited", num(PAPER_FIG10["allpass_peak"]), cap["est"],
-                  judge(cap["est"], PAPER_FIG10["allpass_peak"], threshold=cap["cap"],
-                        side=-1), self._peak_why(data, cap), num, threshold=cap["cap"],
-                  ours=cap["ours"]),
+                  # the paper's peak of 27 is under its cap of 30: under another cap (a
+                  # sensitivity) only the direction, below that cap, is the claim's
+                  judge(cap["est"], PAPER_FIG10["allpass_peak"]
+                        if cap["cap"] == SETUPS["limited"] else None,
+                        threshold=cap["cap"], side=-1),
+                  self._peak_why(data, cap), num, threshold=cap["cap"], ours=cap["ours"]),
             self._f_row(F, rising),
             claim("Tiresias-L's queue longer than Allpass's (peak jobs waiting, difference)",
                   "limited", "yes", longer, judge(longer, None, side=+1),

@@ -195,18 +195,18 @@ def paper_change(policy: str, against: str, column: int = 0) -> float:
 
 def judged(claim: str, variant: str, values, paper: float | None, *, threshold: float = 0.0,
            side: int | None = None, fmt=pct, paper_text: str | None = None,
-           why: str = "", scale: str = LINEAR) -> dict:
-    """One claims row: ``values`` (one per seed, or an :class:`Estimate`) on ``scale``
-    (:data:`~lorasched.figures.verdicts.SCALES`) judged against the paper's number or
-    side; an inconclusive row says its interval."""
+           why: str = "", scale: str = LINEAR, unit: str = "seeds") -> dict:
+    """One claims row: ``values`` (one per seed, or an :class:`Estimate` over ``unit``) on
+    ``scale`` (:data:`~lorasched.figures.verdicts.SCALES`) judged against the paper's
+    number or side; an inconclusive row says its interval."""
     est = values if isinstance(values, Estimate) else estimate(values, scale)
     verdict = judge(est, paper, threshold=threshold, side=side)
     if verdict == INCONCLUSIVE:
-        why = inconclusive_why(est, threshold, fmt)
+        why = inconclusive_why(est, threshold, fmt, unit)
     text = paper_text if paper_text is not None else (fmt(paper) if paper is not None
                                                       else "")
     return {"claim": claim, "variant": variant, "paper": text,
-            "ours": interval(est, fmt), "verdict": verdict, "why": why, "estimate": est,
+            "ours": interval(est, fmt, unit), "verdict": verdict, "why": why, "estimate": est,
             "fmt": fmt, "paper_value": paper}
 
 

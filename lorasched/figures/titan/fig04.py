@@ -11,7 +11,15 @@ from ...titan.helios import DAY_S, SHORT_S, WINDOW_S, filtered_jobs, short_job_f
 from ...titan.workload import titan_scenario
 from ..base import Figure, check_size, paragraphs
 from ..numbers import minutes, num, pct, quote
-from ..verdicts import BEYOND, CONTRADICTED, NO_NUMBER, PAPER, REPRODUCED, Estimate
+from ..verdicts import (
+    BEYOND,
+    CONTRADICTED,
+    NO_NUMBER,
+    PAPER,
+    REPRODUCED,
+    Estimate,
+    share_of,
+)
 from .common import WORKLOADS, base, by_claim, judged, said
 
 
@@ -46,22 +54,25 @@ class Fig04(Figure):
         window = self.window_short() * 100
         shares = []
         for wl, g in df.groupby("workload", sort=False):
-            shares.append((wl, float(np.mean(g["duration_h"] <= SHORT_S / 3600)) * 100,
-                           len(g)))
-        shares.append((self.POOL, short_job_fraction() * 100, None))
-        shares.append((self.WINDOW, window, None))
+            # a workload is one draw of its jobs: its share's interval is the draw's
+            short = int((g["duration_h"] <= SHORT_S / 3600).sum())
+            shares.append((wl, share_of(short, len(g)), len(g)))
+        # the pools are the whole population the paper filters: their shares are exact
+        shares.append((self.POOL, Estimate.point(short_job_fraction() * 100), None))
+        shares.append((self.WINDOW, Estimate.point(window), None))
         rows = []
-        for wl, share, n in shares:
-            row = judged(self.SHORT, wl, Estimate.point(share), None,
+        for wl, est, n in shares:
+            share = est.mean
+            row = judged(self.SHORT, wl, est, None,
                          threshold=50.0, side=1, fmt=lambda x: pct(x, sign=False),
-                         paper_text="> 50 % (FMTrace)")
+                         paper_text="> 50 % (FMTrace)", unit="jobs" if n else "seeds")
             # FMTrace's claim is tested on the pool that stands in for it (Helios Venus
             # filtered as the paper filters FMTrace); the workloads drawn from it are ours
             row["scope"] = PAPER if wl == self.POOL else BEYOND
             if row["verdict"] != REPRODUCED:
                 if n:
                     se = 100 * math.sqrt(window / 100 * (1 - window / 100) / n)
-                    row["why"] = (
+                    row["why"] = (row["why"] + " " if row["why"] else "") + (
                         f"This draw of {n} jobs comes from the 8-hour window of Helios Venus "
                         f"in which {pct(window, sign=False)} of the jobs last at most 30 "
                         f"minutes; a draw of {n} from it has a standard error of "
