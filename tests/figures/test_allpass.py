@@ -229,7 +229,8 @@ def test_the_cap_claim_is_one_judgement_on_figs_7_and_10(page):
                      for k, v in data.results.items()}
     assert eight.capacity("limited") == 8 and data.capacity("limited") == cap
     seven8, ten8 = cap_rows(eight)
-    assert seven8["paper"] == "below 8" and ten8["claim"].endswith("cap of 8")
+    assert seven8["paper"] == "below 8" and ten8["ours"].endswith("reach the cap of 8")
+    assert ten8["claim"] == cap_rows(data)[1]["claim"]  # one claim under every cap
     assert seven8["verdict"] == ten8["verdict"] == REPRODUCED  # 6 < 8: below the cap
     assert cap_rows(_with_peaks(eight, 9))[1]["verdict"] == CONTRADICTED  # above 8
 
@@ -292,3 +293,20 @@ def test_an_allpass_page_refuses_the_executor_options_it_would_ignore(given):
     with pytest.raises(InputError, match=rf"{re.escape(arg)}={re.escape(repr(value))}: "
                                          r"Allpass's runs are computed in memory"):
         figures.figure("fig06").data("small", **given)
+
+
+@pytest.mark.slow
+def test_the_sensitivity_choice_column_is_the_headline(tmp_path):
+    # the alternatives run on the headline's seeds, so that "lorasched's choice" column
+    # gives the headline's own verdicts, claim by claim; every alternative (a cap of 8 or
+    # 4 among them) judges the same claims
+    from lorasched.figures.allpass import sensitivity
+    from lorasched.figures.allpass.common import AllpassData, runs
+    from lorasched.figures.sensitivity import CHOICE
+
+    page = sensitivity.SENSITIVITY
+    table = page.table(page.data("small", store=tmp_path))
+    headline = sensitivity.rows(AllpassData("small", runs("small", store=tmp_path)))
+    assert table[["figure", "claim", "setting", CHOICE]].values.tolist() == [
+        [r["figure"], r["claim"], r["setting"], r["verdict"]] for r in headline]
+    assert page.seeds("small") == len(AllpassData("small", runs("small", store=tmp_path)).seeds)

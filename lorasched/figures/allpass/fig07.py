@@ -37,7 +37,8 @@ def cap_claim(data: AllpassData) -> dict:
     est = seeds_estimate(peaks, RATIO)
     reached = int(np.sum(peaks >= cap))
     return {"est": est, "cap": cap, "reached": reached, "n": peaks.size, "peaks": peaks,
-            "ours": interval(est, num) + f"; {reached} of {peaks.size} seeds reach the cap"}
+            "ours": interval(est, num) + f"; {reached} of {peaks.size} seeds reach the cap of "
+                    f"{num(cap)}"}
 
 
 class Fig07(AllpassFigure):

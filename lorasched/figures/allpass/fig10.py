@@ -53,7 +53,7 @@ class Fig10(AllpassFigure):
                   f"> {num(PAPER_FIG10['hpa_peak'])}", hpa,
                   judge(hpa, None, threshold=PAPER_FIG10["hpa_peak"], side=+1),
                   self._hpa_why(data), num, threshold=PAPER_FIG10["hpa_peak"]),
-            claim(f"Allpass's peak serverful workers, below the cap of {num(cap['cap'])}",
+            claim("Allpass's peak serverful workers, below the serverful cap",
                   "limited", num(PAPER_FIG10["allpass_peak"]), cap["est"],
                   # the paper's peak of 27 is under its cap of 30: under another cap (a
                   # sensitivity) only the direction, below that cap, is the claim's
