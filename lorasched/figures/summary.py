@@ -222,5 +222,27 @@ def headline(table: pd.DataFrame, system: str) -> Prose:
     return Prose((f"Abbreviations below: {terms}. " if terms else "") + out)
 
 
-__all__ = ["COLUMNS", "SYSTEMS", "beyond_rows", "claims", "counts", "findings", "headline",
-           "headline_rows", "linked", "rule", "short_why", "tidy"]
+#: how each system's policies are tuned, where none has a constant tuned on data
+UNTUNED = {
+    "titan": "No policy is tuned on data here: TITAN, SRTF (shortest remaining time first) "
+             "and Tiresias all run with fixed "
+             "settings (Tiresias' first-queue limit of 4 GPU-hours as in the authors' "
+             "simulator, TITAN's look-up table as published), so every comparison is untuned "
+             "against untuned.",
+    "allpass": "No policy is tuned on data here: Allpass's scalers and the baselines all run "
+               "with the paper's constants, so every comparison is untuned against untuned.",
+}
+
+
+def tuning(table: pd.DataFrame, system: str) -> Prose:
+    """What the comparison of tuned against tuned finds for ``system``: for pdFTSP, its
+    calibrated constants against the baselines tuned alike
+    (:func:`~.pdftsp.overview.tuned_findings`, from ``table``); for a system that tunes
+    nothing, that every comparison is untuned against untuned (:data:`UNTUNED`)."""
+    if system == "pdftsp":
+        return pdftsp.tuned_findings(table)
+    return Prose(UNTUNED[system])
+
+
+__all__ = ["COLUMNS", "SYSTEMS", "UNTUNED", "beyond_rows", "claims", "counts", "findings",
+           "headline", "headline_rows", "linked", "rule", "short_why", "tidy", "tuning"]

@@ -10,6 +10,7 @@ import json
 import numpy as np
 import plotly.graph_objects as go
 import xarray as xr
+from plotly.subplots import make_subplots
 
 from ..model.errors import InputError
 from . import reference_line
@@ -309,6 +310,10 @@ METHOD_COLOURS = {
     "NTM": "#e76f51",
     "cost-plus (lorasched's)": "#6d597a",
 }
+#: a baseline tuned alike keeps its untuned colour, hatched
+METHOD_COLOURS.update({f"{name[:-1]}, tuned)" if name.endswith(")") else f"{name} (tuned)":
+                       colour for name, colour in list(METHOD_COLOURS.items())
+                       if not name.startswith(("pdFTSP", "Titan"))})
 
 
 def _method_colour(method: str) -> str:
@@ -317,41 +322,70 @@ def _method_colour(method: str) -> str:
 
 def figure_bars(da: xr.DataArray, axis: str, *, title: str, axis_title: str,
                 normalise: bool = True, y_title: str = "normalised social welfare",
-                hline: float | None = None) -> go.Figure:
+                hline: float | None = None, panels: dict | None = None) -> go.Figure:
     """Grouped bars of ``da`` over (``axis``, ``algorithm``, ``seed``): the mean over seeds,
     with one standard deviation as the error bar.
 
     With ``normalise`` every value is divided by the largest mean in the figure, so the
     best bar is 1 (the paper plots "normalised social welfare" without saying what it
-    divides by). ``hline`` draws a dashed horizontal reference line.
+    divides by). ``hline`` draws a dashed horizontal reference line. ``panels`` (panel
+    title -> the algorithms it shows, in order) stacks one panel per entry, on one scale, an
+    algorithm in several panels keeping one colour and one legend entry; algorithms ``da``
+    does not hold are left out.
     """
     mean = da.mean("seed")
     std = da.std("seed", ddof=1) if da.sizes["seed"] > 1 else xr.zeros_like(mean)
     scale = float(mean.max()) if normalise and float(mean.max()) > 0 else 1.0
     labels = [str(v) for v in da[axis].values]
-    fig = go.Figure()
-    for method in da["algorithm"].values:
-        m = mean.sel(algorithm=method).values / scale
-        s = std.sel(algorithm=method).values / scale
-        raw = mean.sel(algorithm=method).values
-        fig.add_bar(
-            x=labels, y=m, name=str(method),
-            error_y={"type": "data", "array": s, "visible": True, "thickness": 1.2},
-            marker_color=_method_colour(str(method)),
-            customdata=np.stack([raw, s * scale], axis=-1),
-            hovertemplate=(f"{method}<br>{axis_title} %{{x}}<br>%{{y:.3f}}"
-                           "<br>mean %{customdata[0]:.4g} ± %{customdata[1]:.3g}"
-                           "<extra></extra>"),
-        )
+    held = [str(a) for a in da["algorithm"].values]
+    if panels is None:
+        groups = {"": held}
+        fig = go.Figure()
+    else:
+        unknown = [a for a in held if not any(a in g for g in panels.values())]
+        if unknown:
+            raise InputError(f"figure_bars: no panel shows {unknown}")
+        groups = {t: [a for a in g if a in held] for t, g in panels.items()}
+        groups = {t: g for t, g in groups.items() if g}
+        fig = make_subplots(rows=len(groups), cols=1, shared_xaxes=True,
+                            subplot_titles=list(groups), vertical_spacing=0.12)
+    shown = set()
+    for row, methods in enumerate(groups.values(), start=1):
+        for method in methods:
+            m = mean.sel(algorithm=method).values / scale
+            s = std.sel(algorithm=method).values / scale
+            raw = mean.sel(algorithm=method).values
+            bar = go.Bar(
+                x=labels, y=m, name=method, legendgroup=method,
+                showlegend=method not in shown,
+                error_y={"type": "data", "array": s, "visible": True, "thickness": 1.2},
+                marker_color=_method_colour(method),
+                marker_pattern_shape="/" if "tuned" in method else "",
+                customdata=np.stack([raw, s * scale], axis=-1),
+                hovertemplate=(f"{method}<br>{axis_title} %{{x}}<br>%{{y:.3f}}"
+                               "<br>mean %{customdata[0]:.4g} ± %{customdata[1]:.3g}"
+                               "<extra></extra>"))
+            shown.add(method)
+            if panels is None:
+                fig.add_trace(bar)
+            else:
+                fig.add_trace(bar, row=row, col=1)
     if hline is not None:
         fig.add_hline(y=hline, line_dash="dash", line_color="#6c757d")
+    rows = len(groups)
     fig.update_layout(
-        title=title, barmode="group", height=460,
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
-        margin={"l": 60, "r": 20, "t": 90, "b": 60},
+        title=title, barmode="group", height=460 if rows == 1 else 300 + 260 * rows,
+        legend={"orientation": "h", "yanchor": "top", "y": -0.12 if rows == 1 else -0.06,
+                "x": 0},
+        margin={"l": 60, "r": 20, "t": 70, "b": 120},
     )
-    fig.update_xaxes(title_text=axis_title, type="category")
+    fig.update_xaxes(type="category")
+    fig.update_xaxes(title_text=axis_title, row=rows if panels is not None else None,
+                     col=1 if panels is not None else None)
     fig.update_yaxes(title_text=y_title, rangemode="tozero")
+    if normalise:
+        top = float(((mean + std) / scale).max())
+        fig.update_yaxes(range=[0, 1.05 * max(top, 1.0)])
     return fig
 
 

@@ -8,6 +8,7 @@ import pytest
 import xarray as xr
 
 import lorasched
+from lorasched.model.errors import InputError
 from lorasched.plotting import pdftsp as plots
 
 
@@ -97,6 +98,27 @@ def test_figure_bars_are_the_mean_over_seeds_over_the_best_mean():
     raw = plots.figure_bars(_sweep(), "load", title="", axis_title="load", normalise=False,
                             y_title="tasks")
     assert list(raw.data[1].y) == [4.0, 7.0] and raw.layout.yaxis.title.text == "tasks"
+
+
+def test_figure_bars_panels_share_one_scale_and_one_legend_entry_per_method():
+    da = _sweep()
+    twin = da.sel(algorithm=["EFT"]).assign_coords(algorithm=["EFT (tuned)"]) * 2
+    da = xr.concat([da, twin], dim="algorithm")
+    panels = {"untuned": ["pdFTSP (Lemma 2)", "EFT", "Titan"],
+              "tuned": ["pdFTSP (Lemma 2)", "EFT (tuned)"]}
+    fig = plots.figure_bars(da, "load", title="", axis_title="load", panels=panels)
+    # Titan is not in the data: left out; pdFTSP in both panels, in the legend once
+    assert [(t.name, t.xaxis, t.showlegend) for t in fig.data] == [
+        ("pdFTSP (Lemma 2)", "x", True), ("EFT", "x", True),
+        ("pdFTSP (Lemma 2)", "x2", False), ("EFT (tuned)", "x2", True)]
+    # one scale: the best mean of the whole figure, tuned EFT's 14 at the high load
+    assert list(fig.data[2].y) == pytest.approx([12 / 20, 20 / 20])
+    assert list(fig.data[3].y) == pytest.approx([8 / 20, 14 / 20])
+    assert fig.data[3].marker.pattern.shape == "/" and fig.data[1].marker.pattern.shape == ""
+    assert fig.data[3].marker.color == fig.data[1].marker.color
+    with pytest.raises(InputError, match="no panel shows"):
+        plots.figure_bars(da, "load", title="", axis_title="load",
+                          panels={"one": ["EFT"]})
 
 
 def test_runtime_per_task_is_in_milliseconds_on_a_log_axis():

@@ -13,9 +13,11 @@ from .common import (
     LEMMA2,
     NAMES,
     ORACLE,
+    PANELS,
     TITAN,
     TITAN_BUDGET_OPTIONS,
     TITAN_OPTIONS,
+    TUNED_BASELINES,
     VARIANTS,
     base,
     by_method,
@@ -28,6 +30,7 @@ from .overview import (
     summary,
     titan_budget_text,
     titan_setting_verdicts,
+    tuned_findings,
     verdict_counts,
 )
 from .sweep_figure import SweepFigure
@@ -35,9 +38,11 @@ from .titan_words import titan_setting
 from .tuning import calibration, pdftsp_constants
 
 __all__ = ["ALGORITHMS", "BASELINES", "CALIBRATED", "CATALOGUE", "FIGURES", "LEMMA2", "NAMES",
-           "ORACLE", "TITAN", "TITAN_BUDGET_OPTIONS", "TITAN_OPTIONS", "VARIANTS",
+           "ORACLE", "PANELS", "TITAN", "TITAN_BUDGET_OPTIONS", "TITAN_OPTIONS", "TUNED_BASELINES",
+           "VARIANTS",
            "SweepFigure", "base", "by_method", "calibration",
            "cost_plus_findings",
            "figure", "pdftsp_constants", "reproduce", "setting_verdicts_findings",
            "setting_verdicts_table", "styled", "summary", "sweeps", "titan_budget_text",
-           "titan_setting", "titan_setting_verdicts", "verdict_counts", "welfare_table"]
+           "titan_setting", "titan_setting_verdicts", "tuned_findings", "verdict_counts",
+           "welfare_table"]

@@ -12,6 +12,7 @@ from .common import (
     _SCALE,
     CALIBRATED,
     LEMMA2,
+    RIVALS,
     TITAN,
     VARIANTS,
     _and,
@@ -26,6 +27,7 @@ from .common import (
     by_method,
     fit_trend,
     fit_why,
+    rival,
     trend_text,
     trend_verdict,
 )
@@ -61,7 +63,8 @@ class Fig04(SweepFigure):
                    "verdict": trend_verdict(fit)}
             if row["verdict"] != REPRODUCED:
                 row["why"] = (fit_why(fit, "USD per node") + " "
-                              + admissions(ds, variant, "EFT", {"nodes": ds["nodes"].values[-1]}))
+                              + admissions(ds, variant, rival(variant, "EFT"),
+                                           {"nodes": ds["nodes"].values[-1]}))
             rows.append(row)
         return rows
 
@@ -99,7 +102,7 @@ class Fig04(SweepFigure):
         tuned = self.standing(ds, CALIBRATED)
         lf = ds["load_factor"].mean([d for d in ds["load_factor"].dims if d != "nodes"])
         k = ks[int(np.argmax(lf.sel(nodes=ks).values))]  # the most overloaded cluster
-        lead = _leader(m.sel(nodes=k))
+        lead = _leader(m.sel(nodes=k), RIVALS[CALIBRATED])
         if lead == TITAN and _val(m, CALIBRATED, nodes=k) < _val(m, lead, nodes=k):
             tuned += (f" K = {k} is the most overloaded cluster (the offered work is "
                       f"{_num(float(lf.sel(nodes=k)))}x what it can process), and there {lead}, "

@@ -41,6 +41,7 @@ class Fig12(SweepFigure):
 
     key, number, title, axis = "fig12", "Fig. 12", "Competitiveness", "load"
     page = "fig12_competitiveness"
+    tuned = False  # pdFTSP against its bounds: no baseline to tune
     paper_bound = 3.0  # "empirical competitive ratios of no more than 3"
 
     def axes(self, size):

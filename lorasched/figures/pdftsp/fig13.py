@@ -68,6 +68,7 @@ class Fig13(SweepFigure):
     page = "fig13_runtime"
     every = "at every load"
     costly_full = 10  # Figs. 4 and 8's
+    tuned = False  # times pdFTSP and Titan only
     #: the policies whose times the page compares: shipped with Titan's cells, so that both
     #: are timed on one machine (:func:`~.common.ships`)
     timed = ("pdftsp", "titan")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+import pandas as pd
 import xarray as xr
 
 from ...experiments import Sweep
@@ -27,13 +29,18 @@ from .common import (
     _WITH,
     ALGORITHMS,
     BASE_CELL_FIGURE,
+    BASELINES,
+    BEST,
     CALIBRATED,
+    COST_PLUS,
     COSTLY,
     LEMMA2,
     LORASCHED_BASELINES,
     ORACLE,
     ORACLE_FIGURES,
+    RIVALS,
     TITAN,
+    TUNED_ALGORITHMS,
     VARIANTS,
     _and,
     _cap,
@@ -47,11 +54,13 @@ from .common import (
     by_method,
     costly_seeds,
     estimate_of,
+    ours_pct,
     rank_tests,
     seed_gain,
+    seed_margin,
 )
 from .titan_words import titan_solve_text
-from .tuning import pdftsp_constants
+from .tuning import baseline_calibration, pdftsp_constants
 
 
 class SweepFigure(Figure):
@@ -119,41 +128,54 @@ class SweepFigure(Figure):
                           **at})
         return Sweep.from_dict(decl)
 
+    def tuned_declaration(self, size: str, seeds: int | None = None) -> dict:
+        """The part ``"tuned"``: the baselines with a free option
+        (:data:`~.common.TUNED_ALGORITHMS`), each at its option tuned on the held-out day
+        (:func:`~.tuning.baseline_calibration`, the scan that calibrates pdFTSP's
+        constants), on every seed of the figure's settings (pdFTSP's constants dropped)."""
+        decl = self.declaration(size, seeds)
+        algorithms = list(TUNED_ALGORITHMS)
+        decl.update(name=f"{self.key}_tuned_{size}", algorithms=algorithms, seed_limit={},
+                    options={a: {k: float(v) for k, v in
+                                 baseline_calibration(a, size).options.items()}
+                             for a in algorithms},
+                    axes={a: v for a, v in decl["axes"].items() if a != "constants"})
+        return decl
+
     def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
         """The figure's sweep; (part ``"oracle"``) Titan with the welfare objective at
-        :meth:`oracle_at`'s settings."""
+        :meth:`oracle_at`'s settings; (part ``"tuned"``, where :attr:`tuned`) the
+        baselines tuned alike (:meth:`tuned_declaration`)."""
         check_size(size)
         out = {self.key: Sweep.from_dict(self.declaration(size, seeds))}
         at = self.oracle_at(size) if self.key in ORACLE_FIGURES else None
         if at:
             out["oracle"] = self._part(size, seeds, "oracle", "titan_oracle",
                                        common.TITAN_OPTIONS, at, self.costly(size, seeds))
+        if self.tuned:
+            out["tuned"] = Sweep.from_dict(self.tuned_declaration(size, seeds))
         return out
 
+    #: whether the figure runs the baselines tuned alike beside its sweep (part
+    #: ``"tuned"``): every figure whose claims measure pdFTSP's calibrated constants
+    #: against the baselines
+    tuned = True
+    _PARTS = ("oracle", "tuned")
+
     def sweep(self, size: str = "small", seeds: int | None = None) -> Sweep:
-        """The figure's own sweep (without its Titan-only parts)."""
+        """The figure's own sweep (without its Titan-only and tuned parts)."""
         parts = self.sweeps(size, seeds)
-        if set(parts) <= {self.key, "oracle"}:
+        if set(parts) <= {self.key, *self._PARTS}:
             return parts[self.key]
         return super().sweep(size, seeds)
 
     def data(self, size: str = "small", **kwargs):
-        """As :meth:`Figure.data`, the Titan-only part joined to the figure's sweep along
-        ``algorithm`` (NaN where it did not run)."""
+        """As :meth:`Figure.data`, the Titan-only part and the tuned baselines (named
+        ``<algorithm>_tuned``) joined to the figure's sweep along ``algorithm`` (NaN where
+        a part did not run)."""
         out = super().data(size, **kwargs)
-        if isinstance(out, dict) and self.key in out and set(out) <= {self.key, "oracle"}:
-            main = out[self.key]
-            parts = [main]
-            for name in ("oracle",):
-                if name not in out:
-                    continue
-                part = out[name]
-                # Titan ignores pdFTSP's constants: the same run in every row, as in a sweep
-                part = part.expand_dims(constants=main["constants"].values)
-                parts.append(part.transpose(*main.dims))
-            out = xr.concat(parts, dim="algorithm", join="outer", combine_attrs="override")
-            # the figure's order of settings (an outer join sorts them)
-            out = out.reindex({d: main[d].values for d in main.dims if d != "algorithm"})
+        if isinstance(out, dict) and self.key in out and set(out) <= {self.key, *self._PARTS}:
+            out = join_parts(out[self.key], {k: v for k, v in out.items() if k != self.key})
         return out
 
     def describe(self, ds: xr.Dataset) -> str:
@@ -208,35 +230,38 @@ class SweepFigure(Figure):
     def standing(self, ds: xr.Dataset, variant: str, detail_at=None) -> str:
         """Where pdFTSP with ``variant``'s constants stands among the baselines, said from
         the test of the "best at every setting" claim (:func:`~.common.rank_tests`, its
-        per-seed margin over the best baseline), in a sentence :func:`~..prose.says`
-        marks with that test's verdict: the best everywhere, as the paper reports; below
-        the best baseline somewhere beyond the seeds' interval (with ``detail_at``: by how
-        much there), unlike the paper; or what the seeds cannot tell."""
+        per-seed margin over the best of its :data:`~.common.RIVALS`: the paper's baselines
+        for the Lemma-2 constants, the baselines tuned alike for the calibrated ones), in a
+        sentence :func:`~..prose.says` marks with that test's verdict: the best everywhere,
+        as the paper reports; below the best baseline somewhere beyond the seeds' interval
+        (with ``detail_at``: by how much there), unlike the paper; or what the seeds cannot
+        tell."""
         axis = self.axis
         xs, ests, verdicts, verdict = rank_tests(ds, axis, variant, self.base_at(ds))
         who = f"{_WITH[variant]} pdFTSP"
         inner = who[:1].lower() + who[1:]  # inside a sentence
+        best = BEST[variant]
         every = self.every if len(xs) > 1 else self.where(xs)
         above = [x for x in xs if verdicts[x] == REPRODUCED]
         below = [x for x in xs if verdicts[x] == CONTRADICTED]
         undecided = [x for x in xs if verdicts[x] == INCONCLUSIVE]
 
         def margins(at) -> str:
-            return _and(quote(f"{variant}'s margin over the best baseline "
+            return _and(quote(f"{variant}'s margin over {best} "
                               f"{self.where([x])}, %", ests[x].mean, _pct)
                         + f" {self.where([x])}" for x in at)
 
         if verdict == REPRODUCED:
-            text = (f"{who} is the best {every}: its margin over the best baseline of each "
+            text = (f"{who} is the best {every}: its margin over {best} of each "
                     f"seed's day, {margins(xs)} on average, lies above zero beyond the "
                     "seeds' 95 % interval, as the paper reports.")
         elif verdict == CONTRADICTED:
             text = (f"Unlike the paper, {inner} is not the best {every}: "
-                    f"{self.where(below)} its margin over the best baseline lies below zero "
+                    f"{self.where(below)} its margin over {best} lies below zero "
                     f"beyond the seeds' 95 % interval ({margins(below)})")
             if detail_at is not None and detail_at in below:
                 m = _mean(ds).sel({axis: detail_at})
-                lead = _leader(m)
+                lead = _leader(m, RIVALS[variant])
                 text += (f"; {self.where([detail_at])} the leader is {lead}")
             if above:
                 text += f"; {self.where(above)} it is above it ({margins(above)})"
@@ -245,7 +270,7 @@ class SweepFigure(Figure):
             text += "."
         else:
             text = (f"Whether {inner} is the best {every} the seeds cannot tell: "
-                    f"{self.where(undecided)} its margin over the best baseline, "
+                    f"{self.where(undecided)} its margin over {best}, "
                     f"{margins(undecided)} on average, holds zero within the seeds' 95 % "
                     "interval" + (f", and {self.where(above)} it lies above it"
                                   if above else "") + ".")
@@ -300,6 +325,32 @@ class SweepFigure(Figure):
                                  for v in (LEMMA2, CALIBRATED)) + ").")
         return text
 
+    def margins(self, ds: xr.Dataset) -> pd.DataFrame:
+        """pdFTSP's per-seed margin over the best baseline of its standing at every setting
+        of the axis (the base scenario's cell included), as an interval over seeds with the
+        baseline that leads on average: the Lemma-2 constants over the paper's baselines as
+        the paper ran them (the claims' test), and over every untuned baseline, lorasched's
+        cost-plus rule included; the calibrated constants over every baseline tuned alike
+        (the claims' test, :data:`~.common.RIVALS`)."""
+        flat = by_method(ds)
+        m = flat.mean("seed")
+        labels = [str(a) for a in flat["algorithm"].values]
+        untuned = (*BASELINES, *([COST_PLUS] if COST_PLUS in labels else []))
+        standings = {
+            "Lemma 2 over the paper's baselines": (LEMMA2, RIVALS[LEMMA2]),
+            "Lemma 2 over every untuned baseline": (LEMMA2, untuned),
+            "calibrated over every baseline tuned alike": (CALIBRATED, RIVALS[CALIBRATED])}
+        rows = []
+        for x in flat[self.axis].values:
+            row = {self.axis: str(x)}
+            for label, (variant, among) in standings.items():
+                at = flat.sel({self.axis: x})
+                est = estimate_of(seed_margin(at, variant, among))
+                row[label] = (f"{ours_pct(est)}; the best: "
+                              f"{_leader(m.sel({self.axis: x}), among)}")
+            rows.append(row)
+        return pd.DataFrame(rows).set_index(self.axis)
+
     def gain_claim(self, x) -> str:
         """The claims table's name of the paper's gains at setting ``x`` ("K=5")."""
         return f"{self.axis}={x}"
@@ -333,3 +384,19 @@ class SweepFigure(Figure):
                 "pdFTSP: " + "; ".join(said) + ".")
 
 
+def join_parts(main: xr.Dataset, parts: dict) -> xr.Dataset:
+    """A figure's sweep ``main`` with its parts (:attr:`SweepFigure._PARTS`) joined along
+    ``algorithm``: Titan with the welfare objective (``"oracle"``), the baselines tuned
+    alike (``"tuned"``, each renamed ``<algorithm>_tuned``); NaN where a part did not run,
+    the main sweep's order of settings kept."""
+    out = [main]
+    for name, part in parts.items():
+        if name == "tuned":
+            part = part.assign_coords(algorithm=np.array(
+                [f"{a}_tuned" for a in part["algorithm"].values]))
+        # the parts ignore pdFTSP's constants: the same run in every row, as in a sweep
+        part = part.expand_dims(constants=main["constants"].values)
+        out.append(part.transpose(*main.dims))
+    joined = xr.concat(out, dim="algorithm", join="outer", combine_attrs="override")
+    # the figure's order of settings (an outer join sorts them)
+    return joined.reindex({d: main[d].values for d in main.dims if d != "algorithm"})
