@@ -261,7 +261,7 @@ def _reader_problems(seen: dict, figure_page: bool) -> list[str]:
     return problems
 
 
-def _open_page(page, log, url: str, shot: Path) -> dict:
+def _open_page(page, log, url: str) -> dict:
     """Load ``url``; wait for its figures, MathJax and the network to settle."""
     page.goto(url, wait_until="load")
     log.settle(page)
@@ -274,8 +274,7 @@ def _open_page(page, log, url: str, shot: Path) -> dict:
     mathjax = page.evaluate(_MATHJAX_JS)
     log.settle(page)  # MathJax's fonts
     figures = page.evaluate(_FIGURES_JS)
-    shot = screenshot(page, shot)
-    return {"figures": figures, "mathjax": mathjax, "shot": shot,
+    return {"figures": figures, "mathjax": mathjax,
             "maths": page.locator(".math").count(), "verdicts": page.evaluate(_VERDICTS_JS),
             "reader": page.evaluate(_READER_JS)}
 
@@ -354,22 +353,25 @@ def test_book_page_renders_offline(browser, built_book, name):
     site = built_book
     page, log = new_page(browser)
     try:
-        shot = SHOTS / Path(name).with_suffix(".jpg")  # every page: JPEG, quicker
-        seen = _open_page(page, log, (site / name).as_uri(), shot)
+        seen = _open_page(page, log, (site / name).as_uri())
+        figure_page = name in set(_figure_pages())
+        found = (_page_problems(seen, figure_page) + log.problems
+                 + _verdict_problems(seen["verdicts"])
+                 + _reader_problems(seen["reader"], figure_page))
+        if name == "notebooks/summary.html" and len(seen["verdicts"]) < SUMMARY_VERDICTS:
+            found.append(f"only {len(seen['verdicts'])} verdict cells found (expected at "
+                         f"least {SUMMARY_VERDICTS}): the verdict colours went unchecked")
+        if name in MATHS_PAGES and not seen["maths"]:
+            found.append("a maths page without maths (.math)")
+        # a page with problems is shot for the report (a full page's screenshot costs
+        # Chromium more than the checks: the pages that pass are not shot)
+        shot = (screenshot(page, SHOTS / Path(name).with_suffix(".jpg")) if found
+                else None)
     finally:
         page.context.close()
-    figure_page = name in set(_figure_pages())
-    found = (_page_problems(seen, figure_page) + log.problems
-             + _verdict_problems(seen["verdicts"])
-             + _reader_problems(seen["reader"], figure_page))
-    if name == "notebooks/summary.html" and len(seen["verdicts"]) < SUMMARY_VERDICTS:
-        found.append(f"only {len(seen['verdicts'])} verdict cells found (expected at "
-                     f"least {SUMMARY_VERDICTS}): the verdict colours went unchecked")
-    if name in MATHS_PAGES and not seen["maths"]:
-        found.append("a maths page without maths (.math)")
     listing = "\n  ".join(found)
     assert not found, (f"{name} of the built book ({site}) has problems:\n  {listing}\n"
-                       f"screenshot: {seen['shot']}")
+                       f"screenshot: {shot}")
 
 
 def _evaluate(browser, path: Path, html: str, script: str):

@@ -99,6 +99,7 @@ def test_simulate_a_trace_day(tmp_path, capsys):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("full-calibration")  # with tests/figures/test_pdftsp.py's
 def test_the_example_sweep_files_are_the_figure_objects_declarations(tmp_path):
     """notebooks/sweeps/ holds exactly what `lorasched export-sweeps` writes from the
     figure objects: a declaration edited in one place only fails here."""

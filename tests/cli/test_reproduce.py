@@ -83,9 +83,11 @@ def test_a_small_batch_reports_cpu_seconds_and_takes_shipped_cells_apart(tmp_pat
     out = capsys.readouterr().out
     rows = {tuple(line.split()[:2]): line.split()[2:] for line in out.splitlines()
             if line.startswith("  pdftsp ")}
-    # Fig. 6 at the small size: 3 GPU kinds x 5 seeds, pdFTSP twice, Titan on 3 seeds
+    # Fig. 6 at the small size: 3 GPU kinds x 5 seeds, pdFTSP twice, Titan on 3 seeds, EFT,
+    # NTM and cost-plus untuned and tuned alike
     assert rows[("pdftsp", "pdftsp")][0] == "30" and rows[("pdftsp", "titan:milp")][0] == "9"
-    assert rows[("pdftsp", "(all)")][0] == "84"
+    assert rows[("pdftsp", "eft")][0] == "30"
+    assert rows[("pdftsp", "(all)")][0] == "129"
     assert float(rows[("pdftsp", "titan:milp")][1]) > float(rows[("pdftsp", "eft")][1])
     # Titan's cells shipped; the others found done in the second store
     done = Store(here).done()
@@ -96,7 +98,7 @@ def test_a_small_batch_reports_cpu_seconds_and_takes_shipped_cells_apart(tmp_pat
     shutil.copytree(here, there, ignore=lambda folder, names: [f"{k}.json" for k in titan])
     assert main([*argv, "--store", str(there), "--shipped", *map(str, files)]) == 0
     out = capsys.readouterr().out
-    assert f"0 cells computed, 84 already done (9 taken from {files[0]}, {files[1]}," in out
+    assert f"0 cells computed, 129 already done (9 taken from {files[0]}, {files[1]}," in out
     assert "pdftsp: 9 cells taken from the shipped cells, not computed here" in out
     assert compare_stores(here, there).identical
     assert all(Store(there).done()[k]["shipped"] for k in titan)
@@ -104,7 +106,7 @@ def test_a_small_batch_reports_cpu_seconds_and_takes_shipped_cells_apart(tmp_pat
     assert main([*argv, "--store", str(there), "--no-shipped"]) == 0
     out = capsys.readouterr().out
     assert "9 cells taken from shipped cells forgotten" in out
-    assert "9 cells computed, 75 already done, 0 failed" in out
+    assert "9 cells computed, 120 already done, 0 failed" in out
     assert [line.split()[:3] for line in out.splitlines() if line.startswith("  pdftsp ")][0] \
         == ["pdftsp", "titan:milp", "9"]
     assert not any(r.get("shipped") for r in Store(there).done().values())

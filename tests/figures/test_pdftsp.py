@@ -24,6 +24,9 @@ NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 SWEEP_FIGURES = ("fig04", "fig05", "fig06", "fig07", "fig08", "fig09", "fig12", "fig13")
 
 
+# the full size's calibrations, computed into the book's store on first use: on one worker
+# with the other test that needs them (tests/cli/test_commands.py), so that one computes them
+@pytest.mark.xdist_group("full-calibration")
 def test_full_size_is_the_papers_setting():
     base = figures.base("full")
     assert base == {"nodes": 100, "gpu": "mix", "vendors": 5, "deadline_policy": "slack",

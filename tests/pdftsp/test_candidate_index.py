@@ -128,7 +128,7 @@ def _same_decisions(a, b):
     (100, 144, "high", ("paper",)), (200, 144, "high", ("paper",)),
     (2000, 10, 800.0, ("paper",)), (100, 30, "high", ("exact",)),
     (200, 20, "high", ("exact",)), (2000, 4, 800.0, ("exact",))])
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 2])
 def test_whole_days_decide_the_same(nodes, slots, load, solvers, seed):
     """Seeds 1-3 at K = 100, 200 (high load, a day) and 2,000 (the 10x day's arrival rate,
     its first 10 slots) with the paper DP, under both payment rules; the exact DP (slow on
