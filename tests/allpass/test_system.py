@@ -27,6 +27,8 @@ from lorasched.model.errors import ResultError
 
 SERVERFUL_ONLY = ("tl_p", "tl_np", "sjf_p", "sjf_np", "hpa")
 CAPACITIES = (30, "none")
+#: one worker runs the module, so that its runs (the fixtures below) are made once
+pytestmark = pytest.mark.xdist_group("allpass-system")
 
 
 @pytest.fixture(scope="module")

@@ -20,30 +20,30 @@ def _fingerprints(root) -> dict[str, str]:
     return {s: grid.code_fingerprint(s, root) for s in SYSTEMS}
 
 
+def _fresh(tmp_path, name: str = "copy"):
+    """A copy of the package's source under ``tmp_path``."""
+    root = tmp_path / name / "lorasched"
+    shutil.copytree(codegraph.PACKAGE_ROOT, root,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return root
+
+
 @pytest.fixture
 def copy(tmp_path):
-    """A copy of the package's source and its fingerprints, and a function that edits a
-    module of a fresh copy and returns that copy's fingerprints."""
-    made = []
-
-    def fresh():
-        root = tmp_path / f"copy{len(made)}" / "lorasched"
-        shutil.copytree(codegraph.PACKAGE_ROOT, root,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        made.append(root)
-        return root
-
+    """The package's fingerprints (those of an unedited copy:
+    :func:`test_the_copy_has_the_package_fingerprints`), and a function that edits a module
+    of a fresh copy and returns that copy's fingerprints."""
     def edited(module: str) -> dict[str, str]:
-        root = fresh()
+        root = _fresh(tmp_path)
         with (root / module).open("a") as fh:
             fh.write("\n\ndef _appended_by_the_test():\n    return 1\n")
         return _fingerprints(root)
 
-    return _fingerprints(fresh()), edited
+    return {s: grid.code_fingerprint(s) for s in SYSTEMS}, edited
 
 
-def test_the_copy_has_the_package_fingerprints(copy):
-    before, _ = copy
+def test_the_copy_has_the_package_fingerprints(tmp_path):
+    before = _fingerprints(_fresh(tmp_path))
     assert before == {s: grid.code_fingerprint(s) for s in SYSTEMS}
     assert len(set(before.values())) == 3
 

@@ -74,7 +74,9 @@ THEIR_RESULTS = {
 
 
 def _seeds(size: str, seeds: int | None) -> int:
-    return ({"full": 1, "small": 2}[size]) if seeds is None else int(seeds)
+    """One seed at either size: at the full size the authors' files are fixed, and the
+    small size's 40 jobs only exercise the page."""
+    return 1 if seeds is None else int(seeds)
 
 
 def _base(size: str, **extra) -> dict:
