@@ -780,6 +780,12 @@ def test_calibrated_pdftsp_is_judged_against_the_baselines_tuned_alike_only():
     eft = gains[gains.claim == "K=50: pdFTSP over EFT"].set_index("pdFTSP")
     assert eft.loc["calibrated", "ours"].startswith("over EFT (tuned): -11 %")
     assert eft.loc["Lemma 2", "ours"].startswith("-44 %")  # 100 against untuned EFT's 180
+    # a tuned rival that earns nothing (its price above every value): no gain to measure
+    none = figures.figure("fig04").claims(_page("nodes", [50, 100], rows, tuned=0.0))
+    eft = none[none.claim == "K=50: pdFTSP over EFT"].set_index("pdFTSP")
+    assert eft.loc["calibrated", "verdict"] == "not testable here"
+    assert eft.loc["calibrated", "ours"] == "EFT (tuned) earns nothing on any seed"
+    assert eft.loc["Lemma 2", "verdict"] == "contradicted"
     untuned = ds.drop_sel(algorithm=["eft_tuned", "ntm_tuned", "cost_plus_tuned"])
     with pytest.raises(KeyError):
         figures.figure("fig09").claims(untuned)

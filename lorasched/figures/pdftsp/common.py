@@ -21,6 +21,7 @@ from ..verdicts import (
     INCONCLUSIVE,
     NOT_EXPLAINED,
     NOT_RUN,
+    NOT_TESTABLE,
     REPRODUCED,
     Estimate,
     estimate,
@@ -256,6 +257,9 @@ def admissions(ds: xr.Dataset, a: str, b: str, at: dict) -> str:
     na, nb = float(adm.sel(algorithm=a)), float(adm.sel(algorithm=b))
     pa = float(w.sel(algorithm=a)) / na if na else float("nan")
     pb = float(w.sel(algorithm=b)) / nb if nb else float("nan")
+    if not (nb and pb):  # b admits nothing, or earns nothing with what it admits
+        return (f"{NOT_EXPLAINED}: {b} earns nothing here ({num(nb)} tasks admitted of "
+                f"{num(tasks)}), so there is no welfare per task to compare.")
     count = (f"{pct(100 * (1 - na / nb), sign=False)} fewer admissions" if na < nb else
              f"{pct(100 * (na / nb - 1), sign=False)} more admissions")
     each = (f"{pct(100 * (pa / pb - 1), sign=False)} more welfare per task" if pa > pb else
@@ -345,7 +349,12 @@ def _gain_rows(ds: xr.Dataset, where: dict, paper: dict, claim: str) -> list[dic
     for b, p in paper.items():
         for variant in (LEMMA2, CALIBRATED):
             against = rival(variant, b)
-            est = estimate_of(seed_gain(flat, variant, against))
+            gains = seed_gain(flat, variant, against)
+            if p is not None and not np.isfinite(gains.values).any():
+                rows.append(_nothing_row(f"{claim}: pdFTSP over {b}", variant, pct(p),
+                                         against))
+                continue
+            est = estimate_of(gains)
             row = {"claim": f"{claim}: pdFTSP over {b}", "variant": VARIANTS[variant],
                    "paper": "not run" if p is None else pct(p),
                    "ours": (f"over {against}: " if against != b else "") + ours_pct(est),
@@ -361,6 +370,17 @@ def _gain_rows(ds: xr.Dataset, where: dict, paper: dict, claim: str) -> list[dic
                                   + admissions(ds, variant, against, where))
             rows.append(row)
     return rows
+
+
+def _nothing_row(claim: str, variant: str, paper: str, against: str) -> dict:
+    """A gain over ``against`` where it earns nothing on every seed (a price tuned on the
+    base scenario above every value of another scenario's tasks, say): no gain to
+    measure, not testable here."""
+    return {"claim": claim, "variant": VARIANTS[variant], "paper": paper,
+            "ours": f"{against} earns nothing on any seed", "verdict": NOT_TESTABLE,
+            "scope": BEYOND if variant == CALIBRATED else "paper",
+            "why": f"{against} admits no task on any seed here, so pdFTSP's gain over it "
+                   "is not a number: this cannot be tested here."}
 
 
 #: the claims table's name of pdFTSP's margin over lorasched's cost-plus rule

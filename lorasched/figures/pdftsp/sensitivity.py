@@ -92,8 +92,8 @@ _FIG04, _FIG06, _FIG08 = Fig04(), Fig06(), Fig08()
 def _declarations(size: str, seeds: int) -> dict:
     """The three figures' declarations cut to the claims' settings and :data:`RERUN`
     (``<figure>``), and their tuned baselines' parts cut alike (``<figure>~tuned``:
-    :data:`BASELINES` at the options tuned on the base scenario's held-out day, as
-    pdFTSP's calibrated constants are)."""
+    :data:`BASELINES` at the options tuned on the base scenario's held-out day, kept under
+    every alternative as pdFTSP's calibrated constants are)."""
     out = {}
     tuned = [a for a in TUNED_ALGORITHMS if NAMES[a] in BASELINES]
     for fig, keep in ((_FIG04, None), (_FIG06, "mix"), (_FIG08, None)):
@@ -137,6 +137,7 @@ class Sensitivity(SensitivityPage, Figure):
                 if alt is not None:
                     d["base"] = {**d["base"], **alt.scenario}
                     d["name"] = f"{key.replace(TUNED_PART, '_tuned')}_{alt.slug}_{size}"
+
                 out[f"{key}|{CHOICE if alt is None else alt.label}"] = Sweep.from_dict(d)
         return out
 

@@ -49,7 +49,13 @@ _BASELINE_CALIBRATIONS: dict = {}
 def value_density_min(size: str = "small") -> float:
     """The base scenario's declared lowest value per sample v_min (the same on every seed),
     the untuned posted price per sample."""
-    arrays = to_arrays(synthetic_scenario(**base(size), seed=CALIBRATION_SEEDS[0]))
+    return value_density_min_of(base(size))
+
+
+def value_density_min_of(scenario: dict) -> float:
+    """The declared lowest value per sample v_min of the scenario ``synthetic_scenario``
+    builds from ``scenario`` (the same on every seed)."""
+    arrays = to_arrays(synthetic_scenario(**scenario, seed=CALIBRATION_SEEDS[0]))
     return float(arrays.value_density_min)
 
 
