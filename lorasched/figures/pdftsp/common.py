@@ -69,8 +69,7 @@ COST_PLUS = NAMES["cost_plus"]
 TUNED_ALGORITHMS = ("eft", "ntm", "cost_plus")
 TUNED_OF = {NAMES[a]: NAMES[f"{a}_tuned"] for a in TUNED_ALGORITHMS}
 #: the baselines of the calibrated pdFTSP, each tuned as its constants are: tuned against
-#: tuned, lorasched's cost-plus included (it is the strongest tuned baseline on the base
-#: scenario's calibration day)
+#: tuned, lorasched's cost-plus included
 TUNED_BASELINES = (TITAN, *TUNED_OF.values())
 #: whom each pdFTSP setting is measured against: Lemma 2's constants against the paper's
 #: untuned baselines (the paper's setting), the calibrated constants against every baseline
