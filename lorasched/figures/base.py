@@ -10,6 +10,11 @@ import math
 import os
 import re
 import tempfile
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on Windows
+    fcntl = None
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -162,6 +167,24 @@ def atomic_file(path) -> Iterator[Path]:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def locked(path) -> Iterator[None]:
+    """Hold ``path``'s lock (a lock file beside it, ``.<name>.lock``) in the block, so that
+    processes making one file at once (two notebooks of ``make book``, two test workers
+    sharing the default store) make it once: the others wait, then find it made."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fcntl is None:  # pragma: no cover - no advisory locks here: each may make it
+        yield
+        return
+    with open(path.with_name(f".{path.name}.lock"), "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 class Figure:

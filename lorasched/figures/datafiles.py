@@ -6,17 +6,12 @@ links to them: :mod:`lorasched.figures.publish`. The format: :doc:`/reference/fi
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - not on Windows
-    fcntl = None
 import netCDF4
 import numpy as np
 import pandas as pd
@@ -32,7 +27,7 @@ except ImportError:  # xarray before 2025.11
 from ..model.errors import InputError
 from . import allpass, pdftsp, titan
 from .allpass.common import AllpassData
-from .base import Figure, atomic_file, check_size
+from .base import Figure, atomic_file, check_size, locked
 
 #: system -> {figure key -> Figure}: every figure that has a page
 FIGURES = {"pdftsp": pdftsp.FIGURES, "titan": titan.FIGURES, "allpass": allpass.FIGURES}
@@ -254,23 +249,6 @@ def written_digest(path) -> str | None:
         return None
 
 
-@contextlib.contextmanager
-def _writing(path: Path):
-    """Hold ``path``'s write lock (a lock file beside it) in the block, so that two pages
-    sharing one file (``make book`` runs two notebooks at a time) write it once: the second
-    waits, then finds it written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if fcntl is None:  # pragma: no cover - no advisory locks here: each page may write
-        yield
-        return
-    with open(path.with_name(f".{path.name}.lock"), "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
 def write(data, path, *, figure: str = "", size: str = "") -> Path:
     """Write ``data`` (a figure's data tree) to the netCDF file ``path``: to a temporary
     name of this process first, then renamed, so that an interrupted write leaves no
@@ -478,7 +456,7 @@ def write_page_files(fig: Figure, data, size: str = "full", folder=None, *,
     folder = data_folder(size) if folder is None else Path(folder)
     nc, csv = file_names(fig)
     data = without(data, fig.unpublished)
-    with _writing(folder / nc):  # pages sharing a file write it once
+    with locked(folder / nc):  # pages sharing a file write it once
         if written_digest(folder / nc) != digest(data):
             write(data, folder / nc, figure=f"{fig.system}/{fig.data_name or fig.key}",
                   size=size)

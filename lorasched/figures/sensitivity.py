@@ -183,8 +183,51 @@ def findings(table: pd.DataFrame, seeds: int) -> Prose:
                       f"({int(per_alt.max())} of {n})." + kinds, "\n".join(lines))
 
 
+def what_flips(table: pd.DataFrame, seeds: int, page: str) -> Prose:
+    """What a paper's headline page says of its sensitivity page (``page``, linked), every
+    word from ``table``: in one sentence, how many claims keep their verdict under every
+    alternative, how many flip, how many of those turn one decided verdict into another
+    (a reversal) and the alternative that flips most; then each claim that flips, its
+    verdict under lorasched's choice and under each alternative that moves it."""
+    cols = verdict_columns(table)
+    changed = flips(table)
+    reversed_ = reversals(table)
+    n, k = len(table), len(cols) - 1
+    steady = int((~changed.any(axis=1)).sum())
+    head = (f"The [sensitivity page]({page}.ipynb) re-tests {n} claim{'s' if n != 1 else ''} "
+            f"on {seed_words(seeds)}, paired, under {k} other value{'s' if k != 1 else ''} of "
+            "the numbers lorasched chose where the paper is silent: ")
+    if steady == n:
+        return Prose(head + f"{'every one keeps its' if n != 1 else 'it keeps its'} verdict "
+                     "under every alternative.")
+    moved, n_flip = [], n - steady
+    for i in table.index[changed.any(axis=1)]:
+        row = table.loc[i]
+        into = {}
+        for c in cols[1:]:
+            if changed.at[i, c]:
+                into.setdefault(row[c], []).append(c)
+        ways = "; ".join(f"*{v}* under {', '.join(alts)}" for v, alts in into.items())
+        rev = " (a reversal)" if reversed_.loc[i].any() else ""
+        moved.append(f"- {_claim(row)}: *{row[cols[0]]}*, becomes {ways}{rev}.")
+    n_rev = int(reversed_.any(axis=1).sum())
+    per_alt = changed[cols[1:]].sum()
+    most = per_alt[per_alt == per_alt.max()].index.tolist()
+    keep = "keeps its" if steady == 1 else "keep their"
+    rev = ("none of them from one decided verdict (reproduced, magnitude off, contradicted) "
+           "to another" if n_rev == 0 else
+           f"{n_rev} of {'it' if n_flip == 1 else 'them'} from one decided verdict "
+           "(reproduced, magnitude off, contradicted) to another")
+    sentence = (head + f"{steady} {keep} verdict under every one and {n_flip} "
+                f"flip{'s' if n_flip == 1 else ''}, {rev}; the alternative"
+                f"{'s' if len(most) > 1 else ''} that flip{'' if len(most) > 1 else 's'} "
+                f"most: {', '.join(most)} ({int(per_alt.max())} of {n}).")
+    return paragraphs(sentence, "\n".join(moved))
+
+
 __all__ = ["CHOICE", "DECIDED", "KEY", "Alternative", "alternatives_table", "findings", "flip_rows",
-           "flips", "reversals", "styled_table", "verdict_columns", "verdict_table"]
+           "flips", "reversals", "styled_table", "verdict_columns", "verdict_table",
+           "what_flips"]
 
 
 class SensitivityPage:

@@ -11,7 +11,11 @@ import re
 import pandas as pd
 
 from . import allpass, glossary, pdftsp, titan
+from . import sensitivity as _sensitivity
+from .allpass.sensitivity import SENSITIVITY as _ALLPASS_SENSITIVITY
 from .base import WHY_ANCHOR, Prose, check_size, paragraphs
+from .pdftsp.sensitivity import SENSITIVITY as _PDFTSP_SENSITIVITY
+from .titan.sensitivity import SENSITIVITY as _TITAN_SENSITIVITY
 from .verdicts import (
     BEYOND,
     COMPARED,
@@ -244,5 +248,23 @@ def tuning(table: pd.DataFrame, system: str) -> Prose:
     return Prose(UNTUNED[system])
 
 
+def sensitivity(system: str, size: str = "small", *, store=None) -> Prose:
+    """What ``system``'s sensitivity page finds, as its headline page says it: the page's
+    own verdict table (its alternatives on its seeds, paired; its cells from ``store``)
+    told by :func:`~.sensitivity.what_flips`."""
+    check_size(size)
+    page = _SENSITIVITY[system]
+    table = page.table(page.data(size, store=store, serial=True))
+    out = _sensitivity.what_flips(table, page.seeds(size), page.page)
+    terms = glossary.spelled_out(out)
+    return Prose((f"Abbreviations below: {terms}. " if terms else "") + out)
+
+
+#: each system's sensitivity page
+_SENSITIVITY = {"pdftsp": _PDFTSP_SENSITIVITY, "titan": _TITAN_SENSITIVITY,
+                "allpass": _ALLPASS_SENSITIVITY}
+
+
 __all__ = ["COLUMNS", "SYSTEMS", "UNTUNED", "beyond_rows", "claims", "counts", "findings",
-           "headline", "headline_rows", "linked", "rule", "short_why", "tidy", "tuning"]
+           "headline", "headline_rows", "linked", "rule", "sensitivity", "short_why", "tidy",
+           "tuning"]

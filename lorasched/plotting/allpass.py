@@ -49,32 +49,45 @@ def jct_cdf(data, setup: str, algorithms: list[str], names: dict) -> go.Figure:
     return fig
 
 
+def _split(total: float, parts: list[float]) -> list[float]:
+    """``total`` split in the proportions of ``parts`` (all zero: nothing)."""
+    whole = sum(parts)
+    return [total * p / whole if whole > 0 else 0.0 for p in parts]
+
+
 def wait_bars(data, rows: list[tuple[str, str]], names: dict) -> go.Figure:
-    """Fig. 8: average waiting time per job, split into queueing and checkpoint/restore
-    (and the rest: start-ups), mean over seeds."""
+    """Fig. 8: the wait per job, its centre over seeds as the claims take it (the geometric
+    mean: ``data.m``), split into queueing, checkpoint/restore and the rest (start-ups) in
+    the proportions of their arithmetic means over seeds, which add up to the wait's."""
     labels = [f"{names[a]} ({s})" for a, s in rows]
-    q = [data.m("queue_min", s, a)[0] for a, s in rows]
-    o = [data.m("overhead_min", s, a)[0] for a, s in rows]
-    w = [data.m("wait_min", s, a)[0] for a, s in rows]
-    rest = [max(0.0, x - y - z) for x, y, z in zip(w, q, o, strict=True)]
+    stacks = []
+    for a, s in rows:
+        q, o, w = (float(data.values(m, s, a).mean())
+                   for m in ("queue_min", "overhead_min", "wait_min"))
+        stacks.append(_split(data.m("wait_min", s, a), [q, o, max(0.0, w - q - o)]))
     fig = go.Figure()
-    fig.add_bar(x=labels, y=q, name="serverful queue")
-    fig.add_bar(x=labels, y=o, name="checkpoint + restore")
-    fig.add_bar(x=labels, y=rest, name="start-up and other")
-    fig.update_layout(barmode="stack", yaxis_title="average wait per job (min)",
+    for i, name in enumerate(("serverful queue", "checkpoint + restore", "start-up and other")):
+        fig.add_bar(x=labels, y=[st[i] for st in stacks], name=name)
+    fig.update_layout(barmode="stack",
+                      yaxis_title="wait per job (min), geometric mean over seeds",
                       template="plotly_white", height=420)
     return fig
 
 
 def cost_bars(data, rows: list[tuple[str, str]], names: dict) -> go.Figure:
-    """Fig. 9: the bill of each policy by provider (mean over seeds)."""
+    """Fig. 9: the bill of each policy, its centre over seeds as the claims take it (the
+    geometric mean: ``data.m``), split by provider in the proportions of their arithmetic
+    means over seeds, which add up to the bill's."""
     labels = [f"{names[a]} ({s})" for a, s in rows]
+    providers = list(PROVIDER_COLOURS)
+    stacks = [_split(data.m("cost_usd", s, a),
+                     [float(data.values(f"cost_{p}_usd", s, a).mean()) for p in providers])
+              for a, s in rows]
     fig = go.Figure()
-    for p, colour in PROVIDER_COLOURS.items():
-        fig.add_bar(x=labels, y=[data.m(f"cost_{p}_usd", s, a)[0] for a, s in rows],
-                    name=p, marker_color=colour)
-    fig.update_layout(barmode="stack", yaxis_title="cost (USD)", template="plotly_white",
-                      height=420)
+    for i, (p, colour) in enumerate(PROVIDER_COLOURS.items()):
+        fig.add_bar(x=labels, y=[st[i] for st in stacks], name=p, marker_color=colour)
+    fig.update_layout(barmode="stack", yaxis_title="bill (USD), geometric mean over seeds",
+                      template="plotly_white", height=420)
     return fig
 
 

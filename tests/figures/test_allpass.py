@@ -108,10 +108,10 @@ def test_floor_and_overlap_tables(page):
 def test_findings_name_the_slip_and_the_floor_from_the_data(page, monkeypatch):
     fig, data = page
     text = str(fig.findings(data))
-    q = data.m("queue_min", "limited", "allpass_slip")[0]
+    q = data.m("queue_min", "limited", "allpass_slip")
     assert "The *units slip* is a hypothesis about the authors' code" in text
     assert f"to {minutes(q)}" in text
-    assert f"{minutes(data.m('queue_min', 'unlimited', 'queue_all_oracle')[0])} without" in text
+    assert f"{minutes(data.m('queue_min', 'unlimited', 'queue_all_oracle'))} without" in text
     # the wording follows the overlap count against the cap
     over = pd.DataFrame({"seed": [1], "demoted jobs at once (oracle, F0)": [64],
                          "demoted jobs at once (Allpass default)": [62], "cap": [30],
@@ -313,3 +313,28 @@ def test_the_sensitivity_choice_column_is_the_headline():
     assert table[["figure", "claim", "setting", CHOICE]].values.tolist() == [
         [r["figure"], r["claim"], r["setting"], r["verdict"]] for r in headline]
     assert page.seeds("small") == len(AllpassData("small", runs("small")).seeds)
+
+
+def test_tables_prose_and_bars_take_the_claims_centre_over_seeds():
+    """One centre for one quantity: a positive metric's table cell and ``m`` give the
+    geometric mean over seeds that its claim is judged on, with the claim's interval; a
+    share the back-transformed mean of its logit; a seed at zero the arithmetic mean."""
+    import xarray as xr
+
+    from lorasched.figures.allpass.common import AllpassData, fmt
+    from lorasched.figures.verdicts import RATIO, SHARE
+
+    data = object.__new__(AllpassData)
+    values = {"queue_min": [1.0, 4.0, 16.0], "demoted_share": [0.2, 0.5, 0.8],
+              "overhead_min": [0.0, 1.0, 2.0]}
+    data.metrics = xr.Dataset({m: (("setup", "algorithm", "seed"), np.array([[v]]))
+                               for m, v in values.items()},
+                              coords={"setup": ["limited"], "algorithm": ["allpass"],
+                                      "seed": [1, 2, 3]})
+    q = estimate(values["queue_min"], RATIO)
+    assert data.m("queue_min", "limited", "allpass") == pytest.approx(4.0)  # not 7
+    assert fmt(values["queue_min"]) == f"{num(q.mean)} ({num(q.low)} to {num(q.high)})"
+    share = estimate(100 * np.array(values["demoted_share"]), SHARE).mean / 100
+    assert data.m("demoted_share", "limited", "allpass") == pytest.approx(share)
+    assert data.m("overhead_min", "limited", "allpass") == pytest.approx(1.0)
+    assert fmt([3.0, 3.0]) == "3" and fmt([np.nan]) == ""

@@ -188,7 +188,7 @@ def test_a_page_waits_for_the_page_writing_its_shared_file(tmp_path):
     data = AllpassData("small", {("limited", "allpass", 1): run})
     path = tmp_path / "allpass" / "runs.nc"
     done = ctx.Event()
-    with datafiles._writing(path):
+    with datafiles.locked(path):
         child = ctx.Process(target=_page_writes, args=(tmp_path, data, done))
         child.start()
         assert not done.wait(2.0)  # held up by the lock

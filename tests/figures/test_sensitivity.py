@@ -38,6 +38,29 @@ def test_a_reversal_is_told_from_a_move_to_undecided():
     assert "2 of the 3 claims see no such reversal" in text
 
 
+def test_the_headline_says_what_flips_claim_by_claim():
+    table = sens.verdict_table({sens.CHOICE: _rows(REPRODUCED, CONTRADICTED, INCONCLUSIVE),
+                                "x = 1": _rows(CONTRADICTED, CONTRADICTED, REPRODUCED),
+                                "x = 2": _rows(REPRODUCED, CONTRADICTED, REPRODUCED)})
+    text = sens.what_flips(table, 5, "sensitivity_x")
+    assert text.startswith("The [sensitivity page](sensitivity_x.ipynb) re-tests 3 claims on "
+                           "5 seeds (1, 2, 3, 4 and 5), paired, under 2 other values")
+    assert ("1 keeps its verdict under every one and 2 flip, 1 of them from one decided "
+            "verdict") in text
+    assert "the alternative that flips most: x = 1 (2 of 3)." in text
+    assert (f"\n- Fig. 1, claim 0: *{REPRODUCED}*, becomes *{CONTRADICTED}* under x = 1 "
+            "(a reversal).") in text
+    assert (f"\n- Fig. 1, claim 2: *{INCONCLUSIVE}*, becomes *{REPRODUCED}* under x = 1, "
+            "x = 2.") in text
+    calm = sens.verdict_table({sens.CHOICE: _rows(INCONCLUSIVE), "x = 1": _rows(REPRODUCED)})
+    assert "1 flips, none of them from one decided verdict" in sens.what_flips(calm, 3, "s")
+    assert "claim 1" not in text
+    steady = sens.verdict_table({sens.CHOICE: _rows(REPRODUCED), "x = 1": _rows(REPRODUCED)})
+    assert sens.what_flips(steady, 1, "s").endswith(
+        "on 1 seed (1), paired, under 1 other value of the numbers lorasched chose where the paper "
+        "is silent: it keeps its verdict under every alternative.")
+
+
 @pytest.mark.parametrize("column", [_rows(REPRODUCED), _rows(REPRODUCED, "fine", "x"),
                                     _rows(REPRODUCED, REPRODUCED, REPRODUCED),
                                     _rows(REPRODUCED, "not a verdict")])

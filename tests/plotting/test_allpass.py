@@ -64,46 +64,57 @@ def test_the_other_log_axis_labels_lie_within_their_data():
 
 
 class _Metrics:
-    """The one method of the Allpass pages' data that the bar charts read: a metric's mean
-    over seeds (and its sd) in a setup, by policy."""
+    """The two methods of the Allpass pages' data that the bar charts read: a metric's
+    per-seed values in a setup, by policy, and their centre (the geometric mean)."""
 
-    def __init__(self, values: dict):
-        self.values = values
+    def __init__(self, per_seed: dict):
+        self.per_seed = {k: np.asarray(v, dtype=float) for k, v in per_seed.items()}
 
-    def m(self, metric: str, setup: str, algorithm: str) -> tuple[float, float]:
-        return self.values[metric, setup, algorithm], 0.0
+    def values(self, metric: str, setup: str, algorithm: str) -> np.ndarray:
+        return self.per_seed[metric, setup, algorithm]
+
+    def m(self, metric: str, setup: str, algorithm: str) -> float:
+        return float(np.exp(np.log(self.values(metric, setup, algorithm)).mean()))
 
 
 NAMES = {"allpass": "Allpass", "tl_np": "TL-NP"}
 ROWS = [("allpass", "limited"), ("tl_np", "unlimited")]
 
 
-def test_wait_bars_stack_queue_overhead_and_the_rest_of_each_wait():
-    data = _Metrics({("queue_min", "limited", "allpass"): 2.0,
-                     ("overhead_min", "limited", "allpass"): 1.0,
-                     ("wait_min", "limited", "allpass"): 4.5,
-                     ("queue_min", "unlimited", "tl_np"): 3.0,
-                     ("overhead_min", "unlimited", "tl_np"): 0.5,
-                     ("wait_min", "unlimited", "tl_np"): 3.0})  # less than its parts
+def test_wait_bars_stack_to_the_wait_s_centre_in_its_parts_proportions():
+    data = _Metrics({("queue_min", "limited", "allpass"): [1.0, 3.0],
+                     ("overhead_min", "limited", "allpass"): [1.0, 1.0],
+                     ("wait_min", "limited", "allpass"): [2.0, 8.0],  # geometric mean 4
+                     ("queue_min", "unlimited", "tl_np"): [3.0, 3.0],
+                     ("overhead_min", "unlimited", "tl_np"): [0.5, 0.5],
+                     ("wait_min", "unlimited", "tl_np"): [3.0, 3.0]})  # less than its parts
     fig = allpass.wait_bars(data, ROWS, NAMES)
     assert [t.name for t in fig.data] == ["serverful queue", "checkpoint + restore",
                                           "start-up and other"]
     assert all(list(t.x) == ["Allpass (limited)", "TL-NP (unlimited)"] for t in fig.data)
-    assert [list(t.y) for t in fig.data] == [[2.0, 3.0], [1.0, 0.5], [1.5, 0.0]]
+    # Allpass: arithmetic means 2 + 1 + the rest 2 = 5, scaled to the wait's centre 4
+    assert np.allclose([list(t.y) for t in fig.data],
+                       [[1.6, 3.0 * 3.0 / 3.5], [0.8, 0.5 * 3.0 / 3.5], [1.6, 0.0]])
+    assert np.isclose(sum(t.y[0] for t in fig.data), 4.0)  # not the arithmetic 5
     assert fig.layout.barmode == "stack"
-    assert fig.layout.yaxis.title.text == "average wait per job (min)"
+    assert fig.layout.yaxis.title.text == "wait per job (min), geometric mean over seeds"
 
 
-def test_cost_bars_stack_each_provider_s_bill():
-    data = _Metrics({(f"cost_{p}_usd", s, a): 10.0 * i + j
+def test_cost_bars_stack_each_provider_s_share_of_the_bill_s_centre():
+    data = _Metrics({(f"cost_{p}_usd", s, a): [10.0 * i + j + 1] * 2
                      for i, p in enumerate(allpass.PROVIDER_COLOURS)
                      for j, (a, s) in enumerate(ROWS)})
+    data.per_seed.update({("cost_usd", "limited", "allpass"): np.array([10.0, 90.0]),
+                          ("cost_usd", "unlimited", "tl_np"): np.array([36.0, 36.0])})
     fig = allpass.cost_bars(data, ROWS, NAMES)
     assert [t.name for t in fig.data] == list(allpass.PROVIDER_COLOURS)
-    assert [list(t.y) for t in fig.data] == [[0.0, 1.0], [10.0, 11.0], [20.0, 21.0]]
+    # Allpass's parts 1, 11, 21 (sum 33) scaled to its bill's centre 30; TL-NP's 2, 12, 22
+    assert np.allclose([list(t.y) for t in fig.data],
+                       [[30 / 33, 2.0], [330 / 33, 12.0], [630 / 33, 22.0]])
     assert [t.marker.color for t in fig.data] == list(allpass.PROVIDER_COLOURS.values())
     assert list(fig.data[0].x) == ["Allpass (limited)", "TL-NP (unlimited)"]
-    assert fig.layout.barmode == "stack" and fig.layout.yaxis.title.text == "cost (USD)"
+    assert fig.layout.barmode == "stack"
+    assert fig.layout.yaxis.title.text == "bill (USD), geometric mean over seeds"
 
 
 def test_price_timeline_draws_the_marketplace_leases_by_start_and_their_average():

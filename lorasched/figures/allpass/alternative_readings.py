@@ -11,7 +11,7 @@ from ...allpass.diagnostics import demoted_overlap, queue_mechanism
 from ...allpass.pressure import SLIP
 from ..base import Prose, paragraphs
 from ..numbers import minutes, num, pct, quote, seconds, usd
-from ..verdicts import NOT_RUN
+from ..verdicts import NOT_RUN, SHARE
 from .common import (
     NAMES,
     PAPER_FIG8,
@@ -21,6 +21,9 @@ from .common import (
     SETUPS,
     AllpassData,
     AllpassFigure,
+    centre,
+    centre_share,
+    column_centres,
     fmt,
     share,
 )
@@ -81,8 +84,8 @@ class Readings(AllpassFigure):
         """The default against the units slip (:mod:`lorasched.allpass.pressure`'s
         ``units="slip"``, a hypothesis about the authors' code), with Modal, in both
         setups: queueing, JCT, peak workers, cost, the highest F and when it was reached,
-        and the share of ticks with ``p > 1``, where Algorithm 1 raises F (mean ± sd over
-        seeds)."""
+        and the share of ticks with ``p > 1``, where Algorithm 1 raises F (centre and 95 %
+        interval over seeds)."""
         rows = []
         for setup in SETUPS:
             for a in ("allpass", "allpass_slip", "modal"):
@@ -113,7 +116,7 @@ class Readings(AllpassFigure):
 
     def floor_table(self, data: AllpassData) -> pd.DataFrame:
         """The queue-all oracle (:func:`lorasched.allpass.policies.queue_all_oracle`) with
-        and without the cap, beside Allpass's default (mean ± sd over seeds)."""
+        and without the cap, beside Allpass's default (centre and 95 % interval over seeds)."""
         return pd.DataFrame([
             {"policy": NAMES[a], "setup": setup,
              "queue (min)": fmt(data.values("queue_min", setup, a)),
@@ -144,8 +147,8 @@ class Readings(AllpassFigure):
         context (the paper ran one reading, judged on Fig. 8's page)."""
         rows = []
         for a in [*READINGS, "allpass_slip", "queue_all_oracle"]:
-            q = data.m("queue_min", "limited", a)[0]
-            c = data.m("cost_usd", "limited", a)[0]
+            q = data.m("queue_min", "limited", a)
+            c = data.m("cost_usd", "limited", a)
             rows.append({"claim": f"Allpass's queueing delay and bill: {NAMES[a]}",
                          "variant": "limited",
                          "paper": f"{minutes(PAPER_FIG8['allpass_queue'])}; "
@@ -154,7 +157,7 @@ class Readings(AllpassFigure):
         mech = self.mechanism(data)
         rows.append({"claim": "jobs wait while the pressure says the tier is schedulable "
                      "(p <= 1 at a tick with jobs waiting)", "variant": "limited", "paper": "",
-                     "ours": pct(mech["of those, with p <= 1 (%)"].mean(), sign=False)
+                     "ours": pct(centre(mech["of those, with p <= 1 (%)"], SHARE), sign=False)
                      + " of those ticks", "verdict": NOT_RUN})
         return rows
 
@@ -165,28 +168,29 @@ class Readings(AllpassFigure):
             + self._best_sentence(data))
 
     def _best_sentence(self, data: AllpassData) -> str:
-        q = {a: data.m("queue_min", "limited", a)[0] for a in self.ORDER}
+        q = {a: data.m("queue_min", "limited", a) for a in self.ORDER}
         best = min(self.ORDER, key=q.get)
         return (f"The shortest queue of the readings is {NAMES[best]}'s, {minutes(q[best])} "
                 f"per job, against the paper's {minutes(PAPER_FIG8['allpass_queue'])}.")
 
     def findings(self, data: AllpassData) -> Prose:
         mech = self.mechanism(data)
-        q = {a: data.m("queue_min", "limited", a)[0] for a in self.ORDER}
-        c = {a: data.m("cost_usd", "limited", a)[0] for a in self.ORDER}
+        q = {a: data.m("queue_min", "limited", a) for a in self.ORDER}
+        c = {a: data.m("cost_usd", "limited", a) for a in self.ORDER}
+        m = column_centres(mech)
         return paragraphs(
-            "Average serverful queueing per job under the cap (means over seeds): " + ", ".join(
+            "Serverful queueing per job under the cap (geometric means over seeds): "
+            + ", ".join(
                 f"{NAMES[a]} {minutes(q[a])}" + (f" ({usd(c[a])})" if a != "allpass" else "")
                 for a in self.ORDER)
             + ". " + self._best_sentence(data),
             "The mechanism, measured on the default runs: when jobs waited in the queue, the "
-            f"pressure was at most 1 at "
-            f"{pct(mech['of those, with p <= 1 (%)'].mean(), sign=False)} of those ticks "
-            "(mean over seeds), so Algorithm 2 added no worker; "
-            f"{pct(mech['queueing by jobs due beyond the window (%)'].mean(), sign=False)} of "
+            f"pressure was at most 1 at {pct(m['of those, with p <= 1 (%)'], sign=False)} of "
+            "those ticks (centre over seeds), so Algorithm 2 added no worker; "
+            f"{pct(m['queueing by jobs due beyond the window (%)'], sign=False)} of "
             "the queueing was done by jobs whose soft deadline lay more than the largest "
             "window away when they were demoted, whose work eq. (1) does not count yet; and "
-            f"only {pct(mech['jobs late for their deadline (%)'].mean(), sign=False)} of the "
+            f"only {pct(m['jobs late for their deadline (%)'], sign=False)} of the "
             "jobs missed their soft deadline. Allpass's serverful tier is sized to meet "
             "deadlines, not to shorten JCT: with deadlines of one to ten times a job's "
             "length, long demoted jobs may wait and still be on time.",
@@ -194,17 +198,16 @@ class Readings(AllpassFigure):
 
     def _slip_paragraph(self, data: AllpassData) -> str:
         def m(metric, setup, a):
-            return data.m(metric, setup, a)[0]
+            return data.m(metric, setup, a)
 
         def peak_F(setup, a):
-            return float(np.mean(data.per_seed(setup, a,
-                                               lambda r: np.nanmax(r["F_s"].values))))
+            return centre(data.per_seed(setup, a, lambda r: np.nanmax(r["F_s"].values)))
 
         def when(setup, a):
-            return float(np.mean(data.per_seed(setup, a, _F_peak_h)))
+            return centre(data.per_seed(setup, a, _F_peak_h))
 
         def rising(setup, a):
-            return float(np.mean(data.per_seed(setup, a, lambda r: np.mean(r["p"].values > 1))))
+            return centre_share(data.per_seed(setup, a, lambda r: np.mean(r["p"].values > 1)))
 
         d, s = "allpass", "allpass_slip"
         return (
@@ -221,13 +224,14 @@ class Readings(AllpassFigure):
             "The pressure exceeds 1, so that Algorithm 1 raises F, at "
             f"{share(rising('limited', s))} of the ticks against {share(rising('limited', d))} "
             "by default; F peaks at "
-            + quote("the units slip, under the cap: F's peak, s (mean over seeds)",
+            + quote("the units slip, under the cap: F's peak, s (geometric mean over seeds)",
                     peak_F("limited", s), seconds)
             + " after "
-            + quote("the units slip, under the cap: time of F's peak, h (mean over seeds)",
+            + quote("the units slip, under the cap: time of F's peak, h "
+                    "(geometric mean over seeds)",
                     when("limited", s))
-            + " h on average, against "
-            + quote("by default, under the cap: F's peak, s (mean over seeds)",
+            + " h, against "
+            + quote("by default, under the cap: F's peak, s (geometric mean over seeds)",
                     peak_F("limited", d), seconds) + " "
             f"by default (Fig. 10(d): F rising while p > 1, "
             "then falling slowly). Without a cap Allpass's average JCT is "
@@ -245,8 +249,8 @@ class Readings(AllpassFigure):
         return (
             "The floor set by the workload: the queue-all oracle (F fixed at F0, a worker "
             "rented for every queued job the instant it is queued, no feedback lag) still "
-            f"queues {minutes(data.m('queue_min', 'limited', o)[0])} per job under the cap "
-            f"and {minutes(data.m('queue_min', 'unlimited', o)[0])} without it. Were every "
+            f"queues {minutes(data.m('queue_min', 'limited', o))} per job under the cap "
+            f"and {minutes(data.m('queue_min', 'unlimited', o))} without it. Were every "
             "demoted job to run on a worker of its own from its demotion, at most "
             f"{num(counts.min())} to {num(counts.max())} would run at once (by seed), against "
             f"the cap of {num(cap)}: "

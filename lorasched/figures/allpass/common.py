@@ -23,7 +23,16 @@ from ...allpass.workload import PAPER_JOBS, PAPER_WORK_H, allpass_scenario
 from ...experiments import Sweep
 from ...experiments.grid import code_fingerprint
 from ...model.errors import InputError
-from ..base import SCALES, Figure, Prose, atomic_file, check_size, default_store, seed_words
+from ..base import (
+    SCALES,
+    Figure,
+    Prose,
+    atomic_file,
+    check_size,
+    default_store,
+    locked,
+    seed_words,
+)
 from ..numbers import interval, num, pct
 from ..prose import says
 from ..verdicts import (
@@ -35,6 +44,7 @@ from ..verdicts import (
     NOT_TESTABLE,
     RATIO,
     REPRODUCED,
+    SHARE,
     Estimate,
     estimate,
     inconclusive_why,
@@ -136,6 +146,17 @@ def _run(work) -> xr.Dataset:
 
 @functools.lru_cache(maxsize=4)
 def _runs(size: str, seeds: tuple[int, ...], progress: bool, path: Path | None) -> dict:
+    """The runs, read from ``path`` where it holds them, else computed (and written there);
+    while one process computes them, another asking for the same file waits, then reads
+    it (two notebooks of ``make book``, two test workers)."""
+    if path is None:
+        return _compute_runs(size, seeds, progress, None)
+    with locked(path):
+        return _compute_runs(size, seeds, progress, path)
+
+
+def _compute_runs(size: str, seeds: tuple[int, ...], progress: bool,
+                  path: Path | None) -> dict:
     scenarios = _scenarios(size, seeds)
     if path is not None and path.is_file():
         with path.open("rb") as fh:
@@ -236,16 +257,42 @@ def untestable(claim_text: str, variant: str, paper: str, data, metric: str, set
                    "orders never differ and the claim has nothing to order."}
 
 
-def mean_sd(values) -> tuple[float, float]:
-    """Mean and standard deviation (ddof 1; 0 for one value) of per-seed values."""
-    v = np.asarray(getattr(values, "values", values), dtype=float).ravel()
-    return float(v.mean()), (float(v.std(ddof=1)) if v.size > 1 else 0.0)
+#: the metrics that are shares of jobs or ticks (0 to 1): their centre over seeds is the
+#: back-transformed mean of their logit, as their claims' (every other metric is positive,
+#: its centre the geometric mean)
+SHARES = ("share_10min", "demoted_share")
 
 
-def fmt(values, f=num) -> str:
-    """Per-seed values as ``mean ± sd`` for the data tables, each number by ``f``."""
-    mean, sd = mean_sd(values)
-    return f"{f(mean)} ± {f(sd)}" if sd > 0 else f(mean)
+def centre(values, on: str = RATIO) -> float:
+    """The claims' centre of per-seed ``values`` on scale ``on`` (:data:`~..verdicts.SCALES`):
+    the geometric mean of a positive quantity (``RATIO``, the default), falling back to the
+    arithmetic mean where a seed gives zero, as the claims' interval does
+    (:func:`~..verdicts.estimate`); NaN where no seed has a finite value."""
+    return seeds_estimate(values, on).mean
+
+
+def centre_share(values) -> float:
+    """The centre of per-seed shares given as fractions (0 to 1), as a fraction: the mean
+    of their logit, transformed back (:func:`centre` on ``SHARE``)."""
+    return centre(100 * np.asarray(values, dtype=float), SHARE) / 100
+
+
+def column_centres(frame: pd.DataFrame) -> pd.Series:
+    """The centre of each column of a per-seed table (its ``seed`` column left out): a
+    column in percent (its name ends in "(%)") on the share's scale, any other as a positive
+    quantity (:func:`centre`)."""
+    return pd.Series({c: centre(frame[c], SHARE if c.endswith("(%)") else RATIO)
+                      for c in frame.columns if c != "seed"}, dtype=float)
+
+
+def fmt(values, f=num, on: str = RATIO) -> str:
+    """Per-seed values for the data tables, as the claims give them: the centre
+    (:func:`centre`) and its 95 % interval over seeds, ``24.2 (18.1 to 32.3)``, each
+    number by ``f``; one number where every seed gives it, blank where none has one."""
+    est = seeds_estimate(values, on)
+    if not np.isfinite(est.mean):
+        return ""
+    return f"{f(est.mean)} ({f(est.low)} to {f(est.high)})" if est.spread else f(est.mean)
 
 
 def share(x: float) -> str:
@@ -274,9 +321,12 @@ class AllpassData:
         """One value of ``metric`` per seed."""
         return self.metrics[metric].sel(setup=setup, algorithm=algorithm).values.astype(float)
 
-    def m(self, metric: str, setup: str, algorithm: str) -> tuple[float, float]:
-        """Mean and sd over seeds."""
-        return mean_sd(self.values(metric, setup, algorithm))
+    def m(self, metric: str, setup: str, algorithm: str) -> float:
+        """The centre of ``metric`` over seeds, as its claims take it (:func:`centre`): the
+        geometric mean, or for a share (:data:`SHARES`) the back-transformed mean of its
+        logit."""
+        v = self.values(metric, setup, algorithm)
+        return centre(100 * v, SHARE) / 100 if metric in SHARES else centre(v)
 
     def est(self, metric: str, setup: str, algorithm: str, scale: float = 1.0,
             on: str = RATIO) -> Estimate:
@@ -347,12 +397,16 @@ class AllpassFigure(Figure):
             f"{num(first.sizes['job'])} jobs per run from a {source} window: trace "
             f"durations times {num(first.attrs['duration_scale'])} ({sizing}), "
             f"inter-arrival times times {num(first.attrs['iat_scale'])}; "
-            f"{num(work.mean())} A100-hours of work per seed on average "
+            f"{num(centre(work))} A100-hours of work per seed "
             f"({num(work.min())} to {num(work.max())}). Seeds {seeds[0]} to {seeds[-1]} "
             f"({len(seeds)} runs of every policy); every verdict is judged on one value per "
-            "seed, its mean and 95 % interval (Student's t). The limited setup caps the "
-            f"serverful tier at {SETUPS['limited']} A100s; the unlimited one has no cap. "
-            "The data tables show the mean ± one standard deviation over seeds.")
+            "seed, its centre and 95 % interval (Student's t). Every number over seeds on "
+            "this page, in the claims, the data tables, the prose and the bars alike, is "
+            "that centre: the geometric mean over seeds for a positive quantity (a time, "
+            "a bill, a count; the arithmetic mean where a seed gives zero), and for a share "
+            "the mean of its logit, transformed back; a table gives its 95 % interval in "
+            "brackets. The limited setup caps the "
+            f"serverful tier at {SETUPS['limited']} A100s; the unlimited one has no cap.")
 
     def describe(self, data: AllpassData) -> Prose:
         return Prose(self.setting(data))
@@ -360,7 +414,8 @@ class AllpassFigure(Figure):
 
 def paper_table(data: AllpassData, rows: list[tuple]) -> pd.DataFrame:
     """A table of (label, setup, algorithm, metric, scale, formatter, paper) rows: ours
-    (mean ± sd over seeds) beside the paper's (already formatted, or "")."""
+    (the centre over seeds and its interval, :func:`fmt`) beside the paper's (already
+    formatted, or "")."""
     return pd.DataFrame([{"": label, "setup": setup, "policy": NAMES[alg],
                           "lorasched": fmt(scale * data.values(metric, setup, alg), f),
                           "paper": paper}

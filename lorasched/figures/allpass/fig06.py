@@ -15,6 +15,8 @@ from .common import (
     SETUPS,
     AllpassData,
     AllpassFigure,
+    centre,
+    centre_share,
     claim,
     identical,
     paper_table,
@@ -80,7 +82,7 @@ class Fig06(AllpassFigure):
 
     def _late(self, data: AllpassData, a: str) -> float:
         column = self.mechanism(data)[f"{NAMES[a]}: short jobs late (%)"].astype(float)
-        return float(column.mean())  # NaN where no seed has the run
+        return centre(column, SHARE)  # NaN where no seed has the run
 
     def _level_why(self, data: AllpassData, a: str, long_work: float) -> str:
         return (f"{pct(long_work, sign=False)} of the jobs carry more than ten minutes of work "
@@ -91,7 +93,7 @@ class Fig06(AllpassFigure):
 
     def claim_rows(self, data: AllpassData):
         s = self.shares(data)
-        long_work = float(self.mechanism(data)["jobs with work > 10 min (%)"].mean())
+        long_work = centre(self.mechanism(data)["jobs with work > 10 min (%)"], SHARE)
         rows = []
         for a in self.ORDER:
             est = seeds_estimate(s[a], SHARE)
@@ -133,30 +135,30 @@ class Fig06(AllpassFigure):
         wins = int(np.sum(s["allpass"] > best))
         return (f"Allpass leads the best baseline in {wins} of {len(data.seeds)} seeds. Its "
                 f"demoted jobs queue {minutes(q.mean)} per job on average for a serverful "
-                f"worker: at {share(np.nanmean(calm))} of the ticks when jobs waited, the "
+                f"worker: at {share(centre_share(calm))} of the ticks when jobs waited, the "
                 "pressure of eq. (2) was at most 1, so Algorithm 2 added no worker (the page "
                 "of Fig. 8 measures this mechanism).")
 
     def _tl_np_why(self, data: AllpassData) -> str:
-        s = {a: self.shares(data)[a].mean() for a in self.ORDER}
+        s = {a: centre(self.shares(data)[a], SHARE) for a in self.ORDER}
         nxt = min((a for a in self.ORDER if a != "tl_np"), key=s.get)
         late = {a: self._late(data, a) for a in self.ORDER}
         return (f"The next fewest is {NAMES[nxt]}'s, {_pct(s[nxt])} against TL-NP's "
-                f"{_pct(s['tl_np'])} on average. Of the jobs with at most ten minutes of work, "
+                f"{_pct(s['tl_np'])}. Of the jobs with at most ten minutes of work, "
                 "the share finished later: "
                 + ", ".join(f"{NAMES[a]} {_pct(late[a])}" for a in self.ORDER) + ".")
 
     def _sjf_why(self, data: AllpassData) -> str:
-        pre = {a: data.per_seed(SETUP, a, lambda r: r["preemptions"].values.sum()).mean()
+        pre = {a: centre(data.per_seed(SETUP, a, lambda r: r["preemptions"].values.sum()))
                for a in ("sjf_np", "sjf_p")}
-        o = {a: data.m("overhead_min", SETUP, a)[0] for a in ("sjf_np", "sjf_p")}
-        return (f"SJF-P preempts {num(pre['sjf_p'])} jobs per run on average and spends "
+        o = {a: data.m("overhead_min", SETUP, a) for a in ("sjf_np", "sjf_p")}
+        return (f"SJF-P preempts {num(pre['sjf_p'])} jobs per run and spends "
                 f"{minutes(o['sjf_p'])} per job on checkpoints and restores, against SJF-NP's "
                 f"{minutes(o['sjf_np'])}.")
 
     def findings(self, data: AllpassData) -> Prose:
         s = {a: data.est("share_10min", SETUP, a, 100, on=SHARE) for a in self.ORDER}
-        avg = {a: data.m("avg_jct_min", SETUP, a)[0] for a in self.ORDER}
+        avg = {a: data.m("avg_jct_min", SETUP, a) for a in self.ORDER}
         # each ordering said from its own claims row's verdict
         rows = self.claim_rows(data)
         said = [row_says(row_of(rows, "Allpass finishes more jobs"),
@@ -168,7 +170,7 @@ class Fig06(AllpassFigure):
                          "SJF-P's deficit against SJF-NP")]
         return paragraphs(
             "Jobs finished within ten minutes under the cap of "
-            f"{num(SETUPS[SETUP])} serverful workers (mean over seeds): "
+            f"{num(SETUPS[SETUP])} serverful workers (centres over seeds): "
             + ", ".join(f"{NAMES[a]} {pct(s[a].mean, sign=False)}" for a in self.ORDER) + ".",
             "Average JCT: " + ", ".join(f"{NAMES[a]} {minutes(avg[a])}" for a in self.ORDER)
             + ".",

@@ -12,6 +12,7 @@ from .common import (
     PAPER_HPA_JCT_RATIO,
     AllpassData,
     AllpassFigure,
+    centre_share,
     claim,
     paper_table,
     row_of,
@@ -65,12 +66,12 @@ class Fig07(AllpassFigure):
         hpa = seeds_estimate(on=RATIO, values=data.values("avg_jct_min", "unlimited", "hpa")
                        / data.values("avg_jct_min", "unlimited", "allpass"))
         cap = cap_claim(data)
-        q = data.m("queue_min", "unlimited", "allpass")[0]
-        qh = data.m("queue_min", "unlimited", "hpa")[0]
+        q = data.m("queue_min", "unlimited", "allpass")
+        qh = data.m("queue_min", "unlimited", "hpa")
         calm = data.per_seed("unlimited", "allpass", lambda r: np.mean(r["p"].values <= 1))
         queue_why = (f"Allpass's jobs queue {minutes(q)} per job on average for a serverful "
                      "worker even without a cap: the pressure of eq. (2) is at most 1 at "
-                     f"{share(calm.mean())} of the ticks, when Algorithm 2 adds no worker; "
+                     f"{share(centre_share(calm))} of the ticks, when Algorithm 2 adds no worker; "
                      "Modal's jobs never queue.")
         return [
             claim("Allpass's average JCT nearly identical to Modal's (read: at most "
@@ -91,9 +92,9 @@ class Fig07(AllpassFigure):
         ]
 
     def findings(self, data: AllpassData) -> Prose:
-        a, mo, h = (data.m("avg_jct_min", "unlimited", x)[0] for x in self.ORDER)
-        qa = data.m("queue_min", "unlimited", "allpass")[0]
-        qh = data.m("queue_min", "unlimited", "hpa")[0]
+        a, mo, h = (data.m("avg_jct_min", "unlimited", x) for x in self.ORDER)
+        qa = data.m("queue_min", "unlimited", "allpass")
+        qh = data.m("queue_min", "unlimited", "hpa")
         # each claim said from its own claims row's verdict
         rows = self.claim_rows(data)
         peaks = cap_claim(data)
@@ -111,7 +112,7 @@ class Fig07(AllpassFigure):
                                   "no seed has a finite peak"})]
         return paragraphs(
             f"Without a cap, Allpass's average JCT is {minutes(a)}, Modal's {minutes(mo)} "
-            f"and HPA's {minutes(h)} (means over seeds).",
+            f"and HPA's {minutes(h)} (geometric means over seeds).",
             "On this page's claims: " + "; ".join(said) + ".",
             f"The gap between Allpass and Modal is queueing: Allpass's jobs spend "
             f"{minutes(qa)} on average in the serverful queue, HPA's {minutes(qh)}; Modal's "

@@ -20,7 +20,10 @@ from .common import (
     SETUPS,
     AllpassData,
     AllpassFigure,
+    centre,
+    centre_share,
     claim,
+    column_centres,
     fmt,
     identical,
     row_of,
@@ -132,11 +135,11 @@ class Fig08(AllpassFigure):
                           "above measures why).", minutes))
         others = [a for a in self.ORDER if a not in ("modal", "allpass")]
         second = seeds_estimate(np.min([w[a] for a in others], axis=0) - w["allpass"])
-        best = min(others, key=lambda a: w[a].mean())
+        best = min(others, key=lambda a: centre(w[a]))
         rows.append(claim("Allpass waits less than every baseline but Modal (minutes less "
                           "than the next)", "", "yes", second, judge(second, None, side=+1),
-                          f"{NAMES[best]} waits {minutes(w[best].mean())} on average against "
-                          f"Allpass's {minutes(w['allpass'].mean())}, whose jobs queue "
+                          f"{NAMES[best]} waits {minutes(centre(w[best]))} against "
+                          f"Allpass's {minutes(centre(w['allpass']))}, whose jobs queue "
                           f"{minutes(q.mean)} for a serverful worker.", minutes))
         for p, np_ in (("tl_p", "tl_np"), ("sjf_p", "sjf_np")):
             text = f"{NAMES[p]} waits longer than {NAMES[np_]} (minutes more)"
@@ -146,16 +149,16 @@ class Fig08(AllpassFigure):
                 continue
             d = seeds_estimate(w[p] - w[np_])
             pre = data.per_seed("limited", p, lambda r: r["preemptions"].values.sum())
-            qu = {a: data.m("queue_min", "limited", a)[0] for a in (p, np_)}
+            qu = {a: data.m("queue_min", "limited", a) for a in (p, np_)}
             rows.append(claim(f"{NAMES[p]} waits longer than {NAMES[np_]} (minutes more)",
                               "limited", "yes", d, judge(d, None, side=+1),
-                              f"{NAMES[p]} preempts {num(pre.mean())} jobs per run on average "
+                              f"{NAMES[p]} preempts {num(centre(pre))} jobs per run "
                               f"and queues {minutes(qu[p])} per job against "
                               f"{NAMES[np_]}'s {minutes(qu[np_])}.", minutes))
         return rows
 
     def _queue_why(self, mech: pd.DataFrame) -> str:
-        m = mech.mean()
+        m = column_centres(mech)
         return (f"At {pct(m['waiting ticks with p <= 1 (%)'], sign=False)} of the ticks when "
                 "jobs waited for a serverful worker, the pressure of eq. (2) was at most 1, "
                 "so Algorithm 2 added no worker, and "
@@ -171,13 +174,14 @@ class Fig08(AllpassFigure):
     def _served_why(self, data: AllpassData) -> str:
         F = data.per_seed("limited", "allpass", lambda r: np.nanmean(r["F_s"].values))
         work = data.per_seed("limited", "allpass", lambda r: np.mean(r["work_s"].values > F0))
-        return (f"The serverless tier keeps a job up to the threshold F, {seconds(F.mean())} on "
-                f"average over the ticks; {share(work.mean())} of the jobs carry more than the "
+        return (f"The serverless tier keeps a job up to the threshold F, {seconds(centre(F))} "
+                f"on average over the ticks; {share(centre_share(work))} of the jobs carry "
+                "more than the "
                 f"initial {seconds(F0)} of work, so most of them are demoted.")
 
     def findings(self, data: AllpassData) -> Prose:
-        o = data.m("overhead_min", "limited", "allpass")[0]
-        demoted = data.m("demoted_share", "limited", "allpass")[0]
+        o = data.m("overhead_min", "limited", "allpass")
+        demoted = data.m("demoted_share", "limited", "allpass")
         # each claim said from its own claims row's verdict
         rows = self.claim_rows(data)
         said = [row_says(row_of(rows, "Modal waits less than Allpass"),
@@ -188,8 +192,8 @@ class Fig08(AllpassFigure):
                 row_says(row_of(rows, "Allpass's queueing delay"),
                          "Allpass's queueing delay under the cap")]
         return paragraphs(
-            "Average wait (JCT minus work; means over seeds): " + ", ".join(
-                f"{NAMES[a]} {minutes(data.m('wait_min', self.setup(a), a)[0])}"
+            "Average wait (JCT minus work; geometric means over seeds): " + ", ".join(
+                f"{NAMES[a]} {minutes(data.m('wait_min', self.setup(a), a))}"
                 for a in self.ORDER) + ".",
             "On this page's claims: " + "; ".join(said) + ".",
             f"Allpass demotes {share(demoted)} of the jobs; each demotion costs the "

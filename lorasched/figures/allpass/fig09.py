@@ -17,6 +17,7 @@ from .common import (
     PAPER_FIG12,
     AllpassData,
     AllpassFigure,
+    centre,
     claim,
     fmt,
     row_of,
@@ -84,15 +85,15 @@ class Fig09(AllpassFigure):
                               ratio(PAPER_FIG9[key]), r,
                               judge(r, PAPER_FIG9[key], threshold=1.0),
                               self._ratio_why(data, a), ratio, threshold=1.0,
-                              ours=f"{interval(r, ratio)}; bills {usd(bill.mean())} against "
-                                   f"{usd(au.mean())} on average"))
+                              ours=f"{interval(r, ratio)}; bills {usd(centre(bill))} against "
+                                   f"{usd(centre(au))}"))
         return rows
 
     def _total_why(self, data: AllpassData) -> str:
         work = data.values("work_h", "limited", "allpass")
-        price = data.m("vast_price_mean", "limited", "allpass")[0]
-        bills = {p: data.m(f"cost_{p}_usd", "limited", "allpass")[0] for p in PROVIDERS}
-        return (f"The runs carry {num(work.mean())} A100-hours of work on average "
+        price = data.m("vast_price_mean", "limited", "allpass")
+        bills = {p: data.m(f"cost_{p}_usd", "limited", "allpass") for p in PROVIDERS}
+        return (f"The runs carry {num(centre(work))} A100-hours of work "
                 f"({num(work.min())} to {num(work.max())} by seed) against the "
                 f"{num(PAPER_WORK_H)} the paper's bills imply, and Allpass's marketplace "
                 f"workers cost {per_gpu_h(price)} against the paper's "
@@ -100,22 +101,22 @@ class Fig09(AllpassFigure):
                 + ", ".join(f"{CLOUD_NAMES[p]} {usd(v)}" for p, v in bills.items()) + ".")
 
     def _serverless_why(self, data: AllpassData) -> str:
-        served = 1 - data.m("demoted_share", "limited", "allpass")[0]
+        served = 1 - data.m("demoted_share", "limited", "allpass")
         F = data.per_seed("limited", "allpass", lambda r: np.nanmean(r["F_s"].values))
         return (f"{share(served)} of Allpass's jobs finish on the serverless tier and every "
-                f"demoted job ran there first, up to the threshold F ({seconds(F.mean())} on "
+                f"demoted job ran there first, up to the threshold F ({seconds(centre(F))} on "
                 "average over the ticks); serverless time costs "
                 f"{per_gpu_h(PROVIDERS['modal'].price_per_gpu_h)}.")
 
     def _saving_why(self, data: AllpassData, variant: str) -> str:
         def vast(a):
-            return data.m("cost_vast_usd", "limited", a)[0]
+            return data.m("cost_vast_usd", "limited", a)
 
         def peak(a):
-            return data.m("max_workers", "limited", a)[0]
+            return data.m("max_workers", "limited", a)
 
-        modal = data.m("cost_modal_usd", "limited", "allpass")[0]
-        served = 1 - data.m("demoted_share", "limited", "allpass")[0]
+        modal = data.m("cost_modal_usd", "limited", "allpass")
+        served = 1 - data.m("demoted_share", "limited", "allpass")
         return (f"{NAMES[variant]} runs every job on rented machines: {usd(vast(variant))} "
                 f"of marketplace time with up to {num(peak(variant))} workers, against "
                 f"Allpass's {usd(vast('allpass'))} with up to {num(peak('allpass'))} plus "
@@ -123,23 +124,23 @@ class Fig09(AllpassFigure):
                 "leave it.")
 
     def _ratio_why(self, data: AllpassData, a: str) -> str:
-        price = data.m("vast_price_mean", "unlimited", "allpass")[0]
+        price = data.m("vast_price_mean", "unlimited", "allpass")
         if a == "modal":
-            bill = data.m("cost_usd", "unlimited", "modal")[0]
+            bill = data.m("cost_usd", "unlimited", "modal")
             return (f"Modal bills {per_gpu_h(PROVIDERS['modal'].price_per_gpu_h)} for all "
                     f"the work, {usd(bill)} per run on average; Allpass's marketplace workers "
                     f"cost {per_gpu_h(price)} on "
                     f"average against the paper's {per_gpu_h(PAPER_FIG12['price'])} "
                     "(Fig. 12), so Modal's bill is a larger multiple of Allpass's here.")
-        peak = data.m("max_workers", "unlimited", "hpa")[0]
+        peak = data.m("max_workers", "unlimited", "hpa")
         busy = data.per_seed("unlimited", "hpa", _busy_share)
         return (f"HPA rents up to {num(peak)} serverful workers on average per seed, busy "
                 f"{share(np.nanmean(busy))} of their open time; its bill over Allpass's "
                 "follows that idle time.")
 
     def findings(self, data: AllpassData) -> Prose:
-        c = {(a, st): data.m("cost_usd", st, a)[0] for a, st in self.ORDER}
-        w = data.m("work_h", "limited", "allpass")[0]
+        c = {(a, st): data.m("cost_usd", st, a) for a, st in self.ORDER}
+        w = data.m("work_h", "limited", "allpass")
         modal = c["modal", "unlimited"]
         # each claim said from its own claims row's verdict
         rows = self.claim_rows(data)
@@ -150,7 +151,7 @@ class Fig09(AllpassFigure):
                             f"Allpass's saving against {NAMES[b]}")
                    for b in ("tl_np", "tl_p", "sjf_np", "sjf_p")]
         return paragraphs(
-            "Bills (means over seeds): " + ", ".join(
+            "Bills (geometric means over seeds): " + ", ".join(
                 f"{NAMES[a]} ({st}) {usd(c[a, st])}" for a, st in self.ORDER) + ".",
             f"The runs carry {num(w)} A100-hours of work on average (the paper's Modal bill "
             f"implies about {num(PAPER_WORK_H)}); Modal alone therefore costs "

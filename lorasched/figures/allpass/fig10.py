@@ -17,6 +17,8 @@ from .common import (
     SETUPS,
     AllpassData,
     AllpassFigure,
+    centre,
+    centre_share,
     claim,
     row_of,
     row_says,
@@ -64,7 +66,7 @@ class Fig10(AllpassFigure):
             self._f_row(F, rising),
             claim("Tiresias-L's queue longer than Allpass's (peak jobs waiting, difference)",
                   "limited", "yes", longer, judge(longer, None, side=+1),
-                  f"Peak queue: TL-NP {num(tl.mean())} jobs, Allpass {num(al.mean())} on "
+                  f"Peak queue: TL-NP {num(centre(tl))} jobs, Allpass {num(centre(al))} on "
                   "average; Allpass's demoted jobs wait for serverful workers too (the page "
                   "of Fig. 8 measures why).", num),
         ]
@@ -75,7 +77,7 @@ class Fig10(AllpassFigure):
 
     def _f_row(self, F, rising) -> dict:
         text = f"F rises above F0 = {seconds(F0)} under pressure (highest F)"
-        why = (f"The pressure p of eq. (2) exceeds 1 at {share(rising.mean())} of the "
+        why = (f"The pressure p of eq. (2) exceeds 1 at {share(centre_share(rising))} of the "
                "ticks on average, and only then does Algorithm 1 raise F.")
         if float(np.nanmean(rising)) < self.MIN_PRESSURE:
             return {"claim": text, "variant": "limited", "paper": f"> {seconds(F0)}",
@@ -90,20 +92,21 @@ class Fig10(AllpassFigure):
     def _hpa_why(self, data: AllpassData) -> str:
         jobs = data.per_seed("unlimited", "hpa", _concurrency)
         return (f"Even were every job to run on a worker of its own from its submission, at "
-                f"most {num(jobs.mean())} would run at once on average ({num(jobs.min())} to "
+                f"most {num(centre(jobs))} would run at once ({num(jobs.min())} to "
                 f"{num(jobs.max())} by seed); HPA asks for the busy workers over its target "
                 f"utilisation of {share(HPA_TARGET)}, at most about "
-                f"{num(jobs.mean() / HPA_TARGET)} workers, so lorasched's Helios window gives "
+                f"{num(centre(jobs) / HPA_TARGET)} workers, so lorasched's Helios window gives "
                 "it no reason to reach the paper's peak.")
 
     def _peak_why(self, data: AllpassData, cap: dict) -> str:
-        served = 1 - data.m("demoted_share", "limited", "allpass")[0]
+        served = 1 - data.m("demoted_share", "limited", "allpass")
         calm = data.per_seed("limited", "allpass", lambda r: np.mean(r["p"].values <= 1))
         overlap = data.per_seed("limited", "allpass", demoted_overlap)
         return (f"{share(served)} of the jobs never leave the serverless tier, and the "
-                f"pressure of eq. (2) is at most 1 at {share(calm.mean())} of the ticks, when "
+                f"pressure of eq. (2) is at most 1 at {share(centre_share(calm))} of the "
+                "ticks, when "
                 "Algorithm 2 adds no worker; were every demoted job given a worker of its own "
-                f"at its demotion, at most {num(overlap.mean())} would run at once on "
+                f"at its demotion, at most {num(centre(overlap))} would run at once on "
                 f"average. {cap['reached']} of {cap['n']} seeds reach the cap of "
                 f"{num(cap['cap'])}.")
 
@@ -128,8 +131,8 @@ class Fig10(AllpassFigure):
             "pressure exceeds 1 at "
             + quote(f"seed {seed}: ticks with p > 1", int(np.sum(run["p"].values > 1)))
             + f" of {quote(f'seed {seed}: ticks', F.size)} ticks.",
-            "Peak serverful workers (means over seeds): " + ", ".join(
-                f"{NAMES[a]} ({st}) {num(data.m('max_workers', st, a)[0])}"
+            "Peak serverful workers (geometric means over seeds): " + ", ".join(
+                f"{NAMES[a]} ({st}) {num(data.m('max_workers', st, a))}"
                 for a, st in self.PANELS) + f", under a cap of {num(SETUPS['limited'])} in "
             "the limited setup.",
             "On this page's claims: " + "; ".join(said) + ".")

@@ -14,6 +14,8 @@ from .common import (
     PAPER_FIG11,
     AllpassData,
     AllpassFigure,
+    centre,
+    centre_share,
     claim,
     paper_table,
     row_of,
@@ -48,7 +50,7 @@ class Fig11(AllpassFigure):
         return [
             claim("Allpass's median JCT", "limited", minutes(PAPER_FIG11["median"]), med,
                   judge(med, PAPER_FIG11["median"]),
-                  f"The median job carries {minutes(work.mean())} of work on average here "
+                  f"The median job carries {minutes(centre(work))} of work here "
                   f"({minutes(work.min())} to {minutes(work.max())} by seed), and Allpass's "
                   "median job finishes on the serverless tier in about that time.", minutes),
             claim("median JCT reduction against Fixed-60s", "limited",
@@ -62,14 +64,14 @@ class Fig11(AllpassFigure):
     def _why(self, data: AllpassData, fixed: str, threshold_s: float) -> str:
         short = data.per_seed("limited", "allpass",
                               lambda r: np.mean(r["work_s"].values <= threshold_s))
-        med = data.m("median_jct_min", "limited", fixed)[0]
-        return (f"{share(short.mean())} of the jobs carry at most {seconds(threshold_s)} of "
+        med = data.m("median_jct_min", "limited", fixed)
+        return (f"{share(centre_share(short))} of the jobs carry at most {seconds(threshold_s)} of "
                 f"work and finish on the serverless tier under both thresholds; "
                 f"{NAMES[fixed]}'s median JCT is {minutes(med)}: the median separates the "
                 "two only where the fixed threshold falls below the median job.")
 
     def findings(self, data: AllpassData) -> Prose:
-        m = {a: data.m("median_jct_min", "limited", a)[0] for a in self.ORDER}
+        m = {a: data.m("median_jct_min", "limited", a) for a in self.ORDER}
         # each claim said from its own claims row's verdict
         rows = self.claim_rows(data)
         said = [row_says(row_of(rows, "Allpass's median JCT"), "Allpass's median JCT")]
@@ -77,7 +79,8 @@ class Fig11(AllpassFigure):
                           f"its reduction of the median JCT against {NAMES[f]} (per seed)")
                  for f in ("allpass_fixed60", "allpass_fixed600")]
         return paragraphs(
-            f"Median JCT under the cap (means over seeds): Allpass {minutes(m['allpass'])}, "
+            "Median JCT under the cap (geometric means over seeds): "
+            f"Allpass {minutes(m['allpass'])}, "
             f"Fixed-60s {minutes(m['allpass_fixed60'])}, Fixed-600s "
             f"{minutes(m['allpass_fixed600'])}.",
             "On this page's claims: " + "; ".join(said) + ".",

@@ -14,6 +14,7 @@ from .common import (
     PAPER_FIG12,
     AllpassData,
     AllpassFigure,
+    centre,
     claim,
     row_of,
     row_says,
@@ -41,7 +42,7 @@ class Fig12(AllpassFigure):
                               saving, judge(saving, PAPER_FIG12[key]),
                               f"{name} bills {per_gpu_h(PROVIDERS[p].price_per_gpu_h)}; the "
                               "saving follows the marketplace price, "
-                              f"{per_gpu_h(price.mean())} here (the price row measures why).",
+                              f"{per_gpu_h(centre(price))} here (the price row measures why).",
                               pct))
         return rows
 
@@ -57,16 +58,16 @@ class Fig12(AllpassFigure):
     def _why(self, data: AllpassData) -> str:
         cheapest = data.per_seed("limited", "allpass", lambda r: self.book(r)[0])
         mean = data.per_seed("limited", "allpass", lambda r: self.book(r)[1])
-        peak = data.m("max_workers", "limited", "allpass")[0]
-        return (f"Over the runs, the offer book's cheapest A100 costs {per_gpu_h(cheapest.mean())}"
-                f" on average and its average offer {per_gpu_h(mean.mean())}; Allpass rents "
+        peak = data.m("max_workers", "limited", "allpass")
+        return (f"Over the runs, the offer book's cheapest A100 costs {per_gpu_h(centre(cheapest))}"
+                f" and its average offer {per_gpu_h(centre(mean))}; Allpass rents "
                 f"at most {num(peak)} serverful workers at once on average, so the "
                 "cheapest-first rule stays near the cheapest offers (the paper rented up to "
                 f"{num(PAPER_FIG10['allpass_peak'])}).")
 
     def findings(self, data: AllpassData) -> Prose:
         price = data.values("vast_price_mean", "limited", "allpass")
-        lam = data.m("cost_lambda_usd", "limited", "allpass")[0]
+        lam = data.m("cost_lambda_usd", "limited", "allpass")
         # each claim said from its own claims row's verdict
         rows = self.claim_rows(data)
         said = [row_says(row_of(rows, "average marketplace price"),
@@ -76,7 +77,7 @@ class Fig12(AllpassFigure):
                  for p in ("lambda", "modal")]
         return paragraphs(
             "Average marketplace price (weighted by lease time): "
-            f"{per_gpu_h(price.mean())} over the seeds, {per_gpu_h(price.min())} to "
+            f"{per_gpu_h(centre(price))} over the seeds, {per_gpu_h(price.min())} to "
             f"{per_gpu_h(price.max())} by seed. The offer book is a model "
             f"whose price spread was calibrated to the paper's {usd(PAPER_FIG12['price'])} "
             "(Fig. 12), so closeness here checks the selection rule, not the market.",

@@ -12,7 +12,7 @@ from ...allpass.pressure import WINDOW_S
 from ...allpass.workload import allpass_scenario
 from ...experiments.grid import code_fingerprint
 from ...model.system import policy_options
-from ..base import Figure, atomic_file, default_store
+from ..base import Figure, atomic_file, default_store, locked
 from ..numbers import minutes
 from ..sensitivity import CHOICE, Alternative, SensitivityPage
 from ..verdicts import PAPER
@@ -65,14 +65,19 @@ def _changes(alt: Alternative) -> tuple[list, dict]:
 def alternative_runs(size: str, alt: Alternative, seeds: list[int], store=None) -> dict:
     """The runs ``alt`` changes, ``(setup, algorithm, seed) -> result``, cached in the
     figure store beside the pages' runs (``store=False``: in memory only)."""
-    path = None
-    if store is not False:
-        folder = Path(default_store(size) if store is None else store) / "allpass"
-        path = folder / (f"sensitivity-{code_fingerprint('allpass')}-{alt.slug}-"
-                         f"{'_'.join(map(str, seeds))}.pkl")
-        if path.is_file():
-            with path.open("rb") as fh:
-                return pickle.load(fh)
+    if store is False:
+        return _alternative_runs(size, alt, seeds, None)
+    folder = Path(default_store(size) if store is None else store) / "allpass"
+    path = folder / (f"sensitivity-{code_fingerprint('allpass')}-{alt.slug}-"
+                     f"{'_'.join(map(str, seeds))}.pkl")
+    with locked(path):  # another process making the same runs: wait, then read them
+        return _alternative_runs(size, alt, seeds, path)
+
+
+def _alternative_runs(size: str, alt: Alternative, seeds: list[int], path) -> dict:
+    if path is not None and path.is_file():
+        with path.open("rb") as fh:
+            return pickle.load(fh)
     setups, policies = _changes(alt)
     out = {}
     for setup in setups:
