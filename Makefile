@@ -101,7 +101,10 @@ lint: $(STAMP)
 # tests and each phase's wall and CPU time are printed at the end. TEST_WORKERS: pytest-xdist
 # workers; 3 on 2 cores, since a worker waits on a notebook's kernel, a browser or a
 # subprocess much of the time (from a fresh clone on 2 cores: 3 workers 11 min 50 s with
-# 1.60 cores busy, 2 workers 12 min 24 s with 1.46; `make test TEST_WORKERS=2` for two).
+# 1.60 cores busy, 2 workers 12 min 24 s with 1.46; `make test TEST_WORKERS=2` for two;
+# later, on a larger suite, 4 workers 18 min 32 s against 3 workers' 16 min 16 s, both
+# with 1.65 cores busy: a fourth worker only adds contention). .ci/cpuacct.py, a pytest
+# plugin, writes each test's CPU seconds.
 TEST_WORKERS ?= 3
 PYTEST_FLAGS ?= -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=30
 TIMED := $(BIN)/python .ci/timed.py
