@@ -61,8 +61,14 @@ class Store:
         self.failed_dir.mkdir(parents=True, exist_ok=True)
         atomic_write(self.folder / "sweep.json", sweep.to_json())
 
-    def done(self) -> dict[str, dict]:
+    def done(self, keys=None) -> dict[str, dict]:
         """The finished cells.
+
+        Parameters
+        ----------
+        keys : iterable of str, optional
+            Only these cells' records (those finished): a sweep reads its own cells, not
+            every other sweep's in a shared folder. Default: every finished cell.
 
         Returns
         -------
@@ -73,7 +79,9 @@ class Store:
         out = {}
         if not self.done_dir.is_dir():
             return out
-        for path in self.done_dir.glob("*.json"):
+        paths = (self.done_dir.glob("*.json") if keys is None else
+                 (self.done_dir / f"{k}.json" for k in dict.fromkeys(keys)))
+        for path in paths:
             try:
                 record = json.loads(path.read_text())
             except (OSError, ValueError):

@@ -113,7 +113,7 @@ def run_sweep(sweep: Sweep | dict | str | os.PathLike, out=None, *, store=None,
     store = Store(store if store is not None else default_store(out))
     store.open(sweep)
     cells = grid.cells(sweep)
-    finished = store.done()
+    finished = store.done(c.key for c in cells)
     failed, computed, skipped, interrupted = _execute(
         cells, finished, store, name=sweep.name, serial=serial, scheduler=scheduler,
         workers=workers, progress=progress, on_cell=on_cell)
@@ -165,7 +165,7 @@ def run_sweeps(sweeps, store, *, scheduler: str | None = None, workers: int | No
         store.open(sweep)
         for cell in grid.cells(sweep):
             union.setdefault(cell.key, cell)
-    finished = store.done()
+    finished = store.done(union)
     failed, computed, skipped, interrupted = _execute(
         list(union.values()), finished, store, name=name, serial=serial,
         scheduler=scheduler, workers=workers, progress=progress, on_cell=on_cell, rank=rank)

@@ -142,8 +142,9 @@ def measured_where(keys, size: str, system: str, store=None) -> tuple[int, str]:
     """How many of the cells ``keys`` the store (default :func:`default_store` of ``size``)
     took from system ``system``'s shipped cells, and where those were computed, in words
     (the machine, the commit and the date of the file's header)."""
-    done = Store(store if store is not None else default_store(size)).done()
-    taken = sum(1 for k in set(keys) if done.get(k, {}).get(shipped.MARK))
+    keys = set(keys)
+    done = Store(store if store is not None else default_store(size)).done(keys)
+    taken = sum(1 for k in keys if done.get(k, {}).get(shipped.MARK))
     path = default_shipped(size, system)
     header = shipped.read(path).header if path is not None else {}
     return taken, (f"{header.get('machine', 'a machine not recorded')}, at commit "

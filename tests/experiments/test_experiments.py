@@ -4,6 +4,7 @@ TOML, the system key, and comparing two stores (lorasched.experiments)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -230,3 +231,20 @@ def test_nan_and_inf_metrics_are_standard_json_and_compare_equal(tmp_path):
     path.write_text(json.dumps(record))
     assert [m for _, m, _, _ in compare_stores(tmp_path / "a", tmp_path / "b").different] \
         == ["welfare"]
+
+
+def test_a_store_reads_only_the_cells_asked_for(tmp_path, monkeypatch):
+    """``done(keys)``: a sweep reads its own cells of a shared folder, those finished, and
+    no other file; ``done()`` reads them all."""
+    run_sweep(DECL, store=tmp_path / "s", serial=True, progress=False)
+    store = Store(tmp_path / "s")
+    every = store.done()
+    some = sorted(every)[:2]
+    read = []
+    real = Path.read_text
+    monkeypatch.setattr(Path, "read_text", lambda p, *a, **k: read.append(p.stem)
+                        or real(p, *a, **k))
+    got = store.done([*some, some[0], "not-a-cell"])
+    assert got == {k: every[k] for k in some}
+    assert sorted(read) == sorted([*some, "not-a-cell"])  # each once, no other cell's file
+    assert store.done([]) == {}

@@ -209,6 +209,21 @@ def runs(size: str = "small", seeds: int | None = None, progress: bool = False,
     return _runs(size, chosen, progress, _cache(store, size, chosen))
 
 
+#: the metrics of the last few run dicts, by identity (each page of a process builds its
+#: data from the same cached runs: their metrics are computed once)
+_METRICS: dict[int, tuple[dict, xr.Dataset]] = {}
+
+
+def _shared_metrics(results: dict) -> xr.Dataset:
+    hit = _METRICS.get(id(results))
+    if hit is not None and hit[0] is results:
+        return hit[1]
+    if len(_METRICS) >= 4:
+        _METRICS.pop(next(iter(_METRICS)))
+    _METRICS[id(results)] = (results, metrics(results))
+    return _METRICS[id(results)][1]
+
+
 def metrics(results: dict) -> xr.Dataset:
     """The :data:`lorasched.allpass.system.METRICS` of every run, over ``setup x
     algorithm x seed`` (the readings of :data:`READINGS` as algorithms, NaN in the
@@ -306,7 +321,7 @@ class AllpassData:
     def __init__(self, size: str, results: dict):
         self.size = size
         self.results = results
-        self.metrics = metrics(results)
+        self.metrics = _shared_metrics(results)
         self.seeds = sorted({k[2] for k in results})
 
     def cached(self, key, compute):

@@ -5,6 +5,7 @@ helpers. The sizes: :doc:`/reference/figures`.
 
 from __future__ import annotations
 
+import functools
 import json
 import textwrap
 
@@ -260,18 +261,25 @@ def table(ds: xr.Dataset, workload: str, density: float = 1.0) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def alone_h(ds: xr.Dataset) -> xr.DataArray:
-    """Mean time a job takes alone on its requested GPUs (h), per workload, density and
-    seed, from the sweep's scenarios (what SRTF's JCT would be without queueing)."""
-    decl = json.loads(ds.attrs["sweep"])
-    out = xr.DataArray(np.nan, coords={d: ds[d].values for d in ("workload", "density",
-                                                                  "seed")},
+def alone_h(ds: xr.Dataset, workload: str | None = None) -> xr.DataArray:
+    """Mean time a job takes alone on its requested GPUs (h), per workload (``workload``'s
+    only, if given), density and seed, from the sweep's scenarios (what SRTF's JCT would be
+    without queueing)."""
+    base = json.dumps(json.loads(ds.attrs["sweep"])["base"], sort_keys=True)
+    workloads = ds["workload"].values if workload is None else [workload]
+    out = xr.DataArray(np.nan, coords={"workload": list(workloads),
+                                       **{d: ds[d].values for d in ("density", "seed")}},
                        dims=("workload", "density", "seed"))
-    for wl in ds["workload"].values:
+    for wl in workloads:
         for d in ds["density"].values:
             for seed in ds["seed"].values:
-                sc = titan_scenario(workload=str(wl), density=float(d), seed=int(seed),
-                                    **decl["base"])
-                out.loc[wl, d, seed] = float((sc["total_iterations"]
-                                              * sc["requested_iter_s"]).mean()) / 3600
+                out.loc[wl, d, seed] = _alone_h(base, str(wl), float(d), int(seed))
     return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _alone_h(base: str, workload: str, density: float, seed: int) -> float:
+    """One scenario's mean time alone (h): the scenario is drawn again from its seed, so a
+    page asking twice (each workload's why) draws it once."""
+    sc = titan_scenario(workload=workload, density=density, seed=seed, **json.loads(base))
+    return float((sc["total_iterations"] * sc["requested_iter_s"]).mean()) / 3600

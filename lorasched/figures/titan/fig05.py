@@ -40,7 +40,7 @@ class Fig05(TitanFigure):
     page = "titan_fig05"
 
     def _alone(self, ds, wl: str) -> str:
-        alone = alone_h(ds).sel(workload=wl).mean("seed")
+        alone = alone_h(ds, wl).sel(workload=wl).mean("seed")
         d0, d1 = (float(x) for x in ds["density"].values[[0, -1]])
         jobs = ds["n_jobs"].sel(workload=wl, algorithm="srtf").mean("seed")
         return (f"On this workload a job alone on its requested GPUs lasts "

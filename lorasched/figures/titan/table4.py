@@ -67,7 +67,7 @@ class Table4(TitanFigure):
         """What changes a job's JCT between SRTF and TITAN on ``wl`` (over densities and
         seeds): queueing's share of SRTF's average JCT (against the mean time alone on the
         requested GPUs), and the mean GPUs per job of each policy."""
-        alone = alone_h(ds).sel(workload=wl)
+        alone = alone_h(ds, wl).sel(workload=wl)
         queue = 100 * (1 - alone / ds["avg_jct_h"].sel(workload=wl, algorithm="srtf"))
         gpus = {a: float(ds["mean_gpus"].sel(workload=wl, algorithm=a).mean())
                 for a in ("titan", "srtf")}
