@@ -10,11 +10,6 @@ import math
 import os
 import re
 import tempfile
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - not on Windows
-    fcntl = None
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -42,6 +37,11 @@ from .verdicts import (
     magnitude_note,
     per_seed,
 )
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on Windows
+    fcntl = None
 
 SIZES = ("small", "full")
 CLAIM_COLUMNS = ["figure", "claim", "variant", "paper", "ours", "per seed", "verdict", "why",

@@ -148,6 +148,15 @@ def _claim(row) -> str:
                                                  else "")
 
 
+def _most(changed: pd.DataFrame, cols: list[str], n: int) -> str:
+    """"the alternative that flips most: <label> (k of n)", from the flips table."""
+    per_alt = changed[cols[1:]].sum()
+    most = per_alt[per_alt == per_alt.max()].index.tolist()
+    return (f"the alternative{'s' if len(most) > 1 else ''} that flip"
+            f"{'' if len(most) > 1 else 's'} most: {', '.join(most)} "
+            f"({int(per_alt.max())} of {n})")
+
+
 def findings(table: pd.DataFrame, seeds: int) -> Prose:
     """The page's prose, every number and word from ``table``: how many claims keep their
     verdict under every alternative, then each flip, grouped by claim."""
@@ -166,8 +175,6 @@ def findings(table: pd.DataFrame, seeds: int) -> Prose:
         moves = "; ".join(f"*{row[c]}* under {c}" for c in cols[1:] if changed.at[i, c])
         lines.append(f"- **{_claim(row)}**: *{row[cols[0]]}* under lorasched's choice; "
                      f"{moves}.")
-    per_alt = changed[cols[1:]].sum()
-    most = per_alt[per_alt == per_alt.max()].index.tolist()
     flipped = int(changed[cols[1:]].values.sum())
     reversed_ = reversals(table)[cols[1:]]
     n_rev = int(reversed_.values.sum())
@@ -177,10 +184,9 @@ def findings(table: pd.DataFrame, seeds: int) -> Prose:
              f"contradicted) into another; the rest move to or from an undecided one, which "
              f"more seeds may settle. {held} of the {n} claims see no such reversal under "
              f"any alternative.")
-    return paragraphs(head + f", and {n - steady} flip under at least one. The alternative"
-                      f"{'s' if len(most) > 1 else ''} that flip"
-                      f"{'' if len(most) > 1 else 's'} most: {', '.join(most)} "
-                      f"({int(per_alt.max())} of {n})." + kinds, "\n".join(lines))
+    most = _most(changed, cols, n)
+    return paragraphs(head + f", and {n - steady} flip under at least one. "
+                      f"{most[0].upper()}{most[1:]}." + kinds, "\n".join(lines))
 
 
 def what_flips(table: pd.DataFrame, seeds: int, page: str) -> Prose:
@@ -211,17 +217,13 @@ def what_flips(table: pd.DataFrame, seeds: int, page: str) -> Prose:
         rev = " (a reversal)" if reversed_.loc[i].any() else ""
         moved.append(f"- {_claim(row)}: *{row[cols[0]]}*, becomes {ways}{rev}.")
     n_rev = int(reversed_.any(axis=1).sum())
-    per_alt = changed[cols[1:]].sum()
-    most = per_alt[per_alt == per_alt.max()].index.tolist()
     keep = "keeps its" if steady == 1 else "keep their"
     rev = ("none of them from one decided verdict (reproduced, magnitude off, contradicted) "
            "to another" if n_rev == 0 else
            f"{n_rev} of {'it' if n_flip == 1 else 'them'} from one decided verdict "
            "(reproduced, magnitude off, contradicted) to another")
     sentence = (head + f"{steady} {keep} verdict under every one and {n_flip} "
-                f"flip{'s' if n_flip == 1 else ''}, {rev}; the alternative"
-                f"{'s' if len(most) > 1 else ''} that flip{'' if len(most) > 1 else 's'} "
-                f"most: {', '.join(most)} ({int(per_alt.max())} of {n}).")
+                f"flip{'s' if n_flip == 1 else ''}, {rev}; {_most(changed, cols, n)}.")
     return paragraphs(sentence, "\n".join(moved))
 
 
