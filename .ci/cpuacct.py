@@ -1,7 +1,8 @@
 """A pytest plugin that writes each test's CPU seconds, its process's own and its reaped
 children's (a notebook's kernel, a subprocess; a browser is counted only when reaped),
-and its wall seconds to ``$CPUACCT_DIR/<xdist worker>.tsv``: where `make test`'s CPU time
-goes, test by test.
+its wall seconds and its start (seconds since the epoch) to
+``$CPUACCT_DIR/<xdist worker>.tsv``: where `make test`'s CPU time goes, test by test, and
+when each worker waits.
 
     PYTHONPATH=.ci CPUACCT_DIR=/tmp/cpuacct make test \
       PYTEST_FLAGS="-n 3 --dist loadgroup --no-loadscope-reorder -p cpuacct"
@@ -31,5 +32,5 @@ def pytest_runtest_protocol(item, nextitem):
     a, b, t = *_cpu(), time.time()
     yield
     a2, b2 = _cpu()
-    _out.write(f"{item.nodeid}\t{a2 - a:.2f}\t{b2 - b:.2f}\t{time.time() - t:.2f}\n")
+    _out.write(f"{item.nodeid}\t{a2 - a:.2f}\t{b2 - b:.2f}\t{time.time() - t:.2f}\t{t:.2f}\n")
     _out.flush()

@@ -9,10 +9,15 @@ would have left the machine, every console error, uncaught exception and failed 
 
 from __future__ import annotations
 
+import functools
+import http.server
 import os
 import shutil
 import subprocess
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,6 +52,58 @@ CHROMIUM_ARGS = [
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
     "--proxy-server=http://127.0.0.1:9",
 ]
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args) -> None:  # noqa: A002 - the base class's name
+        pass
+
+    def do_GET(self) -> None:
+        # Chromium asks every HTTP host for /favicon.ico, which no page of the book names:
+        # answered with no content rather than a 404 logged as the page's console error
+        if self.path == "/favicon.ico":
+            self.send_response(204)
+            self.end_headers()
+            return
+        super().do_GET()
+
+
+@contextmanager
+def served(site: Path) -> Iterator[str]:
+    """``site`` (a folder) served over HTTP on a free port of 127.0.0.1 by a thread of
+    this process, as a static host serves the published book; yields its base URL (no
+    trailing slash)."""
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+#: run in every page before its own scripts: each page opens as on a first visit (no
+#: stored theme mode, nothing a page before it stored), as in a fresh browser context
+FIRST_VISIT_JS = "try { localStorage.clear(); sessionStorage.clear(); } catch (e) {}"
+
+
+@contextmanager
+def reader_browser(playwright, chromium: str, site: Path, profile: Path):
+    """``(context, url)``: ``site`` served on 127.0.0.1 (``url``, :func:`served`) and a
+    headless Chromium with its own profile in ``profile`` (``context``), as a reader's
+    browser: its disk cache keeps what V8 compiled, so a script several pages load is
+    compiled once. Each page still opens as on a first visit (``FIRST_VISIT_JS``)."""
+    with served(site) as url:
+        context = playwright.chromium.launch_persistent_context(
+            profile, executable_path=chromium, headless=True, args=CHROMIUM_ARGS,
+            viewport={"width": WINDOW[0], "height": WINDOW[1]})
+        try:
+            context.add_init_script(FIRST_VISIT_JS)
+            yield context, url
+        finally:
+            context.close()
 
 
 def find_chromium() -> str | None:

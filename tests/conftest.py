@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from _book import build_site, execute_notebook, toc_notebooks
-from _browser import CHROMIUM_ARGS, find_chromium
+from _browser import CHROMIUM_ARGS, find_chromium, reader_browser
 from _once import once, run_root
 from hypothesis import settings
 
@@ -54,8 +54,8 @@ def _rank(item) -> tuple:
     """Where a test goes in the queue that pytest-xdist hands out (``make test`` keeps
     this order: --no-loadscope-reorder): the notebooks first, each one group, so all
     workers run them; then the test that builds the book from them; then the slow tests;
-    then the rest; last the other tests of the built book, by then long built, many and
-    short, so that the workers end together."""
+    then the rest; the other tests of the built book are spread among those two
+    (:func:`_queue`)."""
     names = item.fixturenames
     if "executed_notebook" in names and "built_book" not in names:
         stem = item.callspec.params.get("stem") if hasattr(item, "callspec") else None
@@ -65,7 +65,7 @@ def _rank(item) -> tuple:
                 else len(FIRST_NOTEBOOKS))  # the others in between, in their order
     if item.originalname == BOOK_FIRST:
         return (1, 0)
-    if "built_book" in names:  # the pages last: many and short
+    if "built_book" in names:  # the pages after the other checks of the built book
         return (4, int(item.originalname == "test_book_page_renders_offline"))
     return (2, 0) if item.get_closest_marker("slow") else (3, 0)
 
@@ -77,7 +77,42 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.timeout(BOOK_TIMEOUT))
             elif "executed_notebook" in item.fixturenames:
                 item.add_marker(pytest.mark.timeout(NOTEBOOK_TIMEOUT))
-    items.sort(key=_rank)  # stable: each rank keeps the collection's order
+    items[:] = _queue(items)
+
+
+#: a test's expected wall seconds on a busy worker, by kind (from `make test` measured test
+#: by test, .ci/cpuacct.py: a slow test about 7 s, another a quarter of a second)
+SLOW_S, QUICK_S = 7.0, 0.25
+#: the share of the slow and quick tests' expected time run before the first test of the
+#: built book (the book is being built meanwhile) and after its last one
+BOOK_START, BOOK_END = 0.08, 0.9
+
+
+def _queue(items: list) -> list:
+    """The tests in :func:`_rank`'s order (stable: each rank keeps the collection's order),
+    except that the tests of the built book, which mostly wait on Chromium, are spread
+    evenly over the slow and quick tests' expected time, from ``BOOK_START`` to
+    ``BOOK_END`` of it: while one worker waits on a page, the others use the cores (run
+    last, the pages left a core idle for the last two and a half minutes)."""
+    items = sorted(items, key=_rank)
+    head = [i for i in items if _rank(i)[0] < 2]
+    work = [i for i in items if _rank(i)[0] in (2, 3)]
+    book = [i for i in items if _rank(i)[0] == 4]
+    if not work or not book:
+        return head + work + book
+    ends, total = [], 0.0
+    for item in work:
+        total += SLOW_S if _rank(item) == (2, 0) else QUICK_S
+        ends.append(total)
+    step = (BOOK_END - BOOK_START) * total / len(book)
+    targets = [(BOOK_START * total + (k + 0.5) * step, item) for k, item in enumerate(book)]
+    queue, t = list(head), 0
+    for end, item in zip(ends, work, strict=True):
+        while t < len(targets) and targets[t][0] <= end:
+            queue.append(targets[t][1])
+            t += 1
+        queue.append(item)
+    return queue + [item for _, item in targets[t:]]
 
 
 @pytest.fixture(scope="session")
@@ -93,18 +128,35 @@ def chromium() -> str:
 
 
 @pytest.fixture(scope="session")
-def browser(chromium):
-    """Headless Chromium driven by Playwright (one per pytest process), with no network
-    (``tests/_browser.py``)."""
+def playwright():
+    """Playwright's driver, one per pytest process (a process runs one at a time)."""
     sync_api = pytest.importorskip("playwright.sync_api",
                                    reason="playwright (from the dev extra) needed")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, headless=True,
-                                             args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with sync_api.sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def browser(chromium, playwright):
+    """Headless Chromium driven by Playwright (one per pytest process), with no network
+    (``tests/_browser.py``)."""
+    browser = playwright.chromium.launch(executable_path=chromium, headless=True,
+                                         args=CHROMIUM_ARGS)
+    try:
+        yield browser
+    finally:
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def book_browser(chromium, playwright, built_book, tmp_path_factory):
+    """``(context, url)``: the built book served on 127.0.0.1 (``url``, as a static host
+    serves it) and a Chromium with its own profile (``context``), one per pytest process
+    (``_browser.reader_browser``): plotly.js (4.8 MB) is compiled once, not once a page,
+    and each page still opens as on a first visit."""
+    with reader_browser(playwright, chromium, built_book,
+                        tmp_path_factory.mktemp("chromium-profile")) as opened:
+        yield opened
 
 
 #: how long a test waits for a notebook or the book that another worker is making (s)

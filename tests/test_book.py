@@ -5,6 +5,7 @@ headless Chromium through Playwright."""
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import re
 import sys
@@ -14,7 +15,15 @@ from pathlib import Path
 import pytest
 import yaml
 from _book import BOOK, ROOT, toc_files, toc_notebooks, toc_pages
-from _browser import ARTIFACTS, PlaywrightError, new_page, screenshot
+from _browser import (
+    ARTIFACTS,
+    LOCAL_SCHEMES,
+    PageLog,
+    PlaywrightError,
+    new_page,
+    reader_browser,
+    screenshot,
+)
 
 from lorasched.figures import datafiles, publish, verdicts
 
@@ -327,8 +336,11 @@ def test_the_built_book_loads_only_local_scripts(built_book):
         if 'class="math' in html and not any("_static/mathjax/tex-chtml.js" in s
                                              for s in scripts):
             problems.append(f"{page}: has maths but no <script> for the local MathJax 3")
-        if page in figure_pages and not any("_static/plotly.min.js" in s for s in scripts):
+        plotly = any("_static/plotly.min.js" in s for s in scripts)
+        if page in figure_pages and not plotly:
             problems.append(f"{page}: no <script> for _static/plotly.min.js")
+        if plotly and "Plotly." not in html.split("</head>", 1)[-1]:
+            problems.append(f"{page}: loads plotly.min.js but draws nothing with it")
     assert not problems, "\n".join(problems)
     assert (site / "_static" / "mathjax" / "tex-chtml.js").is_file(), "MathJax 3 not copied"
     # the front page states the versions it was built with, compared with the lock
@@ -345,15 +357,18 @@ def test_the_toc_has_the_pages_the_browser_checks_need():
 
 @pytest.mark.browser
 @pytest.mark.parametrize("name", toc_pages())
-def test_book_page_renders_offline(browser, built_book, name):
-    """Open a page of the built book (small parameters) in headless Chromium: a figure
-    page must show rendered figures, a maths page typeset formulas, and no page may log a
-    console error or load anything from the network. (One test a page: the pages are
-    shared between the workers, the book built once for them: ``built_book``.)"""
+def test_book_page_renders_offline(book_browser, built_book, name):
+    """Open a page of the built book (small parameters), served on 127.0.0.1, in headless
+    Chromium: a figure page must show rendered figures, a maths page typeset formulas, and
+    no page may log a console error or load anything from beyond the machine. (One test a
+    page: the pages are shared between the workers, the book built once for them:
+    ``built_book``.)"""
     site = built_book
-    page, log = new_page(browser)
+    context, url = book_browser
+    page = context.new_page()
+    log = PageLog(allowed=(*LOCAL_SCHEMES, url + "/")).attach(page)
     try:
-        seen = _open_page(page, log, (site / name).as_uri())
+        seen = _open_page(page, log, f"{url}/{name}")
         figure_page = name in set(_figure_pages())
         found = (_page_problems(seen, figure_page) + log.problems
                  + _verdict_problems(seen["verdicts"])
@@ -368,7 +383,7 @@ def test_book_page_renders_offline(browser, built_book, name):
         shot = (screenshot(page, SHOTS / Path(name).with_suffix(".jpg")) if found
                 else None)
     finally:
-        page.context.close()
+        page.close()
     listing = "\n  ".join(found)
     assert not found, (f"{name} of the built book ({site}) has problems:\n  {listing}\n"
                        f"screenshot: {shot}")
@@ -383,6 +398,54 @@ def _evaluate(browser, path: Path, html: str, script: str):
         return page.evaluate(script)
     finally:
         page.context.close()
+
+
+@pytest.mark.browser
+def test_the_reader_browser_sees_each_page_afresh(chromium, playwright, tmp_path):
+    """The pages are opened in one Chromium profile served over HTTP
+    (``_browser.reader_browser``), whose cache keeps a shared script compiled: a page
+    opened after others still logs its own console errors and remote loads, a script it
+    shares with them (cached) still runs, and it finds no storage an earlier page left."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "shared.js").write_text("window.shared = (window.shared || 0) + 1;\n" * 2000)
+    head = '<html><head><script src="shared.js"></script></head><body>'
+    (site / "clean.html").write_text(head + "<script>localStorage.setItem('mode', 'dark')"
+                                     "</script></body></html>")
+    (site / "broken.html").write_text(
+        head + "<script>document.title = String(localStorage.getItem('mode'));"
+        "console.error('broken page')</script>"
+        '<img src="https://example.org/remote.png"></body></html>')
+    with reader_browser(playwright, chromium, site, tmp_path / "profile") as (context, url):
+        logs = {}
+        for name in ("clean.html", "clean.html", "broken.html"):
+            page = context.new_page()
+            log = PageLog(allowed=(*LOCAL_SCHEMES, url + "/")).attach(page)
+            page.goto(f"{url}/{name}", wait_until="load")
+            log.settle(page)
+            logs[name] = (log.problems, page.title(), page.evaluate("window.shared"))
+            page.close()
+    assert logs["clean.html"] == ([], "", 2000)
+    problems, title, shared = logs["broken.html"]
+    assert title == "null" and shared == 2000, (title, shared)
+    assert any("console.error: broken page" in p for p in problems), problems
+    assert any("left the machine: https://example.org/remote.png" in p for p in problems), \
+        problems
+
+
+def test_plotly_js_only_on_pages_that_draw_with_it():
+    """book/_ext/plotly_pages.py leaves plotly.min.js out of a page's <head> unless its
+    body calls plotly; every other script stays, in its order."""
+    spec = importlib.util.spec_from_file_location("plotly_pages",
+                                                  BOOK / "_ext" / "plotly_pages.py")
+    ext = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ext)
+    scripts = ["_static/doctools.js", "_static/plotly.min.js?v=ab5aad05", "_static/x.js"]
+    figure = '<div class="plotly-graph-div"></div><script>Plotly.newPlot("a", [])</script>'
+    assert ext.scripts_for(scripts, figure) == scripts
+    assert ext.scripts_for(scripts, "<p>plotly draws the figures</p>") == [
+        "_static/doctools.js", "_static/x.js"]
+    assert ext.scripts_for(scripts, "<script>Plotly.react(q('x'), d, l)</script>") == scripts
 
 
 @pytest.mark.browser

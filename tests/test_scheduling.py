@@ -104,3 +104,44 @@ def test_work_done_once_is_not_done_again(tmp_path):
         assert once(tmp_path, "k", lambda: calls.append(1) or tmp_path / "r", 10) == \
             tmp_path / "r"
     assert calls == [1]
+
+
+class _Item:
+    """Enough of a pytest item for conftest's queue: its fixtures, name and markers."""
+
+    def __init__(self, name: str, fixtures: tuple[str, ...] = (), slow: bool = False):
+        self.nodeid = self.originalname = name
+        self.fixturenames = list(fixtures)
+        self._slow = slow
+
+    def get_closest_marker(self, name: str):
+        return object() if name == "slow" and self._slow else None
+
+
+def test_the_built_books_checks_are_spread_over_the_other_tests():
+    """`make test`'s queue (conftest._queue): the book-building test first, then the slow
+    and quick tests in that order with the built book's checks (which mostly wait on
+    Chromium) spread evenly among them, from ``BOOK_START`` to ``BOOK_END`` of the work's
+    expected time; every test once."""
+    import conftest
+
+    book = [_Item(f"page{i}", ("built_book",)) for i in range(10)]
+    slow = [_Item(f"slow{i}", slow=True) for i in range(20)]
+    quick = [_Item(f"quick{i}") for i in range(400)]
+    first = _Item(conftest.BOOK_FIRST, ("built_book",))
+    queue = conftest._queue([*book, *quick, first, *slow])
+    assert sorted(i.nodeid for i in queue) == sorted(
+        i.nodeid for i in [*book, *quick, first, *slow])
+    assert queue[0] is first
+    work = [i for i in queue[1:] if not i.nodeid.startswith("page")]
+    assert work == [*slow, *quick]  # the others keep their order
+    done, at = 0.0, []  # the expected time of the work run before each page
+    for item in queue[1:]:
+        if item.nodeid.startswith("page"):
+            at.append(done)
+        else:
+            done += conftest.SLOW_S if item in slow else conftest.QUICK_S
+    assert [queue.index(p) for p in book] == sorted(queue.index(p) for p in book)
+    assert conftest.BOOK_START * done <= min(at) and max(at) <= conftest.BOOK_END * done, at
+    gaps = [b - a for a, b in zip(at, at[1:], strict=False)]
+    assert max(gaps) <= 2 * min(gaps) + conftest.SLOW_S, gaps  # evenly, to a slow test
