@@ -10,6 +10,8 @@ import xarray as xr
 from plotly.colors import sample_colorscale
 from plotly.subplots import make_subplots
 
+from ..figures.centres import seeds_estimate
+from ..figures.verdicts import RATIO, SHARE
 from . import reference_line
 
 #: one colour per policy, the same on every TITAN page
@@ -17,15 +19,22 @@ COLOURS = {"SRTF": "#6c757d", "Tiresias": "#e9c46a", "TITAN (w/o task merger)": 
            "TITAN (w/o pipeline switch)": "#219ebc", "TITAN": "#023047"}
 
 
-def _stats(da: xr.DataArray):
-    return da.mean("seed").values, (da.std("seed", ddof=1).values if da.sizes["seed"] > 1
-                                    else np.zeros(da.mean("seed").shape))
+def _stats(da: xr.DataArray, on: str = RATIO) -> tuple[np.ndarray, dict]:
+    """The centre over seeds of ``da`` at each of its other coordinates, as the claims
+    take it (the geometric mean, or the logit mean of a share in percent: ``on``), and
+    plotly error bars reaching its 95 % interval."""
+    est = [seeds_estimate(v, on) for v in
+           da.transpose(..., "seed").values.reshape(-1, da.sizes["seed"])]
+    centre = np.array([e.mean for e in est])
+    return centre, {"type": "data", "array": np.array([e.high for e in est]) - centre,
+                    "arrayminus": centre - np.array([e.low for e in est])}
 
 
 def jct_bars(ds: xr.Dataset, names: dict, workloads: dict, density: float = 1.0,
              paper: dict | None = None) -> go.Figure:
     """Table 3 as bars: average JCT and makespan of each policy, one panel per workload
-    (mean, error bars one sd over seeds); the paper's numbers as markers."""
+    (the geometric mean over seeds, error bars its 95 % interval); the paper's numbers as
+    markers."""
     wls = [str(w) for w in ds["workload"].values]
     fig = make_subplots(rows=2, cols=len(wls), shared_xaxes=True,
                         subplot_titles=[workloads[w] for w in wls] + [""] * len(wls),
@@ -34,9 +43,9 @@ def jct_bars(ds: xr.Dataset, names: dict, workloads: dict, density: float = 1.0,
         for r, (var, unit) in enumerate((("avg_jct_h", "average JCT (h)"),
                                          ("makespan_h", "makespan (h)")), start=1):
             da = ds[var].sel(workload=wl, density=density)
-            mean, sd = _stats(da)
+            mean, bars = _stats(da)
             labels = [names[str(a)] for a in da["algorithm"].values]
-            fig.add_bar(x=labels, y=mean, error_y={"type": "data", "array": sd},
+            fig.add_bar(x=labels, y=mean, error_y=bars,
                         marker_color=[COLOURS.get(n, "#999") for n in labels],
                         showlegend=False, row=r, col=c,
                         hovertemplate="%{x}: %{y:.3f} h<extra></extra>")
@@ -56,16 +65,16 @@ def jct_bars(ds: xr.Dataset, names: dict, workloads: dict, density: float = 1.0,
 def policy_lines(ds: xr.Dataset, axis: str, names: dict, workloads: dict, *,
                  var: str = "avg_jct_h", title: str, axis_title: str,
                  y_title: str = "average JCT (h)") -> go.Figure:
-    """``var`` of each policy against ``axis`` (mean, error bars one sd over seeds), one
-    panel per workload."""
+    """``var`` of each policy against ``axis`` (the geometric mean over seeds, error bars
+    its 95 % interval), one panel per workload."""
     wls = [str(w) for w in ds["workload"].values]
     fig = make_subplots(rows=1, cols=len(wls), subplot_titles=[workloads[w] for w in wls])
     x = ds[axis].values
     for c, wl in enumerate(wls, start=1):
         for alg in ds["algorithm"].values:
             name = names[str(alg)]
-            mean, sd = _stats(ds[var].sel(workload=wl, algorithm=alg))
-            fig.add_scatter(x=x, y=mean, error_y={"type": "data", "array": sd},
+            mean, bars = _stats(ds[var].sel(workload=wl, algorithm=alg))
+            fig.add_scatter(x=x, y=mean, error_y=bars,
                             mode="lines+markers", name=name, legendgroup=name,
                             showlegend=c == 1, line={"color": COLOURS.get(name, "#999")},
                             row=1, col=c)
@@ -82,7 +91,8 @@ def density_lines(ds: xr.Dataset, names: dict, workloads: dict) -> go.Figure:
 
 
 def table4_bars(ds: xr.Dataset, workloads: dict, paper: dict) -> go.Figure:
-    """Table 4: share of jobs >= 10 % faster / slower under TITAN than under SRTF."""
+    """Table 4: share of jobs >= 10 % faster / slower under TITAN than under SRTF (the
+    logit mean over seeds, as the claims take it, error bars its 95 % interval)."""
     wls = [str(w) for w in ds["workload"].values]
     fig = make_subplots(rows=1, cols=len(wls), subplot_titles=[workloads[w] for w in wls],
                         shared_yaxes=True)
@@ -90,8 +100,8 @@ def table4_bars(ds: xr.Dataset, workloads: dict, paper: dict) -> go.Figure:
     for c, wl in enumerate(wls, start=1):
         for var, label, colour in (("faster_than_srtf", ">= 10 % faster", "#2a9d8f"),
                                    ("slower_than_srtf", ">= 10 % slower", "#e76f51")):
-            mean, sd = _stats(ds[var].sel(workload=wl, algorithm="titan"))
-            fig.add_bar(x=x, y=100 * mean, error_y={"type": "data", "array": 100 * sd},
+            share, bars = _stats(100 * ds[var].sel(workload=wl, algorithm="titan"), SHARE)
+            fig.add_bar(x=x, y=share, error_y=bars,
                         name=label, legendgroup=label, showlegend=c == 1,
                         marker_color=colour, row=1, col=c)
         for k, (label, colour) in enumerate((("paper: faster", "#2a9d8f"),

@@ -321,7 +321,8 @@ def test_tables_prose_and_bars_take_the_claims_centre_over_seeds():
     share the back-transformed mean of its logit; a seed at zero the arithmetic mean."""
     import xarray as xr
 
-    from lorasched.figures.allpass.common import AllpassData, fmt
+    from lorasched.figures.allpass.common import AllpassData
+    from lorasched.figures.centres import fmt
     from lorasched.figures.verdicts import RATIO, SHARE
 
     data = object.__new__(AllpassData)

@@ -204,7 +204,9 @@ def test_authors_page_ladder_runs_from_their_setup_to_the_papers():
     first = grid.set_index("workload").loc["FM-1-vit-large"]
     assert ladder["TITAN"].iloc[0] == first["TITAN"] and ladder["SRTF"].iloc[0] == first["SRTF"]
     paper = data["paper"].sel(workload="authors", density=1.0, algorithm="titan")
-    assert ladder["TITAN"].iloc[-1] == float(paper["avg_jct_h"].mean())
+    # the paper's setup at its seeds, by the claims' centre (the geometric mean)
+    assert ladder["TITAN"].iloc[-1] == pytest.approx(
+        float(np.exp(np.log(paper["avg_jct_h"]).mean())))
     # each step changes the setting it names: ticks off first, then the checkpoint
     assert json.loads(data["step1"].attrs["sweep"])["options"]["srtf"] == {"tick_s": 0.0}
     assert json.loads(data["step2"].attrs["sweep"])["base"]["ckpt_s"] == 0.0
@@ -271,11 +273,19 @@ def test_titan_sweep_pages_prose_speaks_with_its_claims_verdicts(sweep_data):
     _speaks_for_its_claims(table3, table3.data("small", seeds=1, store=store))
 
 
-def test_a_mean_and_deviation_are_written_to_the_digits_asked():
-    from lorasched.figures.titan.common import fmt
+def test_a_centre_and_its_interval_are_written_to_the_digits_asked():
+    """TITAN's tables give each quantity the claims' centre (the geometric mean over seeds)
+    and its 95 % interval, to the digits asked; one number where the seeds agree."""
+    import xarray as xr
 
-    assert fmt((2.345, 0.01234)) == "2.35 ± 0.0123"
-    assert fmt((2.345, 0.01234), digits=2) == "2.3 ± 0.012"
+    from lorasched.figures.titan.common import cell, fmt
+    from lorasched.figures.verdicts import Estimate
+
+    assert fmt(Estimate(2.345, 2.1, 2.61234, 3)) == "2.35 (2.1 to 2.61)"
+    assert fmt(Estimate(2.345, 2.1, 2.61234, 3), digits=2) == "2.3 (2.1 to 2.6)"
+    assert fmt(Estimate.point(2.0)) == "2"
+    ds = xr.Dataset({"avg_jct_h": ("seed", [1.0, 4.0, 16.0])}, coords={"seed": [1, 2, 3]})
+    assert cell(ds, "avg_jct_h").mean == pytest.approx(4.0)  # not the mean, 7
 
 
 def test_solve_page_says_where_its_times_were_measured(tmp_path):

@@ -10,6 +10,7 @@ import pandas as pd
 from ...allpass.diagnostics import demoted_overlap, queue_mechanism
 from ...allpass.pressure import SLIP
 from ..base import Prose, paragraphs
+from ..centres import centre, centre_share, fmt
 from ..numbers import minutes, num, pct, quote, seconds, usd
 from ..verdicts import NOT_RUN, SHARE
 from .common import (
@@ -21,10 +22,7 @@ from .common import (
     SETUPS,
     AllpassData,
     AllpassFigure,
-    centre,
-    centre_share,
     column_centres,
-    fmt,
     share,
 )
 

@@ -33,20 +33,19 @@ from ..base import (
     locked,
     seed_words,
 )
+from ..centres import centre, fmt, seeds_estimate
 from ..numbers import interval, num, pct
 from ..prose import says
 from ..verdicts import (
     CONSISTENT,
     CONTRADICTED,
     INCONCLUSIVE,
-    LINEAR,
     MAGNITUDE_OFF,
     NOT_TESTABLE,
     RATIO,
     REPRODUCED,
     SHARE,
     Estimate,
-    estimate,
     inconclusive_why,
 )
 
@@ -243,16 +242,6 @@ def metrics(results: dict) -> xr.Dataset:
                       coords={"setup": list(SETUPS), "algorithm": algorithms, "seed": keys})
 
 
-def seeds_estimate(values, on: str = LINEAR) -> Estimate:
-    """:func:`~lorasched.figures.verdicts.estimate` of per-seed values on scale ``on``
-    (:data:`~lorasched.figures.verdicts.SCALES`), or an estimate of NaNs (judged
-    *inconclusive*, shown as missing) when no seed has a finite value."""
-    v = np.asarray(values, dtype=float)
-    if not np.isfinite(v).any():
-        return Estimate(np.nan, np.nan, np.nan, 0, on)
-    return estimate(v, on)
-
-
 def identical(data, metric: str, setup: str, algorithms) -> bool:
     """Whether ``algorithms`` give the same ``metric`` on every seed: the setting lacks the
     contention that an ordering claim between them needs (judged *not testable here*)."""
@@ -278,36 +267,12 @@ def untestable(claim_text: str, variant: str, paper: str, data, metric: str, set
 SHARES = ("share_10min", "demoted_share")
 
 
-def centre(values, on: str = RATIO) -> float:
-    """The claims' centre of per-seed ``values`` on scale ``on`` (:data:`~..verdicts.SCALES`):
-    the geometric mean of a positive quantity (``RATIO``, the default), falling back to the
-    arithmetic mean where a seed gives zero, as the claims' interval does
-    (:func:`~..verdicts.estimate`); NaN where no seed has a finite value."""
-    return seeds_estimate(values, on).mean
-
-
-def centre_share(values) -> float:
-    """The centre of per-seed shares given as fractions (0 to 1), as a fraction: the mean
-    of their logit, transformed back (:func:`centre` on ``SHARE``)."""
-    return centre(100 * np.asarray(values, dtype=float), SHARE) / 100
-
-
 def column_centres(frame: pd.DataFrame) -> pd.Series:
     """The centre of each column of a per-seed table (its ``seed`` column left out): a
     column in percent (its name ends in "(%)") on the share's scale, any other as a positive
     quantity (:func:`centre`)."""
     return pd.Series({c: centre(frame[c], SHARE if c.endswith("(%)") else RATIO)
                       for c in frame.columns if c != "seed"}, dtype=float)
-
-
-def fmt(values, f=num, on: str = RATIO) -> str:
-    """Per-seed values for the data tables, as the claims give them: the centre
-    (:func:`centre`) and its 95 % interval over seeds, ``24.2 (18.1 to 32.3)``, each
-    number by ``f``; one number where every seed gives it, blank where none has one."""
-    est = seeds_estimate(values, on)
-    if not np.isfinite(est.mean):
-        return ""
-    return f"{f(est.mean)} ({f(est.low)} to {f(est.high)})" if est.spread else f(est.mean)
 
 
 def share(x: float) -> str:

@@ -7,6 +7,7 @@ import pandas as pd
 
 from ...allpass.diagnostics import queue_mechanism
 from ..base import Prose, paragraphs
+from ..centres import centre, centre_share, seeds_estimate
 from ..numbers import minutes, num, pct
 from ..verdicts import SHARE, judge
 from .common import (
@@ -15,14 +16,11 @@ from .common import (
     SETUPS,
     AllpassData,
     AllpassFigure,
-    centre,
-    centre_share,
     claim,
     identical,
     paper_table,
     row_of,
     row_says,
-    seeds_estimate,
     share,
     untestable,
 )

@@ -6,18 +6,17 @@ import numpy as np
 import pandas as pd
 
 from ..base import Prose, paragraphs
+from ..centres import centre_share, seeds_estimate
 from ..numbers import interval, minutes, num, pct
 from ..verdicts import CONTRADICTED, GAIN, INCONCLUSIVE, RATIO, REPRODUCED, judge, judge_each
 from .common import (
     PAPER_HPA_JCT_RATIO,
     AllpassData,
     AllpassFigure,
-    centre_share,
     claim,
     paper_table,
     row_of,
     row_says,
-    seeds_estimate,
     share,
 )
 

@@ -12,6 +12,7 @@ from ...allpass.diagnostics import queue_mechanism
 from ...allpass.pressure import WINDOW_S
 from ...allpass.scalers import F0
 from ..base import Prose, paragraphs
+from ..centres import centre, centre_share, fmt, seeds_estimate
 from ..numbers import minutes, num, pct, seconds
 from ..verdicts import RATIO, SHARE, judge, printed
 from .common import (
@@ -20,15 +21,11 @@ from .common import (
     SETUPS,
     AllpassData,
     AllpassFigure,
-    centre,
-    centre_share,
     claim,
     column_centres,
-    fmt,
     identical,
     row_of,
     row_says,
-    seeds_estimate,
     share,
     untestable,
 )

@@ -8,6 +8,7 @@ import pandas as pd
 from ...allpass.clouds import PROVIDERS
 from ...allpass.workload import PAPER_WORK_H
 from ..base import Prose, paragraphs
+from ..centres import centre, fmt, seeds_estimate
 from ..numbers import interval, num, pct, seconds, usd
 from ..verdicts import RATIO, SAVING, SHARE, judge
 from .common import (
@@ -17,12 +18,9 @@ from .common import (
     PAPER_FIG12,
     AllpassData,
     AllpassFigure,
-    centre,
     claim,
-    fmt,
     row_of,
     row_says,
-    seeds_estimate,
     share,
 )
 from .fig07 import ratio

@@ -9,6 +9,7 @@ from ...allpass.cluster import HPA_TARGET
 from ...allpass.diagnostics import demoted_overlap, max_overlap
 from ...allpass.scalers import F0
 from ..base import Prose, paragraphs
+from ..centres import centre, centre_share, seeds_estimate
 from ..numbers import interval, num, quote, seconds
 from ..verdicts import NOT_TESTABLE, RATIO, judge
 from .common import (
@@ -17,12 +18,9 @@ from .common import (
     SETUPS,
     AllpassData,
     AllpassFigure,
-    centre,
-    centre_share,
     claim,
     row_of,
     row_says,
-    seeds_estimate,
     share,
 )
 from .fig07 import cap_claim

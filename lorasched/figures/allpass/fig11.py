@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ..base import Prose, paragraphs
+from ..centres import centre, centre_share, seeds_estimate
 from ..numbers import minutes, num, pct, seconds, usd
 from ..verdicts import SAVING, judge
 from .common import (
@@ -14,13 +15,10 @@ from .common import (
     PAPER_FIG11,
     AllpassData,
     AllpassFigure,
-    centre,
-    centre_share,
     claim,
     paper_table,
     row_of,
     row_says,
-    seeds_estimate,
     share,
 )
 

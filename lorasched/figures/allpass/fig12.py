@@ -6,6 +6,7 @@ import numpy as np
 
 from ...allpass.clouds import PROVIDERS
 from ..base import Prose, paragraphs
+from ..centres import centre, seeds_estimate
 from ..numbers import num, pct, usd
 from ..verdicts import RATIO, SAVING, judge
 from .common import (
@@ -14,11 +15,9 @@ from .common import (
     PAPER_FIG12,
     AllpassData,
     AllpassFigure,
-    centre,
     claim,
     row_of,
     row_says,
-    seeds_estimate,
 )
 
 

@@ -16,15 +16,16 @@ from ...systems import simulate
 from ...titan.lut import MODELS
 from ...titan.workload import AUTHORS_CKPT_S, titan_scenario
 from ..base import check_size, paragraphs
+from ..centres import centre
 from ..numbers import num, pct, quote, seconds
-from ..verdicts import BEYOND, GAIN, INCONCLUSIVE, RATIO, REPRODUCED
+from ..verdicts import BEYOND, GAIN, INCONCLUSIVE, RATIO, REPRODUCED, Estimate
 from .common import (
     PAPER_TABLE3,
     TitanFigure,
+    centre_of,
     change,
     declaration,
     judged,
-    mean_sd,
     paper_change,
 )
 
@@ -159,8 +160,9 @@ class AuthorsSetup(TitanFigure):
 
     def against_their_results(self, data) -> pd.DataFrame:
         """FM-1-vit: TITAN's average JCT and makespan in the authors' result files beside
-        lorasched's readings of their merger (mean over seeds; the files hold the whole
-        workload, so only the ``"full"`` size compares like with like)."""
+        lorasched's readings of their merger (geometric mean over seeds, job counts the
+        mean; the files hold the whole workload, so only the ``"full"`` size compares like
+        with like)."""
         base = data["authors"].sel(model=_VIT, density=1.0)
         fair = data["fair"].sel(model=_VIT, density=1.0, algorithm="titan_nomerge")
         theirs = THEIR_RESULTS
@@ -173,8 +175,8 @@ class AuthorsSetup(TitanFigure):
                 ("lorasched, the merger as run (the authors' merge rules and objective)",
                  data["merge_fair"].sel(algorithm="titan"), "merger"),
                 ("lorasched, no merger, the authors' objective", fair, "no merger")):
-            jct = float(ds["avg_jct_h"].mean())
-            mk = float(ds["makespan_h"].mean())
+            jct = centre_of(ds["avg_jct_h"]).mean
+            mk = centre_of(ds["makespan_h"]).mean
             rows.append({"TITAN": label, "jobs": num(float(ds["n_jobs"].mean())),
                          "avg JCT (h)": num(jct), "makespan (h)": num(mk),
                          "jobs merged": num(float(ds["n_merged_jobs"].mean())),
@@ -243,13 +245,13 @@ class AuthorsSetup(TitanFigure):
             f"{counts}. Seeds {', '.join(map(str, ds['seed'].values))}.", width=76)
 
     # ------------------------------------------------------------------ tables
-    def _cell(self, data, policy: str, var: str, **at) -> tuple[float, float]:
+    def _cell(self, data, policy: str, var: str, **at) -> Estimate:
         if policy == "fair":
-            return mean_sd(data["fair"][var].sel(algorithm="titan_nomerge", **at))
-        return mean_sd(data["authors"][var].sel(algorithm=policy, **at))
+            return centre_of(data["fair"][var].sel(algorithm="titan_nomerge", **at))
+        return centre_of(data["authors"][var].sel(algorithm=policy, **at))
 
     def grid(self, data, var: str = "avg_jct_h") -> pd.DataFrame:
-        """``var`` (mean over seeds) per workload (rows) and policy (columns)."""
+        """``var`` (geometric mean over seeds) per workload (rows) and policy (columns)."""
         ds = data["authors"]
         rows = []
         for m in ds["model"].values:
@@ -258,7 +260,7 @@ class AuthorsSetup(TitanFigure):
                 row = {"workload": f"FM-{float(d):g}-{m}",
                        "jobs": int(ds["n_jobs"].sel(algorithm="srtf", **at).mean())}
                 for p in POLICIES:
-                    row[LABELS[p]] = self._cell(data, p, var, **at)[0]
+                    row[LABELS[p]] = self._cell(data, p, var, **at).mean
                 rows.append(row)
         return pd.DataFrame(rows)
 
@@ -279,11 +281,11 @@ class AuthorsSetup(TitanFigure):
             rows.append({
                 "policy": LABELS[p],
                 "paper's setup: avg JCT (h)": None if b is None else
-                float(b["avg_jct_h"].mean()),
+                centre_of(b["avg_jct_h"]).mean,
                 "paper's setup: makespan (h)": None if b is None else
-                float(b["makespan_h"].mean()),
-                "authors' setup: avg JCT (h)": float(a["avg_jct_h"].mean()),
-                "authors' setup: makespan (h)": float(a["makespan_h"].mean()),
+                centre_of(b["makespan_h"]).mean,
+                "authors' setup: avg JCT (h)": centre_of(a["avg_jct_h"]).mean,
+                "authors' setup: makespan (h)": centre_of(a["makespan_h"]).mean,
                 "paper's Table 3: avg JCT (h)": PAPER_TABLE3[p][0] if p in PAPER_TABLE3
                 else None})
         return pd.DataFrame(rows)
@@ -298,7 +300,7 @@ class AuthorsSetup(TitanFigure):
         for k, ((label, _, _), ds) in enumerate(zip(LADDER, parts, strict=True)):
             row = {"step": k, "change": label}
             for alg in _ALGS:
-                row[LABELS[alg]] = float(ds["avg_jct_h"].sel(algorithm=alg).mean())
+                row[LABELS[alg]] = centre_of(ds["avg_jct_h"].sel(algorithm=alg)).mean
             row["TITAN vs SRTF"] = pct(100 * (row["TITAN"] / row["SRTF"] - 1))
             rows.append(row)
         return pd.DataFrame(rows)
@@ -310,14 +312,14 @@ class AuthorsSetup(TitanFigure):
         for c in ds["ckpt_s"].values:
             row = {"checkpoint (s)": float(c)}
             for alg in _ALGS:
-                row[LABELS[alg]] = float(ds[var].sel(algorithm=alg, ckpt_s=c).mean())
+                row[LABELS[alg]] = centre_of(ds[var].sel(algorithm=alg, ckpt_s=c)).mean
             rows.append(row)
         return pd.DataFrame(rows)
 
     def order_table(self, data) -> pd.DataFrame:
         """SRTF, Tiresias and FIFO (arrival order, non-preemptive, the setup's ticks and
-        restarts) on each workload of the grid, average JCT (h, mean over seeds): how much
-        of Tiresias' gap to SRTF is the order it serves a queue in. FIFO is computed here
+        restarts) on each workload of the grid, average JCT (h, geometric mean over seeds):
+        how much of Tiresias' gap to SRTF is the order it serves a queue in. FIFO is computed here
         (the job engine runs it in well under a second)."""
         ds = data["authors"]
         key = (id(ds), tuple(ds["seed"].values.tolist()))
@@ -334,9 +336,9 @@ class AuthorsSetup(TitanFigure):
                         for seed in ds["seed"].values]
                 at = dict(model=str(m), density=float(d))
                 rows.append({"workload": f"FM-{float(d):g}-{m}",
-                             "SRTF": self._cell(data, "srtf", "avg_jct_h", **at)[0],
-                             "Tiresias": self._cell(data, "tiresias", "avg_jct_h", **at)[0],
-                             "FIFO": float(np.mean(fifo))})
+                             "SRTF": self._cell(data, "srtf", "avg_jct_h", **at).mean,
+                             "Tiresias": self._cell(data, "tiresias", "avg_jct_h", **at).mean,
+                             "FIFO": centre(fifo)})
         self._order, self._order_key = pd.DataFrame(rows), key
         return self._order.copy()
 
@@ -360,11 +362,11 @@ class AuthorsSetup(TitanFigure):
                  "titan_nomerge")):
             d = ds.sel(algorithm=alg)
             rows.append({"TITAN": label,
-                         "avg JCT (h)": float(d["avg_jct_h"].mean()),
-                         "makespan (h)": float(d["makespan_h"].mean()),
+                         "avg JCT (h)": centre_of(d["avg_jct_h"]).mean,
+                         "makespan (h)": centre_of(d["makespan_h"]).mean,
                          "jobs merged": float(d["n_merged_jobs"].mean()),
-                         "starts per job": float(d["starts_per_job"].mean()),
-                         "GPU-h switching": float(d["switch_h"].mean())})
+                         "starts per job": centre_of(d["starts_per_job"]).mean,
+                         "GPU-h switching": centre_of(d["switch_h"]).mean})
         return pd.DataFrame(rows)
 
     # ------------------------------------------------------------------ claims, prose
@@ -376,7 +378,7 @@ class AuthorsSetup(TitanFigure):
             for d in ds["density"].values:
                 at = dict(model=str(m), density=float(d))
                 name = f"FM-{float(d):g}-{m}"
-                gpus = {p: float(ds["mean_gpus"].sel(algorithm=p, **at).mean())
+                gpus = {p: centre_of(ds["mean_gpus"].sel(algorithm=p, **at)).mean
                         for p in ("titan", "srtf")}
                 merged = float(ds["n_merged_jobs"].sel(algorithm="titan", **at).mean())
                 jobs = float(ds["n_jobs"].sel(algorithm="titan", **at).mean())

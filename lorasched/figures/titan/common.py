@@ -16,6 +16,7 @@ import xarray as xr
 from ...experiments import Sweep
 from ...titan.workload import titan_scenario
 from ..base import SCALES, Figure, check_size, seed_words
+from ..centres import CENTRE_WORDS, seeds_estimate
 from ..numbers import interval, num, pct
 from ..prose import says
 from ..verdicts import (
@@ -28,6 +29,7 @@ from ..verdicts import (
     NOT_RUN,
     NOT_TESTABLE,
     PAPER,
+    RATIO,
     REPRODUCED,
     Estimate,
     estimate,
@@ -162,23 +164,34 @@ class TitanFigure(Figure):
         return textwrap.fill(
             f"{decl['description']}. Fixed: {fixed} (ViT-L/16 on V100). Densities "
             f"{', '.join(f'{d:g}' for d in ds['density'].values)}; jobs per run by "
-            f"density: {counts}. Seeds {', '.join(map(str, ds['seed'].values))} (error "
-            "bars and ± : one standard deviation).", width=76)
+            f"density: {counts} (the mean over seeds). Seeds "
+            f"{', '.join(map(str, ds['seed'].values))}; each time (a completion time, a makespan, "
+            f"a solve time) and "
+            f"each bar is the {CENTRE_WORDS}, the claims' centre, with its 95 % interval.",
+            width=76)
 
 
-def mean_sd(da: xr.DataArray) -> tuple[float, float]:
-    v = np.asarray(da.values, dtype=float).ravel()
-    return float(v.mean()), float(v.std(ddof=1)) if v.size > 1 else 0.0
+def centre_of(da: xr.DataArray, on: str = RATIO) -> Estimate:
+    """The centre of ``da``'s values over seeds as the claims take it, with its 95 %
+    interval (:func:`~lorasched.figures.centres.seeds_estimate`): the geometric mean of a
+    positive quantity (``RATIO``; the arithmetic mean where a seed gives zero), the logit
+    mean of a share (``SHARE``, in percent)."""
+    return seeds_estimate(np.asarray(da.values, dtype=float).ravel(), on)
 
 
-def cell(ds: xr.Dataset, var: str, **at) -> tuple[float, float]:
-    """Mean and sd over seeds of ``ds[var]`` at ``at``."""
-    return mean_sd(ds[var].sel(**at))
+def cell(ds: xr.Dataset, var: str, on: str = RATIO, **at) -> Estimate:
+    """The centre over seeds of ``ds[var]`` at ``at`` (:func:`centre_of`)."""
+    return centre_of(ds[var].sel(**at), on)
 
 
-def fmt(ms: tuple[float, float], digits: int = 3) -> str:
-    """A mean and its standard deviation, each to ``digits`` significant digits."""
-    return f"{num(ms[0], digits)} ± {num(ms[1], digits)}"
+def fmt(est: Estimate, digits: int = 3) -> str:
+    """A centre and its 95 % interval over seeds, ``1.04 (0.98 to 1.10)``, each to
+    ``digits`` significant digits; one number where the seeds agree."""
+    if not np.isfinite(est.mean):
+        return ""
+    if not est.spread:
+        return num(est.mean, digits)
+    return f"{num(est.mean, digits)} ({num(est.low, digits)} to {num(est.high, digits)})"
 
 
 def change(ds: xr.Dataset, var: str, policy: str, against: str, **at) -> np.ndarray:
@@ -240,14 +253,16 @@ def said(row: dict, what: str, texts: dict | None = None) -> str:
 
 
 def reduction(ds: xr.Dataset, var: str, better: str, worse: str, **at) -> float:
-    """Relative reduction of ``var`` of ``better`` against ``worse``, percent (means)."""
-    a = float(ds[var].sel(algorithm=better, **at).mean())
-    b = float(ds[var].sel(algorithm=worse, **at).mean())
+    """Relative reduction of ``var`` of ``better`` against ``worse``, percent (of their
+    centres over seeds, :func:`cell`)."""
+    a = cell(ds, var, algorithm=better, **at).mean
+    b = cell(ds, var, algorithm=worse, **at).mean
     return 100.0 * (1 - a / b)
 
 
 def table(ds: xr.Dataset, workload: str, density: float = 1.0) -> pd.DataFrame:
-    """Table 3 for one workload: average JCT and makespan (mean ± sd) beside the paper."""
+    """Table 3 for one workload: average JCT and makespan (the centre over seeds and its
+    95 % interval, :func:`fmt`) beside the paper."""
     rows = []
     for alg in ALGORITHMS:
         at = dict(workload=workload, density=density, algorithm=alg)
@@ -256,8 +271,8 @@ def table(ds: xr.Dataset, workload: str, density: float = 1.0) -> pd.DataFrame:
                      "makespan (h)": fmt(cell(ds, "makespan_h", **at)),
                      "paper avg JCT (h)": PAPER_TABLE3[alg][0],
                      "paper makespan (h)": PAPER_TABLE3[alg][1],
-                     "jobs merged": f"{cell(ds, 'n_merged_jobs', **at)[0]:.0f}",
-                     "switching (GPU-h)": f"{cell(ds, 'switch_h', **at)[0]:.1f}"})
+                     "jobs merged": f"{cell(ds, 'n_merged_jobs', LINEAR, **at).mean:.0f}",
+                     "switching (GPU-h)": f"{cell(ds, 'switch_h', **at).mean:.1f}"})
     return pd.DataFrame(rows)
 
 

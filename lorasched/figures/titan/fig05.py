@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..base import paragraphs
+from ..centres import over_seeds
 from ..numbers import num
 from ..verdicts import CONTRADICTED, GAIN, INCONCLUSIVE, REPRODUCED, judge_all
 from .common import (
@@ -40,11 +41,11 @@ class Fig05(TitanFigure):
     page = "titan_fig05"
 
     def _alone(self, ds, wl: str) -> str:
-        alone = alone_h(ds, wl).sel(workload=wl).mean("seed")
+        alone = over_seeds(alone_h(ds, wl).sel(workload=wl))
         d0, d1 = (float(x) for x in ds["density"].values[[0, -1]])
         jobs = ds["n_jobs"].sel(workload=wl, algorithm="srtf").mean("seed")
         return (f"On this workload a job alone on its requested GPUs lasts "
-                f"{num(float(alone.sel(density=d0)))} h on average at density {num(d0)} "
+                f"{num(float(alone.sel(density=d0)))} h (geometric mean) at density {num(d0)} "
                 f"({num(float(jobs.sel(density=d0)))} jobs) and "
                 f"{num(float(alone.sel(density=d1)))} h at density {num(d1)} "
                 f"({num(float(jobs.sel(density=d1)))} jobs)"
@@ -73,7 +74,7 @@ class Fig05(TitanFigure):
                     for a in ALGORITHMS}
             each = {a: judged("", "", v, None, side=1, scale=GAIN) for a, v in grow.items()}
             worst = judge_all(r["verdict"] for r in each.values())
-            low = min(grow, key=lambda a: float(np.mean(grow[a])))
+            low = min(grow, key=lambda a: each[a]["estimate"].mean)
             row = dict(each[low])
             row.update(claim=self.grows_claim(d0, d1), low=low,
                        variant=WORKLOADS[wl], paper="grows", verdict=worst,
@@ -99,7 +100,7 @@ class Fig05(TitanFigure):
         out = []
         for wl in ds["workload"].values:
             wl = str(wl)
-            m = ds["avg_jct_h"].sel(workload=wl).mean("seed")
+            m = over_seeds(ds["avg_jct_h"].sel(workload=wl))
             d0, d1 = (float(x) for x in ds["density"].values[[0, -1]])
             s = {a: (float(m.sel(algorithm=a, density=d0)), float(m.sel(algorithm=a,
                                                                             density=d1)))
@@ -134,10 +135,10 @@ class Fig05(TitanFigure):
                 f"goes from {num(s['srtf'][0])} to {num(s['srtf'][1])} h under SRTF (shortest "
                 f"remaining time first), from {num(s['tiresias'][0])} to "
                 f"{num(s['tiresias'][1])} h under Tiresias and from {num(s['titan'][0])} to "
-                f"{num(s['titan'][1])} h under TITAN (means over seeds). "
-                + (f"{best[0]} has the shortest average JCT at every density (means over "
-                   "seeds)." if best else
-                   "No policy has the shortest average JCT at every density (means over "
-                   "seeds).")
+                f"{num(s['titan'][1])} h under TITAN (geometric means over seeds). "
+                + (f"{best[0]} has the shortest average JCT at every density (geometric "
+                   "means over seeds)." if best else
+                   "No policy has the shortest average JCT at every density (geometric "
+                   "means over seeds).")
                 + f" Paired on the seed, {grows}; {gaps}.")
         return paragraphs(*out)

@@ -12,15 +12,18 @@ from ...experiments import Sweep
 from ...systems import simulate
 from ...titan.workload import titan_scenario
 from ..base import check_size, paragraphs
+from ..centres import centre
 from ..numbers import num, pct, quote
 from ..verdicts import (
     CONSISTENT,
     CONTRADICTED,
     GAIN,
     INCONCLUSIVE,
+    LINEAR,
     MAGNITUDE_OFF,
     RATIO,
     REPRODUCED,
+    estimate,
 )
 from .common import (
     NAMES,
@@ -30,6 +33,7 @@ from .common import (
     TitanFigure,
     by_claim,
     cell,
+    centre_of,
     change,
     fmt,
     judged,
@@ -81,7 +85,8 @@ class Table3(TitanFigure):
                 naive = cell(sw, "avg_jct_h", algorithm="titan_noswitch", **at)
                 rows.append({"workload": WORKLOADS[str(wl)], "switch cost x": float(scale),
                              "TITAN (h)": fmt(pipe), "TITAN w/o pipeline switch (h)": fmt(naive),
-                             "pipeline switch's share": f"{100 * (1 - pipe[0] / naive[0]):.1f} %"})
+                             "pipeline switch's share":
+                                 f"{100 * (1 - pipe.mean / naive.mean):.1f} %"})
         return pd.DataFrame(rows)
 
     def describe(self, data) -> str:
@@ -89,7 +94,8 @@ class Table3(TitanFigure):
 
     def readings(self, data) -> pd.DataFrame:
         """TITAN at density 1 under lorasched's reading and under each other one: average
-        JCT, makespan, utilisation and mean GPUs per job (mean ± sd over seeds)."""
+        JCT, makespan, utilisation and mean GPUs per job (the geometric mean over seeds and its
+        95 % interval)."""
         ds = data["titan"]
         rows = []
         for wl in ds["workload"].values:
@@ -104,7 +110,7 @@ class Table3(TitanFigure):
                              "makespan (h)": fmt(cell(d, "makespan_h")),
                              "GPU utilisation": fmt(cell(d, "utilisation")),
                              "GPUs per job": fmt(cell(d, "mean_gpus")),
-                             "jobs merged": f"{cell(d, 'n_merged_jobs')[0]:.0f}"})
+                             "jobs merged": f"{cell(d, 'n_merged_jobs', LINEAR).mean:.0f}"})
         return pd.DataFrame(rows)
 
     page = "titan_table3"
@@ -114,29 +120,28 @@ class Table3(TitanFigure):
         ds = data["titan"]
         at = dict(workload=wl, density=1.0)
         if claim == "makespan":
-            util = {a: cell(ds, "utilisation", algorithm=a, **at)[0] for a in ("titan", "srtf")}
+            util = {a: cell(ds, "utilisation", algorithm=a, **at).mean for a in ("titan", "srtf")}
             pre = data["preemptive"].sel(algorithm="titan", workload=wl)
-            pre_mk = 100 * (float(pre["makespan_h"].mean())
-                            / cell(ds, "makespan_h", algorithm="srtf", **at)[0] - 1)
+            pre_mk = 100 * (centre_of(pre["makespan_h"]).mean
+                            / cell(ds, "makespan_h", algorithm="srtf", **at).mean - 1)
             return (f"The GPUs are busy {pct(100 * util['titan'], sign=False)} of TITAN's "
                     f"makespan against {pct(100 * util['srtf'], sign=False)} of SRTF's: a "
                     "non-preemptive job keeps the allocation it started on, and the last jobs "
                     "finish on few GPUs of an emptying cluster; re-allocating running jobs "
                     f"(the preemptive reading) gives a makespan {pct(pre_mk)} against SRTF.")
         if claim == "merger":
-            merged = cell(ds, "n_merged_jobs", algorithm="titan", **at)[0]
-            jobs = cell(ds, "n_jobs", algorithm="titan", **at)[0]
+            merged = cell(ds, "n_merged_jobs", LINEAR, algorithm="titan", **at).mean
+            jobs = cell(ds, "n_jobs", LINEAR, algorithm="titan", **at).mean
             return (f"TITAN merges {num(merged)} of {num(jobs)} jobs per run "
                     f"({pct(100 * merged / jobs, sign=False)}): "
                     + ("most jobs run alone under lorasched's merged length (the authors' "
                        "log law), so the merger can move the average JCT little."
                        if merged < jobs / 2 else "most jobs run merged."))
         sw = data["switch"].sel(workload=wl)
-        naive = cell(sw, "switch_h", algorithm="titan_noswitch", switch_scale=1.0)[0]
-        share = {float(x): 100 * (float(sw["avg_jct_h"].sel(algorithm="titan",
-                                                            switch_scale=x).mean())
-                                  / float(sw["avg_jct_h"].sel(algorithm="titan_noswitch",
-                                                              switch_scale=x).mean()) - 1)
+        naive = cell(sw, "switch_h", algorithm="titan_noswitch", switch_scale=1.0).mean
+        share = {float(x): 100 * (cell(sw, "avg_jct_h", algorithm="titan", switch_scale=x).mean
+                                  / cell(sw, "avg_jct_h", algorithm="titan_noswitch",
+                                         switch_scale=x).mean - 1)
                  for x in sw["switch_scale"].values if x > 0}
         top = max(share)
         return (f"Without the pipeline, TITAN spends {num(naive)} GPU-hours switching per "
@@ -175,19 +180,18 @@ class Table3(TitanFigure):
         switch cost, which splits the gap into the switches' part and the order's."""
         ds = data["titan"]
         at = dict(workload=wl, density=1.0)
-        sw = {a: cell(ds, "switch_h", algorithm=a, **at)[0] for a in ("tiresias", "srtf")}
-        gap = float(np.mean(change(ds, "avg_jct_h", "tiresias", "srtf", **at)))  # as judged
+        sw = {a: cell(ds, "switch_h", algorithm=a, **at).mean for a in ("tiresias", "srtf")}
+        gap = estimate(change(ds, "avg_jct_h", "tiresias", "srtf", **at), GAIN).mean  # as judged
         e = self.switch_effect(data)
         e = e[e["workload"] == WORKLOADS[wl]]
         none = {a: e[f"{NAMES[a]}, none switch (h)"].to_numpy() for a in ("tiresias", "srtf")}
-        free = {a: float(v.mean()) for a, v in none.items()}
-        order = float(np.mean(100 * (none["tiresias"] / none["srtf"] - 1)))  # per seed
+        free = {a: centre(v) for a, v in none.items()}
+        order = estimate(100 * (none["tiresias"] / none["srtf"] - 1), GAIN).mean  # per seed
         per_seed = 100 + change(ds, "avg_jct_h", "tiresias", "srtf", **at)
-        jct = {a: float(ds["avg_jct_h"].sel(algorithm=a, **at).mean())
-               for a in ("tiresias", "srtf")}
+        jct = {a: cell(ds, "avg_jct_h", algorithm=a, **at).mean for a in ("tiresias", "srtf")}
         if gap <= 0.05:  # no excess to split: what is wide is the seeds' spread
             return (f"Tiresias is not behind SRTF here: its average JCT is {num(jct['tiresias'])} "
-                    f"h against SRTF's {num(jct['srtf'])} h on average, and per seed it is "
+                    f"h against SRTF's {num(jct['srtf'])} h (geometric means), and per seed it is "
                     f"{pct(float(per_seed.min()), sign=False)} to "
                     f"{pct(float(per_seed.max()), sign=False)} of SRTF's: the seeds' spread, "
                     "not a gap, keeps the interval wider than the band.")
@@ -245,32 +249,33 @@ class Table3(TitanFigure):
     def findings(self, data):
         ds = data["titan"]
         rows = by_claim(self.claim_rows(data))
-        effect = self.switch_effect(data).groupby("workload", sort=False).mean()
+        effect = (self.switch_effect(data).drop(columns="seed")
+                  .groupby("workload", sort=False).agg(centre))
         out = []
         for wl in ds["workload"].values:
             wl = str(wl)
             name = WORKLOADS[wl]
             row = {k: rows[(c[0], name)] for k, c in self.CLAIMS.items()}
             at = dict(workload=wl, density=1.0)
-            jct = {a: cell(ds, "avg_jct_h", algorithm=a, **at)[0] for a in NAMES}
+            jct = {a: cell(ds, "avg_jct_h", algorithm=a, **at).mean for a in NAMES}
             order = sorted(jct, key=jct.get)
-            util = {a: cell(ds, "utilisation", algorithm=a, **at)[0] for a in ("titan", "srtf")}
-            sw = {a: cell(ds, "switch_h", algorithm=a, **at)[0] for a in ("tiresias", "srtf")}
+            util = {a: cell(ds, "utilisation", algorithm=a, **at).mean for a in ("titan", "srtf")}
+            sw = {a: cell(ds, "switch_h", algorithm=a, **at).mean for a in ("tiresias", "srtf")}
             pre = data["preemptive"].sel(algorithm="titan", workload=wl)
             e = effect.loc[name]
             text = (f"On the {name}, the average JCT ranks "
                     + ", ".join(f"{NAMES[a]} {jct[a]:.2f} h" for a in order)
-                    + " (means over seeds). Paired on the seed, "
+                    + " (geometric means over seeds). Paired on the seed, "
                     + self._change_said(row["jct"], "TITAN's average JCT", "SRTF's")
                     + "; " + self._change_said(row["makespan"], "its makespan", "SRTF's")
                     + f". The GPUs are busy {100 * util['titan']:.0f} % of the makespan "
                     f"under TITAN and {100 * util['srtf']:.0f} % under SRTF.")
             if row["makespan"]["estimate"].mean > 0:
                 text += (" Re-allocating running jobs (the authors' later code) gives a "
-                         f"makespan of {float(pre['makespan_h'].mean()):.2f} h with "
-                         f"{100 * float(pre['utilisation'].mean()):.0f} % busy GPUs and "
-                         f"{float(pre['mean_gpus'].mean()):.1f} GPUs per job against "
-                         f"{cell(ds, 'mean_gpus', algorithm='titan', **at)[0]:.1f}: without "
+                         f"makespan of {centre_of(pre['makespan_h']).mean:.2f} h with "
+                         f"{100 * centre_of(pre['utilisation']).mean:.0f} % busy GPUs and "
+                         f"{centre_of(pre['mean_gpus']).mean:.1f} GPUs per job against "
+                         f"{cell(ds, 'mean_gpus', algorithm='titan', **at).mean:.1f}: without "
                          "it a job keeps the allocation it started on, however many GPUs "
                          "free up later, and the last jobs finish on few GPUs of an "
                          "emptying cluster.")
@@ -302,16 +307,16 @@ class Table3(TitanFigure):
                      + " h and SRTF's "
                      + quote(f"SRTF's average JCT without switch cost, {wl}, h",
                              e['SRTF, none switch (h)'], lambda x: f"{x:.2f}")
-                     + " h (means over seeds)"
+                     + " h (geometric means over seeds)"
                      + (", so the rest of its gap comes from the order itself: SRTF knows "
                         "every job's remaining time exactly, Tiresias only the service a "
                         "job has had." if tiresias["verdict"] in (MAGNITUDE_OFF, CONTRADICTED)
                         and tiresias["estimate"].mean > tiresias["paper_value"] else "."))
             sw = data["switch"].sel(workload=wl)
-            share = {float(x): 100 * (1 - float(sw["avg_jct_h"].sel(algorithm="titan",
-                                                                       switch_scale=x).mean())
-                                      / float(sw["avg_jct_h"].sel(algorithm="titan_noswitch",
-                                                                  switch_scale=x).mean()))
+            share = {float(x): 100 * (1 - cell(sw, "avg_jct_h", algorithm="titan",
+                                               switch_scale=x).mean
+                                      / cell(sw, "avg_jct_h", algorithm="titan_noswitch",
+                                             switch_scale=x).mean)
                      for x in sw["switch_scale"].values if x > 0}
             values = list(share.values())
             trend = ("grows with the switch cost" if all(np.diff(values) > 0) else
@@ -319,6 +324,6 @@ class Table3(TitanFigure):
             text += (" With the switch costs scaled, the pipeline switch's share of TITAN's "
                      f"average JCT {trend}: "
                      + ", ".join(f"{v:.1f} % at {k:g} times" for k, v in share.items())
-                     + " the measured costs (means over seeds).")
+                     + " the measured costs (geometric means over seeds).")
             out.append(text)
         return paragraphs(*out)

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..base import paragraphs
+from ..centres import over_seeds
 from ..numbers import interval, num, pct
 from ..verdicts import (
     CONTRADICTED,
@@ -23,6 +24,7 @@ from .common import (
     alone_h,
     by_claim,
     cell,
+    centre_of,
     judged,
     ours,
     said,
@@ -51,15 +53,15 @@ class Table4(TitanFigure):
         for wl in ds["workload"].values:
             for d in ds["density"].values:
                 at = dict(workload=str(wl), density=float(d), algorithm="titan")
-                fast = cell(ds, "faster_than_srtf", **at)
-                slow = cell(ds, "slower_than_srtf", **at)
+                def share(var: str, at=at) -> str:  # as the claims judge it
+                    return interval(centre_of(100 * ds[var].sel(**at), SHARE),
+                                    lambda x: pct(x, sign=False))
+
                 paper = PAPER_TABLE4.get(float(d), (np.nan, np.nan))
                 rows.append({"workload": WORKLOADS[str(wl)], "density": float(d),
-                             "% faster (ours)": f"{pct(100 * fast[0], sign=False)} ± "
-                                                f"{pct(100 * fast[1], sign=False)}",
+                             "% faster (ours)": share("faster_than_srtf"),
                              "% faster (paper)": paper[0],
-                             "% slower (ours)": f"{pct(100 * slow[0], sign=False)} ± "
-                                                f"{pct(100 * slow[1], sign=False)}",
+                             "% slower (ours)": share("slower_than_srtf"),
                              "% slower (paper)": paper[1]})
         return pd.DataFrame(rows)
 
@@ -69,9 +71,9 @@ class Table4(TitanFigure):
         requested GPUs), and the mean GPUs per job of each policy."""
         alone = alone_h(ds, wl).sel(workload=wl)
         queue = 100 * (1 - alone / ds["avg_jct_h"].sel(workload=wl, algorithm="srtf"))
-        gpus = {a: float(ds["mean_gpus"].sel(workload=wl, algorithm=a).mean())
+        gpus = {a: cell(ds, "mean_gpus", workload=wl, algorithm=a).mean
                 for a in ("titan", "srtf")}
-        return {"queue": queue.mean("seed"), "gpus": gpus,
+        return {"queue": over_seeds(queue, SHARE), "gpus": gpus,
                 "wider": abs(gpus["titan"] / gpus["srtf"] - 1) > WIDTH_CHANGE}
 
     def _why(self, m: dict) -> str:
@@ -100,8 +102,7 @@ class Table4(TitanFigure):
                            side=1, fmt=lambda x: pct(x, sign=False), scale=SHARE)
                     for d in dens]
             worst = judge_all(r["verdict"] for r in each)
-            low = min(range(len(dens)), key=lambda k: float(within.sel(density=dens[k])
-                                                            .mean()))
+            low = min(range(len(dens)), key=lambda k: each[k]["estimate"].mean)
             row = dict(each[low])
             row.update(claim=self.WITHIN, low=dens[low], variant=WORKLOADS[wl],
                        paper="> 50 %", verdict=worst,
@@ -134,8 +135,10 @@ class Table4(TitanFigure):
         for wl in ds["workload"].values:
             wl = str(wl)
             name = WORKLOADS[wl]
-            fast = ds["faster_than_srtf"].sel(workload=wl, algorithm="titan").mean("seed")
-            slow = ds["slower_than_srtf"].sel(workload=wl, algorithm="titan").mean("seed")
+            fast = over_seeds(100 * ds["faster_than_srtf"].sel(workload=wl, algorithm="titan"),
+                              SHARE)
+            slow = over_seeds(100 * ds["slower_than_srtf"].sel(workload=wl, algorithm="titan"),
+                              SHARE)
             more = bool((fast > slow).all())
             within = rows[(self.WITHIN, name)]
             at, o = num(within["low"]), ours(within)
