@@ -599,15 +599,18 @@ def test_every_figure_page_links_its_data_and_its_claims_come_back_from_it(built
     """Each figure page links its netCDF file and claims CSV, published in the site with
     their SHA256SUMS; the claims that the figure object computes from the published file
     are the page's: the page shows the table whose id hashes exactly that table
-    (figures.styled), and the CSV is that table."""
-    from lorasched.figures import FIGURES, styled
+    (figures.styled), and the CSV is that table; and each paper's claims hold its claims
+    inventory (lorasched.figures.inventory: a row per claim, none that answers none)."""
+    import pandas as pd
+
+    from lorasched.figures import FIGURES, inventory, styled
 
     site = built_book
     assert publish.verify(site) == []
     listed = [line.split("  ")[1]
               for line in (site / "data" / "SHA256SUMS").read_text().splitlines()]
     assert listed == publish.expected_files()
-    problems, loaded = [], {}
+    problems, loaded, tables = [], {}, {}
     for fig in [f for figs in FIGURES.values() for f in figs.values()]:
         page, shows_claims = _page_of(fig)
         text = (site / page).read_text()
@@ -623,6 +626,10 @@ def test_every_figure_page_links_its_data_and_its_claims_come_back_from_it(built
                             f"data/{nc}")
         if (site / "data" / csv).read_text() != claims.to_csv(index=False):
             problems.append(f"data/{csv}: not the claims computed from data/{nc}")
+        tables.setdefault(fig.system, []).append(claims)
+    # each paper's claims: one row in the paper's own setting per claim of its inventory
+    for system, parts in tables.items():
+        problems += [f"{system}: {p}" for p in inventory.problems(system, pd.concat(parts))]
     assert not problems, "\n".join(problems)
 
 

@@ -22,7 +22,7 @@ from ..experiments import Store, Sweep, grid, run_sweep, run_sweeps, shipped
 from ..experiments.progress import expected_seconds
 from ..experiments.progress import policy as policy_label
 from ..model.errors import InputError
-from . import numbers
+from . import inventory, numbers
 from .verdicts import (
     BEYOND,
     COLOURS,
@@ -45,7 +45,7 @@ except ImportError:  # pragma: no cover - not on Windows
 
 SIZES = ("small", "full")
 CLAIM_COLUMNS = ["figure", "claim", "variant", "paper", "ours", "per seed", "verdict", "why",
-                 "scope"]
+                 "scope", "sentence"]
 #: the heading of the section of a figure page that measures why its rows differ (its
 #: anchor is what the summary's "why" column links to)
 WHY_HEADING = "Why ours differs"
@@ -210,6 +210,9 @@ class Figure:
     #: makes no claim about, whose digits would only let a wrong number in its prose pass
     #: as held by the file
     unpublished: tuple = ()
+    #: the paper's sentence (and part) each claim answers, by the start of the claim's
+    #: name (:func:`.inventory.cite`), for a page whose rows do not cite it themselves
+    sentences: dict = {}
 
     def __repr__(self) -> str:
         return f"<{self.system} {self.number}: {self.title}>"
@@ -287,9 +290,18 @@ class Figure:
         ``estimate`` (the :class:`~.verdicts.Estimate` judged: its per-seed values fill
         the column "per seed", each by ``fmt``), ``paper_value`` (the paper's number: a
         *magnitude off* row then says ours / paper) and ``scope``
-        (:data:`~.verdicts.PAPER`, the default, or :data:`~.verdicts.BEYOND`: a reading,
-        an oracle, another setup, or a cell another figure counts)."""
+        (:data:`~.verdicts.PAPER`, the default; :data:`~.verdicts.WORKED`, a worked
+        example; or :data:`~.verdicts.BEYOND`: a reading, an oracle, another setup, or a
+        cell another figure counts) and ``sentence`` (the part of the paper's sentence it
+        answers, :func:`.inventory.cite`: every row in the paper's own setting cites one,
+        :func:`.inventory.problems`)."""
         raise NotImplementedError
+
+    def sentence_of(self, claim: str) -> str:
+        """The part of the paper's sentence that claim ``claim`` answers: the longest start
+        of its name in :attr:`sentences` ("" if none)."""
+        starts = [k for k in self.sentences if claim.startswith(k)]
+        return self.sentences[max(starts, key=len)] if starts else ""
 
     def scope(self, row: dict) -> str:
         """Where a row without its own ``scope`` is counted: :data:`~.verdicts.BEYOND`
@@ -316,6 +328,8 @@ class Figure:
                 if note:
                     r["ours"] = f"{r['ours']}; {note}"
             r.setdefault("per seed", "")
+            r.setdefault("sentence", self.sentence_of(r["claim"]))
+            r["sentence"] = inventory.check_cite(self.system, r["sentence"])
             r.setdefault("scope", self.scope(r))
             if r["scope"] not in SCOPES:
                 raise InputError(f"{self.number}: scope {r['scope']!r} is not one of "

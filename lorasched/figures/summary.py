@@ -10,7 +10,7 @@ import re
 
 import pandas as pd
 
-from . import allpass, glossary, pdftsp, titan
+from . import allpass, glossary, inventory, pdftsp, titan
 from . import sensitivity as _sensitivity
 from .allpass.sensitivity import SENSITIVITY as _ALLPASS_SENSITIVITY
 from .base import WHY_ANCHOR, Prose, check_size, paragraphs
@@ -29,17 +29,18 @@ from .verdicts import (
     REPRODUCED,
     RULE,
     VERDICTS,
+    WORKED,
 )
 
 #: the systems in the book's order, with the name a reader knows them by
 SYSTEMS = {"pdftsp": "pdFTSP", "titan": "TITAN", "allpass": "Allpass"}
 _SUMMARIES = {"pdftsp": pdftsp.summary, "titan": titan.summary, "allpass": allpass.summary}
 #: the columns every system's summary gives; any other column names the claim's setting
-_COMMON = ["figure", "claim", "paper", "ours", "verdict", "why", "scope", "page"]
+_COMMON = ["figure", "claim", "paper", "ours", "verdict", "why", "scope", "sentence", "page"]
 #: columns a page's claims table has that the summary leaves to the page
 _PAGE_ONLY = ["per seed"]
 COLUMNS = ["system", "figure", "claim", "setting", "paper", "ours", "verdict", "why", "scope",
-           "page"]
+           "sentence", "page"]
 #: how many words of a row's why the summary shows (the rest is on the page, linked)
 WHY_WORDS = 14
 #: the end of a sentence: a full stop before a capital ("eq. (14)" is not one)
@@ -89,6 +90,42 @@ def beyond_rows(table: pd.DataFrame) -> pd.DataFrame:
     """Everything else: readings, oracles, the authors' code's setup, lorasched's
     constants and settings (scope :data:`~.verdicts.BEYOND`)."""
     return table[table["scope"] == BEYOND].reset_index(drop=True)
+
+
+def worked_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The worked examples: arithmetic a paper shows to explain its design, checked as
+    tests of the implementation and counted apart (scope :data:`~.verdicts.WORKED`)."""
+    return table[table["scope"] == WORKED].reset_index(drop=True)
+
+
+def inventory_counts(table: pd.DataFrame) -> pd.DataFrame:
+    """Per paper: its inventory's claim sentences and the claims they state
+    (:func:`.inventory.counts`), the rows in the paper's own setting that answer them,
+    its worked examples' checks and their rows, and how many of the inventory's parts
+    no row answers or two rows answer (:func:`.inventory.problems`: zero when it holds)."""
+    out = {}
+    for system, name in SYSTEMS.items():
+        rows = table[table["system"] == name]
+        if rows.empty:
+            continue
+        c = inventory.counts(system)
+        probs = inventory.problems(system, rows)
+        out[name] = {"claim sentences": c["sentences"], "of them repeats": c["repeats"],
+                     "claims stated": c["claims"],
+                     "rows (paper's setting)": int((rows["scope"] == PAPER).sum()),
+                     "worked checks": c["worked checks"],
+                     "worked rows": int((rows["scope"] == WORKED).sum()),
+                     "problems": len(probs)}
+    wide = pd.DataFrame(out).T
+    wide.index.name = "paper"
+    return wide.astype(int)
+
+
+def inventory_table(table: pd.DataFrame, system: str) -> pd.DataFrame:
+    """``system``'s claim sentences, quoted with their section, each part beside the row
+    that answers it and that row's verdict (:func:`.inventory.table`)."""
+    rows = table[table["system"] == SYSTEMS.get(system, system)]
+    return inventory.table(system, rows)
 
 
 def counts(table: pd.DataFrame) -> pd.DataFrame:
@@ -172,6 +209,12 @@ def findings(table: pd.DataFrame) -> Prose:
                    f"lorasched's calibrated constants and extra settings, and cells another "
                    f"figure already counts): {total['claims']} rows, "
                    + _tally(total, VERDICTS) + ". They are not counted above.")
+    worked = worked_rows(table)
+    if not worked.empty:
+        total = counts(worked).loc["all"]
+        out.append(f"**Worked examples** (arithmetic a paper shows to explain its design, "
+                   f"checked as tests of the implementation): {total['claims']} rows, "
+                   + _tally(total, VERDICTS) + ". They are not counted above either.")
     c = counts(table)
     total = c.loc["all"]
     unexplained = int(total[NOT_EXPLAINED])
@@ -266,5 +309,5 @@ _SENSITIVITY = {"pdftsp": _PDFTSP_SENSITIVITY, "titan": _TITAN_SENSITIVITY,
 
 
 __all__ = ["COLUMNS", "SYSTEMS", "UNTUNED", "beyond_rows", "claims", "counts", "findings",
-           "headline", "headline_rows", "linked", "rule", "sensitivity", "short_why", "tidy",
-           "tuning"]
+           "headline", "headline_rows", "inventory_counts", "inventory_table", "linked",
+           "rule", "sensitivity", "short_why", "tidy", "tuning", "worked_rows"]

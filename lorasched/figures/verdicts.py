@@ -50,12 +50,14 @@ REASONS = {NO_NUMBER: "The paper states this without a number to compare.",
            PLOT_ONLY: "The paper shows this as a plot only, with no claim in its text."}
 
 #: where a claim is counted: the paper's own claim in the paper's own setting (the
-#: summary's headline table, each claim once), or anything else (a reading, an oracle,
-#: the authors' code's setup, lorasched's constants or settings, a repeat of a cell
-#: another figure counts)
+#: summary's headline table, each claim once), a worked example (arithmetic the paper
+#: shows to explain its design, checked as a test of the implementation and counted
+#: apart), or anything else (a reading, an oracle, the authors' code's setup, lorasched's
+#: constants or settings, a repeat of a cell another figure counts)
 PAPER = "paper"
+WORKED = "worked example"
 BEYOND = "beyond the paper"
-SCOPES = (PAPER, BEYOND)
+SCOPES = (PAPER, WORKED, BEYOND)
 
 # ------------------------------------------------------------------------------ scales
 #: an unbounded quantity (a difference, a slope): the interval on the quantity itself

@@ -82,7 +82,8 @@ def test_claims_fill_why_and_count_a_missing_one_as_not_explained():
     ]
     table = _Page(rows).claims(None)
     assert list(table.columns) == ["figure", "claim", "variant", "paper", "ours", "per seed",
-                                   "verdict", "why", "scope"]
+                                   "verdict", "why", "scope", "sentence"]
+    assert list(table["sentence"]) == [""] * 4  # a row that cites no sentence
     assert list(table["why"]) == ["", "TITAN merges 41 % of jobs.", v.NOT_EXPLAINED,
                                   v.REASONS[v.NOT_RUN]]
     # what the paper did not run is beyond it; the rest is the paper's claim
@@ -92,6 +93,23 @@ def test_claims_fill_why_and_count_a_missing_one_as_not_explained():
     assert "Every claim" in _Page(rows[:1]).why(None)
     with pytest.raises(InputError, match="verdict"):
         _Page([{"claim": "e", "paper": "", "ours": "", "verdict": "fine"}]).claims(None)
+
+
+def test_a_row_cites_its_sentence_by_the_start_of_its_name_or_its_own():
+    """A page's :attr:`~lorasched.figures.base.Figure.sentences` gives each row the part of
+    the paper's sentence it answers, the longest start of its claim's name deciding; a
+    row's own cite stands; a cite outside the system's inventory is refused."""
+    page = _Page([{"claim": "gain over EFT at K=50", "paper": "", "ours": "",
+                   "verdict": v.REPRODUCED},
+                  {"claim": "gain over NTM", "paper": "", "ours": "", "verdict": v.REPRODUCED,
+                   "sentence": "§5.2b (NTM)"},
+                  {"claim": "welfare", "paper": "", "ours": "", "verdict": v.REPRODUCED}])
+    page.system = "pdftsp"
+    page.sentences = {"gain over": "§5.2b (Titan)", "gain over EFT": "§5.2b (EFT)"}
+    assert list(page.claims(None)["sentence"]) == ["§5.2b (EFT)", "§5.2b (NTM)", ""]
+    page.sentences = {"welfare": "§5.2b (Oracle)"}
+    with pytest.raises(InputError, match="not a claim of pdftsp's inventory"):
+        page.claims(None)
 
 
 def test_atomic_file_lets_overlapping_writers_finish_and_leaves_nothing_on_failure(tmp_path):

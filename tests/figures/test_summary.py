@@ -14,7 +14,7 @@ def _system(rows, variant="variant"):
     return pd.DataFrame([{"figure": f, "claim": c, variant: s, "paper": "+1 %", "ours": "+2 %",
                           "per seed": "1, 3", "verdict": verdict, "why": why,
                           "scope": v.BEYOND if s == "calibrated" or verdict == v.NOT_RUN
-                          else v.PAPER, "page": page}
+                          else v.PAPER, "sentence": "", "page": page}
                          for f, c, s, verdict, why, page in rows])
 
 

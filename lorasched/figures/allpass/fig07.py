@@ -7,9 +7,11 @@ import pandas as pd
 
 from ..base import Prose, paragraphs
 from ..centres import centre_share, seeds_estimate
+from ..inventory import cite
 from ..numbers import interval, minutes, num, pct
 from ..verdicts import CONTRADICTED, GAIN, INCONCLUSIVE, RATIO, REPRODUCED, judge, judge_each
 from .common import (
+    PAPER_FIG10,
     PAPER_HPA_JCT_RATIO,
     AllpassData,
     AllpassFigure,
@@ -45,6 +47,8 @@ class Fig07(AllpassFigure):
     key, number, title = "fig07", "Fig. 7", "JCT under unlimited serverful capacity"
     page = "allpass_fig07"
     ORDER = ["allpass", "modal", "hpa"]
+    sentences = {"Allpass's average JCT nearly": cite("5.2d"),
+                 "HPA's average JCT": cite("5.2e"), "Allpass never reaches": cite("5.2f")}
 
     def table(self, data: AllpassData) -> pd.DataFrame:
         return paper_table(data, [("average JCT (min)", "unlimited", a, "avg_jct_min", 1, num,
@@ -83,8 +87,11 @@ class Fig07(AllpassFigure):
                   + (", or reverses it." if hpa.mean < 1 else "."), ratio,
                   threshold=1.0),
             # "never" is a claim of every run: checked seed by seed, reaching the cap breaks it
+            # sec. 5.5 says it again of Fig. 10 ("up to 27 serverful workers, remaining
+            # below the configured capacity limit of 30"): this one row answers both
             claim("Allpass never reaches the serverful cap (peak workers)", "limited",
-                  f"below {num(cap['cap'])}", cap["est"],
+                  f"below {num(cap['cap'])} (sec. 5.5: a peak of "
+                  f"{num(PAPER_FIG10['allpass_peak'])})", cap["est"],
                   judge_each(cap["peaks"], cap["cap"], side=-1, strict=True),
                   f"{cap['reached']} of {cap['n']} seeds reach the cap.", num,
                   threshold=cap["cap"], ours=cap["ours"]),

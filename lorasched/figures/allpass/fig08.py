@@ -13,6 +13,7 @@ from ...allpass.pressure import WINDOW_S
 from ...allpass.scalers import F0
 from ..base import Prose, paragraphs
 from ..centres import centre, centre_share, fmt, seeds_estimate
+from ..inventory import cite
 from ..numbers import minutes, num, pct, seconds
 from ..verdicts import RATIO, SHARE, judge, printed
 from .common import (
@@ -86,6 +87,14 @@ class Fig08(AllpassFigure):
                 100 * m["far_queue_share"], 100 * m["deadline_miss"],
                 m["workers_when_waiting"], oracle], strict=True)))
         return pd.DataFrame(rows, columns=columns)
+
+    sentences = {"Modal's average wait": cite("5.3a", "0.1 min"),
+                 "Modal waits less than Allpass": cite("5.3a", "lowest"),
+                 "Allpass's queueing delay": cite("5.3b", "queueing"),
+                 "Allpass's demotion overhead": cite("5.3b", "demotion"),
+                 "Allpass waits less than every": cite("5.3b", "closely follows"),
+                 "jobs completing on the serverless": cite("5.3c"),
+                 "TL-P waits longer": cite("5.3d", "TL"), "SJF-P waits longer": cite("5.3d", "SJF")}
 
     def claim_rows(self, data: AllpassData):
         w = self.waits(data)

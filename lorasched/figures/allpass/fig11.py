@@ -8,6 +8,7 @@ import pandas as pd
 
 from ..base import Prose, paragraphs
 from ..centres import centre, centre_share, seeds_estimate
+from ..inventory import cite
 from ..numbers import minutes, num, pct, seconds, usd
 from ..verdicts import SAVING, judge
 from .common import (
@@ -40,6 +41,10 @@ class Fig11(AllpassFigure):
         m = {a: data.values("median_jct_min", "limited", a) for a in self.ORDER}
         return (100 * (1 - m["allpass"] / m["allpass_fixed60"]),
                 100 * (1 - m["allpass"] / m["allpass_fixed600"]))
+
+    sentences = {"Allpass's median JCT": cite("A.1a", "median"),
+                 "median JCT reduction against Fixed-60s": cite("A.1a", "Fixed-60s"),
+                 "median JCT reduction against Fixed-600s": cite("A.1a", "Fixed-600s")}
 
     def claim_rows(self, data: AllpassData):
         med = data.est("median_jct_min", "limited", "allpass")

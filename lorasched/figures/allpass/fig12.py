@@ -7,6 +7,7 @@ import numpy as np
 from ...allpass.clouds import PROVIDERS
 from ..base import Prose, paragraphs
 from ..centres import centre, seeds_estimate
+from ..inventory import cite
 from ..numbers import num, pct, usd
 from ..verdicts import RATIO, SAVING, judge
 from .common import (
@@ -28,6 +29,10 @@ def per_gpu_h(x: float) -> str:
 class Fig12(AllpassFigure):
     key, number, title = "fig12", "Fig. 12", "Marketplace prices Allpass obtained"
     page = "allpass_fig12"
+
+    sentences = {"average marketplace price": cite("A.2a", "price"),
+                 "saving against Lambda": cite("A.2a", "Lambda"),
+                 "saving against Modal": cite("A.2a", "Modal")}
 
     def claim_rows(self, data: AllpassData):
         price = data.values("vast_price_mean", "limited", "allpass")

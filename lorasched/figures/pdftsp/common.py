@@ -14,6 +14,7 @@ from ...experiments import calibrate as _calibrate
 from ...model.errors import InputError
 from ...pdftsp.workload import LOADS
 from ..base import SCALES, check_size, seed_words
+from ..inventory import cite
 from ..numbers import interval, num, pct, quote_interval, signed_pct, usd
 from ..verdicts import (
     BEYOND,
@@ -292,7 +293,8 @@ def rank_tests(ds: xr.Dataset, axis: str, variant: str, base_at=None):
     return xs, ests, verdicts, judge_all(verdicts.values())
 
 
-def _rank_rows(ds: xr.Dataset, axis: str, claim: str, where, base_at=None) -> list[dict]:
+def _rank_rows(ds: xr.Dataset, axis: str, claim: str, where, base_at=None, *,
+               sentence: str = "") -> list[dict]:
     """Rows for "pdFTSP is the best at every setting" claims, for both pdFTSP variants:
     at each setting, pdFTSP's per-seed margin over the best baseline of that day (a
     direction claim, judged above zero), the worst setting deciding (:func:`judge_all`).
@@ -301,7 +303,8 @@ def _rank_rows(ds: xr.Dataset, axis: str, claim: str, where, base_at=None) -> li
     counted once). A row not reproduced says why at a setting with its verdict: the
     admissions and welfare per task against the leading baseline. The calibrated
     constants' row is beyond the paper (its constants are lorasched's) and is measured
-    against the baselines tuned alike (:data:`RIVALS`)."""
+    against the baselines tuned alike (:data:`RIVALS`). Each row cites ``sentence``, the
+    paper's sentence it answers (:func:`~..inventory.cite`)."""
     flat = by_method(ds)
     m = flat.mean("seed")
     rows = []
@@ -317,7 +320,8 @@ def _rank_rows(ds: xr.Dataset, axis: str, claim: str, where, base_at=None) -> li
                        + (f" ({where([base_at])}, the base scenario, is counted in "
                           f"{BASE_CELL_FIGURE})" if base_at is not None else ""),
                "verdict": verdict, "estimate": ests[x], "fmt": pct,
-               "scope": BEYOND if variant == CALIBRATED else "paper"}
+               "scope": BEYOND if variant == CALIBRATED else "paper",
+               "sentence": cite(sentence) if sentence else ""}
         if verdict != REPRODUCED:
             lead = _leader(m.sel({axis: x}), RIVALS[variant])
             row["why"] = (f"{_cap(where([x]))}: "
@@ -328,13 +332,15 @@ def _rank_rows(ds: xr.Dataset, axis: str, claim: str, where, base_at=None) -> li
     return rows
 
 
-def _gain_rows(ds: xr.Dataset, where: dict, paper: dict, claim: str) -> list[dict]:
+def _gain_rows(ds: xr.Dataset, where: dict, paper: dict, claim: str, *,
+               sentence: str = "") -> list[dict]:
     """The paper's gains of pdFTSP over each baseline (``paper``: label -> %) beside ours,
     per seed and paired, for both pdFTSP variants, each against its :func:`rival` run of
     the baseline (the calibrated constants against the baseline tuned alike); over Titan
     with the welfare objective too where the sweep ran it (the paper did not:
     :data:`NOT_RUN`). A row not reproduced says why: the admissions and welfare per task of
-    pdFTSP against the baseline."""
+    pdFTSP against the baseline. A row of a gain the paper gives cites ``sentence``'s
+    part named after the baseline (:func:`~..inventory.cite`)."""
     rows = []
     flat = by_method(ds).sel(where)
     labels = [str(a) for a in flat["algorithm"].values]
@@ -351,14 +357,16 @@ def _gain_rows(ds: xr.Dataset, where: dict, paper: dict, claim: str) -> list[dic
             gains = seed_gain(flat, variant, against)
             if p is not None and not np.isfinite(gains.values).any():
                 rows.append(_nothing_row(f"{claim}: pdFTSP over {b}", variant, pct(p),
-                                         against))
+                                         against)
+                            | {"sentence": cite(sentence, b) if sentence else ""})
                 continue
             est = estimate_of(gains)
             row = {"claim": f"{claim}: pdFTSP over {b}", "variant": VARIANTS[variant],
                    "paper": "not run" if p is None else pct(p),
                    "ours": (f"over {against}: " if against != b else "") + ours_pct(est),
                    "estimate": est, "fmt": pct, "paper_value": p,
-                   "scope": BEYOND if variant == CALIBRATED or p is None else "paper"}
+                   "scope": BEYOND if variant == CALIBRATED or p is None else "paper",
+                   "sentence": cite(sentence, b) if sentence and p is not None else ""}
             if p is None:
                 row["verdict"] = NOT_RUN
             else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import gain, paragraphs
+from ..inventory import cite
 from ..numbers import pct, quote
 from ..prose import says
 from ..verdicts import REPRODUCED
@@ -55,12 +56,13 @@ class Fig04(SweepFigure):
 
     def claim_rows(self, ds):
         k0 = ds["nodes"].values[0]
-        rows = _gain_rows(ds, {"nodes": k0}, self.paper_gains, self.gain_claim(k0))
+        rows = _gain_rows(ds, {"nodes": k0}, self.paper_gains, self.gain_claim(k0),
+                          sentence="5.2b")
         for variant in (LEMMA2, CALIBRATED):
             fit = fit_trend(by_method(ds).sel(algorithm=variant), "nodes")
             row = {"claim": "welfare grows with K", "variant": VARIANTS[variant],
                    "paper": "grows", "ours": trend_text(fit, "USD per node"),
-                   "verdict": trend_verdict(fit)}
+                   "verdict": trend_verdict(fit), "sentence": cite("5.2a")}
             if row["verdict"] != REPRODUCED:
                 row["why"] = (fit_why(fit, "USD per node") + " "
                               + admissions(ds, variant, rival(variant, "EFT"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...model import profiles
 from ..base import paragraphs
+from ..inventory import cite
 from ..numbers import num, pct, quote
 from ..verdicts import INCONCLUSIVE, REPRODUCED, inconclusive_why, judge
 from .common import (
@@ -58,7 +59,8 @@ class Fig06(SweepFigure):
             row = {"claim": "A100 nodes give more welfare than A40",
                    "variant": VARIANTS[variant], "paper": "more",
                    "ours": f"A100 over A40: {ours_pct(est)}",
-                   "verdict": judge(est, None, side=1), "estimate": est, "fmt": pct}
+                   "verdict": judge(est, None, side=1), "estimate": est, "fmt": pct,
+                   "sentence": cite("5.2d")}
             if row["verdict"] != REPRODUCED:
                 speed, m100, m40 = self.node_ratio()
                 adm = by_method(ds, "n_admitted").sel(algorithm=variant).mean("seed")
@@ -71,7 +73,7 @@ class Fig06(SweepFigure):
                               f"{num(float(adm.sel(gpu='A40')))} on the all-A40 one.")
             rows.append(row)
         return (rows + _rank_rows(ds.sel(gpu=["mix"]), "gpu", "pdFTSP best on mixed GPUs",
-                                  self.where)
+                                  self.where, sentence="5.2e")
                 + cost_plus_rows(ds, {"gpu": "mix"}))
 
     def findings(self, ds):

@@ -41,7 +41,7 @@ class Fig07(SweepFigure):
     rank_claim = "pdFTSP best on every real trace"
 
     def claim_rows(self, ds):
-        rows = _rank_rows(ds, "trace", self.rank_claim, self.where)
+        rows = _rank_rows(ds, "trace", self.rank_claim, self.where, sentence="5.2f")
         shapes = self.shapes(ds)
         for row in rows:
             if row["verdict"] == REPRODUCED or not shapes:

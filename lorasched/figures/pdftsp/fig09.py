@@ -43,7 +43,7 @@ class Fig09(SweepFigure):
 
     def claim_rows(self, ds):
         rows = _rank_rows(ds, "deadline_policy", self.rank_claim, self.where,
-                          base_at=self.base_at(ds))
+                          base_at=self.base_at(ds), sentence="5.2i")
         for row in rows:
             if row["verdict"] != REPRODUCED:
                 row["why"] += " " + self.windows(ds)

@@ -9,6 +9,7 @@ from ...pdftsp import mechanism
 from ...pdftsp.system import simulate
 from ...pdftsp.workload import synthetic_scenario
 from ..base import Figure, paragraphs
+from ..inventory import cite
 from ..numbers import num, pct
 from ..verdicts import BEYOND, PAPER, Estimate, judge
 from .common import base, dollars
@@ -124,7 +125,8 @@ class Fig10(Figure):
                    # the claim bounds the gain from above: it lies below the tolerance
                    "verdict": judge(ours, None, threshold=TOLERANCE, side=-1),
                    # the paper's payment is eq. (14); the critical payment is lorasched's
-                   "scope": BEYOND if rule == "critical" else PAPER}
+                   "scope": BEYOND if rule == "critical" else PAPER,
+                   "sentence": cite("5.2j")}
             if rule == "paper" and w["gaining"]:
                 row["why"] = self._why_paper(data)
             rows.append(row)

@@ -7,6 +7,7 @@ import numpy as np
 from ...pdftsp.system import simulate
 from ...pdftsp.workload import synthetic_scenario
 from ..base import Figure, paragraphs
+from ..inventory import cite
 from ..verdicts import REPRODUCED, Estimate, judge
 from .common import base, dollars
 
@@ -37,7 +38,8 @@ class Fig11(Figure):
                "ours": f"all {int(adm.sum())} admitted tasks; smallest bid − payment "
                        f"{dollars(ours.mean)}",
                # the claim: bid - payment >= 0 for every admitted task
-               "verdict": judge(ours, None, threshold=0.0, side=1)}
+               "verdict": judge(ours, None, threshold=0.0, side=1),
+               "sentence": cite("5.2k")}
         if row["verdict"] != REPRODUCED:
             row["why"] = (f"{int((slack < 0).sum())} of the {int(adm.sum())} admitted tasks pay "
                           f"more than their bid, by up to {dollars(float(-slack.min()))}.")

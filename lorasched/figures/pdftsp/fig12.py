@@ -10,6 +10,7 @@ from ...pdftsp.auction import default_alpha_beta
 from ...pdftsp.scenario import to_arrays
 from ...pdftsp.workload import LOADS, synthetic_scenario
 from ..base import check_size, paragraphs
+from ..inventory import cite
 from ..numbers import num, quote
 from ..verdicts import BEYOND, CONTRADICTED, INCONCLUSIVE, PAPER, judge_each
 from .common import (
@@ -146,7 +147,8 @@ class Fig12(SweepFigure):
                        "verdict": verdict, "per seed": ", ".join(num(v) for v in values),
                        # the paper's setting is the larger instances (part "lp"); the tiny
                        # ones, where OPT is solved, are lorasched's
-                       "scope": PAPER if part == "lp" and variant == LEMMA2 else BEYOND}
+                       "scope": PAPER if part == "lp" and variant == LEMMA2 else BEYOND,
+                       "sentence": cite("5.2l")}
                 if verdict == CONTRADICTED and what != "OPT / ALG":
                     # a dual bound above the claim: OPT / ALG may still be within it
                     row["verdict"] = INCONCLUSIVE

@@ -31,6 +31,7 @@ from ..verdicts import (
     PAPER,
     RATIO,
     REPRODUCED,
+    WORKED,
     Estimate,
     estimate,
     inconclusive_why,
@@ -140,14 +141,15 @@ class TitanFigure(Figure):
 
     def scope(self, row: dict) -> str:
         """The Helios-derived workload is the paper's setting (320 ViT-L jobs at density 1
-        on 16 x 4 V100s, as section 5 runs; FMTrace is private), and the paper's worked
-        cases (Table 2) are its own; the authors' workload and lorasched's other
-        workloads are beyond the paper."""
+        on 16 x 4 V100s, as section 5 runs; FMTrace is private); the paper's worked cases
+        (Table 2) are worked examples, counted apart; the authors' workload and
+        lorasched's other workloads are beyond the paper."""
         if row["verdict"] == NOT_RUN:
             return BEYOND
         variant = str(row.get("variant", ""))
-        return PAPER if variant in ("", WORKLOADS["helios"]) or variant.startswith("Case") \
-            else BEYOND
+        if variant.startswith("Case"):
+            return WORKED
+        return PAPER if variant in ("", WORKLOADS["helios"]) else BEYOND
 
     def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
         check_size(size)

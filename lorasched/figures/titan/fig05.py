@@ -7,6 +7,7 @@ import pandas as pd
 
 from ..base import paragraphs
 from ..centres import over_seeds
+from ..inventory import cite
 from ..numbers import num
 from ..verdicts import CONTRADICTED, GAIN, INCONCLUSIVE, REPRODUCED, judge_all
 from .common import (
@@ -78,6 +79,7 @@ class Fig05(TitanFigure):
             row = dict(each[low])
             row.update(claim=self.grows_claim(d0, d1), low=low,
                        variant=WORKLOADS[wl], paper="grows", verdict=worst,
+                       sentence=cite("5f"),
                        ours=f"{NAMES[low]}: {row['ours']}")
             if worst != REPRODUCED:
                 row["why"] = ((row["why"] + " ") if worst == INCONCLUSIVE else "") \
@@ -89,6 +91,7 @@ class Fig05(TitanFigure):
                                 - jct.sel(algorithm="titan", density=d0)))
             row = judged(self.gap_claim(d0, d1), WORKLOADS[wl], gap, None, side=1,
                          fmt=lambda x: f"{num(x, sign=True)} h", paper_text="grows")
+            row["sentence"] = cite("5g")
             if row["verdict"] != REPRODUCED:
                 row["why"] = ((row["why"] + " ") if row["verdict"] == INCONCLUSIVE
                               else "") + self._alone(ds, wl)

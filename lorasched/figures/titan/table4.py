@@ -7,6 +7,7 @@ import pandas as pd
 
 from ..base import paragraphs
 from ..centres import over_seeds
+from ..inventory import cite
 from ..numbers import interval, num, pct
 from ..verdicts import (
     CONTRADICTED,
@@ -105,7 +106,7 @@ class Table4(TitanFigure):
             low = min(range(len(dens)), key=lambda k: each[k]["estimate"].mean)
             row = dict(each[low])
             row.update(claim=self.WITHIN, low=dens[low], variant=WORKLOADS[wl],
-                       paper="> 50 %", verdict=worst,
+                       paper="> 50 %", verdict=worst, sentence=cite("5h"),
                        ours=f"density {num(dens[low])}: {each[low]['ours']}")
             if worst != REPRODUCED:
                 row["why"] = self._why(m)
@@ -123,6 +124,7 @@ class Table4(TitanFigure):
                         continue
                     row = judged(claim, WORKLOADS[wl], values, float(p[k]),
                                  fmt=lambda x: pct(x, sign=False), scale=SHARE)
+                    row["sentence"] = cite("5i", f"{num(d)} {name}")
                     if row["verdict"] != REPRODUCED:
                         row["why"] = ((row["why"] + " ") if row["verdict"] == INCONCLUSIVE
                                       else "") + self._why(m)
