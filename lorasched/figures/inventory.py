@@ -146,8 +146,9 @@ def problems(system: str, rows: pd.DataFrame, *, paper="paper", worked="worked e
 def table(system: str, rows: pd.DataFrame, *, paper="paper", worked="worked example"
           ) -> pd.DataFrame:
     """The inventory beside ``system``'s claims table ``rows``: one line per part of each
-    sentence (a sentence that repeats another points to it), with the verdict of the row
-    in the paper's own setting (or the worked example's) that answers it."""
+    sentence, with the row in the paper's own setting (or the worked example's) that
+    answers it and its verdict (a sentence that repeats another points to that one's row,
+    whose verdict answers both)."""
     counted = rows[rows["scope"].isin([paper, worked])]
     verdict = dict(zip(counted["sentence"], counted["verdict"], strict=True))
     claim = dict(zip(counted["sentence"], counted["claim"], strict=True))
@@ -155,11 +156,12 @@ def table(system: str, rows: pd.DataFrame, *, paper="paper", worked="worked exam
     for s in sentences(system):
         for i, part in enumerate(s.parts):
             c = cite(s.id, part)
+            answer = cite(*parse("§" + s.repeats)) if s.repeats else c
             out.append({"sentence": c, "figure": s.figure, "kind": s.kind,
                         "quote": s.quote if i == 0 else "〃",
                         "row": (f"answered by §{s.repeats}" if s.repeats
                                 else claim.get(c, "")),
-                        "verdict": "" if s.repeats else verdict.get(c, "")})
+                        "verdict": verdict.get(answer, "")})
     return pd.DataFrame(out)
 
 

@@ -3,6 +3,24 @@
 
 import math
 
+import numpy as np
+
+from ..figures.centres import seeds_estimate
+from ..figures.verdicts import RATIO
+
+
+def seed_bars(da, on: str = RATIO) -> tuple[np.ndarray, dict]:
+    """The centre over seeds of ``da`` (an xarray DataArray with a ``seed`` dimension) at
+    each of its other coordinates, in their order, as the claims take it (the geometric
+    mean, or the logit mean of a share in percent: ``on``), and plotly error bars reaching
+    its 95 % interval (``error_y``; none where a centre has no spread)."""
+    est = [seeds_estimate(v, on) for v in
+           da.transpose(..., "seed").values.reshape(-1, da.sizes["seed"])]
+    centre = np.array([e.mean for e in est]).reshape(da.transpose(..., "seed").shape[:-1])
+    high = np.array([e.high for e in est]).reshape(centre.shape)
+    low = np.array([e.low for e in est]).reshape(centre.shape)
+    return centre, {"type": "data", "array": high - centre, "arrayminus": centre - low}
+
 
 def reference_line(fig, value: float, text: str, *, axis: str = "x", log: bool = False,
                    **kwargs):

@@ -13,7 +13,7 @@ import xarray as xr
 from plotly.subplots import make_subplots
 
 from ..model.errors import InputError
-from . import reference_line
+from . import reference_line, seed_bars
 
 __all__ = [
     "arrivals_and_admissions",
@@ -323,19 +323,21 @@ def _method_colour(method: str) -> str:
 def figure_bars(da: xr.DataArray, axis: str, *, title: str, axis_title: str,
                 normalise: bool = True, y_title: str = "normalised social welfare",
                 hline: float | None = None, panels: dict | None = None) -> go.Figure:
-    """Grouped bars of ``da`` over (``axis``, ``algorithm``, ``seed``): the mean over seeds,
-    with one standard deviation as the error bar.
+    """Grouped bars of ``da`` over (``axis``, ``algorithm``, ``seed``): the centre over
+    seeds the claims take (the geometric mean), with its 95 % interval as the error bar.
 
-    With ``normalise`` every value is divided by the largest mean in the figure, so the
+    With ``normalise`` every value is divided by the largest centre in the figure, so the
     best bar is 1 (the paper plots "normalised social welfare" without saying what it
     divides by). ``hline`` draws a dashed horizontal reference line. ``panels`` (panel
     title -> the algorithms it shows, in order) stacks one panel per entry, on one scale, an
     algorithm in several panels keeping one colour and one legend entry; algorithms ``da``
     does not hold are left out.
     """
-    mean = da.mean("seed")
-    std = da.std("seed", ddof=1) if da.sizes["seed"] > 1 else xr.zeros_like(mean)
-    scale = float(mean.max()) if normalise and float(mean.max()) > 0 else 1.0
+    stats = {str(a): seed_bars(da.sel(algorithm=a).transpose(axis, "seed"))
+             for a in da["algorithm"].values}
+    top_centre = max(float(np.nanmax(c)) if np.isfinite(c).any() else 0.0
+                     for c, _ in stats.values())
+    scale = top_centre if normalise and top_centre > 0 else 1.0
     labels = [str(v) for v in da[axis].values]
     held = [str(a) for a in da["algorithm"].values]
     if panels is None:
@@ -352,18 +354,20 @@ def figure_bars(da: xr.DataArray, axis: str, *, title: str, axis_title: str,
     shown = set()
     for row, methods in enumerate(groups.values(), start=1):
         for method in methods:
-            m = mean.sel(algorithm=method).values / scale
-            s = std.sel(algorithm=method).values / scale
-            raw = mean.sel(algorithm=method).values
+            raw, bars = stats[method]
+            lo, hi = raw - bars["arrayminus"], raw + bars["array"]
             bar = go.Bar(
-                x=labels, y=m, name=method, legendgroup=method,
+                x=labels, y=raw / scale, name=method, legendgroup=method,
                 showlegend=method not in shown,
-                error_y={"type": "data", "array": s, "visible": True, "thickness": 1.2},
+                error_y={"type": "data", "array": bars["array"] / scale,
+                         "arrayminus": bars["arrayminus"] / scale, "visible": True,
+                         "thickness": 1.2},
                 marker_color=_method_colour(method),
                 marker_pattern_shape="/" if "tuned" in method else "",
-                customdata=np.stack([raw, s * scale], axis=-1),
+                customdata=np.stack([raw, lo, hi], axis=-1),
                 hovertemplate=(f"{method}<br>{axis_title} %{{x}}<br>%{{y:.3f}}"
-                               "<br>mean %{customdata[0]:.4g} ± %{customdata[1]:.3g}"
+                               "<br>geometric mean %{customdata[0]:.4g} "
+                               "(95 %: %{customdata[1]:.4g} to %{customdata[2]:.4g})"
                                "<extra></extra>"))
             shown.add(method)
             if panels is None:
@@ -384,23 +388,24 @@ def figure_bars(da: xr.DataArray, axis: str, *, title: str, axis_title: str,
                      col=1 if panels is not None else None)
     fig.update_yaxes(title_text=y_title, rangemode="tozero")
     if normalise:
-        top = float(((mean + std) / scale).max())
+        top = max((float(np.nanmax(c + b["array"])) / scale for c, b in stats.values()
+                   if np.isfinite(c).any()), default=1.0)
         fig.update_yaxes(range=[0, 1.05 * max(top, 1.0)])
     return fig
 
 
 def runtime_per_task(da: xr.DataArray, axis: str = "nodes", *,
                      axis_title: str = "compute nodes K") -> go.Figure:
-    """Mean decision time per task (``decision_time_mean`` by algorithm) against ``axis``, on a
-    log scale, with one standard deviation over seeds as the error bar (Fig. 13)."""
-    mean = da.mean("seed")
-    std = da.std("seed", ddof=1) if da.sizes["seed"] > 1 else xr.zeros_like(mean)
+    """Decision time per task (``decision_time_mean`` by algorithm) against ``axis``, on a
+    log scale: the geometric mean over seeds, with its 95 % interval as the error bar
+    (Fig. 13)."""
     fig = go.Figure()
     for method in da["algorithm"].values:
+        centre, bars = seed_bars(da.sel(algorithm=method).transpose(axis, "seed"))
         fig.add_scatter(
-            x=da[axis].values, y=mean.sel(algorithm=method).values * 1e3,
-            error_y={"type": "data", "array": std.sel(algorithm=method).values * 1e3,
-                     "visible": True},
+            x=da[axis].values, y=centre * 1e3,
+            error_y={"type": "data", "array": bars["array"] * 1e3,
+                     "arrayminus": bars["arrayminus"] * 1e3, "visible": True},
             mode="lines+markers", name=str(method),
             line={"color": _method_colour(str(method))},
             hovertemplate=f"{method}<br>{axis_title} %{{x}}<br>%{{y:.4g}} ms<extra></extra>",

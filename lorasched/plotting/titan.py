@@ -10,24 +10,12 @@ import xarray as xr
 from plotly.colors import sample_colorscale
 from plotly.subplots import make_subplots
 
-from ..figures.centres import seeds_estimate
-from ..figures.verdicts import RATIO, SHARE
-from . import reference_line
+from ..figures.verdicts import SHARE
+from . import reference_line, seed_bars
 
 #: one colour per policy, the same on every TITAN page
 COLOURS = {"SRTF": "#6c757d", "Tiresias": "#e9c46a", "TITAN (w/o task merger)": "#8ecae6",
            "TITAN (w/o pipeline switch)": "#219ebc", "TITAN": "#023047"}
-
-
-def _stats(da: xr.DataArray, on: str = RATIO) -> tuple[np.ndarray, dict]:
-    """The centre over seeds of ``da`` at each of its other coordinates, as the claims
-    take it (the geometric mean, or the logit mean of a share in percent: ``on``), and
-    plotly error bars reaching its 95 % interval."""
-    est = [seeds_estimate(v, on) for v in
-           da.transpose(..., "seed").values.reshape(-1, da.sizes["seed"])]
-    centre = np.array([e.mean for e in est])
-    return centre, {"type": "data", "array": np.array([e.high for e in est]) - centre,
-                    "arrayminus": centre - np.array([e.low for e in est])}
 
 
 def jct_bars(ds: xr.Dataset, names: dict, workloads: dict, density: float = 1.0,
@@ -43,7 +31,7 @@ def jct_bars(ds: xr.Dataset, names: dict, workloads: dict, density: float = 1.0,
         for r, (var, unit) in enumerate((("avg_jct_h", "average JCT (h)"),
                                          ("makespan_h", "makespan (h)")), start=1):
             da = ds[var].sel(workload=wl, density=density)
-            mean, bars = _stats(da)
+            mean, bars = seed_bars(da)
             labels = [names[str(a)] for a in da["algorithm"].values]
             fig.add_bar(x=labels, y=mean, error_y=bars,
                         marker_color=[COLOURS.get(n, "#999") for n in labels],
@@ -73,7 +61,7 @@ def policy_lines(ds: xr.Dataset, axis: str, names: dict, workloads: dict, *,
     for c, wl in enumerate(wls, start=1):
         for alg in ds["algorithm"].values:
             name = names[str(alg)]
-            mean, bars = _stats(ds[var].sel(workload=wl, algorithm=alg))
+            mean, bars = seed_bars(ds[var].sel(workload=wl, algorithm=alg))
             fig.add_scatter(x=x, y=mean, error_y=bars,
                             mode="lines+markers", name=name, legendgroup=name,
                             showlegend=c == 1, line={"color": COLOURS.get(name, "#999")},
@@ -100,7 +88,7 @@ def table4_bars(ds: xr.Dataset, workloads: dict, paper: dict) -> go.Figure:
     for c, wl in enumerate(wls, start=1):
         for var, label, colour in (("faster_than_srtf", ">= 10 % faster", "#2a9d8f"),
                                    ("slower_than_srtf", ">= 10 % slower", "#e76f51")):
-            share, bars = _stats(100 * ds[var].sel(workload=wl, algorithm="titan"), SHARE)
+            share, bars = seed_bars(100 * ds[var].sel(workload=wl, algorithm="titan"), SHARE)
             fig.add_bar(x=x, y=share, error_y=bars,
                         name=label, legendgroup=label, showlegend=c == 1,
                         marker_color=colour, row=1, col=c)

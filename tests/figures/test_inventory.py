@@ -106,7 +106,10 @@ def test_the_summary_counts_the_inventory_beside_its_rows():
     assert counts.loc["Allpass", "of them repeats"] > 0
     inv = summary.inventory_table(table, "allpass")
     repeat = inv[inv["sentence"] == "§5.5d"].iloc[0]
-    assert repeat["row"] == "answered by §5.2f" and repeat["verdict"] == ""
+    # a repeat reads the verdict of the row that answers both
+    assert repeat["row"] == "answered by §5.2f" and repeat["verdict"] == "reproduced"
+    modal = inv[inv["sentence"] == "§5.4e"].iloc[0]
+    assert modal["row"] == "answered by §A.2a (Modal)" and modal["verdict"] == "reproduced"
     assert inv["quote"].iloc[0].startswith("Fine-tuning workloads")
     broken = table[table["sentence"] != "§5.2b (EFT)"]
     assert summary.inventory_counts(broken).loc["pdFTSP", "problems"] == 1

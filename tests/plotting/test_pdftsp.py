@@ -8,6 +8,7 @@ import pytest
 import xarray as xr
 
 import lorasched
+from lorasched.figures.verdicts import RATIO, estimate
 from lorasched.model.errors import InputError
 from lorasched.plotting import pdftsp as plots
 
@@ -86,18 +87,30 @@ def _sweep() -> xr.DataArray:
                                 "seed": [1, 2]})
 
 
-def test_figure_bars_are_the_mean_over_seeds_over_the_best_mean():
+def _gm(*values) -> float:
+    return float(np.exp(np.mean(np.log(values))))
+
+
+def test_figure_bars_are_the_claims_centre_over_seeds_over_the_best_centre():
+    """Each bar is the centre the claims take, the geometric mean over seeds, over the
+    figure's largest; its error bar reaches the 95 % interval (on the log scale, so
+    asymmetric)."""
     fig = plots.figure_bars(_sweep(), "load", title="Fig. 8", axis_title="load", hline=1.0)
     assert [t.name for t in fig.data] == ["pdFTSP (Lemma 2)", "EFT"]
-    assert list(fig.data[0].y) == pytest.approx([0.6, 1.0])  # 12 and 20 over 20
-    assert list(fig.data[1].y) == pytest.approx([0.2, 0.35])
-    assert list(fig.data[0].error_y.array) == pytest.approx([np.sqrt(8) / 20, 0.0])
+    assert list(fig.data[0].y) == pytest.approx([_gm(10, 14) / 20, 1.0])
+    assert list(fig.data[1].y) == pytest.approx([0.2, _gm(6, 8) / 20])
+    est = estimate([10.0, 14.0], RATIO)
+    assert fig.data[0].error_y.array[0] == pytest.approx((est.high - est.mean) / 20)
+    assert fig.data[0].error_y.arrayminus[0] == pytest.approx((est.mean - est.low) / 20)
+    assert fig.data[0].error_y.array[0] > fig.data[0].error_y.arrayminus[0]
+    assert fig.data[0].error_y.array[1] == 0.0  # 20 and 20: no spread
     assert fig.data[0].marker.color == plots.METHOD_COLOURS["pdFTSP (Lemma 2)"]
     assert [s.y0 for s in fig.layout.shapes] == [1.0]
     assert fig.layout.yaxis.title.text == "normalised social welfare"
     raw = plots.figure_bars(_sweep(), "load", title="", axis_title="load", normalise=False,
                             y_title="tasks")
-    assert list(raw.data[1].y) == [4.0, 7.0] and raw.layout.yaxis.title.text == "tasks"
+    assert list(raw.data[1].y) == pytest.approx([4.0, _gm(6, 8)])
+    assert raw.layout.yaxis.title.text == "tasks"
 
 
 def test_figure_bars_panels_share_one_scale_and_one_legend_entry_per_method():
@@ -111,9 +124,9 @@ def test_figure_bars_panels_share_one_scale_and_one_legend_entry_per_method():
     assert [(t.name, t.xaxis, t.showlegend) for t in fig.data] == [
         ("pdFTSP (Lemma 2)", "x", True), ("EFT", "x", True),
         ("pdFTSP (Lemma 2)", "x2", False), ("EFT (tuned)", "x2", True)]
-    # one scale: the best mean of the whole figure, tuned EFT's 14 at the high load
-    assert list(fig.data[2].y) == pytest.approx([12 / 20, 20 / 20])
-    assert list(fig.data[3].y) == pytest.approx([8 / 20, 14 / 20])
+    # one scale: the best centre of the whole figure, pdFTSP's 20 at the high load
+    assert list(fig.data[2].y) == pytest.approx([_gm(10, 14) / 20, 20 / 20])
+    assert list(fig.data[3].y) == pytest.approx([8 / 20, _gm(12, 16) / 20])
     assert fig.data[3].marker.pattern.shape == "/" and fig.data[1].marker.pattern.shape == ""
     assert fig.data[3].marker.color == fig.data[1].marker.color
     with pytest.raises(InputError, match="no panel shows"):
@@ -125,8 +138,10 @@ def test_runtime_per_task_is_in_milliseconds_on_a_log_axis():
     seconds = _sweep().rename(load="nodes").assign_coords(nodes=[50, 100]) / 1e3
     fig = plots.runtime_per_task(seconds)
     assert [t.name for t in fig.data] == ["pdFTSP (Lemma 2)", "EFT"]
-    assert list(fig.data[1].x) == [50, 100] and list(fig.data[1].y) == pytest.approx([4, 7])
-    assert list(fig.data[1].error_y.array) == pytest.approx([0.0, np.sqrt(2)])
+    assert list(fig.data[1].x) == [50, 100]
+    assert list(fig.data[1].y) == pytest.approx([4, _gm(6, 8)])
+    est = estimate([6.0, 8.0], RATIO)
+    assert list(fig.data[1].error_y.array) == pytest.approx([0.0, est.high - est.mean])
     assert fig.layout.yaxis.type == "log"
     assert fig.layout.xaxis.title.text == "compute nodes K"
 

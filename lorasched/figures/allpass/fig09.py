@@ -81,8 +81,10 @@ class Fig09(AllpassFigure):
             pair = (f"{a}_np", f"{a}_p")
             bill = np.mean([self.cost(data, v, "limited") for v in pair], axis=0)
             saving = seeds_estimate(100 * (1 - al / bill), SAVING)
-            rows.append(claim(f"Allpass's saving against {label} (the mean bill of "
-                              f"{NAMES[pair[0]]} and {NAMES[pair[1]]})", "limited",
+            rows.append(claim(f"Allpass's saving against {label}"
+                              + (" (shortest job first)" if a == "sjf" else "")
+                              + ", the mean bill of its preemptive and non-preemptive "
+                              "variants", "limited",
                               f"{pct(paper_saving)} ({label}: {usd(paper)})", saving,
                               judge(saving, paper_saving),
                               " ".join(self._saving_why(data, v) for v in pair), pct))

@@ -14,6 +14,7 @@ from ...experiments import calibrate as _calibrate
 from ...model.errors import InputError
 from ...pdftsp.workload import LOADS
 from ..base import SCALES, check_size, seed_words
+from ..centres import fmt, over_seeds
 from ..inventory import cite
 from ..numbers import interval, num, pct, quote_interval, signed_pct, usd
 from ..verdicts import (
@@ -177,17 +178,16 @@ def by_method(ds: xr.Dataset, var: str = "welfare") -> xr.DataArray:
 
 
 def welfare_table(ds: xr.Dataset, var: str = "welfare", digits: int = 0) -> pd.DataFrame:
-    """``mean ± std`` over seeds of ``var`` (absolute, USD for welfare): one row per
+    """The centre over seeds of ``var`` (absolute, USD for welfare) that the claims take,
+    the geometric mean, with its 95 % interval (:func:`~..centres.fmt`): one row per
     setting of the figure's axis, one column per algorithm ("not run" where it was not:
     Titan with the welfare objective outside :meth:`SweepFigure.oracle_at`)."""
     da = by_method(ds, var)
     axis = next(d for d in da.dims if d not in ("algorithm", "seed"))
-    mean = da.mean("seed")
-    std = da.std("seed", ddof=1) if da.sizes["seed"] > 1 else xr.zeros_like(mean)
 
     def text(x, a):
-        mu, sd = (float(v.sel({axis: x, "algorithm": a})) for v in (mean, std))
-        return f"{mu:.{digits}f} ± {sd:.{digits}f}" if np.isfinite(mu) else "not run"
+        values = da.sel({axis: x, "algorithm": a}).values
+        return fmt(values, lambda v: f"{v:,.{digits}f}") or "not run"
 
     return pd.DataFrame(
         [[text(x, a) for a in da["algorithm"].values] for x in da[axis].values],
@@ -196,7 +196,7 @@ def welfare_table(ds: xr.Dataset, var: str = "welfare", digits: int = 0) -> pd.D
 
 
 def _mean(ds, var="welfare") -> xr.DataArray:
-    return by_method(ds, var).mean("seed")
+    return over_seeds(by_method(ds, var))
 
 
 def rival(variant: str, baseline: str) -> str:
@@ -251,8 +251,8 @@ def admissions(ds: xr.Dataset, a: str, b: str, at: dict) -> str:
     the row says :data:`~lorasched.figures.verdicts.NOT_EXPLAINED` before the numbers."""
     if "n_admitted" not in ds or "n_tasks" not in ds:
         return ""
-    adm = by_method(ds, "n_admitted").sel(at).mean("seed")
-    w = by_method(ds).sel(at).mean("seed")
+    adm = over_seeds(by_method(ds, "n_admitted").sel(at))
+    w = over_seeds(by_method(ds).sel(at))
     tasks = float(ds["n_tasks"].sel(at).mean())
     na, nb = float(adm.sel(algorithm=a)), float(adm.sel(algorithm=b))
     pa = float(w.sel(algorithm=a)) / na if na else float("nan")
@@ -306,7 +306,7 @@ def _rank_rows(ds: xr.Dataset, axis: str, claim: str, where, base_at=None, *,
     against the baselines tuned alike (:data:`RIVALS`). Each row cites ``sentence``, the
     paper's sentence it answers (:func:`~..inventory.cite`)."""
     flat = by_method(ds)
-    m = flat.mean("seed")
+    m = over_seeds(flat)
     rows = []
     for variant in (LEMMA2, CALIBRATED):
         xs, ests, verdicts, verdict = rank_tests(ds, axis, variant, base_at)

@@ -141,7 +141,8 @@ class Fig04(SweepFigure):
         adm = _mean(ds, "n_admitted").sel(nodes=k1)
         if _val(adm, TITAN) < _val(adm, "EFT"):
             lf = float(ds["load_factor"].sel(nodes=k1).mean())
-            text.append(f"At K = {k1} {TITAN} admits on average {_val(adm, TITAN):.0f} of "
+            text.append(f"At K = {k1} {TITAN} admits {_val(adm, TITAN):.0f} (the geometric "
+                        "mean over seeds) of "
                         f"{float(ds['n_tasks'].sel(nodes=k1).mean()):.0f} tasks, EFT "
                         f"{_val(adm, 'EFT'):.0f}"
                         + (f", although the offered work is only {lf:.2f}x what the cluster "

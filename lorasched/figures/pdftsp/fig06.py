@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...model import profiles
 from ..base import paragraphs
+from ..centres import over_seeds
 from ..inventory import cite
 from ..numbers import num, pct, quote
 from ..verdicts import INCONCLUSIVE, REPRODUCED, inconclusive_why, judge
@@ -63,7 +64,7 @@ class Fig06(SweepFigure):
                    "sentence": cite("5.2d")}
             if row["verdict"] != REPRODUCED:
                 speed, m100, m40 = self.node_ratio()
-                adm = by_method(ds, "n_admitted").sel(algorithm=variant).mean("seed")
+                adm = over_seeds(by_method(ds, "n_admitted").sel(algorithm=variant))
                 row["why"] = ((inconclusive_why(est, 0.0, pct) + " "
                                if row["verdict"] == INCONCLUSIVE else "")
                               + f"An A100 node processes {num(speed)} times an A40's samples "

@@ -10,6 +10,7 @@ from ...pdftsp.auction import default_alpha_beta
 from ...pdftsp.scenario import to_arrays
 from ...pdftsp.workload import LOADS, synthetic_scenario
 from ..base import check_size, paragraphs
+from ..centres import over_seeds
 from ..inventory import cite
 from ..numbers import num, quote
 from ..verdicts import BEYOND, CONTRADICTED, INCONCLUSIVE, PAPER, judge_each
@@ -211,7 +212,7 @@ class Fig12(SweepFigure):
         for variant in (CALIBRATED, LEMMA2):
             worst = {p: float(cr[p].sel(algorithm=variant).max()) for p in parts}
             maxima = _and(f"{num(worst[p])} {where[p]}" for p in parts)
-            mean = {p: cr[p].sel(algorithm=variant).mean("seed") for p in parts}
+            mean = {p: over_seeds(cr[p].sel(algorithm=variant)) for p in parts}
             if all(w <= bound for w in worst.values()):
                 t = (f"{_WITH[variant]} pdFTSP's ratio stays within the paper's {num(bound)} in "
                      f"every instance (at most {maxima})")
@@ -225,7 +226,7 @@ class Fig12(SweepFigure):
                      + f"; its worst instance reaches {maxima}")
             closest = []
             for p in parts:
-                m = cr[p].mean("seed")
+                m = over_seeds(cr[p])
                 n = sum(float(m.sel(load=x, algorithm=variant)) <= float(m.sel(load=x).min())
                         for x in m["load"].values)
                 if n == m.sizes["load"]:

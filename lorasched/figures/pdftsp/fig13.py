@@ -13,6 +13,7 @@ import xarray as xr
 from ...experiments import grid
 from ...model.errors import InputError
 from ..base import Prose, measured_where, paragraphs
+from ..centres import over_seeds
 from ..inventory import cite
 from ..numbers import interval, num, quote
 from ..prose import says
@@ -170,7 +171,7 @@ class Fig13(SweepFigure):
                              + f" {len(per)} seeds widen Student's t interval to "
                              f"{num(t975(len(per) - 1))} standard errors on each side.")
         if grows["verdict"] != REPRODUCED:
-            ms = by_method(ds, "decision_time_mean").sel(algorithm=TITAN).mean("seed")
+            ms = over_seeds(by_method(ds, "decision_time_mean").sel(algorithm=TITAN))
             grows["why"] = ((inconclusive_why(fit, 0.0, slope) + " "
                              if grows["verdict"] == INCONCLUSIVE else "")
                             + f"{TITAN} takes "

@@ -12,6 +12,7 @@ import xarray as xr
 
 from ...experiments import Sweep
 from ..base import Figure, check_size, gain
+from ..centres import over_seeds
 from ..numbers import num, pct, quote
 from ..prose import says
 from ..verdicts import (
@@ -186,10 +187,11 @@ class SweepFigure(Figure):
                           if k not in decl["axes"])
         axes = "; ".join(f"{d}: {', '.join(map(str, ds[d].values))}" for d in ds.dims
                          if d not in ("constants", "algorithm", "seed"))
-        lf = ds["load_factor"].mean("seed")
+        lf = over_seeds(ds["load_factor"])
         return (f"{decl['description']}. Fixed: {fixed}. Varied: {axes}. Seeds "
-                f"{', '.join(map(str, ds['seed'].values))} (error bars: one standard "
-                f"deviation). On average {num(float(ds['n_tasks'].mean()))} tasks arrive per "
+                f"{', '.join(map(str, ds['seed'].values))} (error bars: the 95 % interval "
+                "of the geometric mean over seeds). On average "
+                f"{num(float(ds['n_tasks'].mean()))} tasks arrive per "
                 f"run; the offered work is {num(float(lf.min()))}x to {num(float(lf.max()))}x "
                 f"what the cluster can process in the horizon. " + titan_solve_text(ds)
                 + self._oracle_where(ds))
@@ -289,7 +291,8 @@ class SweepFigure(Figure):
         if float(m.sel(algorithm=LEMMA2)) >= float(m.sel(algorithm=lead)) or ours >= theirs:
             return ""
         tasks = float(ds["n_tasks"].sel({self.axis: x}).mean())
-        return (f"{_cap(self.where([x]))} it admits on average {ours:.0f} of {tasks:.0f} "
+        return (f"{_cap(self.where([x]))} it admits {ours:.0f} (the geometric mean over "
+                f"seeds) of {tasks:.0f} "
                 f"tasks, {lead} {theirs:.0f}: its prices climb far faster than Lemma 2 needs, so "
                 "it turns tasks away while nodes are still partly free (the day chapter "
                 "measures this mechanism).")
@@ -333,7 +336,7 @@ class SweepFigure(Figure):
         cost-plus rule included; the calibrated constants over every baseline tuned alike
         (the claims' test, :data:`~.common.RIVALS`)."""
         flat = by_method(ds)
-        m = flat.mean("seed")
+        m = over_seeds(flat)
         labels = [str(a) for a in flat["algorithm"].values]
         untuned = (*BASELINES, *([COST_PLUS] if COST_PLUS in labels else []))
         standings = {
