@@ -386,3 +386,30 @@ def test_all_percentiles_claim_compares_the_whole_cdf(page):
     slow = row(scaled(1e3))
     assert slow["verdict"] == CONTRADICTED and "trails the best baseline" in slow["why"]
     assert slow["sentence"] == "§5.2a (all percentiles)"
+
+
+def test_each_row_not_reproduced_is_judged_again_on_its_counterfactual(page):
+    """The readings page's causes: Allpass's runs replaced, seed by seed, by those of the
+    counterfactual a row's why implies (the queue-all oracle for its queueing), each row
+    judged again with its effect; a row with no such run says so."""
+    from lorasched.figures.allpass.alternative_readings import CAUSES, INTERVENTIONS
+
+    _, data = page
+    fig = figures.figure("readings")
+    swapped = fig.counterfactual(data, "queue_all_oracle")
+    for (setup, alg, seed), run in data.results.items():
+        if alg == "queue_all_oracle":
+            assert swapped.results[setup, "allpass", seed] is run
+    assert data.results is not swapped.results
+    table = fig.causes(data)
+    assert set(table["verdict"]) <= set(COMPARED) - {REPRODUCED}
+    labels = {i.label for i in INTERVENTIONS.values()}
+    assert set(table["counterfactual"]) <= labels | {"none run here"}
+    mapped = table[table["counterfactual"] != "none run here"]
+    assert all(any(c.startswith(k) for k in CAUSES) for c in mapped["claim"])
+    assert (mapped["effect"] != "").all() and (mapped["verdict there"] != "").all()
+    # Allpass's own serverful queue is the cause the queueing row names: removing it moves
+    # the row towards the paper's 0.4 min
+    queue = table[table["claim"] == "Allpass's queueing delay"]
+    if len(queue):
+        assert queue.iloc[0]["effect"].startswith(("part-way", "into the band"))

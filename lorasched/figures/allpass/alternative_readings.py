@@ -10,9 +10,10 @@ import pandas as pd
 from ...allpass.diagnostics import demoted_overlap, queue_mechanism
 from ...allpass.pressure import SLIP
 from ..base import Prose, paragraphs
+from ..causes import Intervention, effect
 from ..centres import centre, centre_share, fmt
 from ..numbers import minutes, num, pct, quote, seconds, usd
-from ..verdicts import NOT_RUN, SHARE
+from ..verdicts import COMPARED, NOT_RUN, PAPER, REPRODUCED, SHARE
 from .common import (
     NAMES,
     PAPER_FIG8,
@@ -25,6 +26,41 @@ from .common import (
     column_centres,
     share,
 )
+from .fig06 import Fig06
+from .fig07 import Fig07
+from .fig08 import Fig08
+from .fig09 import Fig09
+from .fig10 import Fig10
+from .fig11 import Fig11
+from .fig12 import Fig12
+
+#: the pages of the headline claims the counterfactuals are run for
+_HEADLINE_PAGES = (Fig06(), Fig07(), Fig08(), Fig09(), Fig10(), Fig11(), Fig12())
+#: the counterfactuals the headline rows' whys imply, each a run of the readings page
+#: standing in for Allpass's: run key -> what it changes
+INTERVENTIONS = {
+    "queue_all_oracle": Intervention(
+        "queueing removed", "every job that waits for a serverful worker gets one at once "
+        "(the queue-all oracle's runs, F fixed at F0): the serverful queueing of Allpass's "
+        "demoted jobs taken away"),
+    "allpass_overhead": Intervention(
+        "4.7 min per demotion", "each demotion charged 4.7 min of checkpoint and restore, "
+        "Fig. 8's 1.4 min read as an average over all jobs"),
+}
+#: which counterfactual each headline row's why implies, by the start of its claim's name
+#: (a row not listed has none that a run of this page can make)
+CAUSES = {
+    "Allpass: jobs with JCT": "queue_all_oracle",
+    "Allpass finishes more jobs": "queue_all_oracle",
+    "Allpass's JCT below every baseline's": "queue_all_oracle",
+    "Allpass's average JCT nearly identical": "queue_all_oracle",
+    "HPA's average JCT over Allpass's": "queue_all_oracle",
+    "Allpass's queueing delay": "queue_all_oracle",
+    "Modal waits less than Allpass": "queue_all_oracle",
+    "Allpass waits less than every baseline": "queue_all_oracle",
+    "Tiresias-L's queue longer than Allpass's": "queue_all_oracle",
+    "Allpass's demotion overhead": "allpass_overhead",
+}
 
 
 def _F_peak_h(run) -> float:
@@ -139,6 +175,45 @@ class Readings(AllpassFigure):
                          "oracle's peak workers, no cap":
                              int(data.run("unlimited", "queue_all_oracle", s)["workers"].max())})
         return pd.DataFrame(rows)
+
+    def counterfactual(self, data: AllpassData, key: str) -> AllpassData:
+        """``data`` with Allpass's runs replaced, seed by seed and in both setups, by the
+        runs of ``key`` (:data:`INTERVENTIONS`)."""
+        def build():
+            swapped = {(setup, "allpass", seed): run
+                       for (setup, alg, seed), run in data.results.items() if alg == key}
+            return AllpassData(data.size, {**data.results, **swapped})
+        return data.cached(("counterfactual", key), build)
+
+    def causes(self, data: AllpassData) -> pd.DataFrame:
+        """Every headline row of Figs. 6-12 that is not reproduced (and has a number or a
+        direction to compare), judged again on the counterfactual its why implies
+        (:data:`CAUSES`), with the effect on it (:func:`~..causes.effect`): into the band,
+        part-way (the share of the distance to the paper's number it closes), none (the
+        cause ruled out) or away; "none run here" where this page has no run for it."""
+        out = []
+        for fig in _HEADLINE_PAGES:
+            rows = [r for r in fig.claim_rows(data)
+                    if r.get("scope", fig.scope(r)) == PAPER and r["verdict"] in COMPARED
+                    and r["verdict"] != REPRODUCED]
+            for r in rows:
+                run = next((k for start, k in CAUSES.items() if r["claim"].startswith(start)),
+                           None)
+                line = {"figure": fig.number, "claim": r["claim"], "verdict": r["verdict"],
+                        "ours": r["ours"], "counterfactual": "none run here",
+                        "verdict there": "", "ours there": "", "effect": ""}
+                if run is not None:
+                    after = next(a for a in fig.claim_rows(self.counterfactual(data, run))
+                                 if a["claim"] == r["claim"] and a["variant"] == r["variant"])
+                    what, closed = effect(r, after)
+                    line.update({"counterfactual": INTERVENTIONS[run].label,
+                                 "verdict there": after["verdict"],
+                                 "ours there": after["ours"],
+                                 "effect": what + (f", {pct(100 * closed, sign=False)} of "
+                                                   "the distance" if what == "part-way"
+                                                   else "")})
+                out.append(line)
+        return pd.DataFrame(out)
 
     def claim_rows(self, data: AllpassData):
         """The paper's queueing delay beside each reading and run beyond the text: all

@@ -418,13 +418,22 @@ def explain(verdict: str, est: Estimate, mechanism: str, threshold: float = 0.0,
 
 
 def claim(claim: str, variant: str, paper: str, est: Estimate, verdict: str,
-          mechanism: str, f=num, threshold: float = 0.0, ours: str | None = None) -> dict:
+          mechanism: str, f=num, threshold: float = 0.0, ours: str | None = None,
+          paper_value: float | None = None, side: int = 1) -> dict:
     """A claim row: ours as the estimate with its interval (``f`` formats each number),
-    the verdict, and for a row not reproduced, why (:func:`explain`)."""
-    return {"claim": claim, "variant": variant, "paper": paper, "estimate": est, "fmt": f,
-            "ours": interval(est, f) if ours is None else ours, "verdict": verdict,
-            "why": "" if verdict == REPRODUCED else explain(verdict, est, mechanism,
-                                                            threshold, f)}
+    the verdict, and for a row not reproduced, why (:func:`explain`); ``paper_value``, the
+    paper's number where the claim has one (a *magnitude off* row then says ours /
+    paper), else the ``threshold`` and the ``side`` of it the paper puts the quantity on
+    (what a counterfactual's effect is measured against: :func:`..causes.effect`)."""
+    row = {"claim": claim, "variant": variant, "paper": paper, "estimate": est, "fmt": f,
+           "ours": interval(est, f) if ours is None else ours, "verdict": verdict,
+           "why": "" if verdict == REPRODUCED else explain(verdict, est, mechanism,
+                                                           threshold, f)}
+    if paper_value is not None:
+        row["paper_value"] = float(paper_value)
+    else:  # a direction claim: what its side is measured from
+        row["threshold"], row["side"] = float(threshold), int(side)
+    return row
 
 
 #: the clouds by the names the paper gives them

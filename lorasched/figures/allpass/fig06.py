@@ -77,7 +77,7 @@ class Fig06(AllpassFigure):
             return claim(self.ALL_PERCENTILES, SETUP, "better at all percentiles", worst,
                          judge(worst, None, threshold=1.0, side=-1),
                          "No seed has every policy's run.", lambda x: f"{num(x)}×",
-                         threshold=1.0)
+                         threshold=1.0, side=-1)
         # the percentile where Allpass trails most, on the seeds' centre
         typical = np.exp(np.log(ratios[whole]).mean(axis=0))
         q = self.PERCENTILES[int(np.argmax(typical))]
@@ -95,7 +95,7 @@ class Fig06(AllpassFigure):
                 "serverful workers (the page of Fig. 8 measures why).")
         return claim(self.ALL_PERCENTILES, SETUP, "better at all percentiles", worst,
                      judge(worst, None, threshold=1.0, side=-1), why,
-                     lambda x: f"{num(x)}×", threshold=1.0)
+                     lambda x: f"{num(x)}×", threshold=1.0, side=-1)
 
     def shares(self, data: AllpassData) -> dict[str, np.ndarray]:
         """Per seed, each policy's share of jobs with JCT <= 10 min, percent."""
@@ -151,13 +151,15 @@ class Fig06(AllpassFigure):
             est = seeds_estimate(s[a], SHARE)
             rows.append(claim(f"{NAMES[a]}: jobs with JCT <= 10 min", SETUP,
                               _pct(PAPER_FIG6[a]), est, judge(est, PAPER_FIG6[a]),
-                              self._level_why(data, a, long_work), _pct))
+                              self._level_why(data, a, long_work), _pct,
+                  paper_value=PAPER_FIG6[a]))
         best = np.max([s[b] for b in self.BASELINES], axis=0)
         paper = PAPER_FIG6["allpass"] - max(PAPER_FIG6[b] for b in self.BASELINES)
         est = seeds_estimate(s["allpass"] - best)
         rows.append(claim("Allpass finishes more jobs within 10 min than every baseline "
                           "(points over the best)", SETUP, _pts(paper), est,
-                          judge(est, paper), self._best_why(data, s), _pts))
+                          judge(est, paper), self._best_why(data, s), _pts,
+                  paper_value=paper))
         rows.append(self._percentile_row(data))
         others = [b for b in self.ORDER if b != "tl_np"]
         paper = min(PAPER_FIG6[b] for b in others) - PAPER_FIG6["tl_np"]
@@ -168,7 +170,8 @@ class Fig06(AllpassFigure):
         else:
             est = seeds_estimate(np.min([s[b] for b in others], axis=0) - s["tl_np"])
             rows.append(claim(text, SETUP, _pts(paper), est, judge(est, paper),
-                              self._tl_np_why(data), _pts))
+                              self._tl_np_why(data), _pts,
+                  paper_value=paper))
         paper = PAPER_FIG6["sjf_np"] - PAPER_FIG6["sjf_p"]
         text = "SJF-P finishes fewer jobs within 10 min than SJF-NP (points)"
         if identical(data, "share_10min", SETUP, ["sjf_np", "sjf_p"]):
@@ -177,7 +180,8 @@ class Fig06(AllpassFigure):
         else:
             est = seeds_estimate(s["sjf_np"] - s["sjf_p"])
             rows.append(claim(text, SETUP, _pts(paper), est, judge(est, paper),
-                              self._sjf_why(data), _pts))
+                              self._sjf_why(data), _pts,
+                  paper_value=paper))
         return rows
 
     def _best_why(self, data: AllpassData, s: dict) -> str:

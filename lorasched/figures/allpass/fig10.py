@@ -55,7 +55,7 @@ class Fig10(AllpassFigure):
             claim("HPA scales out to over 60 serverful workers (peak)", "unlimited",
                   f"> {num(PAPER_FIG10['hpa_peak'])}", hpa,
                   judge(hpa, None, threshold=PAPER_FIG10["hpa_peak"], side=+1),
-                  self._hpa_why(data), num, threshold=PAPER_FIG10["hpa_peak"]),
+                  self._hpa_why(data), num, threshold=PAPER_FIG10["hpa_peak"], side=1),
             # Allpass's peak under the cap ("up to 27 ... below the configured capacity
             # limit of 30") says again Fig. 7's "never reaches the upper capacity bound":
             # that page's row judges both
@@ -65,7 +65,7 @@ class Fig10(AllpassFigure):
                   "limited", "yes", longer, judge(longer, None, side=+1),
                   f"Peak queue: TL-NP {num(centre(tl))} jobs, Allpass {num(centre(al))} on "
                   "average; Allpass's demoted jobs wait for serverful workers too (the page "
-                  "of Fig. 8 measures why).", num),
+                  "of Fig. 8 measures why).", num, side=1),
         ]
 
     #: the share of ticks under pressure (p > 1) below which "F rises under pressure" is
@@ -84,7 +84,7 @@ class Fig10(AllpassFigure):
                     "of the ticks, the setting barely loads the serverful tier: a rise of F "
                     "there is a spike, not the sustained response the claim is about."}
         return claim(text, "limited", f"> {seconds(F0)}", F,
-                     judge(F, None, threshold=F0, side=+1), why, seconds, threshold=F0)
+                     judge(F, None, threshold=F0, side=+1), why, seconds, threshold=F0, side=1)
 
     @staticmethod
     def fall_over_rise(run) -> float:
@@ -123,7 +123,7 @@ class Fig10(AllpassFigure):
         return claim(text, "limited", "slower", est, judge(est, None, threshold=1.0, side=-1),
                      "Algorithm 1 raises F by up to G_up = 10 s and 100 % a tick and lowers it "
                      "by up to G_dn = 2 s and 30 %: measured on the runs, F falls at "
-                     f"{num(est.mean)} times the rate it rose.", num, threshold=1.0)
+                     f"{num(est.mean)} times the rate it rose.", num, threshold=1.0, side=-1)
 
     def _hpa_why(self, data: AllpassData) -> str:
         jobs = data.per_seed("unlimited", "hpa", _concurrency)

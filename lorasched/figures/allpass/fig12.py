@@ -38,7 +38,8 @@ class Fig12(AllpassFigure):
         price = data.values("vast_price_mean", "limited", "allpass")
         est = seeds_estimate(price, RATIO)
         rows = [claim("average marketplace price", "limited", per_gpu_h(PAPER_FIG12["price"]),
-                      est, judge(est, PAPER_FIG12["price"]), self._why(data), per_gpu_h)]
+                      est, judge(est, PAPER_FIG12["price"]), self._why(data), per_gpu_h,
+                  paper_value=PAPER_FIG12["price"])]
         for p, key in (("lambda", "vs_lambda"), ("modal", "vs_modal")):
             name = CLOUD_NAMES[p]
             saving = seeds_estimate(100 * (1 - price / PROVIDERS[p].price_per_gpu_h), SAVING)
@@ -47,7 +48,8 @@ class Fig12(AllpassFigure):
                               f"{name} bills {per_gpu_h(PROVIDERS[p].price_per_gpu_h)}; the "
                               "saving follows the marketplace price, "
                               f"{per_gpu_h(centre(price))} here (the price row measures why).",
-                              pct))
+                              pct,
+                  paper_value=PAPER_FIG12[key]))
         return rows
 
     @staticmethod

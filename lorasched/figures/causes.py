@@ -1,0 +1,74 @@
+"""Causes tested, not only told: a claim that is not reproduced is judged again on the
+runs of the counterfactual its "why" implies (the mechanism removed, or set to the paper's
+assumption), and the effect on its number is classified -- into the band, part-way (how
+much of the distance to the paper's number it closes), none (the cause ruled out) or away
+from the paper."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .verdicts import REPRODUCED, Estimate, _to
+
+#: the effects a counterfactual can have on a row
+INTO_BAND, PART_WAY, NONE, AWAY, DIRECTION, CROSSED = (
+    "into the band", "part-way", "none (ruled out)", "away from the paper",
+    "direction now holds", "to the paper's side, undecided")
+#: the share of the distance to the paper's number below which a move counts as none
+NEGLIGIBLE = 0.1
+
+
+@dataclass(frozen=True)
+class Intervention:
+    """A counterfactual run: its label and what it changes (the mechanism it removes or
+    sets to the paper's assumption)."""
+
+    label: str
+    what: str
+
+
+def _distance(est: Estimate, paper: float) -> float:
+    """How far ``est``'s centre lies from the paper's number, on the estimate's scale (the
+    log of a ratio, the logit of a share)."""
+    a, b = (float(_to(est.scale, np.array([v]))[0]) for v in (est.mean, paper))
+    return abs(a - b)
+
+
+def effect(before: dict, after: dict) -> tuple[str, float | None]:
+    """The effect of a counterfactual on one claims row: ``before`` and ``after`` are the
+    row as judged on the runs and on the counterfactual's runs (``verdict``, ``estimate``,
+    and the paper's number ``paper_value`` or, for a claim of a direction, the
+    ``threshold`` its side is measured from and the ``side`` the paper claims, +1 above
+    or -1 below). Returns the effect and the share of the
+    distance it closes (1: all of it; negative: it moved away): for a number, the distance
+    of our centre to the paper's; for a direction, the distance of a centre on the wrong
+    side to the threshold (a centre on the paper's side is none: what keeps such a row
+    undecided is its spread, which the share does not measure)."""
+    if after["verdict"] == REPRODUCED:
+        return (INTO_BAND if before.get("paper_value") is not None else DIRECTION), 1.0
+    b_est, a_est = before.get("estimate"), after.get("estimate")
+    target = before.get("paper_value", before.get("threshold"))
+    if b_est is None or a_est is None or target is None or not all(
+            math.isfinite(v) for v in (b_est.mean, a_est.mean)):
+        return (NONE if after["verdict"] == before["verdict"] else
+                f"{before['verdict']} to {after['verdict']}"), None
+    d0, d1 = _distance(b_est, target), _distance(a_est, target)
+    if "paper_value" not in before:  # a direction: the wrong side's distance only
+        side = before.get("side", 1)
+        d0 = d0 if (b_est.mean - target) * side < 0 else 0.0
+        d1 = d1 if (a_est.mean - target) * side < 0 else 0.0
+    if d0 == 0:
+        return NONE, 0.0
+    if "paper_value" not in before and d1 == 0:  # its centre crossed the threshold
+        return CROSSED, 1.0
+    closed = (d0 - d1) / d0
+    if abs(closed) < NEGLIGIBLE:
+        return NONE, closed
+    return (PART_WAY if closed > 0 else AWAY), closed
+
+
+__all__ = ["AWAY", "CROSSED", "DIRECTION", "INTO_BAND", "Intervention", "NEGLIGIBLE", "NONE",
+           "PART_WAY", "effect"]

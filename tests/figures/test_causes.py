@@ -1,0 +1,52 @@
+"""Causes tested: a counterfactual's effect on a row that is not reproduced, classified by
+the share of the distance to the paper's number (or, for a direction, to the threshold)
+that it closes."""
+
+from __future__ import annotations
+
+import pytest
+
+from lorasched.figures import causes
+from lorasched.figures.verdicts import (
+    CONTRADICTED,
+    INCONCLUSIVE,
+    MAGNITUDE_OFF,
+    RATIO,
+    REPRODUCED,
+    estimate,
+)
+
+
+def _row(values, verdict, **claim):
+    return {"estimate": estimate(values, RATIO), "verdict": verdict, **claim}
+
+
+def test_a_number_claims_effect_is_the_share_of_the_log_distance_it_closes():
+    before = _row([40.0, 45.0], MAGNITUDE_OFF, paper_value=0.4)
+    # 42 min against 0.4: a hundredfold; 4 min: tenfold, half the log distance closed
+    what, closed = causes.effect(before, _row([4.0, 4.0], MAGNITUDE_OFF))
+    assert what == causes.PART_WAY and closed == pytest.approx(0.5, abs=0.02)
+    assert causes.effect(before, _row([0.4, 0.41], REPRODUCED)) == (causes.INTO_BAND, 1.0)
+    assert causes.effect(before, _row([41.0, 44.0], MAGNITUDE_OFF))[0] == causes.NONE
+    what, closed = causes.effect(before, _row([400.0, 410.0], MAGNITUDE_OFF))
+    assert what == causes.AWAY and closed < 0
+
+
+def test_a_direction_claims_effect_measures_the_wrong_sides_distance_only():
+    # "Allpass below every baseline": a ratio claimed under 1, measured at 2.6
+    before = _row([2.5, 2.7], CONTRADICTED, threshold=1.0, side=-1)
+    what, closed = causes.effect(before, _row([1.14, 1.15], CONTRADICTED))
+    assert what == causes.PART_WAY and 0.8 < closed < 0.9
+    # its centre crosses to the claimed side, the interval still holding the threshold
+    assert causes.effect(before, _row([0.5, 1.3], INCONCLUSIVE))[0] == causes.CROSSED
+    assert causes.effect(before, _row([0.5, 0.6], REPRODUCED))[0] == causes.DIRECTION
+    # a centre already on the claimed side: nothing to close, its spread is the matter
+    wide = _row([0.5, 1.3], INCONCLUSIVE, threshold=1.0, side=-1)
+    assert causes.effect(wide, _row([0.6, 1.2], INCONCLUSIVE)) == (causes.NONE, 0.0)
+
+
+def test_a_row_without_a_number_says_how_its_verdict_moved():
+    before = {"verdict": INCONCLUSIVE}
+    assert causes.effect(before, {"verdict": INCONCLUSIVE})[0] == causes.NONE
+    assert causes.effect(before, {"verdict": CONTRADICTED})[0] == \
+        "inconclusive to contradicted"
