@@ -14,9 +14,9 @@ import numpy as np
 from .verdicts import REPRODUCED, Estimate, _to
 
 #: the effects a counterfactual can have on a row
-INTO_BAND, PART_WAY, NONE, AWAY, DIRECTION, CROSSED = (
+INTO_BAND, PART_WAY, NONE, AWAY, DIRECTION, CROSSED, PAST = (
     "into the band", "part-way", "none (ruled out)", "away from the paper",
-    "direction now holds", "to the paper's side, undecided")
+    "direction now holds", "to the paper's side, undecided", "past the paper's number")
 #: the share of the distance to the paper's number below which a move counts as none
 NEGLIGIBLE = 0.1
 
@@ -44,7 +44,8 @@ def effect(before: dict, after: dict) -> tuple[str, float | None]:
     ``threshold`` its side is measured from and the ``side`` the paper claims, +1 above
     or -1 below). Returns the effect and the share of the
     distance it closes (1: all of it; negative: it moved away): for a number, the distance
-    of our centre to the paper's; for a direction, the distance of a centre on the wrong
+    of our centre to the paper's (a centre moved to the paper's other side and not into
+    its band is *past* it); for a direction, the distance of a centre on the wrong
     side to the threshold (a centre on the paper's side is none: what keeps such a row
     undecided is its spread, which the share does not measure)."""
     if after["verdict"] == REPRODUCED:
@@ -65,10 +66,13 @@ def effect(before: dict, after: dict) -> tuple[str, float | None]:
     if "paper_value" not in before and d1 == 0:  # its centre crossed the threshold
         return CROSSED, 1.0
     closed = (d0 - d1) / d0
+    if "paper_value" in before and (b_est.mean - target) * (a_est.mean - target) < 0 \
+            and closed < 1 - NEGLIGIBLE:  # it overshot: the mechanism acts, and then some
+        return PAST, closed
     if abs(closed) < NEGLIGIBLE:
         return NONE, closed
     return (PART_WAY if closed > 0 else AWAY), closed
 
 
-__all__ = ["AWAY", "CROSSED", "DIRECTION", "INTO_BAND", "Intervention", "NEGLIGIBLE", "NONE",
-           "PART_WAY", "effect"]
+__all__ = ["AWAY", "CROSSED", "DIRECTION", "INTO_BAND", "NEGLIGIBLE", "NONE", "PART_WAY",
+           "PAST", "Intervention", "effect"]

@@ -50,3 +50,11 @@ def test_a_row_without_a_number_says_how_its_verdict_moved():
     assert causes.effect(before, {"verdict": INCONCLUSIVE})[0] == causes.NONE
     assert causes.effect(before, {"verdict": CONTRADICTED})[0] == \
         "inconclusive to contradicted"
+
+
+def test_a_centre_moved_past_the_papers_number_is_said_so():
+    # TITAN's makespan: -1.4 % against the paper's -12 %, -22 % re-allocating jobs
+    before = {"estimate": estimate([-1.0, -1.8], "gain"), "verdict": INCONCLUSIVE,
+              "paper_value": -12.0}
+    after = {"estimate": estimate([-21.0, -23.0], "gain"), "verdict": MAGNITUDE_OFF}
+    assert causes.effect(before, after)[0] == causes.PAST
