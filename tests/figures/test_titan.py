@@ -347,7 +347,7 @@ def test_table3_rows_are_judged_again_on_their_counterfactuals(sweep_data):
                  & ~claims["verdict"].isin([REPRODUCED, "not testable here"])]
     assert list(table["claim"]) == list(off["claim"])
     tested = table[table["counterfactual"] != "none run here"]
-    assert (tested["effect"] != "").all() and (tested["verdict there"] != "").all()
+    assert (tested["effect"] != "").all() and (tested["judged there"] != "").all()
     # the makespan's counterfactual is the preemptive reading's makespan against SRTF's
     values = fig._counterfactual_values(data, "helios", "makespan")
     pre = data["preemptive"]["makespan_h"].sel(algorithm="titan", workload="helios")

@@ -201,13 +201,13 @@ class Readings(AllpassFigure):
                            None)
                 line = {"figure": fig.number, "claim": r["claim"], "verdict": r["verdict"],
                         "ours": r["ours"], "counterfactual": "none run here",
-                        "verdict there": "", "ours there": "", "effect": ""}
+                        "judged there": "", "ours there": "", "effect": ""}
                 if run is not None:
                     after = next(a for a in fig.claim_rows(self.counterfactual(data, run))
                                  if a["claim"] == r["claim"] and a["variant"] == r["variant"])
                     what, closed = effect(r, after)
                     line.update({"counterfactual": INTERVENTIONS[run].label,
-                                 "verdict there": after["verdict"],
+                                 "judged there": after["verdict"],
                                  "ours there": after["ours"],
                                  "effect": what + (f", {pct(100 * closed, sign=False)} of "
                                                    "the distance" if what == "part-way"

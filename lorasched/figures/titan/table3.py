@@ -273,7 +273,7 @@ class Table3(TitanFigure):
                 continue
             key = claims[r["claim"]]
             line = {"claim": r["claim"], "verdict": r["verdict"], "ours": r["ours"],
-                    "counterfactual": "none run here", "verdict there": "",
+                    "counterfactual": "none run here", "judged there": "",
                     "ours there": "", "effect": ""}
             if key in self.COUNTERFACTUALS:
                 values = self._counterfactual_values(data, "helios", key)
@@ -289,7 +289,7 @@ class Table3(TitanFigure):
                     label = (f"switch costs {num(float(data['switch']['switch_scale'].max()))}"
                              " times the measured")
                 line.update({"counterfactual": label,
-                             "verdict there": after["verdict"], "ours there": after["ours"],
+                             "judged there": after["verdict"], "ours there": after["ours"],
                              "effect": what + (f", {pct(100 * closed, sign=False)} of the "
                                                "distance" if what == PART_WAY else "")})
             out.append(line)
