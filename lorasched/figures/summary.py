@@ -213,7 +213,8 @@ def findings(table: pd.DataFrame) -> Prose:
     if not worked.empty:
         total = counts(worked).loc["all"]
         out.append(f"**Worked examples** (arithmetic a paper shows to explain its design, "
-                   f"checked as tests of the implementation): {total['claims']} rows, "
+                   f"checked as tests of the implementation): {total['claims']} "
+                   f"row{'s' if total['claims'] != 1 else ''}, "
                    + _tally(total, VERDICTS) + ". They are not counted above either.")
     c = counts(table)
     total = c.loc["all"]

@@ -71,6 +71,15 @@ def test_findings_count_the_papers_claims_apart_from_what_lies_beyond():
     explained = pd.concat([summary.tidy("pdftsp", P)])
     assert "every one carries a reason" in summary.findings(explained)
     assert len(summary.headline_rows(table)) + len(summary.beyond_rows(table)) == len(table)
+    # a worked example (TITAN's Table 2) is counted apart from both
+    worked = T.iloc[:1].assign(scope=v.WORKED, verdict=v.REPRODUCED, figure="Table 2")
+    both = pd.concat([table, summary.tidy("titan", worked)])
+    text = summary.findings(both)
+    assert "**Worked examples**" in text and ": 1 row, 1 reproduced. They are not counted " \
+        "above either." in text
+    assert text.startswith("**The papers' own claims, in their own settings, each counted "
+                           "once:** 3.")
+    assert len(summary.worked_rows(both)) == 1
 
 
 def test_a_parts_headline_comes_from_its_rows():

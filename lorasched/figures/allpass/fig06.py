@@ -152,14 +152,14 @@ class Fig06(AllpassFigure):
             rows.append(claim(f"{NAMES[a]}: jobs with JCT <= 10 min", SETUP,
                               _pct(PAPER_FIG6[a]), est, judge(est, PAPER_FIG6[a]),
                               self._level_why(data, a, long_work), _pct,
-                  paper_value=PAPER_FIG6[a]))
+                              paper_value=PAPER_FIG6[a]))
         best = np.max([s[b] for b in self.BASELINES], axis=0)
         paper = PAPER_FIG6["allpass"] - max(PAPER_FIG6[b] for b in self.BASELINES)
         est = seeds_estimate(s["allpass"] - best)
         rows.append(claim("Allpass finishes more jobs within 10 min than every baseline "
                           "(points over the best)", SETUP, _pts(paper), est,
                           judge(est, paper), self._best_why(data, s), _pts,
-                  paper_value=paper))
+                          paper_value=paper))
         rows.append(self._percentile_row(data))
         others = [b for b in self.ORDER if b != "tl_np"]
         paper = min(PAPER_FIG6[b] for b in others) - PAPER_FIG6["tl_np"]
@@ -171,7 +171,7 @@ class Fig06(AllpassFigure):
             est = seeds_estimate(np.min([s[b] for b in others], axis=0) - s["tl_np"])
             rows.append(claim(text, SETUP, _pts(paper), est, judge(est, paper),
                               self._tl_np_why(data), _pts,
-                  paper_value=paper))
+                              paper_value=paper))
         paper = PAPER_FIG6["sjf_np"] - PAPER_FIG6["sjf_p"]
         text = "SJF-P finishes fewer jobs within 10 min than SJF-NP (points)"
         if identical(data, "share_10min", SETUP, ["sjf_np", "sjf_p"]):
@@ -181,7 +181,7 @@ class Fig06(AllpassFigure):
             est = seeds_estimate(s["sjf_np"] - s["sjf_p"])
             rows.append(claim(text, SETUP, _pts(paper), est, judge(est, paper),
                               self._sjf_why(data), _pts,
-                  paper_value=paper))
+                              paper_value=paper))
         return rows
 
     def _best_why(self, data: AllpassData, s: dict) -> str:

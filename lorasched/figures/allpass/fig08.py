@@ -143,7 +143,7 @@ class Fig08(AllpassFigure):
                           f"Allpass's jobs queue {minutes(q.mean)} on average against the "
                           f"paper's {minutes(PAPER_FIG8['allpass_queue'])} (the queueing row "
                           "above measures why).", minutes,
-                  paper_value=paper_lead))
+                          paper_value=paper_lead))
         others = [a for a in self.ORDER if a not in ("modal", "allpass")]
         second = seeds_estimate(np.min([w[a] for a in others], axis=0) - w["allpass"])
         best = min(others, key=lambda a: centre(w[a]))

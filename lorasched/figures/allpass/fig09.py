@@ -66,7 +66,7 @@ class Fig09(AllpassFigure):
         total = seeds_estimate(al, RATIO)
         rows = [claim("Allpass's total", "limited", usd(PAPER_FIG9["allpass"]), total,
                       judge(total, PAPER_FIG9["allpass"]), self._total_why(data), usd,
-                  paper_value=PAPER_FIG9["allpass"])]
+                      paper_value=PAPER_FIG9["allpass"])]
         sl = seeds_estimate(100 * data.values("cost_modal_usd", "limited", "allpass") / al,
                             SHARE)
         paper_sl = 100 * PAPER_FIG9["allpass_serverless"] / PAPER_FIG9["allpass"]
@@ -74,7 +74,7 @@ class Fig09(AllpassFigure):
                           f"{pct(paper_sl, sign=False)} ({usd(PAPER_FIG9['allpass_serverless'])}"
                           f" of {usd(PAPER_FIG9['allpass'])})", sl, judge(sl, paper_sl),
                           self._serverless_why(data), lambda x: pct(x, sign=False),
-                  paper_value=paper_sl))
+                          paper_value=paper_sl))
         # the paper prints one bill for each of Tiresias-L and SJF, which it ran as two
         # variants each (preemptive and not): the saving is against the pair's mean bill
         for a, label, paper in (("tl", "Tiresias-L", PAPER_FIG9["tl"]),
@@ -90,7 +90,7 @@ class Fig09(AllpassFigure):
                               f"{pct(paper_saving)} ({label}: {usd(paper)})", saving,
                               judge(saving, paper_saving),
                               " ".join(self._saving_why(data, v) for v in pair), pct,
-                  paper_value=paper_saving))
+                              paper_value=paper_saving))
         for a, key in (("hpa", "hpa_ratio"), ("modal", "modal_ratio")):
             bill = self.cost(data, a, "unlimited")
             r = seeds_estimate(bill / au, RATIO)
@@ -100,7 +100,7 @@ class Fig09(AllpassFigure):
                               self._ratio_why(data, a), ratio, threshold=1.0,
                               ours=f"{interval(r, ratio)}; bills {usd(centre(bill))} against "
                                    f"{usd(centre(au))}",
-                  paper_value=PAPER_FIG9[key]))
+                                   paper_value=PAPER_FIG9[key]))
         return rows
 
     def _total_why(self, data: AllpassData) -> str:

@@ -39,7 +39,7 @@ class Fig12(AllpassFigure):
         est = seeds_estimate(price, RATIO)
         rows = [claim("average marketplace price", "limited", per_gpu_h(PAPER_FIG12["price"]),
                       est, judge(est, PAPER_FIG12["price"]), self._why(data), per_gpu_h,
-                  paper_value=PAPER_FIG12["price"])]
+                      paper_value=PAPER_FIG12["price"])]
         for p, key in (("lambda", "vs_lambda"), ("modal", "vs_modal")):
             name = CLOUD_NAMES[p]
             saving = seeds_estimate(100 * (1 - price / PROVIDERS[p].price_per_gpu_h), SAVING)
@@ -49,7 +49,7 @@ class Fig12(AllpassFigure):
                               "saving follows the marketplace price, "
                               f"{per_gpu_h(centre(price))} here (the price row measures why).",
                               pct,
-                  paper_value=PAPER_FIG12[key]))
+                              paper_value=PAPER_FIG12[key]))
         return rows
 
     @staticmethod
