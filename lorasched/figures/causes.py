@@ -74,5 +74,25 @@ def effect(before: dict, after: dict) -> tuple[str, float | None]:
     return (PART_WAY if closed > 0 else AWAY), closed
 
 
-__all__ = ["AWAY", "CROSSED", "DIRECTION", "INTO_BAND", "NEGLIGIBLE", "NONE", "PART_WAY",
-           "PAST", "Intervention", "effect"]
+#: what a causes table says of a row whose cause no run of its page can test
+NONE_RUN = "none run here"
+
+
+def line(before: dict, label: str | None = None, after: dict | None = None) -> dict:
+    """One line of a page's causes table: the row as judged (``before``: its claim,
+    verdict and ours), and, for a counterfactual ``label`` and the row judged on its runs
+    (``after``), its verdict and ours there and the effect (:func:`effect`, with the share
+    of the distance where it is part-way); without one, :data:`NONE_RUN`."""
+    out = {"claim": before["claim"], "verdict": before["verdict"], "ours": before["ours"],
+           "counterfactual": NONE_RUN, "judged there": "", "ours there": "", "effect": ""}
+    if after is not None:
+        what, closed = effect(before, after)
+        out.update({"counterfactual": label, "judged there": after["verdict"],
+                    "ours there": after["ours"],
+                    "effect": what + (f", {100 * closed:.0f} % of the distance"
+                                      if what == PART_WAY else "")})
+    return out
+
+
+__all__ = ["AWAY", "CROSSED", "DIRECTION", "INTO_BAND", "NEGLIGIBLE", "NONE", "NONE_RUN",
+           "PART_WAY", "PAST", "Intervention", "effect", "line"]

@@ -58,3 +58,15 @@ def test_a_centre_moved_past_the_papers_number_is_said_so():
               "paper_value": -12.0}
     after = {"estimate": estimate([-21.0, -23.0], "gain"), "verdict": MAGNITUDE_OFF}
     assert causes.effect(before, after)[0] == causes.PAST
+
+
+def test_a_causes_line_says_the_counterfactual_or_that_none_was_run():
+    before = _row([40.0, 45.0], MAGNITUDE_OFF, paper_value=0.4) | {"claim": "queue",
+                                                                  "ours": "42 min"}
+    assert causes.line(before) == {"claim": "queue", "verdict": MAGNITUDE_OFF,
+                                   "ours": "42 min", "counterfactual": causes.NONE_RUN,
+                                   "judged there": "", "ours there": "", "effect": ""}
+    after = _row([4.0, 4.0], MAGNITUDE_OFF) | {"ours": "4 min"}
+    out = causes.line(before, "queueing removed", after)
+    assert out["counterfactual"] == "queueing removed" and out["ours there"] == "4 min"
+    assert out["effect"] == "part-way, 50 % of the distance"

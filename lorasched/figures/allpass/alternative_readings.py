@@ -10,7 +10,7 @@ import pandas as pd
 from ...allpass.diagnostics import demoted_overlap, queue_mechanism
 from ...allpass.pressure import SLIP
 from ..base import Prose, paragraphs
-from ..causes import Intervention, effect
+from ..causes import Intervention, line
 from ..centres import centre, centre_share, fmt
 from ..numbers import minutes, num, pct, quote, seconds, usd
 from ..verdicts import COMPARED, NOT_RUN, PAPER, REPRODUCED, SHARE
@@ -199,20 +199,11 @@ class Readings(AllpassFigure):
             for r in rows:
                 run = next((k for start, k in CAUSES.items() if r["claim"].startswith(start)),
                            None)
-                line = {"figure": fig.number, "claim": r["claim"], "verdict": r["verdict"],
-                        "ours": r["ours"], "counterfactual": "none run here",
-                        "judged there": "", "ours there": "", "effect": ""}
-                if run is not None:
-                    after = next(a for a in fig.claim_rows(self.counterfactual(data, run))
-                                 if a["claim"] == r["claim"] and a["variant"] == r["variant"])
-                    what, closed = effect(r, after)
-                    line.update({"counterfactual": INTERVENTIONS[run].label,
-                                 "judged there": after["verdict"],
-                                 "ours there": after["ours"],
-                                 "effect": what + (f", {pct(100 * closed, sign=False)} of "
-                                                   "the distance" if what == "part-way"
-                                                   else "")})
-                out.append(line)
+                after = None if run is None else next(
+                    a for a in fig.claim_rows(self.counterfactual(data, run))
+                    if a["claim"] == r["claim"] and a["variant"] == r["variant"])
+                out.append({"figure": fig.number} | line(
+                    r, run and INTERVENTIONS[run].label, after))
         return pd.DataFrame(out)
 
     def claim_rows(self, data: AllpassData):

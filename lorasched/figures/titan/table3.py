@@ -12,7 +12,7 @@ from ...experiments import Sweep
 from ...systems import simulate
 from ...titan.workload import titan_scenario
 from ..base import check_size, paragraphs
-from ..causes import PART_WAY, effect
+from ..causes import line
 from ..centres import centre
 from ..inventory import cite
 from ..numbers import num, pct, quote
@@ -272,27 +272,21 @@ class Table3(TitanFigure):
                     or r["verdict"] == REPRODUCED):
                 continue
             key = claims[r["claim"]]
-            line = {"claim": r["claim"], "verdict": r["verdict"], "ours": r["ours"],
-                    "counterfactual": "none run here", "judged there": "",
-                    "ours there": "", "effect": ""}
-            if key in self.COUNTERFACTUALS:
-                values = self._counterfactual_values(data, "helios", key)
-                if key == "tiresias":
-                    after = judged(r["claim"], r["variant"], values, r["paper_value"],
-                                   fmt=r["fmt"], scale=RATIO, threshold=0.0, side=1)
-                else:
-                    after = judged(r["claim"], r["variant"], values, r["paper_value"],
-                                   scale=GAIN)
-                what, closed = effect(r, after)
-                label = self.COUNTERFACTUALS[key][0]
-                if key == "switch":
-                    label = (f"switch costs {num(float(data['switch']['switch_scale'].max()))}"
-                             " times the measured")
-                line.update({"counterfactual": label,
-                             "judged there": after["verdict"], "ours there": after["ours"],
-                             "effect": what + (f", {pct(100 * closed, sign=False)} of the "
-                                               "distance" if what == PART_WAY else "")})
-            out.append(line)
+            if key not in self.COUNTERFACTUALS:
+                out.append(line(r))
+                continue
+            values = self._counterfactual_values(data, "helios", key)
+            if key == "tiresias":
+                after = judged(r["claim"], r["variant"], values, r["paper_value"],
+                               fmt=r["fmt"], scale=RATIO, threshold=0.0, side=1)
+            else:
+                after = judged(r["claim"], r["variant"], values, r["paper_value"],
+                               scale=GAIN)
+            label = self.COUNTERFACTUALS[key][0]
+            if key == "switch":
+                label = (f"switch costs {num(float(data['switch']['switch_scale'].max()))}"
+                         " times the measured")
+            out.append(line(r, label, after))
         return pd.DataFrame(out)
 
     def switch_effect(self, data) -> pd.DataFrame:
