@@ -17,7 +17,7 @@ from ..jobsim.queues import JobView
 from ..model.errors import InputError
 from .clouds import PROVIDERS, startup_times
 from .decisions import CHECKPOINT, RESTORE, RUN, Run
-from .pressure import TICK_S, WINDOW_S, pressure_detail, window_set
+from .pressure import TICK_S, WINDOW_S, _pressure_detail, check_rules, window_set
 from .scalers import F0, ServerfulScaler, ServerlessScaler
 
 #: job states
@@ -56,6 +56,7 @@ class AllpassCluster:
         self.offers, self.capacity, self.rng = offers, capacity, rng
         self.mode, self.discipline, self.preemptive = serverless, discipline, preemptive
         self.share, self.provision, self.overdue = share, provision, overdue
+        check_rules(demand, units)
         self.demand_rule, self.units = demand, units
         self.checkpoint_s, self.restore_s = float(checkpoint_s), float(restore_s)
         self.quantum_s, self.tick_s = float(quantum_s), float(tick_s)
@@ -359,9 +360,9 @@ class AllpassCluster:
         """The tick's pressure (eq. 2) and, under DBF provisioning, Algorithm 1's new F."""
         live = self._live()
         capacity = float(len(self._open_serverful()))              # C_t = I mu, mu = 1
-        pd = pressure_detail(self.t, self.windows, capacity, self.deadline[live],
-                             self._remaining_now(live), include_overdue=self.overdue,
-                             rule=self.demand_rule, units=self.units)
+        pd = _pressure_detail(self.t, self.windows, capacity,      # checked in __init__
+                              self.deadline[live], self._remaining_now(live),
+                              self.overdue, self.demand_rule, self.units)
         if self.provision == "dbf" and self.serverless_scaler is not None:  # Algorithm 1
             self.F = self.serverless_scaler.step(pd.p, self.t)
             for j in np.flatnonzero(self.state == SERVERLESS):

@@ -76,7 +76,11 @@ def necessary_demand(t, windows, deadline, remaining) -> np.ndarray:
     at full speed (``rule="laxity"``, module docstring); one value per window."""
     t = _finite(t, "t")
     windows = _windows(np.atleast_1d(np.asarray(windows, dtype=float)), "windows")
-    d, r = _jobs(deadline, remaining)
+    return _necessary_demand(t, windows, *_jobs(deadline, remaining))
+
+
+def _necessary_demand(t: float, windows: np.ndarray, d: np.ndarray,
+                      r: np.ndarray) -> np.ndarray:
     slack = d[None, :] - (t + windows[:, None])            # time left after the window
     return np.minimum(r[None, :], np.maximum(0.0, r[None, :] - slack)).sum(axis=1)
 
@@ -88,18 +92,30 @@ def pressure_detail(t, windows, capacity, deadline, remaining, *,
     needs next to ``p``. ``rule="laxity"`` replaces eq. (1) by :func:`necessary_demand`
     (an option, module docstring); ``units="slip"`` multiplies ``D`` by :data:`SLIP` where
     it meets ``C_t T`` (a hypothesis about the authors' code, module docstring)."""
-    if rule not in RULES:
-        raise InputError(f"rule must be one of {RULES}, got {rule!r}")
-    if units not in UNITS:
-        raise InputError(f"units must be one of {UNITS}, got {units!r}")
+    check_rules(rule, units)
     t = _finite(t, "t")
     windows = _windows(np.atleast_1d(np.asarray(windows, dtype=float)), "windows")
     capacity = _finite(capacity, "capacity")
     if capacity < 0:
         raise InputError(f"capacity must be >= 0, got {capacity!r}")
     d, r = _jobs(deadline, remaining)
+    return _pressure_detail(t, windows, capacity, d, r, include_overdue, rule, units)
+
+
+def check_rules(rule: str, units: str) -> None:
+    """Refuse a demand rule or a unit reading that :func:`pressure_detail` does not know."""
+    if rule not in RULES:
+        raise InputError(f"rule must be one of {RULES}, got {rule!r}")
+    if units not in UNITS:
+        raise InputError(f"units must be one of {UNITS}, got {units!r}")
+
+
+def _pressure_detail(t: float, windows: np.ndarray, capacity: float, d: np.ndarray,
+                     r: np.ndarray, include_overdue: bool, rule: str,
+                     units: str) -> Pressure:
+    """:func:`pressure_detail` on arguments already checked (the cluster's every tick)."""
     if rule == "laxity":
-        D = necessary_demand(t, windows, d, r)
+        D = _necessary_demand(t, windows, d, r)
     else:
         D = _demand(t, windows, d, r, include_overdue)                   # eq. (1)
     if units == "slip":  # D's seconds against C_t T in minutes: D meets capacity 60x larger
