@@ -300,7 +300,7 @@ def allpass_scenario(jobs: int = PAPER_JOBS, source: str = "helios",
                      capacity=PAPER_CAPACITY, sizing: str = "cost",
                      book_hours: float = BOOK_HOURS, offer_file=None, trace_file=None,
                      seed: int = 0, per_epoch_s=None,
-                     per_epoch_label: str = "given") -> xr.Dataset:
+                     per_epoch_label: str = "given", trace_seed=None) -> xr.Dataset:
     """An Allpass scenario: jobs, the marketplace's offer book and the serverful cap.
 
     Its variables and attributes: :mod:`lorasched.allpass.scenario`.
@@ -333,6 +333,9 @@ def allpass_scenario(jobs: int = PAPER_JOBS, source: str = "helios",
         start-ups and inventory stay Table 2's and 3's A100 ones. Default: Table 4.
     per_epoch_label : str, optional
         Where ``per_epoch_s`` comes from, recorded in the attrs ``per_epoch_from_<model>``.
+    trace_seed : int, optional
+        Seeds the workload in place of ``seed`` (default: ``seed``): one fixed trace,
+        while ``seed`` still draws the offer book (and, passed to the run, the start-ups).
 
     Returns
     -------
@@ -347,10 +350,14 @@ def allpass_scenario(jobs: int = PAPER_JOBS, source: str = "helios",
         the offer file breaks.
     """
     cap = capacity_value(capacity)
+    if trace_seed is not None and (isinstance(trace_seed, bool) or not isinstance(
+            trace_seed, numbers.Integral) or trace_seed < 0):
+        raise InputError(f"trace_seed must be a non-negative integer, got {trace_seed!r}")
     if (isinstance(book_hours, bool) or not isinstance(book_hours, numbers.Real)
             or not math.isfinite(book_hours) or book_hours <= 0):
         raise InputError(f"book_hours must be a positive number, got {book_hours!r}")
-    work = allpass_workload(jobs=jobs, source=source, seed=seed, sizing=sizing,
+    work = allpass_workload(jobs=jobs, source=source,
+                            seed=seed if trace_seed is None else trace_seed, sizing=sizing,
                             trace_file=trace_file, per_epoch_s=per_epoch_s,
                             per_epoch_label=per_epoch_label)
     if offer_file is None:

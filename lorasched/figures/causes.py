@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .verdicts import REPRODUCED, Estimate, _to
+from .verdicts import CONTRADICTED, MAGNITUDE_OFF, REPRODUCED, Estimate, _to
 
 #: the effects a counterfactual can have on a row
 INTO_BAND, PART_WAY, NONE, AWAY, DIRECTION, CROSSED, PAST = (
@@ -94,5 +94,29 @@ def line(before: dict, label: str | None = None, after: dict | None = None) -> d
     return out
 
 
-__all__ = ["AWAY", "CROSSED", "DIRECTION", "INTO_BAND", "NEGLIGIBLE", "NONE", "NONE_RUN",
-           "PART_WAY", "PAST", "Intervention", "effect", "line"]
+#: what a causes table concludes of a row (:func:`status`)
+EXPLAINED, PARTLY, NOT_FOUND, UNDECIDED = ("explained", "partly explained", "not explained",
+                                           "undecided")
+#: the effects that find a row's cause, wholly or in part
+_WHOLLY = (INTO_BAND, DIRECTION, PAST)
+
+
+def status(verdict: str, effect_text: str) -> str:
+    """What a causes table's line concludes of its row: :data:`EXPLAINED` where the
+    counterfactual brings the row into the band, makes its direction hold or passes the
+    paper's number; :data:`PARTLY` where it closes part of the distance (or moves a
+    direction's centre to the paper's side, undecided);
+    otherwise (none run, no effect, a move away) :data:`NOT_FOUND` for a row that
+    disagrees with the paper (*contradicted*, *magnitude off*) and :data:`UNDECIDED` for
+    one its seeds leave undecided (*consistent, not decided*, *inconclusive*), whose
+    cause is their spread."""
+    if effect_text.startswith(_WHOLLY):
+        return EXPLAINED
+    if effect_text.startswith((PART_WAY, CROSSED)):
+        return PARTLY
+    return NOT_FOUND if verdict in (CONTRADICTED, MAGNITUDE_OFF) else UNDECIDED
+
+
+__all__ = ["AWAY", "CROSSED", "DIRECTION", "EXPLAINED", "INTO_BAND", "NEGLIGIBLE", "NONE",
+           "NONE_RUN", "NOT_FOUND", "PART_WAY", "PARTLY", "PAST", "UNDECIDED", "Intervention",
+           "effect", "line", "status"]

@@ -11,10 +11,14 @@ import re
 import pandas as pd
 
 from . import allpass, glossary, inventory, pdftsp, titan
+from . import causes as _causes
 from . import sensitivity as _sensitivity
+from .allpass.causes import causes as _allpass_causes
 from .allpass.sensitivity import SENSITIVITY as _ALLPASS_SENSITIVITY
 from .base import WHY_ANCHOR, Prose, check_size, paragraphs
+from .pdftsp.causes import causes as _pdftsp_causes
 from .pdftsp.sensitivity import SENSITIVITY as _PDFTSP_SENSITIVITY
+from .titan.causes import causes as _titan_causes
 from .titan.sensitivity import SENSITIVITY as _TITAN_SENSITIVITY
 from .verdicts import (
     BEYOND,
@@ -128,17 +132,22 @@ def inventory_table(table: pd.DataFrame, system: str) -> pd.DataFrame:
     return inventory.table(system, rows)
 
 
-def counts(table: pd.DataFrame) -> pd.DataFrame:
+def counts(table: pd.DataFrame, causes: pd.DataFrame | None = None) -> pd.DataFrame:
     """Claims by system and verdict (the verdicts in the rule's order, the ones no row
-    has left out), with the rows whose why is :data:`~.verdicts.NOT_EXPLAINED`, and a
-    total row."""
+    has left out), with the rows left :data:`~.verdicts.NOT_EXPLAINED` (by ``causes``,
+    :func:`causes`, where given: no counterfactual found their cause; else the rows whose
+    why says so), and a total row."""
     wide = pd.crosstab(table["system"], table["verdict"])
     wide = wide.reindex(index=[s for s in SYSTEMS.values() if s in set(table["system"])],
                         columns=[v for v in VERDICTS if v in set(table["verdict"])],
                         fill_value=0)
     wide["claims"] = wide.sum(axis=1)
-    wide[NOT_EXPLAINED] = (table["why"].str.startswith(NOT_EXPLAINED)
-                           .groupby(table["system"]).sum())
+    if causes is None:
+        wide[NOT_EXPLAINED] = (table["why"].str.startswith(NOT_EXPLAINED)
+                               .groupby(table["system"]).sum())
+    else:
+        found = causes[causes["cause"] == _causes.NOT_FOUND].groupby("system").size()
+        wide[NOT_EXPLAINED] = found.reindex(wide.index, fill_value=0)
     wide.loc["all"] = wide.sum()
     wide.index.name = "system"
     wide.columns.name = None
@@ -179,10 +188,12 @@ def _tally(row, verdicts) -> str:
     return ", ".join(f"{int(row.get(v, 0))} {v}" for v in verdicts if int(row.get(v, 0)))
 
 
-def findings(table: pd.DataFrame) -> Prose:
+def findings(table: pd.DataFrame, causes: pd.DataFrame | None = None) -> Prose:
     """The summary's prose: the papers' own claims (each once, in the paper's setting) by
     verdict and system, then what lies beyond the papers, and how many rows that are not
-    reproduced leave their reason unexplained; every number from :func:`counts`."""
+    reproduced leave their reason unexplained (with ``causes``, :func:`causes`: what the
+    counterfactuals find of the headline rows, :func:`causes_findings`); every number from
+    :func:`counts` and :func:`cause_counts`."""
     head, beyond = headline_rows(table), beyond_rows(table)
     out = []
     if not head.empty:
@@ -216,6 +227,11 @@ def findings(table: pd.DataFrame) -> Prose:
                    f"checked as tests of the implementation): {total['claims']} "
                    f"row{'s' if total['claims'] != 1 else ''}, "
                    + _tally(total, VERDICTS) + ". They are not counted above either.")
+    if causes is not None:
+        out.append("**Causes tested** (the papers' own claims that are compared and not "
+                   "reproduced, each judged again on the counterfactual its why implies): "
+                   + causes_findings(causes))
+        return paragraphs(*out)
     c = counts(table)
     total = c.loc["all"]
     unexplained = int(total[NOT_EXPLAINED])
@@ -304,11 +320,75 @@ def sensitivity(system: str, size: str = "small", *, store=None) -> Prose:
     return Prose((f"Abbreviations below: {terms}. " if terms else "") + out)
 
 
+_CAUSES = {"pdftsp": _pdftsp_causes, "titan": _titan_causes, "allpass": _allpass_causes}
+#: a causes table's columns, as the headline pages and the summary show it
+CAUSE_COLUMNS = ["system", "figure", "claim", "verdict", "ours", "counterfactual",
+                 "judged there", "ours there", "effect", "cause"]
+#: what :func:`cause_counts` counts, in its order
+_STATUSES = (_causes.EXPLAINED, _causes.PARTLY, _causes.NOT_FOUND, _causes.UNDECIDED)
+
+
+def causes(size: str = "small", *, seeds: int | None = None, store=None,
+           systems=tuple(SYSTEMS)) -> pd.DataFrame:
+    """Per paper, every headline row that is compared and not reproduced, with the
+    counterfactual its why implies (where a page runs one: "none run here" otherwise),
+    the row judged there, the effect (:func:`~.causes.line`) and what that finds
+    (``cause``: :func:`~.causes.status`)."""
+    check_size(size)
+    tables = []
+    for s in systems:
+        t = _CAUSES[s](size, seeds=seeds, store=store)
+        t.insert(0, "system", SYSTEMS[s])
+        t["cause"] = [_causes.status(v, e) for v, e in zip(t["verdict"], t["effect"],
+                                                            strict=True)]
+        tables.append(t)
+    return pd.concat(tables, ignore_index=True)[CAUSE_COLUMNS]
+
+
+def cause_counts(causes: pd.DataFrame) -> pd.DataFrame:
+    """:func:`causes`'s rows by paper: how many, how many a counterfactual was run for,
+    and how many of them each finding (:func:`~.causes.status`) holds, with a total
+    row."""
+    names = [s for s in SYSTEMS.values() if s in set(causes["system"])]
+    wide = pd.crosstab(causes["system"], causes["cause"]).reindex(
+        index=names, columns=list(_STATUSES), fill_value=0)
+    wide.insert(0, "counterfactual run", (causes["counterfactual"] != _causes.NONE_RUN)
+                .groupby(causes["system"]).sum().reindex(names, fill_value=0))
+    wide.insert(0, "rows not reproduced", causes.groupby("system").size()
+                .reindex(names, fill_value=0))
+    wide.loc["all"] = wide.sum()
+    wide.index.name = "system"
+    wide.columns.name = None
+    return wide.astype(int)
+
+
+def causes_findings(causes: pd.DataFrame) -> Prose:
+    """What the causes tables find, one sentence per paper, every number from
+    :func:`cause_counts`."""
+    c = cause_counts(causes)
+    out = []
+    for system in c.index[:-1]:
+        row = c.loc[system]
+        n, run = int(row["rows not reproduced"]), int(row["counterfactual run"])
+        parts = [f"{int(row[s])} {s}" for s in _STATUSES if int(row[s])]
+        out.append(f"{system}: of {n} headline row{'s' if n != 1 else ''} compared and not "
+                   f"reproduced, {run} {'has' if run == 1 else 'have'} a counterfactual run; "
+                   + ", ".join(parts) + ".")
+    return Prose(
+        " ".join(out) + f" A row is {_causes.EXPLAINED} where its counterfactual brings it "
+        f"into the band or makes its direction hold, {_causes.PARTLY} where it closes part "
+        f"of the distance to the paper's number, {_causes.NOT_FOUND} where the row disagrees "
+        "with the paper and no run moved it, and "
+        f"{_causes.UNDECIDED} where its seeds leave it undecided and no run moved it (its "
+        "cause is their spread).")
+
+
 #: each system's sensitivity page
 _SENSITIVITY = {"pdftsp": _PDFTSP_SENSITIVITY, "titan": _TITAN_SENSITIVITY,
                 "allpass": _ALLPASS_SENSITIVITY}
 
 
-__all__ = ["COLUMNS", "SYSTEMS", "UNTUNED", "beyond_rows", "claims", "counts", "findings",
+__all__ = ["CAUSE_COLUMNS", "COLUMNS", "SYSTEMS", "UNTUNED", "beyond_rows", "cause_counts",
+           "causes", "causes_findings", "claims", "counts", "findings",
            "headline", "headline_rows", "inventory_counts", "inventory_table", "linked",
            "rule", "sensitivity", "short_why", "tidy", "tuning", "worked_rows"]

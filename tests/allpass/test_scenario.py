@@ -103,6 +103,20 @@ def test_market_does_not_depend_on_the_workload_draws():
     np.testing.assert_array_equal(a["price_per_gpu_h"].values, b["price_per_gpu_h"].values)
 
 
+def test_a_fixed_trace_keeps_the_jobs_and_varies_the_market():
+    a = allpass_scenario(jobs=10, seed=5, book_hours=1, trace_seed=2)
+    b = allpass_scenario(jobs=10, seed=6, book_hours=1, trace_seed=2)
+    own = allpass_scenario(jobs=10, seed=2, book_hours=1)
+    for v in ("submit_s", "work_s", "deadline_s"):
+        np.testing.assert_array_equal(a[v].values, b[v].values)
+        np.testing.assert_array_equal(a[v].values, own[v].values)
+    assert not np.array_equal(a["price_per_gpu_h"].values, b["price_per_gpu_h"].values,
+                              equal_nan=True)
+    np.testing.assert_array_equal(
+        a["price_per_gpu_h"].values,
+        allpass_scenario(jobs=10, seed=5, book_hours=1)["price_per_gpu_h"].values)
+
+
 def test_sizing_trace_keeps_durations_over_five():
     ds = allpass_scenario(jobs=6, seed=1, sizing="trace", book_hours=1)
     np.testing.assert_allclose(ds["work_s"], ds["trace_duration_s"] / 5)
@@ -243,7 +257,8 @@ def test_to_arrays(scenario):
     ({"book_hours": float("inf")}, "book_hours"), ({"book_hours": "2"}, "book_hours"),
     ({"book_hours": True}, "book_hours"), ({"jobs": 0}, "jobs"),
     ({"source": "seren"}, "source"), ({"sizing": "paper"}, "sizing"),
-    ({"seed": -1}, "seed"), ({"per_epoch_s": {}}, "per_epoch_s"),
+    ({"seed": -1}, "seed"), ({"trace_seed": -1}, "trace_seed"),
+    ({"trace_seed": 1.5}, "trace_seed"), ({"per_epoch_s": {}}, "per_epoch_s"),
     ({"per_epoch_s": [("BERT", 1.0)]}, "per_epoch_s"),
     ({"per_epoch_s": {"GPT-2": 1.0}}, "'GPT-2' is not a model of Table 4"),
     ({"per_epoch_s": {"BERT": 0.0}}, r"per_epoch_s\['BERT'\]"),

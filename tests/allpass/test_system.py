@@ -251,7 +251,8 @@ def test_systems_registry_dispatches_on_the_scenario(small):
     assert systems.of(small) is SYSTEM
     assert SYSTEM.name == "allpass" and SYSTEM.measure is measure
     assert {"jobs", "source", "capacity", "sizing", "book_hours", "offer_file",
-            "trace_file", "per_epoch_s", "per_epoch_label"} == set(SYSTEM.scenario_parameters)
+            "trace_file", "per_epoch_s", "per_epoch_label",
+            "trace_seed"} == set(SYSTEM.scenario_parameters)
     built = SYSTEM.build_scenario(jobs=8, capacity=4, book_hours=1, seed=2)
     assert built.identical(small)
     a = systems.simulate(small, "tl-np", seed=5)

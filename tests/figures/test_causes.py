@@ -71,3 +71,17 @@ def test_a_causes_line_says_the_counterfactual_or_that_none_was_run():
     out = causes.line(before, "queueing removed", after)
     assert out["counterfactual"] == "queueing removed" and out["ours there"] == "4 min"
     assert out["effect"] == "part-way, 50 % of the distance"
+
+
+def test_a_rows_status_says_whether_its_counterfactual_found_the_cause():
+    assert causes.status(CONTRADICTED, causes.INTO_BAND) == causes.EXPLAINED
+    assert causes.status(MAGNITUDE_OFF, causes.PAST) == causes.EXPLAINED
+    assert causes.status(CONTRADICTED, f"{causes.PART_WAY}, 40 % of the distance") \
+        == causes.PARTLY
+    assert causes.status(INCONCLUSIVE, causes.CROSSED) == causes.PARTLY
+    # no run, no effect, or a move away: a disagreement is not explained ...
+    for effect in ("", causes.NONE, causes.AWAY):
+        assert causes.status(CONTRADICTED, effect) == causes.NOT_FOUND
+        assert causes.status(MAGNITUDE_OFF, effect) == causes.NOT_FOUND
+    # ... and a row its seeds leave undecided is undecided, its cause their spread
+    assert causes.status(INCONCLUSIVE, causes.NONE) == causes.UNDECIDED

@@ -105,3 +105,36 @@ def test_the_summary_shows_a_short_why_and_links_to_the_rest():
 
 def test_the_rule_is_the_verdicts_module_s():
     assert summary.rule() == v.RULE
+
+
+def _causes(rows):
+    from lorasched.figures import causes as c
+    return pd.DataFrame([{"system": s, "figure": "Fig. 1", "claim": claim, "verdict": verdict,
+                          "ours": "", "counterfactual": run or c.NONE_RUN,
+                          "judged there": "", "ours there": "", "effect": effect,
+                          "cause": c.status(verdict, effect)}
+                         for s, claim, verdict, run, effect in rows])
+
+
+def test_the_causes_counts_and_the_unexplained_come_from_the_causes_tables():
+    from lorasched.figures import causes as c
+    causes = _causes([("pdFTSP", "a", v.CONTRADICTED, "prices lowered", c.INTO_BAND),
+                      ("pdFTSP", "b", v.MAGNITUDE_OFF, "prices lowered", c.NONE),
+                      ("TITAN", "faster", v.CONTRADICTED, None, ""),
+                      ("TITAN", "c", v.INCONCLUSIVE, None, "")])
+    got = summary.cause_counts(causes)
+    assert list(got.index) == ["pdFTSP", "TITAN", "all"]
+    assert got.loc["pdFTSP"].to_dict() == {
+        "rows not reproduced": 2, "counterfactual run": 2, c.EXPLAINED: 1, c.PARTLY: 0,
+        c.NOT_FOUND: 1, c.UNDECIDED: 0}
+    assert got.loc["TITAN", "counterfactual run"] == 0 and got.loc["TITAN", c.UNDECIDED] == 1
+    # the claims counts take their "not explained" from the causes, not from the whys:
+    # TITAN's row whose why says so and pdFTSP's whose counterfactual moved nothing
+    table = pd.concat([summary.tidy("pdftsp", P), summary.tidy("titan", T)])
+    assert summary.counts(table, causes).loc["pdFTSP", v.NOT_EXPLAINED] == 1
+    assert summary.counts(table).loc["pdFTSP", v.NOT_EXPLAINED] == 0
+    text = summary.causes_findings(causes)
+    assert "pdFTSP: of 2 headline rows compared and not reproduced, 2 have a " \
+           "counterfactual run; 1 explained, 1 not explained." in text
+    assert "TITAN: of 2 headline rows compared and not reproduced, 0 have a counterfactual " \
+           "run; 1 not explained, 1 undecided." in text

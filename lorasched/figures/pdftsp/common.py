@@ -320,6 +320,7 @@ def _rank_rows(ds: xr.Dataset, axis: str, claim: str, where, base_at=None, *,
                        + (f" ({where([base_at])}, the base scenario, is counted in "
                           f"{BASE_CELL_FIGURE})" if base_at is not None else ""),
                "verdict": verdict, "estimate": ests[x], "fmt": pct,
+               "threshold": 0.0, "side": 1,  # a direction: the margin above zero
                "scope": BEYOND if variant == CALIBRATED else "paper",
                "sentence": cite(sentence) if sentence else ""}
         if verdict != REPRODUCED:
