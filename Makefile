@@ -104,10 +104,7 @@ lint: $(STAMP)
 # 1.60 cores busy, 2 workers 12 min 24 s with 1.46; `make test TEST_WORKERS=2` for two;
 # later, on a larger suite, 4 workers 18 min 32 s against 3 workers' 16 min 16 s, both
 # with 1.65 cores busy: a fourth worker only adds contention). .ci/cpuacct.py, a pytest
-# plugin, writes each test's CPU seconds. Beside pytest's first minute (the notebooks it
-# starts with use no numba kernel: tests/conftest.py), .ci/warm_numba.py compiles the
-# pdFTSP kernels into numba's cache once, which every process that meets them before
-# they are cached would compile again.
+# plugin, writes each test's CPU seconds.
 TEST_WORKERS ?= 3
 PYTEST_FLAGS ?= -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=30
 TIMED := $(BIN)/python .ci/timed.py
@@ -115,9 +112,8 @@ TIMED := $(BIN)/python .ci/timed.py
 test: $(STAMP)
 	@$(TIMED) --reset
 	$(TIMED) lint $(BIN)/ruff check lorasched tests examples
-	$(TIMED) "numba&" $(BIN)/python .ci/warm_numba.py & \
 	$(TIMED) pytest $(BIN)/python -m pytest $(PYTEST_FLAGS) tests; \
-	  status=$$?; wait; $(TIMED) --report; exit $$status
+	  status=$$?; $(TIMED) --report; exit $$status
 
 reproduce: $(SWEEPS_STAMP)
 

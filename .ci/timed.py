@@ -5,9 +5,6 @@
     python .ci/timed.py --report                 the table of the rows written since --reset
     python .ci/timed.py --reset                  start a new table
 
-A phase whose NAME ends in "&" runs beside the others (in the background): its CPU time
-counts in the total, its wall time does not.
-
 CPU time is that of the command and all its descendants (user + system), so CPU / wall
 says how many of the cores the phase kept busy.
 """
@@ -44,7 +41,7 @@ def report() -> None:
     total = [0.0, 0.0, 0.0]
     for name, wall, user, system, status in rows:
         w, u, s = float(wall), float(user), float(system)
-        total = [total[0] + (0.0 if name.endswith("&") else w), total[1] + u, total[2] + s]
+        total = [total[0] + w, total[1] + u, total[2] + s]
         print(f"{name:<10} {_mmss(w):>9} {_mmss(u):>9} {_mmss(s):>9} "
               f"{(u + s) / w if w else 0:>11.2f}  {status}")
     w, u, s = total

@@ -43,10 +43,9 @@ BOOK_FIRST = "test_the_built_book_loads_only_local_scripts"
 #: that the last notebook to finish is a short one; the summary page last, since it reads
 #: every figure's cells (run early, it computed them while the figures' own pages did too)
 #: (the sensitivity pages before the headlines: they reuse the figures' cells)
-#: (the first four use no numba kernel: `make test` compiles them meanwhile,
-#: .ci/warm_numba.py)
-FIRST_NOTEBOOKS = ("titan_authors", "allpass_fig06", "allpass_fig07", "titan_fig05",
-                   "service", "calibration", "fig04_scale", "fig12_competitiveness", "day")
+FIRST_NOTEBOOKS = ("titan_authors", "allpass_fig06", "service", "allpass_fig07",
+                   "calibration", "fig04_scale", "fig12_competitiveness", "day",
+                   "titan_fig05")
 LAST_NOTEBOOKS = ("sensitivity_pdftsp", "sensitivity_titan", "sensitivity_allpass",
                   "headline_pdftsp", "headline_titan", "headline_allpass", "summary")
 
