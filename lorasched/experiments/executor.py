@@ -142,7 +142,12 @@ def execute(cells: list[Cell], finished: dict, store: Store, *, name: str, seria
                 record(cell, guarded(cell.params))
         elif pending:
             _run_dask(pending, record, scheduler=scheduler, workers=workers)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RuntimeError) as err:
+        # Ctrl-C inside a lock's release in distributed's as_completed surfaces as
+        # "cannot release un-acquired lock", the interrupt its context
+        if not isinstance(err, KeyboardInterrupt) and not isinstance(
+                err.__context__, KeyboardInterrupt):
+            raise
         interrupted = True
         bar.write(f"interrupted: {len(finished)} of {len(cells)} cells are in {store.folder}; "
                   "run the same command again to resume")

@@ -125,6 +125,6 @@ def test_reproduce_allpass(tmp_path, capsys):
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert out.startswith("allpass (small):") and "0 failed" in out
-    assert "26 cells computed" in out    # 9 policies x 2 setups + 4 readings + 2 x 2, 1 seed
+    assert "27 cells computed" in out  # 9 policies x 2 setups + 4 readings + 2 x 2 + 1, 1 seed
     assert main(argv) == 0                           # the batch file is reused
-    assert "0 cells computed, 26 already done" in capsys.readouterr().out
+    assert "0 cells computed, 27 already done" in capsys.readouterr().out
