@@ -142,12 +142,7 @@ def execute(cells: list[Cell], finished: dict, store: Store, *, name: str, seria
                 record(cell, guarded(cell.params))
         elif pending:
             _run_dask(pending, record, scheduler=scheduler, workers=workers)
-    except (KeyboardInterrupt, RuntimeError) as err:
-        # Ctrl-C inside a lock's release in distributed's as_completed surfaces as
-        # "cannot release un-acquired lock", the interrupt its context
-        if not isinstance(err, KeyboardInterrupt) and not isinstance(
-                err.__context__, KeyboardInterrupt):
-            raise
+    except KeyboardInterrupt:
         interrupted = True
         bar.write(f"interrupted: {len(finished)} of {len(cells)} cells are in {store.folder}; "
                   "run the same command again to resume")

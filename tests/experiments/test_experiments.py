@@ -248,27 +248,3 @@ def test_a_store_reads_only_the_cells_asked_for(tmp_path, monkeypatch):
     assert got == {k: every[k] for k in some}
     assert sorted(read) == sorted([*some, "not-a-cell"])  # each once, no other cell's file
     assert store.done([]) == {}
-
-
-def test_an_interrupt_inside_dasks_lock_release_still_stops_the_sweep(tmp_path,
-                                                                        monkeypatch):
-    """Ctrl-C while distributed's as_completed releases its lock surfaces as
-    "cannot release un-acquired lock" with the KeyboardInterrupt as its context: the sweep
-    stops as interrupted; a RuntimeError of any other cause still raises."""
-    from lorasched.experiments import executor
-
-    def interrupted(pending, record, **_):
-        try:
-            raise KeyboardInterrupt
-        except KeyboardInterrupt:
-            raise RuntimeError("cannot release un-acquired lock") from None
-
-    def broken(pending, record, **_):
-        raise RuntimeError("something else")
-
-    decl = {**DECL, "seeds": 1, "axes": {}}
-    monkeypatch.setattr(executor, "_run_dask", interrupted)
-    assert run_sweep(decl, store=tmp_path / "a", progress=False).interrupted
-    monkeypatch.setattr(executor, "_run_dask", broken)
-    with pytest.raises(RuntimeError, match="something else"):
-        run_sweep(decl, store=tmp_path / "b", progress=False)
