@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .verdicts import CONTRADICTED, MAGNITUDE_OFF, REPRODUCED, Estimate, _to
+from .verdicts import COMPARED, CONTRADICTED, MAGNITUDE_OFF, PAPER, REPRODUCED, Estimate, _to
 
 #: the effects a counterfactual can have on a row
 INTO_BAND, PART_WAY, NONE, AWAY, DIRECTION, CROSSED, PAST = (
@@ -74,6 +74,13 @@ def effect(before: dict, after: dict) -> tuple[str, float | None]:
     return (PART_WAY if closed > 0 else AWAY), closed
 
 
+def open_rows(fig, rows: list[dict]) -> list[dict]:
+    """The rows of page ``fig`` a causes table takes: the paper's own setting, compared,
+    not reproduced."""
+    return [r for r in rows if r.get("scope", fig.scope(r)) == PAPER
+            and r["verdict"] in COMPARED and r["verdict"] != REPRODUCED]
+
+
 #: what a causes table says of a row whose cause no run of its page can test
 NONE_RUN = "none run here"
 
@@ -119,4 +126,4 @@ def status(verdict: str, effect_text: str) -> str:
 
 __all__ = ["AWAY", "CROSSED", "DIRECTION", "EXPLAINED", "INTO_BAND", "NEGLIGIBLE", "NONE",
            "NONE_RUN", "NOT_FOUND", "PART_WAY", "PARTLY", "PAST", "UNDECIDED", "Intervention",
-           "effect", "line", "status"]
+           "effect", "line", "open_rows", "status"]

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..causes import line
-from ..verdicts import COMPARED, PAPER, REPRODUCED
+from ..causes import line, open_rows
 from .alternative_readings import HEADLINE_PAGES, Readings
 from .catalog import FIGURES
 
@@ -22,10 +21,8 @@ def causes(size: str = "small", *, seeds: int | None = None, store=None) -> pd.D
     for fig in FIGURES.values():
         if fig.key in covered:
             continue
-        out += [{"figure": fig.number} | line(r)
-                for r in fig.claim_rows(fig.data(size, seeds=seeds, store=store))
-                if r.get("scope", fig.scope(r)) == PAPER and r["verdict"] in COMPARED
-                and r["verdict"] != REPRODUCED]
+        rows = fig.claim_rows(fig.data(size, seeds=seeds, store=store))
+        out += [{"figure": fig.number} | line(r) for r in open_rows(fig, rows)]
     return pd.DataFrame(out, columns=["figure", "claim", "verdict", "ours", "counterfactual",
                                       "judged there", "ours there", "effect"])
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import xarray as xr
 
-from ..causes import Intervention, line
-from ..verdicts import COMPARED, PAPER, REPRODUCED
+from ..causes import Intervention, line, open_rows
 from .catalog import FIGURES
 
 #: the counterfactuals the rows' whys imply: key -> what it changes
@@ -46,13 +45,6 @@ def counterfactual(ds: xr.Dataset) -> xr.Dataset:
     return out
 
 
-def _open(fig, rows: list[dict]) -> list[dict]:
-    """The rows of ``fig`` a causes table takes: the paper's setting, compared, not
-    reproduced."""
-    return [r for r in rows if r.get("scope", fig.scope(r)) == PAPER
-            and r["verdict"] in COMPARED and r["verdict"] != REPRODUCED]
-
-
 def causes(size: str = "small", *, seeds: int | None = None, store=None) -> pd.DataFrame:
     """Every pdFTSP headline row that is not reproduced, with the counterfactual its why
     implies (:data:`INTERVENTIONS`) and its effect (:func:`~..causes.line`): on Figs. 4-9,
@@ -62,7 +54,7 @@ def causes(size: str = "small", *, seeds: int | None = None, store=None) -> pd.D
     out = []
     for fig in FIGURES.values():
         data = fig.data(size, seeds=seeds, store=store)
-        rows = _open(fig, fig.claim_rows(data))
+        rows = open_rows(fig, fig.claim_rows(data))
         if not rows:
             continue
         if fig.key in WELFARE_FIGURES:

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..causes import line
-from ..verdicts import COMPARED, PAPER, REPRODUCED
+from ..causes import line, open_rows
 from . import FIGURES
 
 #: the pages whose data come from fixed inputs only (no seeds, no store)
@@ -25,9 +24,8 @@ def causes(size: str = "small", *, seeds: int | None = None, store=None) -> pd.D
             table = fig.causes(data)
             out += [{"figure": fig.number} | r for r in table.to_dict("records")]
             continue
-        out += [{"figure": fig.number} | line(r) for r in fig.claim_rows(data)
-                if r.get("scope", fig.scope(r)) == PAPER and r["verdict"] in COMPARED
-                and r["verdict"] != REPRODUCED]
+        out += [{"figure": fig.number} | line(r)
+                for r in open_rows(fig, fig.claim_rows(data))]
     return pd.DataFrame(out, columns=["figure", "claim", "verdict", "ours", "counterfactual",
                                       "judged there", "ours there", "effect"])
 
