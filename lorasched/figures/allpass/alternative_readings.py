@@ -10,10 +10,10 @@ import pandas as pd
 from ...allpass.diagnostics import demoted_overlap, queue_mechanism
 from ...allpass.pressure import SLIP
 from ..base import Prose, paragraphs
-from ..causes import Intervention, line
+from ..causes import Intervention, line, open_rows
 from ..centres import centre, centre_share, fmt
 from ..numbers import minutes, num, pct, quote, seconds, usd
-from ..verdicts import COMPARED, NOT_RUN, PAPER, REPRODUCED, SHARE
+from ..verdicts import NOT_RUN, SHARE
 from .common import (
     NAMES,
     PAPER_FIG8,
@@ -202,10 +202,7 @@ class Readings(AllpassFigure):
         cause ruled out) or away; "none run here" where this page has no run for it."""
         out = []
         for fig in HEADLINE_PAGES:
-            rows = [r for r in fig.claim_rows(data)
-                    if r.get("scope", fig.scope(r)) == PAPER and r["verdict"] in COMPARED
-                    and r["verdict"] != REPRODUCED]
-            for r in rows:
+            for r in open_rows(fig, fig.claim_rows(data)):
                 run = next((k for start, k in CAUSES.items() if r["claim"].startswith(start)),
                            None)
                 after = None if run is None else next(
