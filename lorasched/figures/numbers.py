@@ -73,7 +73,14 @@ def interval(est, fmt=num, unit_seeds: str = "seeds") -> str:
     to +5.8 %, 3 seeds)``, or the bare number when it has no spread."""
     if not est.spread:
         return fmt(est.mean) + (f" ({est.n} {unit_seeds}, all equal)" if est.n > 1 else "")
-    return f"{fmt(est.mean)} (95 %: {fmt(est.low)} to {fmt(est.high)}, {est.n} {unit_seeds})"
+    level = f"{100 * getattr(est, 'level', 0.95):g} %"
+    return f"{fmt(est.mean)} ({level}: {fmt(est.low)} to {fmt(est.high)}, {est.n} {unit_seeds})"
+
+
+def joined(items) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    items = [str(i) for i in items]
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
 def signed_pct(x) -> str:

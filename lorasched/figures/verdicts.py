@@ -5,8 +5,11 @@ number, or why nothing compares. The rule, as the book states it: :data:`RULE`."
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 
@@ -135,11 +138,66 @@ def t975(df: int) -> float:
     return _T975[max(d for d in _T975 if d <= df)]
 
 
+def _t_within(t: float, df: int) -> float:
+    """P(|T| < t) for Student's t with integer ``df`` degrees of freedom, in closed form
+    (Abramowitz and Stegun 26.7.3-4)."""
+    theta = math.atan(t / math.sqrt(df))
+    c2, s = math.cos(theta) ** 2, math.sin(theta)
+    if df % 2:  # odd
+        term, acc = math.cos(theta), 0.0
+        for k in range(1, (df - 1) // 2 + 1):  # cos, (2/3) cos^3, (2*4)/(3*5) cos^5, ...
+            acc += term
+            term *= c2 * (2 * k) / (2 * k + 1)
+        return 2.0 / math.pi * (theta + s * acc)
+    term, acc = 1.0, 0.0
+    for k in range(1, df // 2 + 1):  # 1, (1/2) cos^2, (1*3)/(2*4) cos^4, ...
+        acc += term
+        term *= c2 * (2 * k - 1) / (2 * k)
+    return s * acc
+
+
+def t_quantile(df: int, level: float = LEVEL) -> float:
+    """The two-sided ``level`` quantile of Student's t with ``df`` degrees of freedom: at
+    the book's :data:`LEVEL`, :func:`t975`'s table; at another level (a sequential
+    design's second look) the closed-form distribution inverted by bisection."""
+    if not 0.0 < level < 1.0:
+        raise InputError(f"a level must lie between 0 and 1, got {level}")
+    if level == LEVEL:
+        return t975(df)
+    if df < 1:
+        raise InputError(f"degrees of freedom must be >= 1, got {df}")
+    lo, hi = 0.0, 1.0
+    while _t_within(hi, df) < level:
+        hi *= 2.0
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if _t_within(mid, df) < level else (lo, mid)
+    return hi
+
+
+#: the level of the intervals :func:`estimate` and :func:`share_of` make where none is
+#: given: :data:`LEVEL`, or another inside :func:`at_level`
+_LEVEL: ContextVar[float] = ContextVar("lorasched_level", default=LEVEL)
+
+
+@contextmanager
+def at_level(level: float) -> Iterator[None]:
+    """Inside the block, every interval made without a level is made at ``level`` (a
+    sequential design's later look, judged at a stricter level)."""
+    if not 0.0 < level < 1.0:
+        raise InputError(f"a level must lie between 0 and 1, got {level}")
+    token = _LEVEL.set(float(level))
+    try:
+        yield
+    finally:
+        _LEVEL.reset(token)
+
+
 @dataclass(frozen=True)
 class Estimate:
-    """Our number for a claim: the centre over ``n`` runs (seeds) and its 95 % interval
-    ``[low, high]``, on the quantity's ``scale`` (:data:`SCALES`), with the per-seed
-    ``values`` it was made from; a single run (or a deterministic quantity) has
+    """Our number for a claim: the centre over ``n`` runs (seeds) and its interval
+    ``[low, high]`` at ``level`` (95 %), on the quantity's ``scale`` (:data:`SCALES`), with
+    the per-seed ``values`` it was made from; a single run (or a deterministic quantity) has
     ``low == high``."""
 
     mean: float
@@ -148,6 +206,7 @@ class Estimate:
     n: int = 1
     scale: str = LINEAR
     values: tuple = ()
+    level: float = LEVEL
 
     @classmethod
     def point(cls, x: float) -> Estimate:
@@ -158,12 +217,12 @@ class Estimate:
     def map(self, f) -> Estimate:
         """The estimate under a monotone increasing ``f`` (a unit change, a percentage)."""
         return Estimate(float(f(self.mean)), float(f(self.low)), float(f(self.high)), self.n,
-                        self.scale, tuple(float(f(v)) for v in self.values))
+                        self.scale, tuple(float(f(v)) for v in self.values), self.level)
 
     def negated(self) -> Estimate:
         """The estimate of minus the quantity (a fall told as a positive number)."""
         return Estimate(-self.mean, -self.high, -self.low, self.n, LINEAR,
-                        tuple(-v for v in self.values))
+                        tuple(-v for v in self.values), self.level)
 
     @property
     def spread(self) -> bool:
@@ -175,16 +234,19 @@ class Estimate:
 
     def t(self) -> float:
         """The Student-t quantile of the interval (0 for a single run)."""
-        return t975(self.n - 1) if self.n > 1 else 0.0
+        return t_quantile(self.n - 1, self.level) if self.n > 1 else 0.0
 
 
-def estimate(values: Iterable[float], scale: str = LINEAR) -> Estimate:
-    """The centre of ``values`` (one per seed; NaNs dropped) with its 95 % Student-t
-    interval on ``scale`` (:data:`SCALES`): the mean and interval of the transformed values,
-    transformed back, so that the interval stays inside the quantity's support. Values
-    outside the scale's domain (a gain of -100 %, a ratio of 0) fall back to the interval on
-    the quantity itself, cut at the support's end. One value gives a point. ``InputError``
-    if none is finite or the scale is unknown."""
+def estimate(values: Iterable[float], scale: str = LINEAR,
+             level: float | None = None) -> Estimate:
+    """The centre of ``values`` (one per seed; NaNs dropped) with its Student-t interval at
+    ``level`` (default: 95 %, or :func:`at_level`'s) on ``scale`` (:data:`SCALES`): the
+    mean and interval of the transformed values, transformed back, so that the interval
+    stays inside the quantity's support. Values outside the scale's domain (a gain of
+    -100 %, a ratio of 0) fall back to the interval on the quantity itself, cut at the
+    support's end. One value gives a point. ``InputError`` if none is finite or the scale
+    is unknown."""
+    level = _LEVEL.get() if level is None else float(level)
     if scale not in SCALES:
         raise InputError(f"scale must be one of {SCALES}, got {scale!r}")
     x = np.asarray(list(values) if not isinstance(values, np.ndarray) else values,
@@ -195,14 +257,15 @@ def estimate(values: Iterable[float], scale: str = LINEAR) -> Estimate:
     kept = tuple(float(v) for v in x)
     if x.size == 1 or np.ptp(x) == 0:
         m = float(x.mean())
-        return Estimate(m, m, m, int(x.size), scale, kept)
-    t = t975(x.size - 1)
+        return Estimate(m, m, m, int(x.size), scale, kept, level)
+    t = t_quantile(x.size - 1, level)
     if _in_domain(scale, x):
         y = _to(scale, x)
         centre = float(y.mean())
         half = t * float(y.std(ddof=1)) / math.sqrt(x.size)
         ends = sorted((_back(scale, centre - half), _back(scale, centre + half)))
-        return Estimate(_back(scale, centre), ends[0], ends[1], int(x.size), scale, kept)
+        return Estimate(_back(scale, centre), ends[0], ends[1], int(x.size), scale, kept,
+                        level)
     mean = float(x.mean())
     half = t * float(x.std(ddof=1)) / math.sqrt(x.size)
     low, high = mean - half, mean + half
@@ -211,7 +274,7 @@ def estimate(values: Iterable[float], scale: str = LINEAR) -> Estimate:
         low = max(low, floor)
     if scale in (SHARE, SAVING) and (x <= 100.0).all():
         high = min(high, 100.0)
-    return Estimate(mean, low, high, int(x.size), scale, kept)
+    return Estimate(mean, low, high, int(x.size), scale, kept, level)
 
 
 def share_of(k: int, n: int) -> Estimate:
@@ -220,11 +283,13 @@ def share_of(k: int, n: int) -> Estimate:
     are no seeds to spread over. ``n`` is the estimate's count (of draws, not seeds)."""
     if n < 1 or not 0 <= k <= n:
         raise InputError(f"a share needs 0 <= k <= n and n >= 1, got k={k}, n={n}")
-    z, p = 1.96, k / n
+    level = _LEVEL.get()
+    z = 1.96 if level == LEVEL else NormalDist().inv_cdf(0.5 + level / 2)
+    p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     return Estimate(100 * p, 100 * max(centre - half, 0.0), 100 * min(centre + half, 1.0),
-                    int(n), SHARE)
+                    int(n), SHARE, (), level)
 
 
 def per_seed(est: Estimate, fmt: Callable = num) -> str:
@@ -345,7 +410,7 @@ def inconclusive_why(ours: Estimate, threshold: float = 0.0, fmt=None,
     if not ours.spread:
         return (f"Every one of the {ours.n} {unit} gives {fmt(ours.mean)}, the threshold "
                 f"{fmt(threshold)} itself.")
-    head = (f"The 95 % interval over {ours.n} {unit}, {fmt(ours.low)} to "
+    head = (f"The {100 * ours.level:g} % interval over {ours.n} {unit}, {fmt(ours.low)} to "
             f"{fmt(ours.high)}, holds {fmt(threshold)}")
     vals = np.asarray(ours.values, dtype=float)
     sides = ""

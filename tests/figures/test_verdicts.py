@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lorasched.figures import verdicts as v
+from lorasched.figures.numbers import interval
 from lorasched.model.errors import InputError
 
 
@@ -35,6 +36,38 @@ def test_t_quantiles_never_narrow_the_interval():
     assert v.t975(22) == v.t975(20)  # rounded down to a tabulated df: wider
     with pytest.raises(InputError):
         v.t975(0)
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 4, 7, 12, 19, 20, 25, 30])
+def test_the_closed_form_t_quantile_gives_the_table_at_95_percent(df):
+    """The inversion a second look's level uses, checked against the 95 % table (just off
+    95 %, so that the table is not what answers)."""
+    assert v.t_quantile(df, 0.95 + 1e-12) == pytest.approx(v.t975(df), abs=6e-4)
+
+
+def test_a_stricter_level_widens_the_interval_and_says_so():
+    assert v.t_quantile(19, 0.975) == pytest.approx(2.433, abs=1e-3)  # tables: 2.433
+    assert v.t_quantile(59, 0.975) == pytest.approx(2.300, abs=1e-3)  # 2.3005
+    x = [1.0, 2.0, 4.0, 3.0, 5.0]
+    at95, at975 = v.estimate(x), v.estimate(x, level=0.975)
+    assert at975.low < at95.low < at95.high < at975.high and at975.mean == at95.mean
+    with v.at_level(0.975):
+        assert v.estimate(x) == at975 and v.share_of(3, 10).level == 0.975
+    assert v.estimate(x) == at95  # the block restores the book's level
+    assert at975.t() == pytest.approx(v.t_quantile(4, 0.975))
+    assert "97.5 %: " in interval(at975) and "95 %: " in interval(at95)
+    assert "The 97.5 % interval over 3 seeds" in v.inconclusive_why(
+        v.estimate([-1.0, 1.0, 2.0], level=0.975))
+    with v.at_level(0.975):
+        wide = v.share_of(3, 10)
+    assert wide.low < v.share_of(3, 10).low
+    for bad in (0.0, 1.0, 95):
+        with pytest.raises(InputError):
+            v.t_quantile(5, bad)
+        with pytest.raises(InputError):
+            with v.at_level(bad):
+                pass
+
 
 
 # the intervals the reviewer found outside their quantity's support, on two seeds
