@@ -86,11 +86,13 @@ NONE_RUN = "none run here"
 
 
 def line(before: dict, label: str | None = None, after: dict | None = None) -> dict:
-    """One line of a page's causes table: the row as judged (``before``: its claim,
-    verdict and ours), and, for a counterfactual ``label`` and the row judged on its runs
-    (``after``), its verdict and ours there and the effect (:func:`effect`, with the share
-    of the distance where it is part-way); without one, :data:`NONE_RUN`."""
-    out = {"claim": before["claim"], "verdict": before["verdict"], "ours": before["ours"],
+    """One line of a page's causes table: the row as judged (``before``: its claim, its
+    variant where it has one, verdict and ours), and, for a counterfactual ``label`` and
+    the row judged on its runs (``after``), its verdict and ours there and the effect
+    (:func:`effect`, with the share of the distance where it is part-way); without one,
+    :data:`NONE_RUN`."""
+    out = {"claim": before["claim"], "variant": before.get("variant", ""),
+           "verdict": before["verdict"], "ours": before["ours"],
            "counterfactual": NONE_RUN, "judged there": "", "ours there": "", "effect": ""}
     if after is not None:
         what, closed = effect(before, after)

@@ -13,9 +13,12 @@ import pandas as pd
 from . import allpass, glossary, inventory, pdftsp, titan
 from . import causes as _causes
 from . import sensitivity as _sensitivity
+from . import sequential as _sequential
+from .allpass import sequential as _allpass_sequential
 from .allpass.causes import causes as _allpass_causes
 from .allpass.sensitivity import SENSITIVITY as _ALLPASS_SENSITIVITY
 from .base import WHY_ANCHOR, Prose, check_size, paragraphs
+from .numbers import joined
 from .pdftsp.causes import causes as _pdftsp_causes
 from .pdftsp.sensitivity import SENSITIVITY as _PDFTSP_SENSITIVITY
 from .titan.causes import causes as _titan_causes
@@ -45,6 +48,11 @@ _COMMON = ["figure", "claim", "paper", "ours", "verdict", "why", "scope", "sente
 _PAGE_ONLY = ["per seed"]
 COLUMNS = ["system", "figure", "claim", "setting", "paper", "ours", "verdict", "why", "scope",
            "sentence", "page"]
+#: the columns a system with a sequential design adds (:mod:`.sequential`): which look
+#: judged the row, and its verdict at the first
+LOOKS = ["look", "first verdict"]
+#: the systems with a sequential design, by size
+_DESIGNS = {"allpass": _allpass_sequential.design}
 #: how many words of a row's why the summary shows (the rest is on the page, linked)
 WHY_WORDS = 14
 #: the end of a sentence: a full stop before a capital ("eq. (14)" is not one)
@@ -69,11 +77,12 @@ def tidy(system: str, table: pd.DataFrame) -> pd.DataFrame:
     missing = [c for c in _COMMON if c not in table.columns]
     if missing:
         raise KeyError(f"{system}'s summary lacks the columns {missing}")
-    extra = [c for c in table.columns if c not in _COMMON + _PAGE_ONLY]
-    out = table[_COMMON].copy()
+    looks = [c for c in LOOKS if c in table.columns]
+    extra = [c for c in table.columns if c not in _COMMON + _PAGE_ONLY + LOOKS]
+    out = table[_COMMON + looks].copy()
     out["setting"] = table.apply(_setting, axis=1, extra=extra) if extra else ""
     out.insert(0, "system", SYSTEMS[system])
-    return out[COLUMNS].reset_index(drop=True)
+    return out[COLUMNS + looks].reset_index(drop=True)
 
 
 def claims(size: str = "small", *, seeds: int | None = None, store=None,
@@ -156,7 +165,8 @@ def counts(table: pd.DataFrame, causes: pd.DataFrame | None = None) -> pd.DataFr
 
 def linked(table: pd.DataFrame) -> pd.DataFrame:
     """The table for the summary page: each figure links to its page and each why to the
-    section of that page that measures it; the ``page`` column dropped."""
+    section of that page that measures it; the ``page`` column dropped, and the looks'
+    (:data:`LOOKS`: a second look's row says its seeds and level in ours)."""
     out = table.copy()
 
     def link(row, text, anchor=""):
@@ -167,7 +177,7 @@ def linked(table: pd.DataFrame) -> pd.DataFrame:
     out["figure"] = [link(r, r["figure"]) for _, r in out.iterrows()]
     out["why"] = [link(r, short_why(r["why"]), f"#{WHY_ANCHOR}") if r["why"] else ""
                   for _, r in out.iterrows()]
-    return out.drop(columns=[c for c in ("page", "scope") if c in out.columns])
+    return out.drop(columns=[c for c in ("page", "scope", *LOOKS) if c in out.columns])
 
 
 def short_why(why: str, words: int = WHY_WORDS) -> str:
@@ -247,6 +257,40 @@ def findings(table: pd.DataFrame, causes: pd.DataFrame | None = None) -> Prose:
                + (" and the rest carry" if unexplained else " carries")
                + " a reason measured on its own page (the why column links to it).")
     return paragraphs(*out)
+
+
+def second_look(table: pd.DataFrame, system: str) -> pd.DataFrame:
+    """``system``'s headline rows that its sequential design judged a second time
+    (:func:`claims`'s ``look`` 2), each with its verdict at both looks and whether the
+    added seeds decided it; none for a system without a design."""
+    rows = headline_rows(table[table["system"] == SYSTEMS.get(system, system)])
+    if "look" not in rows.columns:
+        rows = rows.assign(look=1, **{"first verdict": rows["verdict"]})
+    taken = rows[rows["look"] == 2]
+    out = taken[["figure", "claim", "setting"]].copy()
+    out["first look"], out["second look"] = taken["first verdict"], taken["verdict"]
+    out["ours"] = taken["ours"]
+    return out.reset_index(drop=True)
+
+
+def looks_findings(table: pd.DataFrame, system: str, size: str) -> Prose:
+    """The sequential design of ``system`` in words (:meth:`.sequential.Design.text`), then
+    what it did: how many headline rows the first look left undecided, how many of them
+    the added seeds decided and which way, and the undecided before and after; every
+    number from :func:`second_look` and ``table``."""
+    design = _DESIGNS[system](size)
+    taken = second_look(table, system)
+    head = headline_rows(table[table["system"] == SYSTEMS.get(system, system)])
+    now = int(head["verdict"].isin(_sequential.UNDECIDED).sum())
+    n = len(taken)
+    settled = taken[~taken["second look"].isin(_sequential.UNDECIDED)]
+    ways = settled["second look"].value_counts()
+    way = joined([f"{int(k)} {v}" for v, k in ways.items()])
+    did = (f"The first look left {n} of the {len(head)} headline rows undecided; the "
+           f"{design.cap - design.first} added seeds decided {len(settled)} of them"
+           + (f" ({way})" if len(settled) else "")
+           + f", so {now} of the {len(head)} remain{'s' if now == 1 else ''} undecided.")
+    return paragraphs(design.text(), did)
 
 
 #: the verdicts a part's headline names one by one, worst first
@@ -329,20 +373,41 @@ _STATUSES = (_causes.EXPLAINED, _causes.PARTLY, _causes.NOT_FOUND, _causes.UNDEC
 
 
 def causes(size: str = "small", *, seeds: int | None = None, store=None,
-           systems=tuple(SYSTEMS)) -> pd.DataFrame:
+           systems=tuple(SYSTEMS), table: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per paper, every headline row that is compared and not reproduced, with the
     counterfactual its why implies (where a page runs one: "none run here" otherwise),
     the row judged there, the effect (:func:`~.causes.line`) and what that finds
-    (``cause``: :func:`~.causes.status`)."""
+    (``cause``: :func:`~.causes.status`). With ``table`` (:func:`claims`), a row its
+    sequential design judged a second time takes that verdict and ours (and leaves the
+    table where it is now reproduced); the counterfactual's effect stays the first look's."""
     check_size(size)
     tables = []
     for s in systems:
         t = _CAUSES[s](size, seeds=seeds, store=store)
+        if table is not None and "variant" in t.columns:
+            t = _second_looked(t, table[table["system"] == SYSTEMS[s]])
         t.insert(0, "system", SYSTEMS[s])
         t["cause"] = [_causes.status(v, e) for v, e in zip(t["verdict"], t["effect"],
                                                             strict=True)]
         tables.append(t)
     return pd.concat(tables, ignore_index=True)[CAUSE_COLUMNS]
+
+
+def _second_looked(causes: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """``causes``'s rows (one paper's) as its headline's second look left them: the
+    verdict and ours of the row that look took, the rows it reproduced left out."""
+    if "look" not in table.columns:
+        return causes
+    taken = table[(table["scope"] == PAPER) & (table["look"] == 2)]
+    again = {(r.figure, r.claim, r.setting): r for r in taken.itertuples()}
+    out = causes.copy()
+    keep = []
+    for i, r in out.iterrows():
+        hit = again.get((r["figure"], r["claim"], r["variant"] or ""))
+        if hit is not None:
+            out.at[i, "verdict"], out.at[i, "ours"] = hit.verdict, hit.ours
+        keep.append(hit is None or hit.verdict != REPRODUCED)
+    return out[keep].reset_index(drop=True)
 
 
 def cause_counts(causes: pd.DataFrame) -> pd.DataFrame:
@@ -391,4 +456,5 @@ _SENSITIVITY = {"pdftsp": _PDFTSP_SENSITIVITY, "titan": _TITAN_SENSITIVITY,
 __all__ = ["CAUSE_COLUMNS", "COLUMNS", "SYSTEMS", "UNTUNED", "beyond_rows", "cause_counts",
            "causes", "causes_findings", "claims", "counts", "findings",
            "headline", "headline_rows", "inventory_counts", "inventory_table", "linked",
-           "rule", "sensitivity", "short_why", "tidy", "tuning", "worked_rows"]
+           "looks_findings", "rule", "second_look", "sensitivity", "short_why", "tidy", "tuning",
+           "worked_rows"]

@@ -413,3 +413,26 @@ def test_each_row_not_reproduced_is_judged_again_on_its_counterfactual(page):
     queue = table[table["claim"] == "Allpass's queueing delay"]
     if len(queue):
         assert queue.iloc[0]["effect"].startswith(("part-way", "into the band", "past"))
+
+
+def test_the_second_look_judges_the_undecided_rows_again_on_more_seeds():
+    """The sequential design on the real pages (two seeds, then four): every undecided
+    headline row of a page drawn from the runs is judged again on the four seeds at the
+    stricter level; the rest keep the first look's verdict and ours."""
+    from lorasched.figures.allpass import sequential
+    from lorasched.figures.sequential import Design, undecided
+
+    first = figures.summary("small", seeds=2, store=False)
+    assert "look" not in first.columns  # seeds of the caller's choosing: one look
+    plan = Design(2, 4)
+    got = sequential.looked("small", first, store=False, plan=plan)
+    again = undecided(first) & first["page"].isin(
+        [f.page for f in figures.FIGURES.values() if isinstance(f, figures.common.AllpassFigure)])
+    assert again.any()  # two seeds leave rows undecided
+    assert list(got["look"]) == [2 if a else 1 for a in again]
+    assert (got.loc[~again, "ours"] == first.loc[~again, "ours"]).all()
+    looked = got.loc[again & got["ours"].str.contains("%:")]
+    assert looked["ours"].str.contains(r"97\.5 %: .*, 4 seeds").all()
+    done = sequential.decided_rows(got)
+    assert len(done) == int(again.sum())
+    assert (done["decided"] == ~done["second look"].isin([CONSISTENT, INCONCLUSIVE])).all()

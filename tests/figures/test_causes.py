@@ -64,7 +64,7 @@ def test_a_causes_line_says_the_counterfactual_or_that_none_was_run():
     # 40 min against 0.4: a hundredfold; 4 min: tenfold, half the log distance
     before = _row([40.0, 40.0], MAGNITUDE_OFF, paper_value=0.4) | {"claim": "queue",
                                                                   "ours": "40 min"}
-    assert causes.line(before) == {"claim": "queue", "verdict": MAGNITUDE_OFF,
+    assert causes.line(before) == {"claim": "queue", "variant": "", "verdict": MAGNITUDE_OFF,
                                    "ours": "40 min", "counterfactual": causes.NONE_RUN,
                                    "judged there": "", "ours there": "", "effect": ""}
     after = _row([4.0, 4.0], MAGNITUDE_OFF) | {"ours": "4 min"}

@@ -138,3 +138,51 @@ def test_the_causes_counts_and_the_unexplained_come_from_the_causes_tables():
            "counterfactual run; 1 explained, 1 not explained." in text
     assert "TITAN: of 2 headline rows compared and not reproduced, 0 have a counterfactual " \
            "run; 1 not explained, 1 undecided." in text
+
+
+def _looked():
+    """An Allpass-like table after a second look: a row it reproduced, one it found off,
+    one it left undecided, one decided at the first look."""
+    a = _system([("Fig. 6", "faster", "limited", v.REPRODUCED, "", "allpass_fig06"),
+                 ("Fig. 8", "queue", "limited", v.MAGNITUDE_OFF, "queueing", "allpass_fig08"),
+                 ("Fig. 9", "saves", "limited", v.CONSISTENT, "spread", "allpass_fig09"),
+                 ("Fig. 9", "saves", "unlimited", v.REPRODUCED, "", "allpass_fig09")],
+                variant="setup")
+    a["look"] = [2, 2, 2, 1]
+    a["first verdict"] = [v.CONSISTENT, v.INCONCLUSIVE, v.CONSISTENT, v.REPRODUCED]
+    return pd.concat([summary.tidy("allpass", a), summary.tidy("pdftsp", P)],
+                     ignore_index=True)
+
+
+def test_the_second_look_is_counted_from_its_rows():
+    table = _looked()
+    assert "look" not in summary.linked(table).columns  # a summary table shows one verdict
+    got = summary.second_look(table, "allpass")
+    assert list(got["first look"]) == [v.CONSISTENT, v.INCONCLUSIVE, v.CONSISTENT]
+    assert list(got["second look"]) == [v.REPRODUCED, v.MAGNITUDE_OFF, v.CONSISTENT]
+    assert summary.second_look(table, "pdftsp").empty  # no design: no second look
+    text = summary.looks_findings(table, "allpass", "full")
+    assert ("The first look left 3 of the 4 headline rows undecided; the 40 added seeds "
+            "decided 2 of them (1 reproduced and 1 magnitude off), so 1 of the 4 remains "
+            "undecided.") in text
+    assert "on 60 seeds" in text
+
+
+def test_a_causes_row_takes_its_second_look_and_leaves_when_reproduced(monkeypatch):
+    from lorasched.figures import causes as c
+    table = _looked()
+    rows = [("Fig. 6", "faster", "limited", v.CONSISTENT), ("Fig. 8", "queue", "limited",
+                                                           v.INCONCLUSIVE),
+            ("Fig. 9", "saves", "limited", v.CONSISTENT)]
+    found = pd.DataFrame([{"figure": f, "claim": claim, "variant": s, "verdict": verdict,
+                           "ours": "20 seeds", "counterfactual": c.NONE_RUN,
+                           "judged there": "", "ours there": "", "effect": ""}
+                          for f, claim, s, verdict in rows])
+    monkeypatch.setitem(summary._CAUSES, "allpass", lambda size, **kw: found.copy())
+    got = summary.causes("small", systems=("allpass",), table=table)
+    # the reproduced row leaves; the one found off is now not explained, not undecided
+    assert list(got["claim"]) == ["queue", "saves"]
+    assert list(got["verdict"]) == [v.MAGNITUDE_OFF, v.CONSISTENT]
+    assert list(got["cause"]) == [c.NOT_FOUND, c.UNDECIDED]
+    before = summary.causes("small", systems=("allpass",))  # without the table: first look
+    assert list(before["cause"]) == [c.UNDECIDED] * 3

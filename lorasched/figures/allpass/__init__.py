@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from . import sequential
 from .catalog import CATALOGUE, FIGURES
 from .common import ALGORITHMS, NAMES, SETUP_NAMES, SETUPS, runs, seed_list
 
@@ -16,12 +17,17 @@ reproduce = CATALOGUE.reproduce
 def summary(size: str = "small", *, seeds: int | None = None, store=None) -> pd.DataFrame:
     """Every claim of every Allpass page in one table: the columns of
     :meth:`~lorasched.figures.base.Figure.claims` (the variant column of each page: ``trace``
-    for Fig. 1, ``setup`` for the others) and ``page``, the notebook of the claim's page."""
+    for Fig. 1, ``setup`` for the others), ``page``, the notebook of the claim's page, and
+    with the pages' own seeds, the sequential design's second look
+    (:func:`.sequential.looked`: the columns ``look`` and ``first verdict``)."""
     tables = []
     for fig in FIGURES.values():
         table = fig.claims(fig.data(size, seeds=seeds, store=store))
         tables.append(table.assign(page=fig.page))
-    return pd.concat(tables, ignore_index=True)
+    first = pd.concat(tables, ignore_index=True)
+    if seeds is not None and int(seeds) != sequential.design(size).first:
+        return first  # seeds of the caller's choosing: one look
+    return sequential.looked(size, first, store=store)
 
 
 __all__ = ["ALGORITHMS", "CATALOGUE", "FIGURES", "NAMES", "SETUPS", "SETUP_NAMES", "figure",

@@ -17,6 +17,7 @@ from ..base import SCALES, check_size, seed_words
 from ..centres import fmt, over_seeds
 from ..inventory import cite
 from ..numbers import interval, num, pct, quote_interval, signed_pct, usd
+from ..numbers import joined as _and
 from ..verdicts import (
     BEYOND,
     GAIN,
@@ -442,12 +443,6 @@ def cost_plus_rows(ds: xr.Dataset, at: dict) -> list[dict]:
 
 _WITH = {LEMMA2: "With the Lemma-2 constants",
          CALIBRATED: "With the constants calibrated on the held-out day"}
-
-
-def _and(items) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    items = [str(i) for i in items]
-    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
 def _cap(text: str) -> str:
