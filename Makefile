@@ -129,7 +129,9 @@ FORCE:
 # `make ship-cells`: compute each system of SHIP's cells here (none taken from the shipped
 # files), then write its costly ones into notebooks/cells/<system>-full.jsonl; run it for
 # the system whose test in tests/figures/test_shipped_cells.py fails after a change to the
-# code (`make ship-cells SHIP=titan`), and commit the file.
+# code (`make ship-cells SHIP=titan`), and commit the file. To ship more seeds or settings
+# without computing the shipped cells again: `lorasched reproduce --size full --system S`
+# (it takes the shipped ones), then `lorasched ship-cells --system S --add`.
 SHIP ?= pdftsp titan
 ship-cells: $(STAMP)
 	$(BIN)/python -m compileall -q lorasched

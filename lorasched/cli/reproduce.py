@@ -98,6 +98,11 @@ def _register_reproduce(sub) -> None:
     ship.add_argument("--to", default=None, metavar="FILE",
                       help="the file, with one --system (default: "
                       "notebooks/cells/SYSTEM-full.jsonl in a checkout)")
+    ship.add_argument("--add", action="store_true",
+                      help="keep the file's cells that are still wanted and add the others "
+                      "from STORE, where they were computed (more seeds or settings without "
+                      "computing the shipped ones again: `lorasched reproduce` with the "
+                      "shipped cells first); the header lists each addition's provenance")
     ship.set_defaults(run=ship_cells)
 
 
@@ -228,8 +233,13 @@ def ship_cells(args) -> int:
         to = Path(args.to) if args.to else shipped_file("full", name)
         if to is None:
             raise InputError("ship-cells: not in a source checkout; say where with --to FILE")
-        cells = shipped.ship(store, shipping()[name].shipped_keys("full"), provenance())
-        old = set(shipped.read(to).records) if to.is_file() else set()
+        keys = shipping()[name].shipped_keys("full")
+        before = shipped.read(to) if to.is_file() else None
+        if args.add and before is not None:
+            cells = shipped.extend(before, store, keys, provenance())
+        else:
+            cells = shipped.ship(store, keys, provenance())
+        old = set(before.records) if before is not None else set()
         shipped.write(to, cells)
         print(f"{name}: {len(cells.records)} cells ({cells.cpu_seconds:.0f} CPU-s when "
               f"computed) -> {to}: {len(set(cells.records) - old)} new, "

@@ -224,3 +224,40 @@ def ship(store: Store, keys: Iterable[str], header: dict) -> Shipped:
                          f"shipped cells, not computed in {store.folder} (the first: "
                          f"{taken[0]}); compute them here first (--no-shipped)")
     return Shipped(header=dict(header), records={k: store.raw(k) for k in keys})
+
+
+def extend(old: Shipped, store: Store, keys: Iterable[str], header: dict) -> Shipped:
+    """``old``'s records of ``keys``, and the records of the other ``keys`` from ``store``,
+    where they were computed: more seeds or settings shipped without computing again the
+    cells already shipped. ``old``'s header is kept, with ``header`` (where and how the
+    new records were computed) and their count appended to its list ``added``.
+
+    Parameters
+    ----------
+    old : Shipped
+        The file's cells (:func:`read`).
+    store : lorasched.experiments.store.Store
+        Where the new cells were computed (``old``'s may be there too, taken from it).
+    keys : iterable of str
+        The cells to ship (a batch's keys): a record of ``old`` of another key leaves.
+    header : dict
+        Where and how the new cells were computed.
+
+    Returns
+    -------
+    Shipped
+
+    Raises
+    ------
+    InputError
+        As :func:`ship` does for a new cell that is not finished in ``store`` or was not
+        computed there.
+    """
+    keys = sorted(set(keys))
+    kept = {k: old.records[k] for k in keys if k in old.records}
+    new = ship(store, [k for k in keys if k not in kept], header)
+    out = Shipped(header={**old.header, "added": [*old.header.get("added", []),
+                                                   {**header, "cells": len(new.records)}]},
+                  records={**kept, **new.records})
+    return out
+

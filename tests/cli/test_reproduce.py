@@ -163,3 +163,12 @@ def test_ship_cells_writes_one_file_a_system(tmp_path, monkeypatch, capsys):
     with pytest.raises(SystemExit):
         main(["ship-cells", "--store", str(store.folder), "--to", str(tmp_path / "x.jsonl")])
     assert "name one --system" in capsys.readouterr().err
+    # --add: the file's cell kept as it was shipped, the store's new one added
+    monkeypatch.setattr(command, "shipping", lambda: {"pdftsp": Catalogue(["aa", "bb"])})
+    first = shipped.read(tmp_path / "pdftsp-full.jsonl")
+    assert main(["ship-cells", "--store", str(store.folder), "--system", "pdftsp",
+                 "--add"]) == 0
+    assert "1 new, 0 gone" in capsys.readouterr().out
+    now = shipped.read(tmp_path / "pdftsp-full.jsonl")
+    assert set(now.records) == {"aa", "bb"} and now.records["aa"] == first.records["aa"]
+    assert now.header["made"] == first.header["made"] and len(now.header["added"]) == 1

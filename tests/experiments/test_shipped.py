@@ -115,3 +115,24 @@ def test_a_written_file_gets_the_mode_open_would_give_it(tmp_path):
     (tmp_path / "plain").write_text("x")
     assert stat.S_IMODE(path.stat().st_mode) == \
         stat.S_IMODE((tmp_path / "plain").stat().st_mode)
+
+
+def test_extending_keeps_the_shipped_adds_the_computed_and_says_where(tmp_path):
+    old = shipped.ship(computed(tmp_path / "a", ["aa", "gone"]), ["aa", "gone"],
+                       {"commit": "one"})
+    store = computed(tmp_path / "b", ["bb"])
+    shipped.seed(store, old, ["aa"])  # the batch took the shipped one, computed the new
+    got = shipped.extend(old, store, ["aa", "bb"], {"commit": "two"})
+    assert sorted(got.records) == ["aa", "bb"]  # a key no longer wanted leaves
+    assert got.records["aa"] == old.records["aa"] and got.records["bb"]["cpu_seconds"] == 3.0
+    assert got.header["commit"] == "one"
+    assert got.header["added"] == [{"commit": "two", "cells": 1}]
+    again = shipped.extend(got, store, ["aa", "bb"], {"commit": "three"})
+    assert [a["cells"] for a in again.header["added"]] == [1, 0]
+    with pytest.raises(InputError, match="not finished"):
+        shipped.extend(old, store, ["aa", "bb", "cc"], {})
+    # a new cell the store only took from a shipped file is refused, as ship refuses it
+    other = computed(tmp_path / "c", [])
+    shipped.seed(other, got, ["bb"])
+    with pytest.raises(InputError, match="taken from shipped cells"):
+        shipped.extend(old, other, ["aa", "bb"], {})
