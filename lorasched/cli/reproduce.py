@@ -63,8 +63,9 @@ def _register_reproduce(sub) -> None:
                      "checkout, as the notebooks expect)")
     rep.add_argument("--seeds", type=positive_int, default=None,
                      help="seeds per cell (default, full / small: pdFTSP 10 / 5, of which "
-                     "its costly cells, Titan and the bounds, run the first 4 / 3; TITAN "
-                     "10 / 5; Allpass 20 / 5)")
+                     "its costly cells run the first 3 at the small size, and at the full "
+                     "size Titan all 10 and the bounds the first 4; TITAN 10 / 5; Allpass "
+                     "20 / 5, and 60 / 15 for the headline rows those leave undecided)")
     rep.add_argument("--figures", nargs="+", default=None, metavar="FIG",
                      help="only these figures of --system (pdftsp, the default with --figures: "
                      "fig04 ... fig13, calibration; fig12 is two sweeps, LP bound and OPT; "

@@ -95,3 +95,18 @@ def test_the_styled_table_names_its_verdict_columns_and_shades_each_flip():
     shaded = {(r, c) for (r, c), styles in shown.ctx.items()
               if ("background-color", "#fde2b8") in styles}
     assert shaded == {(1, 4), (0, 5), (1, 5)}  # the flipped cells, by row and column
+
+
+@pytest.mark.parametrize("system", ["pdftsp", "titan"])
+@pytest.mark.parametrize("size", ["small", "full"])
+def test_the_alternatives_run_on_the_headlines_seeds(system, size):
+    """lorasched's choice's column reads the figures' own cells: on as many seeds as the
+    headline judges, so that the column gives the headline's verdicts (pdFTSP's cheap
+    cells, TITAN's every policy)."""
+    import importlib
+
+    page = importlib.import_module(f"lorasched.figures.{system}.sensitivity").SENSITIVITY
+    common = importlib.import_module(f"lorasched.figures.{system}.common")
+    assert page.seeds(size) == common._SEEDS[size]
+    for sweep in page.sweeps(size).values():
+        assert len(sweep.seeds) == common._SEEDS[size]

@@ -93,7 +93,8 @@ _SLOTS = {"small": 48, "full": 144}
 #: seeds of every cheap cell (pdFTSP's own days, EFT, NTM: about a second each at full size)
 _SEEDS = {"small": 5, "full": 10}
 #: seeds of the expensive cells (Titan per slot with either objective, 10 to 150 CPU-seconds
-#: a day at full size, and Fig. 12's bounds): the first of the figure's seeds
+#: a day at full size, and Fig. 12's bounds): the first of the figure's seeds; a figure's
+#: ``costly_full`` raises it at the full size (Figs. 4-9 run Titan on all ten)
 _COSTLY_SEEDS = {"small": 3, "full": 4}
 #: the policies that run on the costly seeds only
 COSTLY = ("titan", "titan_oracle")

@@ -33,6 +33,7 @@ class Fig05(SweepFigure):
     key, number, title = "fig05", "Fig. 5", "Impact of the number of labelling vendors"
     axis = "vendors"
     page = "fig05_vendors"
+    costly_full = 10  # the converged Titan on the ten seeds of the cheap cells
     every = "at every vendor count"
 
     def axes(self, size):

@@ -33,6 +33,7 @@ from .sweep_figure import SweepFigure
 class Fig06(SweepFigure):
     key, number, title, axis = "fig06", "Fig. 6", "Impact of per-node capacity", "gpu"
     page = "fig06_capacity"
+    costly_full = 10  # the converged Titan on the ten seeds of the cheap cells
     every = "on every cluster"
     _names = {"A100": "all-A100", "A40": "all-A40", "mix": "mixed"}
 

@@ -29,6 +29,7 @@ from .titan_words import _declaration
 class Fig07(SweepFigure):
     key, number, title, axis = "fig07", "Fig. 7", "Impact of real-world task traces", "trace"
     page = "fig07_traces"
+    costly_full = 10  # the converged Titan on the ten seeds of the cheap cells
     every = "on every trace"
     _names = {"mlaas": "MLaaS", "philly": "Philly", "helios": "Helios"}
 
