@@ -355,11 +355,17 @@ def tuning(table: pd.DataFrame, system: str) -> Prose:
 def sensitivity(system: str, size: str = "small", *, store=None) -> Prose:
     """What ``system``'s sensitivity page finds, as its headline page says it: the page's
     own verdict table (its alternatives on its seeds, paired; its cells from ``store``)
-    told by :func:`~.sensitivity.what_flips`."""
+    told by :func:`~.sensitivity.what_flips` (for a system with a sequential design, said to
+    be the first look's)."""
     check_size(size)
     page = _SENSITIVITY[system]
     table = page.table(page.data(size, store=store, serial=True))
     out = _sensitivity.what_flips(table, page.seeds(size), page.page)
+    if system in _DESIGNS:
+        d = _DESIGNS[system](size)
+        out = (f"Every verdict here is the first look's, on the pages' {d.first} seeds, each "
+               f"alternative paired with lorasched's choice; the second look on {d.cap} "
+               "seeds is not run under the alternatives. " + out)
     terms = glossary.spelled_out(out)
     return Prose((f"Abbreviations below: {terms}. " if terms else "") + out)
 
