@@ -261,8 +261,8 @@ def findings(table: pd.DataFrame, causes: pd.DataFrame | None = None) -> Prose:
 
 def second_look(table: pd.DataFrame, system: str) -> pd.DataFrame:
     """``system``'s headline rows that its sequential design judged a second time
-    (:func:`claims`'s ``look`` 2), each with its verdict at both looks and whether the
-    added seeds decided it; none for a system without a design."""
+    (:func:`claims`'s ``look`` 2), each with its verdict at both looks and ours at the
+    second; none for a system without a design."""
     rows = headline_rows(table[table["system"] == SYSTEMS.get(system, system)])
     if "look" not in rows.columns:
         rows = rows.assign(look=1, **{"first verdict": rows["verdict"]})
