@@ -32,6 +32,8 @@ CANDIDATES = ("pairs", "all_pairs", "application", "cross_dataset")
 OBJECTIVES = ("paper", "authors_fair")
 #: which candidates the MILP sees: all, or the M with least work left (the authors' code)
 KEEP = ("all", "shortest")
+#: the widths the MILP may give a job: any of the set A, or only the one nearest its request
+WIDTHS = ("elastic", "requested")
 #: the authors' code's cost of leaving a candidate without GPUs (weight 1e-4, power -1)
 NO_ALLOCATION_COST = 1e4
 
@@ -122,9 +124,9 @@ class TitanCluster:
                  preemptive: bool = False, constraints: str = "pairwise",
                  candidates: str = "pairs", merge_length: str = "log",
                  restart_cost: bool = True, tick_s: float = 0.0, keep: str = "all",
-                 objective: str = "paper"):
+                 objective: str = "paper", width: str = "elastic"):
         for name, value, allowed in (("objective", objective, OBJECTIVES),
-                                     ("keep", keep, KEEP)):
+                                     ("keep", keep, KEEP), ("width", width, WIDTHS)):
             if value not in allowed:
                 raise InputError(f"{name} must be one of {allowed}, got {value!r}")
         if objective == "authors_fair" and merge and candidates != "cross_dataset":
@@ -136,7 +138,7 @@ class TitanCluster:
             raise InputError(f"tick_s must be a non-negative number of seconds (0: "
                              f"event-driven), got {tick_s!r}")
         self.restart_cost, self.tick_s = bool(restart_cost), float(tick_s)
-        self.keep, self.objective = keep, objective
+        self.keep, self.objective, self.width = keep, objective, width
         if candidates not in CANDIDATES:
             raise InputError(f"candidates must be one of {CANDIDATES}, got {candidates!r}")
         if constraints not in CONSTRAINTS:
@@ -372,6 +374,23 @@ class TitanCluster:
                 s[pos, allocs == self.units[u][3]] = 0.0  # stays: no restart
         return T * D / (D + s)
 
+    def _held(self, T: np.ndarray, members: list, batch: np.ndarray,
+              allocs: np.ndarray) -> np.ndarray:
+        """``T`` with each candidate held to one width (``width="requested"``): of the set
+        A's allocations its batch has a step time on, the nearest to its members' largest
+        request (the smaller of two as near); nan elsewhere, and everywhere while that
+        width is not free."""
+        a = self.a
+        out = np.full_like(T, np.nan)
+        for i, (m, b) in enumerate(zip(members, batch, strict=True)):
+            ok = a.allocations[np.isfinite(a.iter_s[b])]
+            if not ok.size:
+                continue
+            want = int(a.requested_gpus[m].max())
+            width = int(ok[np.argmin(np.abs(ok - want))])
+            out[i, allocs == width] = T[i, allocs == width]
+        return out
+
     def _cross_dataset(self, jobs: list[int]) -> list[tuple[int, ...]]:
         """The authors' code's merge candidates (``mtask_builder``): pairs ``(A, B)`` of
         never-started jobs of different datasets, in arrival order, kept when the merged
@@ -441,6 +460,9 @@ class TitanCluster:
             if self.preemptive and self.restart_cost:
                 T = self._with_restarts(T, units, iters * left, batch, allocs)
         offset = len(units)
+        if self.width == "requested":
+            members = [self.record.units[u] for u in units] + [[j] for j in jobs]
+            T = self._held(T, members, batch, allocs)
         if groups:
             if self.objective == "authors_fair":
                 merged_T = self._authors_merged(jobs, groups, offer.g_iters, offer.g_batch,
@@ -448,6 +470,9 @@ class TitanCluster:
             else:
                 merged_T = self._progress(np.array(offer.g_iters),
                                           np.array(offer.g_batch, dtype=np.int64), allocs)
+            if self.width == "requested":
+                merged_T = self._held(merged_T, [[jobs[p] for p in g] for g in groups],
+                                      np.array(offer.g_batch, dtype=np.int64), allocs)
             sol = solve_with_merging(T, merged_T, [tuple(offset + p for p in g) for g in groups],
                                      offer.free, tuple(allocs.tolist()), self.constraints)
             return tuple(sol.gpus), tuple(sol.group_gpus)

@@ -92,7 +92,7 @@ def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
           constraints: str = "pairwise", candidates: str = "pairs",
           merge_length: str = "log", restart_cost: bool = True,
           tick_s: float | None = None, keep: str | None = None,
-          objective: str = "paper") -> Schedule:
+          objective: str = "paper", width: str = "elastic") -> Schedule:
     """The policy ``titan``: TITAN's MILP scheduler with the task merger (sections 3-4).
 
     The event-driven loop of ``lorasched.titan.cluster``, whose docstring details every
@@ -132,6 +132,12 @@ def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
         authors' code); ``None``: the setup's.
     objective : {"paper", "authors_fair"}, optional
         Eq. (1) (default) or the objective of the authors' code.
+    width : {"elastic", "requested"}, optional
+        ``"elastic"`` (default, the paper): the MILP picks any allocation of the set A;
+        ``"requested"``: each job (a merged one: its members' largest request) only the
+        allocation nearest the GPUs it requested, as SRTF and Tiresias run it, so that
+        TITAN changes when jobs start and which merge, not how wide they run (a
+        counterfactual, not the paper's TITAN).
 
     Returns
     -------
@@ -153,7 +159,7 @@ def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
     return run_titan(arrays, cost, merge=bool(merge), preemptive=bool(o["preemptive"]),
                      constraints=constraints, candidates=candidates,
                      merge_length=merge_length, restart_cost=bool(restart_cost),
-                     tick_s=o["tick_s"], keep=o["keep"], objective=objective)
+                     tick_s=o["tick_s"], keep=o["keep"], objective=objective, width=width)
 
 
 def titan_nomerge(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
