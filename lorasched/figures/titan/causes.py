@@ -1,6 +1,7 @@
 """TITAN's causes tested: every headline row of the paper's setting that is not
-reproduced, with the counterfactual its why implies where a page runs one (Table 3's:
-:meth:`.table3.Table3.causes`) and "none run here" elsewhere (:mod:`..causes`)."""
+reproduced, with the counterfactual its why implies where a page runs one (a page's
+``causes`` method: Table 3's, Table 4's, the solve time's) and "none run here" elsewhere
+(:mod:`..causes`)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def causes(size: str = "small", *, seeds: int | None = None, store=None) -> pd.D
     for fig in FIGURES.values():
         data = (fig.data(size) if fig.key in _FIXED
                 else fig.data(size, seeds=seeds, store=store))
-        if fig.key == "table3":
+        if hasattr(fig, "causes"):
             table = fig.causes(data)
             out += [{"figure": fig.number} | r for r in table.to_dict("records")]
             continue
