@@ -103,6 +103,22 @@ def line(before: dict, label: str | None = None, after: dict | None = None) -> d
     return out
 
 
+#: how :func:`joined` separates the counterfactuals of one row
+SEPARATOR = "; "
+
+
+def joined(lines: list[dict]) -> dict:
+    """One line for a row whose why names several mechanisms, each tested by its own
+    counterfactual: the :func:`line` of each, their counterfactuals, verdicts, ours and
+    effects side by side (separated by :data:`SEPARATOR`), in the why's order."""
+    if len(lines) == 1:
+        return lines[0]
+    out = dict(lines[0])
+    for key in ("counterfactual", "judged there", "ours there", "effect"):
+        out[key] = SEPARATOR.join(str(x[key]) for x in lines)
+    return out
+
+
 #: what a causes table concludes of a row (:func:`status`)
 EXPLAINED, PARTLY, NOT_FOUND, UNDECIDED = ("explained", "partly explained", "not explained",
                                            "undecided")
@@ -118,14 +134,16 @@ def status(verdict: str, effect_text: str) -> str:
     otherwise (none run, no effect, a move away) :data:`NOT_FOUND` for a row that
     disagrees with the paper (*contradicted*, *magnitude off*) and :data:`UNDECIDED` for
     one its seeds leave undecided (*consistent, not decided*, *inconclusive*), whose
-    cause is their spread."""
-    if effect_text.startswith(_WHOLLY):
+    cause is their spread. A line of several counterfactuals (:func:`joined`) concludes
+    what the best of them finds."""
+    effects = effect_text.split(SEPARATOR)  # a row with several counterfactuals: the best
+    if any(e.startswith(_WHOLLY) for e in effects):
         return EXPLAINED
-    if effect_text.startswith((PART_WAY, CROSSED)):
+    if any(e.startswith((PART_WAY, CROSSED)) for e in effects):
         return PARTLY
     return NOT_FOUND if verdict in (CONTRADICTED, MAGNITUDE_OFF) else UNDECIDED
 
 
 __all__ = ["AWAY", "CROSSED", "DIRECTION", "EXPLAINED", "INTO_BAND", "NEGLIGIBLE", "NONE",
-           "NONE_RUN", "NOT_FOUND", "PART_WAY", "PARTLY", "PAST", "UNDECIDED", "Intervention",
-           "effect", "line", "open_rows", "status"]
+           "NONE_RUN", "NOT_FOUND", "PART_WAY", "PARTLY", "PAST", "SEPARATOR", "UNDECIDED",
+           "Intervention", "effect", "joined", "line", "open_rows", "status"]

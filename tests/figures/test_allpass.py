@@ -28,6 +28,7 @@ from lorasched.figures.allpass.common import (
     explain,
     row_says,
 )
+from lorasched.figures.causes import SEPARATOR
 from lorasched.figures.numbers import minutes, num
 from lorasched.figures.summary import tidy
 from lorasched.figures.verdicts import (
@@ -404,15 +405,42 @@ def test_each_row_not_reproduced_is_judged_again_on_its_counterfactual(page):
     table = fig.causes(data)
     assert set(table["verdict"]) <= set(COMPARED) - {REPRODUCED}
     labels = {i.label for i in INTERVENTIONS.values()}
-    assert set(table["counterfactual"]) <= labels | {"none run here"}
+    runs_named = {x for c in table["counterfactual"] for x in c.split(SEPARATOR)}
+    assert runs_named <= labels | {"none run here"}
     mapped = table[table["counterfactual"] != "none run here"]
     assert all(any(c.startswith(k) for k in CAUSES) for c in mapped["claim"])
+    # a why naming two mechanisms runs both, in its order, one effect each
+    two = mapped[mapped["counterfactual"].str.contains(SEPARATOR, regex=False)]
+    for _, r in two.iterrows():
+        assert len(r["effect"].split(SEPARATOR)) == 2 == len(r["judged there"].split(SEPARATOR))
     assert (mapped["effect"] != "").all() and (mapped["judged there"] != "").all()
     # Allpass's own serverful queue is the cause the queueing row names: removing it moves
     # the row towards the paper's 0.4 min
     queue = table[table["claim"] == "Allpass's queueing delay"]
     if len(queue):
         assert queue.iloc[0]["effect"].startswith(("part-way", "into the band", "past"))
+
+
+def test_a_scenario_counterfactual_runs_every_policy_again(page):
+    """The counterfactuals that change the scenario (the paper's Seren jobs, a cap where
+    jobs queue) replace every policy's runs, seed by seed, with its runs there; the other
+    readings' runs stay."""
+    from lorasched.figures.allpass.alternative_readings import SCENARIOS
+
+    _, data = page
+    fig = figures.figure("readings")
+    seren = fig.counterfactual(data, "seren_jobs")
+    for alg in ("allpass", "tl_np", "hpa"):
+        for setup in SETUPS:
+            run = seren.results[setup, alg, data.seeds[0]]
+            assert run.attrs["source"] == "mixture"
+            assert run is not data.results[setup, alg, data.seeds[0]]
+    queued = fig.counterfactual(data, "contention")
+    assert queued.capacity("limited") == SCENARIOS["contention"].scenario["capacity"]
+    assert queued.results["unlimited", "allpass", data.seeds[0]] is \
+        data.results["unlimited", "allpass", data.seeds[0]]
+    reading = next(k for k in data.results if k[1] == "allpass_slip")
+    assert seren.results[reading] is data.results[reading]
 
 
 def test_the_second_look_judges_the_undecided_rows_again_on_more_seeds():

@@ -85,3 +85,16 @@ def test_a_rows_status_says_whether_its_counterfactual_found_the_cause():
         assert causes.status(MAGNITUDE_OFF, effect) == causes.NOT_FOUND
     # ... and a row its seeds leave undecided is undecided, its cause their spread
     assert causes.status(INCONCLUSIVE, causes.NONE) == causes.UNDECIDED
+
+
+def test_a_row_with_two_mechanisms_shows_both_runs_and_concludes_the_best():
+    before = _row([40.0, 40.0], MAGNITUDE_OFF, paper_value=0.4) | {"claim": "queue",
+                                                                  "ours": "40 min"}
+    lines = [causes.line(before, "lengths", _row([40.0, 40.0], MAGNITUDE_OFF) | {"ours": "a"}),
+             causes.line(before, "waits", _row([4.0, 4.0], MAGNITUDE_OFF) | {"ours": "b"})]
+    out = causes.joined(lines)
+    assert out["counterfactual"] == "lengths; waits" and out["ours there"] == "a; b"
+    assert out["effect"] == f"{causes.NONE}; {causes.PART_WAY}, 50 % of the distance"
+    assert causes.status(MAGNITUDE_OFF, out["effect"]) == causes.PARTLY
+    assert causes.status(MAGNITUDE_OFF, lines[0]["effect"]) == causes.NOT_FOUND
+    assert causes.joined(lines[:1]) == lines[0]
