@@ -159,11 +159,12 @@ class JobEngine:
     """
 
     STATE = ("now", "cursor", "active", "running", "end", "remaining", "resumed", "start",
-             "finish", "preemptions", "review_at", "epochs", "log")
+             "finish", "preemptions", "review_at", "epochs", "log", "switched", "node_free",
+             "held")
 
     def __init__(self, arrival, gpus, work, total_gpus: int, discipline="fifo", *,
                  deadline=None, preemptive: bool = True, backfill: bool = True,
-                 overhead=None, tick_s: float = 0.0):
+                 overhead=None, tick_s: float = 0.0, gpus_per_node: int | None = None):
         self.tick_s = _tick("tick_s", tick_s)
         self.discipline: Discipline = queues.discipline(discipline)
         for name, flag in (("preemptive", preemptive), ("backfill", backfill)):
@@ -193,6 +194,17 @@ class JobEngine:
         self.review_at = math.inf
         self.epochs = 0
         self.log: list[tuple[float, int, int]] = []
+        self.switched = np.zeros(n)  # switch seconds spent by each job before its last resume
+        self.gpus_per_node = None
+        self.node_free = self.held = None
+        if gpus_per_node is not None:  # GPUs on nodes, each job on the fewest possible
+            per = _whole("gpus_per_node", gpus_per_node, 1)
+            if self.total_gpus % per:
+                raise InputError(f"'total_gpus' ({self.total_gpus}) must be a multiple of "
+                                 f"'gpus_per_node' ({per})")
+            self.gpus_per_node = per
+            self.node_free = np.full(self.total_gpus // per, per, dtype=np.int64)
+            self.held = np.zeros((n, self.node_free.size), dtype=np.int64)
 
     # -- state ---------------------------------------------------------------------------
 
@@ -254,6 +266,8 @@ class JobEngine:
         when = self.end[done]  # == t when event-driven; before the tick when ticking
         self.finish[done] = when
         self.remaining[done] = 0.0
+        self.switched[done] += self.overhead[done]
+        self._release(done)
         self.running[done] = False
         self.end[done] = np.nan
         self.resumed[done] = np.nan
@@ -270,13 +284,22 @@ class JobEngine:
         switching = self.now < self.resumed[jobs] + self.overhead[jobs]
         return np.where(switching, self.remaining[jobs], self.end[jobs] - self.now)
 
+    def _release(self, jobs: np.ndarray) -> None:
+        """Give back the GPUs ``jobs`` hold on their nodes (placement on nodes only)."""
+        if self.held is not None and jobs.size:
+            self.node_free += self.held[jobs].sum(axis=0)
+            self.held[jobs] = 0
+
     def _decide(self) -> None:
         act = self.active
         was = self.running[act]
         left = self.remaining[act].copy()
         left[was] = self._work_left(act[was])
+        switched = self.switched[act].copy()  # with the switch time of the current run
+        switched[was] += np.minimum(self.now - self.resumed[act[was]],
+                                    self.overhead[act[was]])
         jobs = JobView(self.arrival[act], self.gpus[act], self.work[act], left,
-                       None if self.deadline is None else self.deadline[act])
+                       None if self.deadline is None else self.deadline[act], switched, act)
         key = np.asarray(self.discipline.key(jobs), dtype=np.float64)
         if self.preemptive:
             candidates, free = np.arange(act.size), self.total_gpus
@@ -292,6 +315,17 @@ class JobEngine:
         now_running[admitted] = True
 
         stop = act[was & ~now_running]  # preempted: keep the work left (switch time lost)
+        self._release(stop)
+        if self.held is not None:  # on nodes: the largest first, each on the fewest nodes
+            new = admitted[~was[admitted]]
+            for pos in new[np.argsort(-jobs.gpus[new], kind="stable")]:
+                take = fewest_nodes(int(jobs.gpus[pos]), self.node_free, self.gpus_per_node)
+                if take is None:  # no room on few enough nodes: it waits
+                    now_running[pos] = False
+                    continue
+                self.node_free -= take
+                self.held[act[pos]] = take
+        self.switched[stop] = switched[was & ~now_running]
         self.remaining[stop] = left[was & ~now_running]
         self.end[stop] = np.nan
         self.resumed[stop] = np.nan
@@ -346,6 +380,30 @@ def on_tick(t: float, tick_s: float) -> float:
     return max(k * tick_s, 0.0) if k * tick_s >= t else (k + 1) * tick_s
 
 
+def fewest_nodes(gpus: int, free: np.ndarray, per_node: int) -> np.ndarray | None:
+    """GPUs to take from each node for a job of ``gpus`` GPUs, given each node's ``free``
+    GPUs, as the TITAN authors' simulator's consolidating placement takes them: a job that
+    fits on one node goes on the fullest node it fits on (the lowest-numbered of equals);
+    a wider one takes the freest nodes first; a placement on more nodes than the fewest its
+    width needs is refused (``None``), as is one the pool cannot hold."""
+    if int(free.sum()) < gpus:
+        return None
+    take = np.zeros(free.size, dtype=np.int64)
+    if gpus <= per_node:
+        fits = np.flatnonzero(free >= gpus)
+        if not fits.size:
+            return None
+        take[fits[np.argmin(free[fits])]] = gpus
+        return take
+    left = gpus
+    for node in np.argsort(-free, kind="stable"):
+        if left == 0:
+            break
+        got = min(int(free[node]), left)
+        take[node], left = got, left - got
+    return None if per_node * (np.count_nonzero(take) - 1) >= gpus else take
+
+
 def _admit(gpus: np.ndarray, free: int, backfill: bool) -> np.ndarray:
     """Greedy admission of jobs in the given order: a mask of those that get their GPUs."""
     if not backfill:  # the longest prefix that fits
@@ -362,7 +420,8 @@ def _admit(gpus: np.ndarray, free: int, backfill: bool) -> np.ndarray:
 
 def simulate(arrival, gpus, work, total_gpus: int, discipline="fifo", *, deadline=None,
              preemptive: bool = True, backfill: bool = True,
-             overhead=None, tick_s: float = 0.0) -> JobSimResult:
+             overhead=None, tick_s: float = 0.0,
+             gpus_per_node: int | None = None) -> JobSimResult:
     """Run jobs on ``total_gpus`` GPUs under a queue discipline to the end (module doc).
 
     ``discipline``: a name of :data:`~lorasched.jobsim.queues.DISCIPLINES` or a
@@ -370,11 +429,14 @@ def simulate(arrival, gpus, work, total_gpus: int, discipline="fifo", *, deadlin
     ``deadline`` (s) is needed by EDF only. ``overhead`` (s, one per job, ``>= 0``; default
     none): the context switch a job pays on its GPUs, doing no work, each time it starts or
     resumes (a preemption loses it; see :attr:`JobSimResult.switch_seconds`). ``tick_s``
-    (s, default 0: event-driven): decide only at its multiples (:class:`JobEngine`). Bad
-    input raises ``ValueError`` naming the argument and the job.
+    (s, default 0: event-driven): decide only at its multiples (:class:`JobEngine`).
+    ``gpus_per_node`` (default none: one pool): the GPUs lie on nodes of that many, and a
+    job admitted in the discipline's order starts only where :func:`fewest_nodes` places
+    it (the widest first), else waits for the next decision. Bad input raises
+    ``ValueError`` naming the argument and the job.
     """
     engine = JobEngine(arrival, gpus, work, total_gpus, discipline, deadline=deadline,
                        preemptive=preemptive, backfill=backfill, overhead=overhead,
-                       tick_s=tick_s)
+                       tick_s=tick_s, gpus_per_node=gpus_per_node)
     engine.run()
     return engine.result()

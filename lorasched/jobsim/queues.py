@@ -21,7 +21,9 @@ class JobView(NamedTuple):
     """The jobs in the system at one instant (one entry per job, plain arrays).
 
     ``arrival`` (s), ``gpus``, ``work`` (s on its GPUs), ``remaining`` (s of ``work`` left
-    now) and ``deadline`` (s, or ``None`` when the simulation has no deadlines).
+    now), ``deadline`` (s, or ``None`` when the simulation has no deadlines),
+    ``switched`` (s each job has spent in context switches so far, or ``None``) and
+    ``index`` (each job's position in the engine's input, or ``None``).
     """
 
     arrival: np.ndarray
@@ -29,6 +31,8 @@ class JobView(NamedTuple):
     work: np.ndarray
     remaining: np.ndarray
     deadline: np.ndarray | None = None
+    switched: np.ndarray | None = None
+    index: np.ndarray | None = None
 
     @property
     def attained(self) -> np.ndarray:
@@ -100,16 +104,31 @@ class SRTF(Discipline):
     """Shortest remaining time first: key = remaining work (times ``gpus`` for ``"gpu_time"``).
 
     Run with ``preemptive=False`` this is TITAN's non-preemptive SRTF baseline (sec. 1).
+    ``estimate`` (one factor per job, in the engine's job order; default none): the key
+    is the remaining work times the job's factor, a scheduler that misjudges each job's
+    length by that factor (the TITAN authors' simulator's, see
+    :func:`lorasched.titan.lut.estimate_factor`).
     """
 
     service: str = "time"
+    estimate: tuple | None = None
     name: ClassVar[str] = "srtf"
 
     def __post_init__(self):
         _check_service("SRTF", self.service)
+        if self.estimate is not None:
+            e = np.asarray(self.estimate, dtype=float)
+            if e.ndim != 1 or not np.all(np.isfinite(e) & (e > 0)):
+                raise InputError("SRTF: 'estimate' must be positive finite factors, one per "
+                                 "job")
 
     def key(self, jobs: JobView) -> np.ndarray:
-        return _service(jobs, jobs.remaining, self.service)
+        left = jobs.remaining
+        if self.estimate is not None:
+            if jobs.index is None:
+                raise InputError("SRTF with 'estimate' needs the jobs' 'index'")
+            left = left * np.asarray(self.estimate, dtype=float)[jobs.index]
+        return _service(jobs, left, self.service)
 
 
 @dataclass(frozen=True)
@@ -144,19 +163,28 @@ class Tiresias(Discipline):
     Key 0 (high-priority queue) while the attained service is below ``threshold`` (s, or
     GPU-s for ``service="gpu_time"``, the default: Tiresias' 2D-LAS), else 1; jobs of a
     queue go in arrival order (the engine's tie-break). A preemptive engine re-decides
-    when a running job reaches the threshold (:meth:`review_in`).
+    when a running job reaches the threshold (:meth:`review_in`). ``switches=True``
+    counts the seconds spent in context switches as attained service too (the TITAN
+    authors' simulator does; Tiresias' paper counts the service a job received).
     """
 
     threshold: float
     service: str = "gpu_time"
+    switches: bool = False
     name: ClassVar[str] = "tiresias"
 
     def __post_init__(self):
         _check_seconds("Tiresias", "threshold", self.threshold)
         _check_service("Tiresias", self.service)
+        if not isinstance(self.switches, bool | np.bool_):
+            raise InputError(f"Tiresias: 'switches' must be True or False, got "
+                             f"{self.switches!r}")
 
     def _attained(self, jobs: JobView) -> np.ndarray:
-        return _service(jobs, jobs.attained, self.service)
+        seconds = jobs.attained
+        if self.switches and jobs.switched is not None:  # the authors' simulator's count
+            seconds = seconds + jobs.switched
+        return _service(jobs, seconds, self.service)
 
     def _tolerance(self) -> float:  # round-off of work - remaining at the threshold
         return 1e-9 * max(1.0, float(self.threshold))

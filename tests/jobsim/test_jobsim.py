@@ -33,6 +33,8 @@ from lorasched.jobsim import (
     mean_jct,
     simulate,
 )
+from lorasched.jobsim.engine import fewest_nodes
+from lorasched.model.errors import InputError
 from lorasched.model.jobs import filter_jobs, job_window
 
 # ----------------------------------------------------------------------------------------
@@ -609,3 +611,74 @@ def test_preemptive_reviews_wait_for_the_tick():
 def test_a_bad_tick_is_refused_by_name(bad):
     with pytest.raises(ValueError, match="'tick_s'"):
         simulate([0], [1], [1], 1, tick_s=bad)
+
+
+# ---------------------------------------------------------------- the authors' simulator
+
+
+def test_tiresias_counting_switches_demotes_earlier():
+    # threshold 5 s: counting the 10 s switch as service, job 0 reaches it at 5 (inside its
+    # switch), so job 1 (arrived at 1, queue 0) takes the GPU at 5 and runs 5..8; job 0
+    # resumes at 8 and pays its switch again: 8 + 10 + 20 = 38
+    r = simulate([0, 1], [1, 1], [20, 3], 1, Tiresias(5, "time", switches=True),
+                 overhead=[10, 0])
+    assert r.finish.tolist() == [38, 8] and r.preemptions.tolist() == [1, 0]
+    # without: the work alone counts (test above), 43
+    plain = simulate([0, 1], [1, 1], [20, 3], 1, Tiresias(5, "time"), overhead=[10, 0])
+    assert plain.finish.tolist() == [43, 18]
+    with pytest.raises(InputError, match="'switches' must be True or False"):
+        Tiresias(5, switches="yes")
+
+
+def test_srtf_estimate_reorders_by_the_misjudged_length():
+    # job 0 (10 s) before job 1 (12 s); judged 1.5 times longer, job 0 (15) goes after
+    exact = simulate([0, 0], [1, 1], [10, 12], 1, "srtf", preemptive=False)
+    assert exact.finish.tolist() == [10, 22]
+    judged = simulate([0, 0], [1, 1], [10, 12], 1, SRTF(estimate=(1.5, 1.0)),
+                      preemptive=False)
+    assert judged.finish.tolist() == [22, 12]
+    for bad in ((0.0, 1.0), (math.nan, 1.0), ((1.0,),)):
+        with pytest.raises(InputError, match="'estimate' must be positive"):
+            SRTF(estimate=bad)
+
+
+def test_fewest_nodes_places_as_the_authors_consolidation():
+    free = np.array([4, 2, 3, 4])
+    assert fewest_nodes(2, free, 4).tolist() == [0, 2, 0, 0]     # the fullest it fits on
+    assert fewest_nodes(4, free, 4).tolist() == [4, 0, 0, 0]     # lowest of equals
+    assert fewest_nodes(7, free, 4).tolist() == [4, 0, 0, 3]     # freest first, stable
+    assert fewest_nodes(9, free, 4).tolist() == [4, 0, 1, 4]     # three nodes: the fewest
+    assert fewest_nodes(8, np.array([4, 3, 3, 2]), 4) is None    # 4 + 3 + 1: three for eight
+    assert fewest_nodes(6, np.array([2, 2, 2, 2]), 4) is None    # three nodes for six
+    assert fewest_nodes(3, np.array([2, 2, 2, 2]), 4) is None    # no node holds three
+    assert fewest_nodes(16, free, 4) is None                     # more than the pool
+
+
+def test_a_job_split_beyond_its_fewest_nodes_waits():
+    # two nodes of 4 GPUs: jobs of 3 and 3 GPUs leave one GPU free on each; the 2-GPU job
+    # submitted at 1 finds two free GPUs in the pool but no node with two, so it waits for
+    # job 0 (done at 10); on one pool it starts at once
+    args = ([0, 0, 1, 2], [3, 3, 2, 2], [10, 20, 30, 5], 8, "fifo")
+    nodes = simulate(*args, preemptive=False, gpus_per_node=4)
+    assert nodes.start.tolist()[2] == 10
+    assert simulate(*args, preemptive=False).start.tolist()[2] == 1
+    # jobs that fit on a node each start as on one pool
+    fits = ([0, 0, 0, 1], [2, 2, 2, 2], [10, 20, 30, 5], 8, "fifo")
+    assert simulate(*fits, preemptive=False, gpus_per_node=4).start.tolist() == \
+        simulate(*fits, preemptive=False).start.tolist() == [0, 0, 0, 1]
+    with pytest.raises(InputError, match="multiple of 'gpus_per_node'"):
+        simulate([0], [1], [1], 6, "fifo", gpus_per_node=4)
+
+
+def test_nodes_snapshot_restore_replays_exactly():
+    args = ([0, 0, 1, 2, 3], [3, 3, 2, 2, 4], [10, 20, 30, 5, 7], 8, "srtf")
+    whole = simulate(*args, preemptive=True, gpus_per_node=4)
+    engine = JobEngine(*args, preemptive=True, gpus_per_node=4)
+    engine.run(max_epochs=2)
+    state = engine.snapshot()
+    engine.run()
+    again = JobEngine(*args, preemptive=True, gpus_per_node=4)
+    again.restore(state)
+    again.run()
+    assert np.array_equal(again.result().finish, whole.finish)
+    assert again.node_free.tolist() == [4, 4]  # every job gave its GPUs back
