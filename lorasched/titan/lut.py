@@ -280,6 +280,20 @@ def step_time(lut: xr.Dataset, gpus: int, global_batch: int,
     return t + (k - 1) * (t - y)
 
 
+def estimated_step_time(lut: xr.Dataset, gpus: int, global_batch: int,
+                        max_local_bsz: int | None = None) -> float:
+    """The step time the TITAN authors' simulator estimates a job's remaining time with
+    (``predict_remaining_time``, gaow0007/TitanSched f71cf44): one accumulation micro-step
+    more than :func:`step_time` runs, ``t(micro) + k * (t(micro) - y(micro))``; a job on one
+    GPU at global batch 576 (three micro-steps of 192, no sync) is estimated a third longer
+    than it runs. Their SRTF orders jobs by it."""
+    placement, micro, k = _plan(lut, gpus, global_batch, max_local_bsz)
+    xs, ts, ys = _measured(lut, placement)
+    t = float(np.interp(micro, xs, ts))
+    y = float(np.interp(micro, xs, ys))
+    return step_time(lut, gpus, global_batch, max_local_bsz) + (t - y)
+
+
 def throughput(lut: xr.Dataset, gpus: int, global_batch: int, total_iterations) -> float:
     """The paper's T_{i,a} (sec. 3): progress per second of a job of ``total_iterations``
     optimizer steps at global batch ``global_batch`` on ``gpus`` GPUs, i.e. iterations per

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jobsim import FINISH, PREEMPT, RUN, Tiresias
+from ..jobsim import FINISH, PREEMPT, RUN, SRTF, Tiresias
 from ..jobsim import simulate as jobsim_simulate
 from ..model.errors import InputError
 from .cluster import run_titan
@@ -25,13 +25,26 @@ TIRESIAS_THRESHOLD_GPU_S = 4 * 3600.0
 SETUP_DEFAULTS = {
     "paper": {
         "titan": {"switch": "pipelined", "preemptive": False, "tick_s": 0.0, "keep": "all"},
-        "baselines": {"switch": "naive", "tick_s": 0.0},
+        "baselines": {"switch": "naive", "tick_s": 0.0, "placement": "pooled",
+                      "estimate": "exact", "attained": "work"},
     },
     "authors_code": {
         "titan": {"switch": "measured", "preemptive": True, "tick_s": 120.0,
                   "keep": "shortest"},
-        "baselines": {"switch": "measured", "tick_s": 300.0},
+        "baselines": {"switch": "measured", "tick_s": 300.0, "placement": "fewest_nodes",
+                      "estimate": "authors", "attained": "work_and_switches"},
     },
+}
+#: the baselines' behaviours that tell the authors' simulator from the paper's text, each
+#: an option: its values (the paper's first) and what the authors' code does
+BASELINE_OPTIONS = {
+    "placement": (("pooled", "fewest_nodes"), "a job starts only on the fewest nodes its "
+                  "width needs (their consolidating placement), else waits"),
+    "estimate": (("exact", "authors"), "SRTF orders jobs by the authors' estimate of their "
+                 "remaining time, one accumulation micro-step per iteration too long "
+                 "(lorasched.titan.lut.estimated_step_time)"),
+    "attained": (("work", "work_and_switches"), "Tiresias counts the seconds of context "
+                 "switches as attained service"),
 }
 
 
@@ -202,7 +215,8 @@ def titan_noswitch(arrays: TitanArrays, rng: np.random.Generator, *, switch_scal
 
 
 def srtf(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
-         switch_scale: float = 1.0, tick_s: float | None = None) -> Schedule:
+         switch_scale: float = 1.0, tick_s: float | None = None, placement: str | None = None,
+         estimate: str | None = None) -> Schedule:
     """The baseline ``srtf``: non-preemptive shortest remaining time first.
 
     Each job runs on the GPUs it requested; its remaining time is its remaining seconds on
@@ -224,19 +238,32 @@ def srtf(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
     tick_s : float, optional
         Decide only at multiples of ``tick_s`` seconds (0: event-driven). ``None``
         (default): the setup's.
+    placement : {"pooled", "fewest_nodes"}, optional
+        One pool of GPUs (the paper's), or nodes, a job starting only on the fewest its
+        width needs (the authors' simulator; :data:`BASELINE_OPTIONS`). ``None``: the
+        setup's.
+    estimate : {"exact", "authors"}, optional
+        The remaining time SRTF orders by: the true one (the paper's), or the authors'
+        simulator's estimate. ``None``: the setup's.
 
     Returns
     -------
     ~lorasched.titan.decisions.Schedule
         The run segments of every job (one unit per job).
     """
-    return _jobsim(arrays, "srtf", False, switch, switch_scale, tick_s)
+    o = _defaults(arrays, "baselines", estimate=estimate)
+    _choice("estimate", o["estimate"])
+    factor = (None if o["estimate"] == "exact" else
+              tuple((arrays.estimated_iter_s / arrays.requested_iter_s).tolist()))
+    return _jobsim(arrays, SRTF(estimate=factor), False, switch, switch_scale, tick_s,
+                   placement)
 
 
 def tiresias(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
              switch_scale: float = 1.0,
              threshold_gpu_s: float = TIRESIAS_THRESHOLD_GPU_S,
-             tick_s: float | None = None) -> Schedule:
+             tick_s: float | None = None, placement: str | None = None,
+             attained: str | None = None) -> Schedule:
     """The baseline ``tiresias``: Tiresias' two-queue discretised 2D-LAS, preemptive.
 
     Each job runs on the GPUs it requested, ordered by attained service (it needs no job
@@ -261,14 +288,22 @@ def tiresias(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
     tick_s : float, optional
         Decide only at multiples of ``tick_s`` seconds (0: event-driven). ``None``
         (default): the setup's.
+    placement : {"pooled", "fewest_nodes"}, optional
+        As in :func:`srtf`.
+    attained : {"work", "work_and_switches"}, optional
+        The attained service: the work done (Tiresias' own), or with the seconds of
+        context switches (the authors' simulator). ``None``: the setup's.
 
     Returns
     -------
     ~lorasched.titan.decisions.Schedule
         The run segments of every job (one unit per job).
     """
-    return _jobsim(arrays, Tiresias(threshold=threshold_gpu_s, service="gpu_time"), True,
-                   switch, switch_scale, tick_s)
+    o = _defaults(arrays, "baselines", attained=attained)
+    _choice("attained", o["attained"])
+    return _jobsim(arrays, Tiresias(threshold=threshold_gpu_s, service="gpu_time",
+                                    switches=o["attained"] == "work_and_switches"), True,
+                   switch, switch_scale, tick_s, placement)
 
 
 def fifo(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
@@ -343,15 +378,30 @@ def random(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
     return problem.output()
 
 
+def _choice(name: str, value) -> None:
+    """Refuse a value of a baseline option of :data:`BASELINE_OPTIONS` outside its
+    choices."""
+    choices = BASELINE_OPTIONS[name][0]
+    if value not in choices:
+        raise InputError(f"{name} must be one of {choices}, got {value!r}")
+
+
 def _jobsim(arrays: TitanArrays, discipline, preemptive: bool, switch,
-            switch_scale: float, tick_s) -> Schedule:
-    o = _defaults(arrays, "baselines", switch=switch, tick_s=tick_s)
+            switch_scale: float, tick_s, placement: str | None = None) -> Schedule:
+    o = _defaults(arrays, "baselines", switch=switch, tick_s=tick_s, placement=placement)
+    _choice("placement", o["placement"])
+    per_node = None
+    if o["placement"] == "fewest_nodes":
+        if arrays.gpus_per_node <= 0:
+            raise InputError("placement='fewest_nodes' needs a scenario that records its "
+                             "'gpus_per_node'")
+        per_node = arrays.gpus_per_node
     gpus = arrays.requested_gpus
     work = arrays.iterations * arrays.requested_iter_s
     overhead = _switch(arrays, gpus, o["switch"], switch_scale)
     res = jobsim_simulate(arrays.submit, gpus, work, arrays.gpus, discipline,
                           preemptive=preemptive, backfill=True, overhead=overhead,
-                          tick_s=o["tick_s"])
+                          tick_s=o["tick_s"], gpus_per_node=per_node)
     return segments_from_log(res.log_time, res.log_job, res.log_kind, gpus, work, overhead)
 
 

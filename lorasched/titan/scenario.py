@@ -53,6 +53,11 @@ class TitanArrays(NamedTuple):
         The setup the policies read their defaults from (default ``"paper"``).
     restart_s : float, optional
         ``"authors_code"``: seconds of every start and restart (default NaN).
+    estimated_iter_s : numpy.ndarray, optional
+        (J,) seconds per iteration on the requested GPUs as the authors' simulator
+        estimates them (``lorasched.titan.lut.estimated_step_time``; default: the true).
+    gpus_per_node : int, optional
+        GPUs per node (default 0: not recorded).
     """
 
     submit: np.ndarray            # (J,) s
@@ -67,6 +72,8 @@ class TitanArrays(NamedTuple):
     gpus: int                     # M
     setup: str = "paper"          # the setup the policies read their defaults from
     restart_s: float = math.nan   # authors_code: seconds of every start and restart
+    estimated_iter_s: np.ndarray | None = None  # (J,) the authors' estimate, s/iteration
+    gpus_per_node: int = 0
 
 
 def validate(scenario: xr.Dataset) -> None:
@@ -186,4 +193,8 @@ def to_arrays(scenario: xr.Dataset) -> TitanArrays:
         gpus=int(scenario.attrs["gpus"]),
         setup=str(scenario.attrs.get("setup", "paper")),
         restart_s=float(scenario.attrs.get("restart_s", math.nan)),
+        estimated_iter_s=(scenario["estimated_iter_s"].values.astype(float)
+                          if "estimated_iter_s" in scenario else
+                          scenario["requested_iter_s"].values.astype(float)),
+        gpus_per_node=int(scenario.attrs.get("gpus_per_node", 0)),
     )

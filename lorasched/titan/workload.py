@@ -16,7 +16,7 @@ from ..model import limits
 from ..model.errors import InputError
 from .authors import load_workload
 from .helios import helios_workload
-from .lut import load_lut, measured_gpus, step_time, with_scalability
+from .lut import estimated_step_time, load_lut, measured_gpus, step_time, with_scalability
 from .milp import allocation_set
 from .scenario import SETUPS, validate
 
@@ -267,10 +267,11 @@ def build(ds: xr.Dataset, lut: xr.Dataset, gpus: int, *, allocations=None,
                     iter_s[b, c] = step_time(lut, a, bs)
                 except ValueError:  # local batch outside the measured range: not offered
                     pass
-    req_s = np.empty(requested.size)
+    req_s, est_s = np.empty(requested.size), np.empty(requested.size)
     for j, (g, bs) in enumerate(zip(requested.tolist(), batch.tolist(), strict=True)):
         try:
             req_s[j] = step_time(lut, g, bs)
+            est_s[j] = estimated_step_time(lut, g, bs)
         except ValueError as err:
             raise InputError(f"job {j} ({names[j]!r}): no step time for its "
                              f"requested_gpus={g} at batch {bs}: {err}") from None
@@ -287,6 +288,9 @@ def build(ds: xr.Dataset, lut: xr.Dataset, gpus: int, *, allocations=None,
             "total_iterations": ("job", ds["total_iterations"].values.astype(np.int64)),
             "samples_per_epoch": ("job", ds["samples_per_epoch"].values.astype(float)),
             "requested_iter_s": ("job", req_s, {"units": "s per iteration"}),
+            "estimated_iter_s": ("job", est_s, {
+                "units": "s per iteration", "long_name": "the authors' simulator's "
+                "estimate on the requested GPUs (lorasched.titan.lut.estimated_step_time)"}),
             "iter_s": (("batch", "allocation"), iter_s,
                        {"units": "s per iteration", "long_name": "LUT step time"}),
         },

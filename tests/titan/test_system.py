@@ -805,3 +805,20 @@ def test_width_requested_holds_every_unit_to_its_request(helios):
     assert _widths_off_request(lorasched.simulate(helios, "titan"), arrays) > 0
     with pytest.raises(Exception, match="width must be one of"):
         lorasched.simulate(helios, "titan", width="narrow")
+
+
+def test_the_baselines_behaviours_are_options_named_when_refused(helios):
+    for policy, options, words in (
+            ("srtf", {"estimate": "guess"}, "estimate must be one of"),
+            ("srtf", {"placement": "spread"}, "placement must be one of"),
+            ("tiresias", {"attained": "time"}, "attained must be one of")):
+        with pytest.raises(Exception, match=words):
+            lorasched.simulate(helios, policy, **options)
+    # the paper's setting keeps the paper's baselines; nodes are an option there too
+    assert policies.SETUP_DEFAULTS["paper"]["baselines"]["placement"] == "pooled"
+    on_nodes = lorasched.simulate(helios, "srtf", placement="fewest_nodes")
+    check_result(on_nodes)
+    arrays = to_arrays(helios)
+    no_nodes = arrays._replace(gpus_per_node=0)
+    with pytest.raises(Exception, match="needs a scenario that records its 'gpus_per_node'"):
+        policies.srtf(no_nodes, np.random.default_rng(0), placement="fewest_nodes")

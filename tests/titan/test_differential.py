@@ -1,0 +1,132 @@
+"""lorasched's authors'-code setup against the TITAN authors' own simulator, job by job: their
+runs' per-job outputs (traces/titansched/authors_runs) joined with lorasched's runs of the
+same jobs. SRTF and Tiresias agree on every job of the ViT workloads; where a run does not
+(RoBERTa's job lengths, TITAN's widths), the levels reached and the first divergence are
+held, so that a change that moves lorasched away from the authors' code fails here."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import lorasched
+from lorasched.model.errors import InputError
+from lorasched.titan import differential as d
+from lorasched.titan import titan_scenario
+
+VIT = [f"FM-{x}-{m}" for m in ("vit", "vit-large") for x in ("1", "1.5", "2")]
+ROBERTA = [f"FM-{x}-{m}" for m in ("roberta-base", "roberta-large") for x in ("1", "1.5", "2")]
+
+
+@pytest.fixture(scope="module")
+def scenarios():
+    cache = {}
+
+    def get(workload: str):
+        if workload not in cache:
+            density, model = d.parse_workload(workload)
+            cache[workload] = titan_scenario(workload="authors", density=density, model=model,
+                                             setup="authors_code")
+        return cache[workload]
+    return get
+
+
+def _table(scenarios, workload: str, policy: str, **options) -> pd.DataFrame:
+    ours, as_run = d.AS_RUN[policy]
+    result = lorasched.simulate(scenarios(workload), ours, **(as_run | options))
+    return d.compare(d.authors_run(workload, policy), result)
+
+
+def test_the_authors_runs_are_kept_with_their_provenance():
+    runs = d.runs()
+    assert len(runs) == 48 and set(runs["policy"]) == set(d.AS_RUN)
+    assert set(runs["workload"]) == set(VIT + ROBERTA)
+    assert (runs["commit"] == "f71cf44a89bd4d7cfd68de05bf1ead591d719359").all()
+    assert runs["command"].str.startswith("python -u main.py --schedule=").all()
+    # SRTF, Tiresias and TITAN without the merger reproduce the results they committed
+    # (ViT-L's files print 757500 where theirs print 757500.0); TITAN with the merger
+    # does not (CBC's choice among tied solutions, where they ran Gurobi)
+    plain = runs[runs["policy"] != "titan_merge"]
+    assert plain["equals committed result"].all()
+    assert not runs.loc[runs["policy"] == "titan_merge", "equals committed result"].any()
+    fm1 = runs.set_index(["workload", "policy"]).loc["FM-1-vit"]
+    assert fm1.loc["srtf", "avg_jct_h"] == pytest.approx(1.0332, abs=1e-4)
+    assert fm1.loc["titan_merge", "avg_jct_h"] == pytest.approx(0.2265, abs=1e-4)
+    for workload, policy in (("FM-1-vit", "srtf"), ("FM-2-roberta-large", "titan_merge")):
+        frame = d.authors_run(workload, policy)
+        assert set(d.COLUMNS) <= set(frame.columns)
+        assert len(frame) == int(runs.set_index(["workload", "policy"])
+                                 .loc[(workload, policy), "jobs"])
+
+
+@pytest.mark.parametrize("workload", VIT)
+@pytest.mark.parametrize("policy", ["srtf", "tiresias"])
+def test_baselines_match_the_authors_code_job_by_job(scenarios, workload, policy):
+    table = _table(scenarios, workload, policy)
+    found = d.agreement(table)
+    assert found["within 1 %"] == found["jobs"], table[table["cause"] != ""].head()
+    assert d.first_divergence(table) is None
+    assert found["avg JCT (h, ours)"] == pytest.approx(found["avg JCT (h, theirs)"], rel=1e-4)
+
+
+#: each behaviour of the authors'-code setup changed back to the paper's, one at a time:
+#: (policy, option, the paper's value, the jobs of FM-1-vit that still agree within 1 %)
+CHANGED_BACK = [("srtf", "placement", "pooled", 220), ("srtf", "estimate", "exact", 203),
+                ("tiresias", "placement", "pooled", 282), ("tiresias", "attained", "work", 312)]
+
+
+@pytest.mark.parametrize("policy, option, value, level", CHANGED_BACK)
+def test_each_behaviour_changed_back_breaks_the_match(scenarios, policy, option, value,
+                                                      level):
+    found = d.agreement(_table(scenarios, "FM-1-vit", policy, **{option: value}))
+    assert found["within 1 %"] == level < found["jobs"]
+
+
+#: the levels reached where the runs differ: (workload, policy) -> (jobs within 1 %,
+#: within 10 %); the RoBERTa runs' baselines differ by their jobs' lengths (mrpc and qnli:
+#: the accuracy curves give lorasched's jobs 19 % and 10 % fewer samples)
+LEVELS = {("FM-1-vit", "titan_nomerge"): (91, 156), ("FM-1-vit", "titan_merge"): (37, 87),
+          ("FM-1-roberta-base", "srtf"): (77, 117),
+          ("FM-1-roberta-base", "tiresias"): (77, 117)}
+
+
+@pytest.mark.parametrize("key", list(LEVELS))
+def test_the_levels_reached_are_held(scenarios, key):
+    workload, policy = key
+    table = _table(scenarios, workload, policy)
+    found = d.agreement(table)
+    assert (found["within 1 %"], found["within 10 %"]) == LEVELS[key]
+    first = d.first_divergence(table)
+    assert first is not None
+    if workload.startswith("FM-1-roberta"):
+        # every job that differs is one of the two datasets, or follows one in the queue
+        assert first["cause"] == d.LENGTH
+        assert set(table.loc[table["cause"] == d.LENGTH, "name"].str.split("@").str[1]
+                   .str.split("-").str[0]) == {"mrpc", "qnli"}
+    else:
+        # TITAN: its first job already differs, at another width (the MILP's ties), or
+        # merged in their run, whose clock drops the wait before the merge
+        assert first["name"] == "vit@frgfm#imagenette-0"
+        assert first["cause"] == (d.MERGED if policy == "titan_merge" else d.RUN)
+
+
+def test_titans_averages_within_the_stated_tolerance(scenarios):
+    for policy, tolerance in (("titan_nomerge", 0.05), ("titan_merge", 0.02)):
+        found = d.agreement(_table(scenarios, "FM-1-vit", policy))
+        assert found["avg JCT (h, ours)"] == pytest.approx(found["avg JCT (h, theirs)"],
+                                                          rel=tolerance)
+        assert found["makespan (h, ours)"] == pytest.approx(found["makespan (h, theirs)"],
+                                                           rel=0.01)
+
+
+def test_a_join_of_other_jobs_is_refused(scenarios):
+    theirs = d.authors_run("FM-1-vit", "srtf")
+    result = lorasched.simulate(scenarios("FM-1-vit-large"), "srtf")
+    with pytest.raises(InputError, match="the runs' jobs differ"):
+        d.compare(theirs, result)
+    with pytest.raises(InputError, match="no authors' run"):
+        d.authors_run("FM-3-vit", "srtf")
+    with pytest.raises(InputError, match="policy must be one of"):
+        d.authors_run("FM-1-vit", "fifo")
+    with pytest.raises(InputError, match="FM-<density>-<model>"):
+        d.parse_workload("vit")
