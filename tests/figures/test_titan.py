@@ -233,9 +233,15 @@ def test_authors_page_ladder_runs_from_their_setup_to_the_papers():
     # the paper's setup at its seeds, by the claims' centre (the geometric mean)
     assert ladder["TITAN"].iloc[-1] == pytest.approx(
         float(np.exp(np.log(paper["avg_jct_h"]).mean())))
-    # each step changes the setting it names: ticks off first, then the checkpoint
-    assert json.loads(data["step1"].attrs["sweep"])["options"]["srtf"] == {"tick_s": 0.0}
-    assert json.loads(data["step2"].attrs["sweep"])["base"]["ckpt_s"] == 0.0
+    # each step changes the setting it names: the baselines as the paper describes them
+    # first, then ticks off, then the checkpoint
+    paper_srtf = {"placement": "pooled", "estimate": "exact"}
+    assert json.loads(data["step1"].attrs["sweep"])["options"]["srtf"] == paper_srtf
+    assert json.loads(data["step1"].attrs["sweep"])["options"]["tiresias"] == {
+        "placement": "pooled", "attained": "work"}
+    assert json.loads(data["step2"].attrs["sweep"])["options"]["srtf"] == paper_srtf | {
+        "tick_s": 0.0}
+    assert json.loads(data["step3"].attrs["sweep"])["base"]["ckpt_s"] == 0.0
     ck = fig.ckpt_table(data)
     assert (ck["SRTF"].diff().dropna() > 0).all()  # every start pays the checkpoint
     claims = fig.claims(data)
@@ -253,6 +259,28 @@ def test_authors_page_ladder_runs_from_their_setup_to_the_papers():
     assert len(parts) == 6 and parts["part"].iloc[-1] == "pipeline switch"
     theirs = fig.against_their_results(data)
     assert theirs["their avg JCT (h)"].iloc[0] == "0.226"
+    ratios = fig.ratios(data).set_index("TITAN / SRTF, average JCT")["ratio"]
+    assert ratios.iloc[0] == "0.619" and ratios.iloc[2] == "0.219"
+
+
+def test_authors_page_joins_their_runs_job_by_job():
+    """The authors'-code page joins the authors' own runs with lorasched's, job by job:
+    the baselines agree on every job of FM-1-vit, each behaviour set back to the paper's
+    breaks the match, and the ratio's distance is taken apart step by step."""
+    fig = figures.figure("authors")
+    assert fig.differential_workloads("small") == ["FM-1-vit"]
+    assert len(fig.differential_workloads("full")) == 12
+    joined = fig.differential("small").set_index("policy")
+    for policy in ("SRTF", "Tiresias"):
+        assert joined.loc[policy, "within 1 %"] == joined.loc[policy, "jobs"] == 320
+        assert joined.loc[policy, "first job that differs"] == ""
+    behaviours = fig.behaviours()
+    back = behaviours[behaviours["behaviour"].str.endswith("(the paper's)")]
+    assert len(back) == 4 and not (back["within 1 %"] == "320 of 320").any()
+    gaps = fig.gap_shares()
+    assert len(gaps) == 4 and gaps["TITAN / SRTF"].iloc[-1] == "0.219"
+    text = str(fig.differential_findings(fig.differential("small"), behaviours, gaps))
+    assert "640 of 640 jobs" in text and gaps["TITAN / SRTF"].iloc[0] in text
 
 
 def test_table4_causes_run_titan_held_to_the_requested_widths(sweep_data):
