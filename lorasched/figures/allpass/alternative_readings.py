@@ -105,6 +105,10 @@ CAUSES = {
     "HPA scales out": "seren_jobs",
     # an order between baselines where none waits
     "SJF-P waits longer than SJF-NP": "contention",
+    "TL-NP finishes the fewest jobs within": ("seren_jobs", "contention"),
+    "SJF-P finishes fewer jobs within": ("seren_jobs", "contention"),
+    # the peak the Helios window's concurrency allows
+    "Allpass never reaches the serverful cap": "seren_jobs",
     "TL-P waits longer than TL-NP": "tl_p_overhead",
     # the bills and prices: Allpass rents few workers, near the cheapest offers
     "Allpass's total": "allpass_slip",
