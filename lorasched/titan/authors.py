@@ -55,7 +55,49 @@ def available_workloads(folder=None) -> dict[float, tuple[str, ...]]:
     return {d: tuple(sorted(models)) for d, models in sorted(_files(_folder(folder)).items())}
 
 
-def load_workload(density=1, model: str = "vit", folder=None) -> xr.Dataset:
+#: how a workload's target metric is read: exactly, or as the authors' simulator reads it
+TARGET_READINGS = ("exact", "authors")
+
+
+def pandas1_float(text: str) -> float:
+    """A decimal as pandas 1.x's C parser reads it by default (``precise_xstrtod`` of its
+    tokenizer: at most 17 digits accumulated in a double, then divided by a power of ten),
+    which the TITAN authors' simulator reads its workloads with (pandas 1.5.3): it can be
+    one unit in the last place off the exact value (``"0.9031667581914699"`` reads as
+    0.90316675819147), so a job whose target is its curve's best value never reaches it
+    there."""
+    s = str(text).strip()
+    negative = s.startswith("-")
+    if s[:1] in "+-":
+        s = s[1:]
+    number, exponent, digits, decimals, i = 0.0, 0, 0, 0, 0
+    while i < len(s) and s[i].isdigit():
+        if digits < 17:
+            number, digits = number * 10.0 + int(s[i]), digits + 1
+        else:
+            exponent += 1
+        i += 1
+    if i < len(s) and s[i] == ".":
+        i += 1
+        while digits < 17 and i < len(s) and s[i].isdigit():
+            number, digits, decimals = number * 10.0 + int(s[i]), digits + 1, decimals + 1
+            i += 1
+        while i < len(s) and s[i].isdigit():
+            i += 1
+        exponent -= decimals
+    if i < len(s) and s[i] in "eE":
+        exponent += int(s[i + 1:])
+    if i < len(s) and s[i] not in "eE":
+        raise InputError(f"not a decimal number: {text!r}")
+    if exponent > 0:
+        number *= float(f"1e{exponent}")
+    elif exponent < 0:
+        number /= float(f"1e{-exponent}")
+    return -number if negative else number
+
+
+def load_workload(density=1, model: str = "vit", folder=None,
+                  target: str = "exact") -> xr.Dataset:
     """Read one of the authors' workloads with each job's length derived from the curves.
 
     Parameters
@@ -69,6 +111,10 @@ def load_workload(density=1, model: str = "vit", folder=None) -> xr.Dataset:
         Folder holding ``workloads/``, ``curves/hpo_task_info.json`` and
         ``dataset_scale.csv`` (format in the module docstring); default
         :func:`titansched_dir`.
+    target : {"exact", "authors"}, optional
+        How the CSV's ``target_metric`` is read: exactly (default), or as the authors'
+        simulator reads it (:func:`pandas1_float`), where some jobs whose target is their
+        curve's best value run the :data:`MAX_EPOCHS` fallback.
 
     Returns
     -------
@@ -93,6 +139,8 @@ def load_workload(density=1, model: str = "vit", folder=None) -> xr.Dataset:
     FileNotFoundError
         ``folder`` or one of its files does not exist.
     """
+    if target not in TARGET_READINGS:
+        raise InputError(f"target must be one of {TARGET_READINGS}, got {target!r}")
     folder = _folder(folder)
     density, path = _workload_file(folder, density, model)
     curves_path = folder / "curves" / "hpo_task_info.json"
@@ -100,6 +148,9 @@ def load_workload(density=1, model: str = "vit", folder=None) -> xr.Dataset:
     scale_path = folder / "dataset_scale.csv"
     scale = _read_scale(scale_path)
     jobs = _read_jobs(path)
+    if target == "authors":
+        frame = read_csv(path, str, required=True)
+        jobs["target_metric"] = [pandas1_float(v) for v in frame["target_metric"]]
     metric, epochs, reached, samples = [], [], [], []
     for i, row in enumerate(jobs.itertuples(index=False)):
         where = f"{path}, line {i + 2} (job {row.name!r})"
@@ -114,7 +165,8 @@ def load_workload(density=1, model: str = "vit", folder=None) -> xr.Dataset:
     return xr.Dataset(_variables(jobs, metric, epochs, reached, samples),
                       coords={"job": np.arange(len(jobs), dtype=np.int64)},
                       attrs={"density": density, "model": model, "source": source,
-                             "merge_key": MERGE_KEY, "max_epochs": MAX_EPOCHS})
+                             "merge_key": MERGE_KEY, "max_epochs": MAX_EPOCHS,
+                             "target_reading": target})
 
 
 def merge_candidates(ds: xr.Dataset) -> list[tuple[int, ...]]:

@@ -16,6 +16,8 @@ from lorasched.titan import titan_scenario
 
 VIT = [f"FM-{x}-{m}" for m in ("vit", "vit-large") for x in ("1", "1.5", "2")]
 ROBERTA = [f"FM-{x}-{m}" for m in ("roberta-base", "roberta-large") for x in ("1", "1.5", "2")]
+#: the workloads whose SRTF and Tiresias runs agree with the authors' on every job
+MATCHED = VIT + [w for w in ROBERTA if w.endswith("roberta-base")]
 
 
 @pytest.fixture(scope="module")
@@ -59,14 +61,15 @@ def test_the_authors_runs_are_kept_with_their_provenance():
                                  .loc[(workload, policy), "jobs"])
 
 
-@pytest.mark.parametrize("workload", VIT)
+@pytest.mark.parametrize("workload", MATCHED)
 @pytest.mark.parametrize("policy", ["srtf", "tiresias"])
 def test_baselines_match_the_authors_code_job_by_job(scenarios, workload, policy):
     table = _table(scenarios, workload, policy)
     found = d.agreement(table)
     assert found["within 1 %"] == found["jobs"], table[table["cause"] != ""].head()
     assert d.first_divergence(table) is None
-    assert found["avg JCT (h, ours)"] == pytest.approx(found["avg JCT (h, theirs)"], rel=1e-4)
+    # every job within 1 %, the averages within 0.2 % (RoBERTa-base's a little apart)
+    assert found["avg JCT (h, ours)"] == pytest.approx(found["avg JCT (h, theirs)"], rel=2e-3)
 
 
 #: each behaviour of the authors'-code setup changed back to the paper's, one at a time:
@@ -83,11 +86,11 @@ def test_each_behaviour_changed_back_breaks_the_match(scenarios, policy, option,
 
 
 #: the levels reached where the runs differ: (workload, policy) -> (jobs within 1 %,
-#: within 10 %); the RoBERTa runs' baselines differ by their jobs' lengths (mrpc and qnli:
-#: the accuracy curves give lorasched's jobs 19 % and 10 % fewer samples)
+#: within 10 %); RoBERTa-large's baselines run some jobs on one or two GPUs about 3 %
+#: longer than the authors' code (its step time there, not yet traced)
 LEVELS = {("FM-1-vit", "titan_nomerge"): (91, 156), ("FM-1-vit", "titan_merge"): (37, 87),
-          ("FM-1-roberta-base", "srtf"): (77, 117),
-          ("FM-1-roberta-base", "tiresias"): (77, 117)}
+          ("FM-1-roberta-large", "srtf"): (50, 60),
+          ("FM-1-roberta-large", "tiresias"): (50, 60)}
 
 
 @pytest.mark.parametrize("key", list(LEVELS))
@@ -99,15 +102,36 @@ def test_the_levels_reached_are_held(scenarios, key):
     first = d.first_divergence(table)
     assert first is not None
     if workload.startswith("FM-1-roberta"):
-        # every job that differs is one of the two datasets, or follows one in the queue
-        assert first["cause"] == d.LENGTH
-        assert set(table.loc[table["cause"] == d.LENGTH, "name"].str.split("@").str[1]
-                   .str.split("-").str[0]) == {"mrpc", "qnli"}
+        # the jobs that differ start when theirs do and are as long: they run longer
+        off = table[table["cause"] != ""]
+        assert (off["cause"] == d.RUN).all() and (off["rel"].between(0.01, 0.05)).all()
     else:
         # TITAN: its first job already differs, at another width (the MILP's ties), or
         # merged in their run, whose clock drops the wait before the merge
         assert first["name"] == "vit@frgfm#imagenette-0"
         assert first["cause"] == (d.MERGED if policy == "titan_merge" else d.RUN)
+
+
+def test_the_targets_read_as_their_simulator_reads_them(scenarios):
+    """Read exactly, the targets of RoBERTa-base's mrpc and qnli jobs are their curves'
+    best values, reached at epochs 8 and 9; the authors' simulator (pandas 1.5.3) reads
+    them one unit in the last place higher, never reaches them and runs ten epochs. The
+    authors'-code setup reads them so; set back, the jobs' lengths differ."""
+    table = _table(scenarios, "FM-1-roberta-base", "srtf")
+    assert (table["length ratio"] - 1).abs().max() < d.SAME_LENGTH
+    from lorasched.titan.authors import load_workload
+    read = load_workload(1, "roberta-base")
+    theirs = load_workload(1, "roberta-base", target="authors")
+    longer = read["epochs"].values < theirs["epochs"].values
+    datasets = set(read["dataset"].values[longer])
+    assert datasets == {"mrpc", "qnli"} and set(theirs["epochs"].values[longer]) == {10.0}
+    assert theirs.attrs["target_reading"] == "authors"
+    # the reader itself: pandas 1.x's converter, one unit in the last place off
+    from lorasched.titan.authors import pandas1_float
+    assert pandas1_float("0.9031667581914699") == 0.90316675819147 != 0.9031667581914699
+    assert pandas1_float("0.5") == 0.5 and pandas1_float("-2.5e-3") == -0.0025
+    with pytest.raises(InputError, match="target must be one of"):
+        load_workload(1, "roberta-base", target="rounded")
 
 
 def test_titans_averages_within_the_stated_tolerance(scenarios):
