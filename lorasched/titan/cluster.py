@@ -34,6 +34,10 @@ OBJECTIVES = ("paper", "authors_fair")
 KEEP = ("all", "shortest")
 #: the widths the MILP may give a job: any of the set A, or only the one nearest its request
 WIDTHS = ("elastic", "requested")
+#: the remaining times the authors' FAIR objective and the ``shortest`` cut read: the true
+#: ones, or the authors' simulator's estimate (``predict_remaining_time``: one accumulation
+#: micro-step per iteration too many, rounded to whole seconds)
+ESTIMATES = ("exact", "authors")
 #: the authors' code's cost of leaving a candidate without GPUs (weight 1e-4, power -1)
 NO_ALLOCATION_COST = 1e4
 
@@ -124,11 +128,17 @@ class TitanCluster:
                  preemptive: bool = False, constraints: str = "pairwise",
                  candidates: str = "pairs", merge_length: str = "log",
                  restart_cost: bool = True, tick_s: float = 0.0, keep: str = "all",
-                 objective: str = "paper", width: str = "elastic"):
+                 objective: str = "paper", width: str = "elastic",
+                 estimate: str = "exact"):
         for name, value, allowed in (("objective", objective, OBJECTIVES),
-                                     ("keep", keep, KEEP), ("width", width, WIDTHS)):
+                                     ("keep", keep, KEEP), ("width", width, WIDTHS),
+                                     ("estimate", estimate, ESTIMATES)):
             if value not in allowed:
                 raise InputError(f"{name} must be one of {allowed}, got {value!r}")
+        if estimate == "authors" and arrays.estimated_width_s is None:
+            raise InputError("estimate='authors' needs a scenario built with "
+                             "setup='authors_code' (its 'estimated_width_s')")
+        self.estimate = estimate
         if objective == "authors_fair" and merge and candidates != "cross_dataset":
             raise InputError("objective='authors_fair' is modelled without the task merger "
                              "(the authors' main experiment runs it so), or with their "
@@ -295,11 +305,17 @@ class TitanCluster:
     def _shortest(self, units: list[int], jobs: list[int], M: int):
         """The authors' code's cut: only the ``M`` candidates with the least work left on
         one GPU (ties by position) reach the MILP; a running unit cut off is stopped."""
-        one = int(np.searchsorted(self.a.allocations, 1))
-        work = [self.units[u][1] * self.units[u][0] * self._iter_s(self.units[u][2], 1)
-                for u in units]
-        work += [float(self.a.iterations[j] * self.a.iter_s[self.a.batch[j], one])
-                 for j in jobs]
+        if self.estimate == "authors":
+            work = [float(self._estimated(self.units[u][1] * self.units[u][0],
+                                          self.units[u][2], 1)) for u in units]
+            work += [float(self._estimated(self.a.iterations[j], self.a.batch[j], 1))
+                     for j in jobs]
+        else:
+            one = int(np.searchsorted(self.a.allocations, 1))
+            work = [self.units[u][1] * self.units[u][0] * self._iter_s(self.units[u][2], 1)
+                    for u in units]
+            work += [float(self.a.iterations[j] * self.a.iter_s[self.a.batch[j], one])
+                     for j in jobs]
         work = np.nan_to_num(np.array(work, dtype=float), nan=math.inf)
         if work.size <= M:
             return units, jobs
@@ -322,19 +338,41 @@ class TitanCluster:
                 out[i] = w * float(np.interp(g, self.a.allocations[ok], row[ok]))
         return out
 
+    def _estimated(self, work, batch, gpus):
+        """The authors' estimate of the seconds ``work`` iterations take at ``batch`` on
+        ``gpus`` (scalars or arrays, broadcast), whole seconds; nan where none."""
+        est = self.a.estimated_width_s
+        return np.round(np.asarray(work, dtype=float)
+                        * est[np.asarray(batch), np.asarray(gpus) - 1])
+
+    def _fair_width(self, batch: int, fair: int) -> int:
+        """The width the authors' FAIR reference runs a job on: ``fair``, or the largest
+        width below it with an estimate (the job's cap)."""
+        row = np.flatnonzero(np.isfinite(self.a.estimated_width_s[batch])) + 1
+        below = row[row <= fair]
+        return int(below.max()) if below.size else int(row.min())
+
     def _authors_fair(self, work: np.ndarray, batch: np.ndarray, allocs: np.ndarray,
                       M: int) -> np.ndarray:
         """The authors' FAIR objective as a maximisation (module docstring):
         ``10^4 - max(R(a), tick) / max(R(fair), tick)``; nan where not offered."""
-        n = work.size
-        fair = max(1, M // max(n, 1))
+        fair = max(1, M // max(work.size, 1))
         cols = np.searchsorted(self.a.allocations, allocs)
         step = self.a.iter_s[batch][:, cols]                    # (n, A)
-        largest = np.array([allocs[np.isfinite(r)].max() if np.isfinite(r).any() else 1
-                            for r in step])
-        fair_s = self._remaining_s(work, batch, np.minimum(fair, largest))
+        if self.estimate == "authors":
+            widths = np.array([self._fair_width(b, fair) for b in batch.tolist()],
+                              dtype=np.int64)
+            fair_s = self._estimated(work, batch, widths)
+            R = np.where(np.isfinite(step),
+                         self._estimated(work[:, None], batch[:, None], allocs[None, :]),
+                         np.nan)
+        else:
+            largest = np.array([allocs[np.isfinite(r)].max() if np.isfinite(r).any() else 1
+                                for r in step])
+            fair_s = self._remaining_s(work, batch, np.minimum(fair, largest))
+            R = work[:, None] * step
         tick = self.tick_s
-        cost = np.maximum(work[:, None] * step, tick) / np.maximum(fair_s, tick)[:, None]
+        cost = np.maximum(R, tick) / np.maximum(fair_s, tick)[:, None]
         value = NO_ALLOCATION_COST - cost
         return np.where(value > 0, value, np.nan)  # costlier than none: never chosen
 
@@ -348,6 +386,9 @@ class TitanCluster:
         cols = np.searchsorted(a.allocations, allocs)
         last = jobs[-1]
         r_last = float(a.iterations[last]) * a.iter_s[a.batch[last]][cols]      # (A,)
+        if self.estimate == "authors":
+            r_last = np.where(np.isfinite(r_last), self._estimated(
+                float(a.iterations[last]), int(a.batch[last]), allocs), np.nan)
         out = np.full((len(groups), allocs.size), np.nan)
         for k, g in enumerate(groups):
             la, lb = (float(a.iterations[jobs[p]]) for p in g)
@@ -356,8 +397,12 @@ class TitanCluster:
             ok = np.isfinite(step)
             if not ok.any():
                 continue
-            fair_s = self._remaining_s(np.array([g_iters[k]]), np.array([g_batch[k]]),
-                                       [min(fair, float(allocs[ok].max()))])[0]
+            if self.estimate == "authors":
+                fair_s = float(self._estimated(g_iters[k], int(g_batch[k]),
+                                               self._fair_width(int(g_batch[k]), fair)))
+            else:
+                fair_s = self._remaining_s(np.array([g_iters[k]]), np.array([g_batch[k]]),
+                                           [min(fair, float(allocs[ok].max()))])[0]
             cost = np.maximum(r_last, tick) / (reweight * max(fair_s, tick))
             value = 2 * NO_ALLOCATION_COST - cost
             out[k] = np.where(ok & np.isfinite(value) & (value > 0), value / 1.5, np.nan)

@@ -32,6 +32,9 @@ PLACEMENT_COLUMNS = ("placement", "local_bsz", "step_time", "sync_time")
 MEMORY_COLUMNS = ("local_bsz", "gpu_memory")
 CONTEXT_SWITCH_COLUMNS = ("app", "time_cost")
 _PLACEMENT = re.compile(r"^[1-9]+$")
+#: how a step's per-GPU micro-batch is rounded (:func:`step_time`): ``"ceil"``, a step of
+#: exactly the global batch; ``"floor"``, the authors' simulator's, never past it
+MICRO_BATCH = ("ceil", "floor")
 
 
 def lut_dir() -> Path:
@@ -254,7 +257,7 @@ def compact_placement(lut: xr.Dataset, gpus: int) -> str:
 
 
 def step_time(lut: xr.Dataset, gpus: int, global_batch: int,
-              max_local_bsz: int | None = None) -> float:
+              max_local_bsz: int | None = None, micro_batch: str = "ceil") -> float:
     """Seconds per global optimizer step of a job with global batch ``global_batch`` on
     ``gpus`` GPUs (the authors' simulator's rule, module docstring).
 
@@ -265,33 +268,34 @@ def step_time(lut: xr.Dataset, gpus: int, global_batch: int,
     the sync). ``max_local`` is ``max_local_bsz`` if given, else the largest local batch of
     the memory table if the LUT has one, else the placement's largest measured one.
 
+    ``micro_batch`` (:data:`MICRO_BATCH`): ``"ceil"`` (default) as above, a step of
+    exactly the global batch; ``"floor"``, as the TITAN authors' simulator computes it
+    (``update_local_bsz`` and ``step``, gaow0007/TitanSched f71cf44): the micro-batch is
+    also at most ``floor(global_batch / (gpus k))`` and at least the LUT's smallest local
+    batch, a step processes ``gpus k micro`` samples, and the time returned is that
+    step's per sample times the global batch (RoBERTa-large, batch 128 on one V100: seven
+    micro-steps of 18, 126 samples a step, where ``"ceil"`` runs seven of 19).
+
     Raises ``ValueError`` if no placement has ``gpus`` GPUs (listing those available) or if
     ``micro`` is outside the placement's measured local batches (no extrapolation).
     """
-    placement, micro, k = _plan(lut, gpus, global_batch, max_local_bsz)
-    xs, ts, ys = _measured(lut, placement)
-    if not xs[0] <= micro <= xs[-1]:
-        raise InputError(
-            f"local batch {micro} (global batch {global_batch} on gpus={gpus}, placement "
-            f"{placement!r}, {k} micro-step(s)) is outside the measured local_bsz range "
-            f"[{xs[0]}, {xs[-1]}]; the LUT does not extrapolate")
-    t = float(np.interp(micro, xs, ts))
-    y = float(np.interp(micro, xs, ys))
-    return t + (k - 1) * (t - y)
+    placement, micro, k, per_step = _plan(lut, gpus, global_batch, max_local_bsz,
+                                          micro_batch)
+    t, y = _times(lut, placement, micro, global_batch, gpus, k)
+    return (t + (k - 1) * (t - y)) * per_step
 
 
 def estimated_step_time(lut: xr.Dataset, gpus: int, global_batch: int,
-                        max_local_bsz: int | None = None) -> float:
+                        max_local_bsz: int | None = None, micro_batch: str = "ceil") -> float:
     """The step time the TITAN authors' simulator estimates a job's remaining time with
     (``predict_remaining_time``, gaow0007/TitanSched f71cf44): one accumulation micro-step
     more than :func:`step_time` runs, ``t(micro) + k * (t(micro) - y(micro))``; a job on one
     GPU at global batch 576 (three micro-steps of 192, no sync) is estimated a third longer
-    than it runs. Their SRTF orders jobs by it."""
-    placement, micro, k = _plan(lut, gpus, global_batch, max_local_bsz)
-    xs, ts, ys = _measured(lut, placement)
-    t = float(np.interp(micro, xs, ts))
-    y = float(np.interp(micro, xs, ys))
-    return step_time(lut, gpus, global_batch, max_local_bsz) + (t - y)
+    than it runs. Their SRTF orders jobs by it. ``micro_batch`` as in :func:`step_time`."""
+    placement, micro, k, per_step = _plan(lut, gpus, global_batch, max_local_bsz,
+                                          micro_batch)
+    t, y = _times(lut, placement, micro, global_batch, gpus, k)
+    return (t + k * (t - y)) * per_step
 
 
 def throughput(lut: xr.Dataset, gpus: int, global_batch: int, total_iterations) -> float:
@@ -332,7 +336,7 @@ def best_configuration(lut: xr.Dataset, gpus: int, batch_range: Iterable[int],
     best = None
     skipped = []
     for batch in candidates:
-        placement, micro, _ = _plan(lut, gpus, batch, max_local_bsz)
+        placement, micro, _, _ = _plan(lut, gpus, batch, max_local_bsz)
         xs = _measured(lut, placement)[0]
         if not xs[0] <= micro <= xs[-1]:
             skipped.append(f"{batch} (local batch {micro})")
@@ -514,8 +518,12 @@ def _measured(lut: xr.Dataset, placement: str):
     return _tables(lut)["measured"][str(placement)]
 
 
-def _plan(lut, gpus, global_batch, max_local_bsz) -> tuple[str, int, int]:
-    """(placement, micro-step local batch, micro-steps k) for a job; validates inputs."""
+def _plan(lut, gpus, global_batch, max_local_bsz,
+          micro_batch: str = "ceil") -> tuple[str, int, int, float]:
+    """(placement, micro-step local batch, micro-steps k, global batch over the samples a
+    step processes) for a job; validates inputs (``micro_batch``: :func:`step_time`)."""
+    if micro_batch not in MICRO_BATCH:
+        raise InputError(f"micro_batch must be one of {MICRO_BATCH}, got {micro_batch!r}")
     placement = compact_placement(lut, gpus)
     gpus = int(gpus)
     global_batch = _positive_int("global_batch", global_batch)
@@ -528,4 +536,21 @@ def _plan(lut, gpus, global_batch, max_local_bsz) -> tuple[str, int, int]:
         max_local = _positive_int("max_local_bsz", max_local_bsz)
     local = -(-global_batch // gpus)
     k = -(-local // max_local)
-    return placement, -(-local // k), k
+    micro = -(-local // k)
+    if micro_batch == "ceil":
+        return placement, micro, k, 1.0
+    smallest = int(np.nanmin(lut["local_bsz"].values))
+    micro = max(min(micro, global_batch // (gpus * k)), smallest)
+    return placement, micro, k, global_batch / (gpus * k * micro)
+
+
+def _times(lut, placement, micro, global_batch, gpus, k) -> tuple[float, float]:
+    """Step and sync seconds of ``placement`` at local batch ``micro``, interpolated over
+    the measured local batches; ``ValueError`` outside them (no extrapolation)."""
+    xs, ts, ys = _measured(lut, placement)
+    if not xs[0] <= micro <= xs[-1]:
+        raise InputError(
+            f"local batch {micro} (global batch {global_batch} on gpus={gpus}, placement "
+            f"{placement!r}, {k} micro-step(s)) is outside the measured local_bsz range "
+            f"[{xs[0]}, {xs[-1]}]; the LUT does not extrapolate")
+    return float(np.interp(micro, xs, ts)), float(np.interp(micro, xs, ys))

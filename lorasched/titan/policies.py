@@ -24,13 +24,14 @@ TIRESIAS_THRESHOLD_GPU_S = 4 * 3600.0
 #: The defaults of TITAN's options and of the baselines', per setup (module docstring).
 SETUP_DEFAULTS = {
     "paper": {
-        "titan": {"switch": "pipelined", "preemptive": False, "tick_s": 0.0, "keep": "all"},
+        "titan": {"switch": "pipelined", "preemptive": False, "tick_s": 0.0, "keep": "all",
+                  "estimate": "exact"},
         "baselines": {"switch": "naive", "tick_s": 0.0, "placement": "pooled",
                       "estimate": "exact", "attained": "work"},
     },
     "authors_code": {
         "titan": {"switch": "measured", "preemptive": True, "tick_s": 120.0,
-                  "keep": "shortest"},
+                  "keep": "shortest", "estimate": "authors"},
         "baselines": {"switch": "measured", "tick_s": 300.0, "placement": "fewest_nodes",
                       "estimate": "authors", "attained": "work_and_switches"},
     },
@@ -67,21 +68,21 @@ def _switch(arrays: TitanArrays, gpus, switch, scale: float) -> np.ndarray:
 
 def cluster_options(arrays: TitanArrays, *, switch=None, switch_scale: float = 1.0,
                     preemptive: bool | None = None, tick_s: float | None = None,
-                    keep: str | None = None) -> dict:
+                    keep: str | None = None, estimate: str | None = None) -> dict:
     """The options of TITAN's loop that a setup decides, resolved as :func:`titan` does.
 
     Parameters
     ----------
     arrays : TitanArrays
         The scenario (its ``setup`` gives the defaults, :data:`SETUP_DEFAULTS`).
-    switch, switch_scale, preemptive, tick_s, keep : optional
+    switch, switch_scale, preemptive, tick_s, keep, estimate : optional
         As in :func:`titan`; ``None``: the setup's.
 
     Returns
     -------
     dict
         ``switch_s`` (seconds per allocation of ``arrays.allocations``), ``preemptive``,
-        ``tick_s`` and ``keep``: keywords of TITAN's loop (``TitanCluster``)
+        ``tick_s``, ``keep`` and ``estimate``: keywords of TITAN's loop (``TitanCluster``)
         and :class:`~lorasched.titan.env.AllocationProblem`.
 
     Raises
@@ -93,11 +94,12 @@ def cluster_options(arrays: TitanArrays, *, switch=None, switch_scale: float = 1
         raise InputError(f"arrays must be TitanArrays (lorasched.titan.to_arrays), got "
                          f"{type(arrays).__name__}")
     o = _defaults(arrays, "titan", switch=switch, preemptive=preemptive, tick_s=tick_s,
-                  keep=keep)
+                  keep=keep, estimate=estimate)
     if not isinstance(o["preemptive"], bool | np.bool_):
         raise InputError(f"'preemptive' must be True or False, got {o['preemptive']!r}")
     return {"switch_s": _switch(arrays, arrays.allocations, o["switch"], switch_scale),
-            "preemptive": bool(o["preemptive"]), "tick_s": o["tick_s"], "keep": o["keep"]}
+            "preemptive": bool(o["preemptive"]), "tick_s": o["tick_s"], "keep": o["keep"],
+            "estimate": o["estimate"]}
 
 
 def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
@@ -105,7 +107,8 @@ def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
           constraints: str = "pairwise", candidates: str = "pairs",
           merge_length: str = "log", restart_cost: bool = True,
           tick_s: float | None = None, keep: str | None = None,
-          objective: str = "paper", width: str = "elastic") -> Schedule:
+          objective: str = "paper", width: str = "elastic",
+          estimate: str | None = None) -> Schedule:
     """The policy ``titan``: TITAN's MILP scheduler with the task merger (sections 3-4).
 
     The event-driven loop of ``lorasched.titan.cluster``, whose docstring details every
@@ -151,6 +154,12 @@ def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
         allocation nearest the GPUs it requested, as SRTF and Tiresias run it, so that
         TITAN changes when jobs start and which merge, not how wide they run (a
         counterfactual, not the paper's TITAN).
+    estimate : {"exact", "authors"}, optional
+        The remaining times ``keep="shortest"`` ranks by and ``objective="authors_fair"``
+        weighs: the true ones, or the authors' simulator's estimate (one accumulation
+        micro-step per iteration too many, whole seconds:
+        ``lorasched.titan.lut.estimated_step_time``; setup ``"authors_code"``). ``None``
+        (default): the setup's.
 
     Returns
     -------
@@ -163,7 +172,7 @@ def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
         Naming the first option out of its choices or range.
     """
     o = _defaults(arrays, "titan", switch=switch, preemptive=preemptive, tick_s=tick_s,
-                  keep=keep)
+                  keep=keep, estimate=estimate)
     for name, flag in (("merge", merge), ("preemptive", o["preemptive"]),
                        ("restart_cost", restart_cost)):
         if not isinstance(flag, bool | np.bool_):
@@ -172,13 +181,15 @@ def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
     return run_titan(arrays, cost, merge=bool(merge), preemptive=bool(o["preemptive"]),
                      constraints=constraints, candidates=candidates,
                      merge_length=merge_length, restart_cost=bool(restart_cost),
-                     tick_s=o["tick_s"], keep=o["keep"], objective=objective, width=width)
+                     tick_s=o["tick_s"], keep=o["keep"], objective=objective, width=width,
+                     estimate=o["estimate"])
 
 
 def titan_nomerge(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
                   switch_scale: float = 1.0, preemptive: bool | None = None,
                   restart_cost: bool = True, tick_s: float | None = None,
-                  keep: str | None = None, objective: str = "paper") -> Schedule:
+                  keep: str | None = None, objective: str = "paper",
+                  estimate: str | None = None) -> Schedule:
     """The policy ``titan_nomerge``: TITAN without the task merger (Table 3's "w/o task merger").
 
     :func:`titan` with ``merge=False``; the options are :func:`titan`'s.
@@ -190,14 +201,14 @@ def titan_nomerge(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
     """
     return titan(arrays, rng, merge=False, switch=switch, switch_scale=switch_scale,
                  preemptive=preemptive, restart_cost=restart_cost, tick_s=tick_s,
-                 keep=keep, objective=objective)
+                 keep=keep, objective=objective, estimate=estimate)
 
 
 def titan_noswitch(arrays: TitanArrays, rng: np.random.Generator, *, switch_scale: float = 1.0,
                    preemptive: bool | None = None, constraints: str = "pairwise",
                    candidates: str = "pairs", merge_length: str = "log",
                    restart_cost: bool = True, tick_s: float | None = None,
-                   keep: str | None = None) -> Schedule:
+                   keep: str | None = None, estimate: str | None = None) -> Schedule:
     """The policy ``titan_noswitch``: TITAN with the naive context switch.
 
     Table 3's "w/o pipeline switch": :func:`titan` with ``switch="naive"``; the options
@@ -211,7 +222,7 @@ def titan_noswitch(arrays: TitanArrays, rng: np.random.Generator, *, switch_scal
     return titan(arrays, rng, merge=True, switch="naive", switch_scale=switch_scale,
                  preemptive=preemptive, constraints=constraints, candidates=candidates,
                  merge_length=merge_length, restart_cost=restart_cost, tick_s=tick_s,
-                 keep=keep)
+                 keep=keep, estimate=estimate)
 
 
 def srtf(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,

@@ -58,6 +58,9 @@ class TitanArrays(NamedTuple):
         estimates them (``lorasched.titan.lut.estimated_step_time``; default: the true).
     gpus_per_node : int, optional
         GPUs per node (default 0: not recorded).
+    estimated_width_s : numpy.ndarray, optional
+        (B, M) seconds per iteration at each width 1..M as the authors' simulator
+        estimates them (NaN where it offers none; default None: not built).
     """
 
     submit: np.ndarray            # (J,) s
@@ -74,6 +77,7 @@ class TitanArrays(NamedTuple):
     restart_s: float = math.nan   # authors_code: seconds of every start and restart
     estimated_iter_s: np.ndarray | None = None  # (J,) the authors' estimate, s/iteration
     gpus_per_node: int = 0
+    estimated_width_s: np.ndarray | None = None  # (B, M) the authors' estimate per width
 
 
 def validate(scenario: xr.Dataset) -> None:
@@ -151,6 +155,13 @@ def validate(scenario: xr.Dataset) -> None:
     limits.at_most(iter_s, limits.MAX_STEP_S, "scenario variable 'iter_s'",
                    lambda k: f"batch {scenario['batch'].values[k // iter_s.shape[1]]}, "
                              f"allocation {scenario['allocation'].values[k % iter_s.shape[1]]}")
+    if "estimated_width_s" in scenario:
+        est = scenario["estimated_width_s"]
+        if est.dims != ("batch", "width") or est.shape[1] != M or \
+                np.any(est.values[np.isfinite(est.values)] <= 0) or \
+                np.any(np.isinf(est.values)):
+            raise InputError(f"'estimated_width_s' must be (batch, width) over widths 1..{M}, "
+                             "positive where given (nan = none)")
     allocs = scenario["allocation"].values
     if np.any(allocs > M) or np.any(allocs < 1):
         raise InputError(f"allocations {allocs.tolist()} must lie in 1..{M}")
@@ -197,4 +208,6 @@ def to_arrays(scenario: xr.Dataset) -> TitanArrays:
                           if "estimated_iter_s" in scenario else
                           scenario["requested_iter_s"].values.astype(float)),
         gpus_per_node=int(scenario.attrs.get("gpus_per_node", 0)),
+        estimated_width_s=(scenario["estimated_width_s"].values.astype(float)
+                           if "estimated_width_s" in scenario else None),
     )

@@ -16,7 +16,14 @@ from ..model import limits
 from ..model.errors import InputError
 from .authors import load_workload
 from .helios import helios_workload
-from .lut import estimated_step_time, load_lut, measured_gpus, step_time, with_scalability
+from .lut import (
+    MICRO_BATCH,
+    estimated_step_time,
+    load_lut,
+    measured_gpus,
+    step_time,
+    with_scalability,
+)
 from .milp import allocation_set
 from .scenario import SETUPS, validate
 
@@ -32,7 +39,8 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
                    model: str = "vit-large", gpu: str | None = None, nodes: int | None = None,
                    gpus_per_node: int = 4, seed: int = 0, setup: str = "paper",
                    ckpt_s: float | None = None, oversize: str = "error",
-                   lut: xr.Dataset | None = None) -> xr.Dataset:
+                   lut: xr.Dataset | None = None, target: str | None = None,
+                   micro_batch: str | None = None) -> xr.Dataset:
     """A TITAN scenario: a pool of GPUs and fine-tuning jobs (the module docstring).
 
     Parameters
@@ -75,6 +83,15 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
         in place of the authors' ``load_lut(gpu, model)``; ``setup="paper"`` only. TITAN is
         offered the allocations the LUT measures, and the helios workload caps requests at
         its largest (:doc:`/reference/titan_data`).
+    target : {"exact", "authors"}, optional
+        ``workload="authors"``: how the workload file's target metrics are read
+        (``lorasched.titan.authors.load_workload``; default: the setup's, ``"exact"`` for
+        the paper's, ``"authors"``, their simulator's pandas 1.x reading, for
+        ``"authors_code"``).
+    micro_batch : {"ceil", "floor"}, optional
+        How a step's per-GPU micro-batch is rounded (``lorasched.titan.lut.step_time``;
+        default: the setup's, ``"ceil"`` for the paper's, ``"floor"``, their simulator's,
+        for ``"authors_code"``).
 
     Returns
     -------
@@ -99,6 +116,11 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
         raise InputError("ckpt_s applies to setup='authors_code' only")
     if ckpt_s is None:
         ckpt_s = AUTHORS_CKPT_S
+    theirs = setup == "authors_code"
+    target = ("authors" if theirs else "exact") if target is None else target
+    micro_batch = ("floor" if theirs else "ceil") if micro_batch is None else micro_batch
+    if micro_batch not in MICRO_BATCH:
+        raise InputError(f"micro_batch must be one of {MICRO_BATCH}, got {micro_batch!r}")
     if (isinstance(ckpt_s, bool) or not isinstance(ckpt_s, numbers.Real)
             or not math.isfinite(ckpt_s) or ckpt_s < 0):
         raise InputError(f"ckpt_s must be a non-negative number of seconds, got {ckpt_s!r}")
@@ -125,12 +147,11 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
         ds = helios_workload(jobs=320 if jobs is None else jobs, density=density,
                              model=model, gpu=gpu, seed=int(seed), lut=lut)
     else:
-        # the authors'-code setup reads the targets as their simulator does
-        ds = _authors(density, model, int(seed), jobs,
-                      "authors" if setup == "authors_code" else "exact")
+        ds = _authors(density, model, int(seed), jobs, target)
     if setup == "paper":
         ds = _fit(ds, nodes * gpus_per_node, oversize, most)
-        return build(ds, lut, nodes * gpus_per_node, nodes=int(nodes),
+        return build(ds, lut, nodes * gpus_per_node, micro_batch=micro_batch,
+                     nodes=int(nodes),
                      gpus_per_node=int(gpus_per_node), workload=workload,
                      density=float(density), seed=int(seed),
                      oversize_jobs=int(ds.attrs.get("oversize_jobs", 0)))
@@ -144,6 +165,7 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
     allocs = authors_allocation_set(M)
     ds = _fit(ds, M, oversize)
     return build(ds, lut, M, allocations=allocs, job_cap=AUTHORS_MAX_JOB_GPUS,
+                 micro_batch=micro_batch, estimated_widths=True,
                  oversize_jobs=int(ds.attrs.get("oversize_jobs", 0)),
                  nodes=int(nodes), gpus_per_node=int(gpus_per_node), workload=workload,
                  density=float(density), seed=int(seed), setup=setup,
@@ -234,15 +256,36 @@ def _authors(density: float, model: str, seed: int, jobs: int | None,
     return ds
 
 
+def _estimated_widths(lut, batches, gpus: int, smallest: int, job_cap, micro_batch):
+    """(B, gpus) the authors' estimate of seconds per iteration at each width 1..``gpus``
+    for each batch; NaN past the job cap or where the LUT has no such placement."""
+    out = np.full((len(batches), gpus), np.nan)
+    measured = set(measured_gpus(lut))
+    for b, bs in enumerate(np.asarray(batches).tolist()):
+        cap = gpus if job_cap is None else min(job_cap, bs // smallest)
+        for w in range(1, min(cap, gpus) + 1):
+            if w in measured:
+                try:
+                    out[b, w - 1] = estimated_step_time(lut, w, bs, micro_batch=micro_batch)
+                except ValueError:  # local batch outside the measured range
+                    pass
+    return out
+
+
 def build(ds: xr.Dataset, lut: xr.Dataset, gpus: int, *, allocations=None,
-          job_cap: int | None = None, **attrs) -> xr.Dataset:
+          job_cap: int | None = None, micro_batch: str = "ceil",
+          estimated_widths: bool = False, **attrs) -> xr.Dataset:
     """A scenario from a job table ``ds`` (the variables of
     ``lorasched.titan.authors.load_workload``: ``name``, ``application``, ``submit_s``,
     ``requested_gpus``, ``target_batch_size``, ``total_iterations``,
     ``samples_per_epoch``) and a LUT, on ``gpus`` GPUs; use it for your own jobs and
     measurements. ``allocations`` (default the paper's set up to ``gpus``) and ``job_cap``
     (the authors' rule: no allocation above ``min(job_cap, batch // smallest measured local
-    batch)``) shape ``iter_s``; ``attrs`` are added to the scenario's."""
+    batch)``) shape ``iter_s``, ``micro_batch`` rounds each step's micro-batch
+    (``lorasched.titan.lut.step_time``), ``estimated_widths`` adds
+    ``estimated_width_s``, the authors' estimate at every width 1..``gpus``
+    (``lorasched.titan.lut.estimated_step_time``); ``attrs`` are added to the
+    scenario's."""
     for var in ("name", "application", "submit_s", "requested_gpus", "target_batch_size",
                 "total_iterations", "samples_per_epoch"):
         if var not in ds:
@@ -267,18 +310,24 @@ def build(ds: xr.Dataset, lut: xr.Dataset, gpus: int, *, allocations=None,
         for c, a in enumerate(allocs.tolist()):
             if a in measured and a <= cap:
                 try:
-                    iter_s[b, c] = step_time(lut, a, bs)
+                    iter_s[b, c] = step_time(lut, a, bs, micro_batch=micro_batch)
                 except ValueError:  # local batch outside the measured range: not offered
                     pass
     req_s, est_s = np.empty(requested.size), np.empty(requested.size)
     for j, (g, bs) in enumerate(zip(requested.tolist(), batch.tolist(), strict=True)):
         try:
-            req_s[j] = step_time(lut, g, bs)
-            est_s[j] = estimated_step_time(lut, g, bs)
+            req_s[j] = step_time(lut, g, bs, micro_batch=micro_batch)
+            est_s[j] = estimated_step_time(lut, g, bs, micro_batch=micro_batch)
         except ValueError as err:
             raise InputError(f"job {j} ({names[j]!r}): no step time for its "
                              f"requested_gpus={g} at batch {bs}: {err}") from None
     apps, app_id = np.unique(ds["application"].values.astype(str), return_inverse=True)
+    extra = {}
+    if estimated_widths:
+        extra["estimated_width_s"] = (("batch", "width"), _estimated_widths(
+            lut, batches, gpus, smallest, job_cap, micro_batch), {
+            "units": "s per iteration", "long_name": "the authors' simulator's estimate at "
+            "each width (lorasched.titan.lut.estimated_step_time)"})
     out = xr.Dataset(
         {
             "name": ("job", names.astype(object)),
@@ -296,13 +345,15 @@ def build(ds: xr.Dataset, lut: xr.Dataset, gpus: int, *, allocations=None,
                 "estimate on the requested GPUs (lorasched.titan.lut.estimated_step_time)"}),
             "iter_s": (("batch", "allocation"), iter_s,
                        {"units": "s per iteration", "long_name": "LUT step time"}),
+            **extra,
         },
         coords={"job": np.arange(requested.size), "batch": batches,
-                "allocation": allocs, "app": ("app", apps.astype(object))},
+                "allocation": allocs, "app": ("app", apps.astype(object)),
+                **({"width": np.arange(1, gpus + 1)} if estimated_widths else {})},
         attrs={"system": "titan", "gpus": int(gpus), "gpu": lut.attrs.get("gpu", ""),
                "model": lut.attrs.get("model", ""),
                "source": ds.attrs.get("source", ""), "lut_source": lut.attrs.get("source", ""),
-               **attrs},
+               "micro_batch": micro_batch, **attrs},
     )
     validate(out)
     return out

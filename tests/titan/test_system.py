@@ -822,3 +822,54 @@ def test_the_baselines_behaviours_are_options_named_when_refused(helios):
     no_nodes = arrays._replace(gpus_per_node=0)
     with pytest.raises(Exception, match="needs a scenario that records its 'gpus_per_node'"):
         policies.srtf(no_nodes, np.random.default_rng(0), placement="fewest_nodes")
+
+
+def test_the_authors_code_setups_scenario_behaviours_are_options(authors_vit):
+    """The authors'-code setup reads targets and rounds micro-batches as their simulator
+    does, and builds their remaining-time estimate at every width; each is an option of
+    titan_scenario that the paper's setting leaves at lorasched's reading."""
+    assert authors_vit.attrs["micro_batch"] == "floor"
+    est = authors_vit["estimated_width_s"]
+    assert est.dims == ("batch", "width") and est.sizes["width"] == 32
+    a = to_arrays(authors_vit)
+    # the estimate is one micro-step longer than the step it estimates, never shorter
+    cols = a.allocations - 1
+    ok = np.isfinite(a.iter_s)
+    assert (a.estimated_width_s[:, cols][ok] >= a.iter_s[ok]).all()
+    assert np.isnan(a.estimated_width_s[:, cols][~ok]).all()
+    paper = titan_scenario(model="vit", jobs=60, seed=2)
+    assert paper.attrs["micro_batch"] == "ceil" and "estimated_width_s" not in paper
+    ceil = titan_scenario(model="vit", setup="authors_code", jobs=60, seed=2,
+                          micro_batch="ceil")
+    assert ceil.attrs["micro_batch"] == "ceil"
+    with pytest.raises(ValueError, match="micro_batch must be one of"):
+        titan_scenario(model="vit", jobs=10, micro_batch="nearest")
+    with pytest.raises(ValueError, match="target must be one of"):
+        titan_scenario(model="vit", jobs=10, target="rounded")
+
+
+def test_titan_ranks_and_weighs_by_the_authors_estimate_in_their_setup(authors_vit):
+    a = to_arrays(authors_vit)
+    assert policies.SETUP_DEFAULTS["authors_code"]["titan"]["estimate"] == "authors"
+    assert policies.SETUP_DEFAULTS["paper"]["titan"]["estimate"] == "exact"
+    cluster = TitanCluster(a, np.zeros(a.allocations.size), merge=False, preemptive=True,
+                           tick_s=120.0, objective="authors_fair", estimate="authors")
+    work = a.iterations[:3].astype(float)
+    batch = a.batch[:3]
+    # whole seconds of the estimate: R(a) = round(work x estimated step time at a)
+    T = cluster._authors_fair(work, batch, a.allocations, a.gpus)
+    exact = TitanCluster(a, np.zeros(a.allocations.size), merge=False, preemptive=True,
+                         tick_s=120.0, objective="authors_fair")
+    assert not np.allclose(T, exact._authors_fair(work, batch, a.allocations, a.gpus),
+                           equal_nan=True)
+    R = cluster._estimated(work[0], batch[0], 4)
+    assert R == round(work[0] * a.estimated_width_s[batch[0], 3])
+    # the options differ in their runs, and the estimate needs the setup's table
+    runs = {e: lorasched.simulate(authors_vit, "titan_nomerge", objective="authors_fair",
+                                  estimate=e).attrs["avg_jct_h"] for e in ("exact", "authors")}
+    assert runs["exact"] != runs["authors"]
+    with pytest.raises(ValueError, match="estimate must be one of"):
+        lorasched.simulate(authors_vit, "titan", estimate="guess")
+    paper = to_arrays(titan_scenario(model="vit", jobs=10, seed=2))
+    with pytest.raises(ValueError, match="needs a scenario built with setup='authors_code'"):
+        TitanCluster(paper, np.zeros(paper.allocations.size), estimate="authors")

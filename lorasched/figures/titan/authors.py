@@ -44,10 +44,13 @@ _TITANS = ("titan", "titan_nomerge")
 #: scenario's base changes, per-policy option changes)
 LADDER = [
     ("the authors' code's setup", {}, {}),
-    ("the baselines as the paper describes them: one pool of GPUs, SRTF ordering by the "
-     "exact remaining time, Tiresias counting the work done", {},
+    ("the behaviours of their simulator the paper does not describe, as lorasched reads "
+     "the paper: one pool of GPUs, SRTF and TITAN on the exact remaining time, Tiresias "
+     "counting the work done, micro-batches rounded up, targets read exactly",
+     {"micro_batch": "ceil", "target": "exact"},
      {"srtf": {"placement": "pooled", "estimate": "exact"},
-      "tiresias": {"placement": "pooled", "attained": "work"}}),
+      "tiresias": {"placement": "pooled", "attained": "work"},
+      "titan": {"estimate": "exact"}, "titan_nomerge": {"estimate": "exact"}}),
     ("decisions at events, not on ticks", {},
      {a: {"tick_s": 0.0} for a in _ALGS}),
     ("no checkpoint cost", {"ckpt_s": 0.0}, {}),
