@@ -85,7 +85,7 @@ class AllocationEnv(gym.Env):
         As in :func:`lorasched.titan.policies.titan` (``None``: the setup's).
     candidates : {"pairs", "all_pairs", "application", "cross_dataset"}, optional
         How merge candidates are formed (default ``"pairs"``).
-    merge_length : {"log", "sum", "first"}, optional
+    merge_length : {"log", "sum", "first", "authors"}, optional
         How long a merged job runs (default ``"log"``).
     max_units : int, optional
         Slots of the observation and the action (default: every candidate an event of the

@@ -25,6 +25,28 @@ WORKLOAD_COLUMNS = ("name", "submission_time", "application", "num_gpus",
                     "target_batch_size", "target_lr", "target_gradient_steps", "target_metric")
 #: columns of ``dataset_scale.csv``
 SCALE_COLUMNS = ("dataset", "samples_per_epoch")
+#: the datasets in the order of the authors' code's lists (``common/applications.py`` at
+#: f71cf44: ``CV_Datasets``, then ``NLP_Datasets``; their ``query_index`` reads a name's
+#: place in its own list), which orders the two jobs of a merged pair
+DATASET_ORDER = {
+    "vision": ("Bingsu/Cat_and_Dog", "frgfm/imagenette", "cifar100", "fashion_mnist",
+               "mnist", "food101", "imagenet-split-0", "imagenet-split-1",
+               "imagenet-split-2"),
+    "language": ("wnli", "rte", "mrpc", "stsb", "sst2", "qnli", "qqp", "mnli", "ag_news",
+                 "wikitext-103", "snli"),
+}
+
+
+def dataset_index(application: str) -> int:
+    """The place of an application's dataset (``model@dataset``, ``#`` for ``/``) in the
+    authors' code's list of its kind (:data:`DATASET_ORDER`), or -1 if in neither."""
+    dataset = str(application).split("@", 1)[-1].replace("#", "/")
+    for names in DATASET_ORDER.values():
+        if dataset in names:
+            return names.index(dataset)
+    return -1
+
+
 #: epochs of a job whose curve never reaches its target (the authors' rule)
 MAX_EPOCHS = 10
 #: provenance of the shipped workloads

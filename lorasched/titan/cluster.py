@@ -26,7 +26,7 @@ from .scenario import TitanArrays
 #: iterations = P0 + P1 * ln(S) (fit.py on three points; used for merged jobs' length)
 LOG_LAW = (-6761.0, 2327.0)
 #: how a merged job's length is computed, see merged_iterations
-MERGE_LENGTHS = ("log", "sum", "first")
+MERGE_LENGTHS = ("log", "sum", "first", "authors")
 CANDIDATES = ("pairs", "all_pairs", "application", "cross_dataset")
 #: the MILP's objective: eq. (1) or the authors' code's FAIR (module docstring)
 OBJECTIVES = ("paper", "authors_fair")
@@ -51,16 +51,22 @@ def merged_iterations(iterations, scale, rule: str = "log") -> float:
     75,000 samples (imagenet-split-1) then take about 8 % longer merged than the longer
     one alone. ``"sum"``:
     the merged job does all the members' iterations (no saving; merging then helps only by
-    packing). ``"first"``: the first member's iterations alone, whatever the others' (the
-    authors' code, ``MtaskFoundationModelJob``, at f71cf44). The paper gives no formula; its
-    Table 2 only shows merged durations.
+    packing). ``"first"``: the first member's iterations alone, whatever the others'. The
+    paper gives no formula; its Table 2 only shows merged durations. ``"authors"``, the
+    authors' code (``MtaskFoundationModelJob`` at f71cf44), needs the members' batches:
+    :class:`TitanCluster` runs a pair so (job A, of the dataset earlier in their list, its
+    samples at the two batches summed); here it raises.
     """
     it = np.asarray(iterations, dtype=float)
     sc = np.asarray(scale, dtype=float)
     if rule == "sum":
         return float(it.sum())
-    if rule == "first":  # the authors' code: the first member's length alone
+    if rule == "first":  # the first member's length alone
         return float(it[0])
+    if rule == "authors":
+        raise InputError("merge_length='authors' needs the members' batches and the "
+                         "authors' dataset order: TitanCluster on a scenario of setup "
+                         "'authors_code' runs it")
     if rule != "log":
         raise InputError(f"merge_length must be one of {MERGE_LENGTHS}, got {rule!r}")
     longest = int(np.argmax(it))
@@ -135,6 +141,11 @@ class TitanCluster:
                                      ("estimate", estimate, ESTIMATES)):
             if value not in allowed:
                 raise InputError(f"{name} must be one of {allowed}, got {value!r}")
+        if merge_length == "authors" and (arrays.dataset_index is None
+                                          or candidates == "application"):
+            raise InputError("merge_length='authors' merges pairs (not candidates="
+                             "'application') on a scenario of setup 'authors_code' (its "
+                             "'dataset_index' and the merged batches' step times)")
         if estimate == "authors" and arrays.estimated_width_s is None:
             raise InputError("estimate='authors' needs a scenario built with "
                              "setup='authors_code' (its 'estimated_width_s')")
@@ -391,7 +402,7 @@ class TitanCluster:
                 float(a.iterations[last]), int(a.batch[last]), allocs), np.nan)
         out = np.full((len(groups), allocs.size), np.nan)
         for k, g in enumerate(groups):
-            la, lb = (float(a.iterations[jobs[p]]) for p in g)
+            la, lb = self._pair_lengths([jobs[p] for p in g])
             reweight = (la + lb + min(la, lb)) / (2.0 * la)
             step = a.iter_s[g_batch[k]][cols]
             ok = np.isfinite(step)
@@ -442,20 +453,61 @@ class TitanCluster:
         job's ``reweight = (L_A + L_B + min(L_A, L_B)) / (2 L_A)`` is at least 1.1 and,
         once its list holds ten entries (one per allocation, the empty one included, per
         pair kept), at least ``log10(entries) + 0.1`` (lengths ``L`` in iterations here;
-        that code compares samples)."""
-        it = self.a.iterations
+        that code compares samples; so does ``_pair_lengths`` where the scenario has
+        their dataset order)."""
         per_pair = self.a.allocations.size + 1
         kept: list[tuple[int, ...]] = []
         for p, q in combinations(range(len(jobs)), 2):
             if self.a.app[jobs[p]] == self.a.app[jobs[q]]:
                 continue
-            la, lb = float(it[jobs[p]]), float(it[jobs[q]])
+            la, lb = self._pair_lengths([jobs[p], jobs[q]])
             reweight = (la + lb + min(la, lb)) / (2.0 * la)
             entries = len(kept) * per_pair
             if reweight < 1.1 or (entries >= 10 and reweight < math.log10(entries) + 0.1):
                 continue
             kept.append((p, q))
         return kept
+
+    def _authors_pair(self, members: list[int]) -> bool:
+        """Whether a pair merges as the authors' code merges it (``merge_length=
+        "authors"``)."""
+        return self.merge_length == "authors" and len(members) == 2
+
+    def _ordered(self, members: list[int]) -> list[int]:
+        """A pair as the authors' code orders it: the job of the dataset earlier in their
+        list first (``MtaskFoundationModelJob``), else the offer's order."""
+        if not self._authors_pair(members):
+            return list(members)
+        return sorted(members, key=lambda j: int(self.a.dataset_index[j]))
+
+    def _pair_lengths(self, members: list[int]) -> tuple[float, float]:
+        """(L_A, L_B) of a pair, A first (:meth:`_ordered`): in samples (iterations x
+        batch) where the pair merges as the authors' code merges it, else in iterations."""
+        a = self.a
+        first, second = self._ordered(members)
+        if self._authors_pair(members):
+            return tuple(float(a.iterations[j] * a.batch_sizes[a.batch[j]])
+                         for j in (first, second))
+        return float(a.iterations[first]), float(a.iterations[second])
+
+    def _merged(self, members: list[int]) -> tuple[float, int]:
+        """(iterations, row of ``iter_s``) of a merged unit: :func:`merged_iterations` at
+        the longest member's batch; ``merge_length="authors"``: job A's samples at the
+        two batches summed, their merged job's batch (:meth:`_ordered`)."""
+        a = self.a
+        if self._authors_pair(members):
+            first = self._ordered(members)[0]
+            total = int(sum(a.batch_sizes[a.batch[j]] for j in members))
+            row = int(np.searchsorted(a.batch_sizes, total))
+            if row < a.batch_sizes.size and a.batch_sizes[row] == total:
+                samples = float(a.iterations[first] * a.batch_sizes[a.batch[first]])
+                return samples / total, row
+            raise InputError(f"merge_length='authors': the scenario has no step times at "
+                             f"the merged batch {total} (a scenario of setup "
+                             "'authors_code' has every sum of two batches)")
+        iters = merged_iterations(a.iterations[members], a.scale[members],
+                                  self.merge_length)
+        return iters, int(a.batch[members[int(np.argmax(a.iterations[members]))]])
 
     def offer(self) -> Offer | None:
         """The candidates of the decision at this event (module docstring), or None when
@@ -481,10 +533,9 @@ class TitanCluster:
         groups = self._groups(jobs) if self.merge else []
         g_iters, g_batch = [], []
         for g in groups:
-            members = [jobs[p] for p in g]
-            g_iters.append(merged_iterations(a.iterations[members], a.scale[members],
-                                             self.merge_length))
-            g_batch.append(a.batch[members[int(np.argmax(a.iterations[members]))]])
+            iters, row = self._merged([jobs[p] for p in g])
+            g_iters.append(iters)
+            g_batch.append(row)
         return Offer(free=free, allocs=a.allocations[a.allocations <= free],
                      units=units, jobs=jobs,
                      iters=np.r_[u_iters, a.iterations[jobs].astype(float)],

@@ -17,17 +17,18 @@ import xarray as xr
 
 from ..model.errors import InputError
 from ..model.traces import trace_dir
+from .authors import dataset_index
 
 #: the folder of the authors' runs (one CSV per workload and policy, and ``runs.json``)
 RUNS_FOLDER = ("titansched", "authors_runs")
 #: the authors' policies run, by the name of their run's file, and lorasched's policy and
 #: options that do what their code does (their FAIR objective; their merger: pairs across
-#: datasets, the merged job the first member's length)
+#: datasets, the merged job as theirs, ``merge_length="authors"``)
 AS_RUN = {
     "srtf": ("srtf", {}),
     "tiresias": ("tiresias", {}),
     "titan_nomerge": ("titan_nomerge", {"objective": "authors_fair"}),
-    "titan_merge": ("titan", {"candidates": "cross_dataset", "merge_length": "first",
+    "titan_merge": ("titan", {"candidates": "cross_dataset", "merge_length": "authors",
                               "objective": "authors_fair"}),
 }
 #: the relative JCT differences a job is counted as agreeing within
@@ -94,13 +95,49 @@ def authors_run(workload: str, policy: str) -> pd.DataFrame:
     return frame
 
 
-def compare(theirs: pd.DataFrame, result: xr.Dataset) -> pd.DataFrame:
+def redated(theirs: pd.DataFrame) -> pd.DataFrame:
+    """The authors' run with each merged job's completion dated from the merged job's end.
+
+    Their simulator dates a merged pair's completion, for each member, from member A's
+    submission (``split_after_complete``: ``completion_time - self.submission_time +
+    fm_job.submission_time``, the merged job's submission copied from A, the member whose
+    dataset comes first in their list): A's completion is the merged job's end, B's is
+    shifted by B's submission less A's, and B's JCT is A's. Here every member's
+    completion is A's and its JCT its own, from its own submission, as lorasched counts
+    it. A run without merged jobs is returned unchanged."""
+    if "merged_with" not in theirs.columns or theirs["merged_with"].isna().all():
+        return theirs
+    out = theirs.copy()
+    by_name = out.set_index(out["name"].astype(str))
+    for i, row in out[out["merged_with"].notna()].iterrows():
+        me, other = str(row["name"]), str(row["merged_with"])
+        first = min((me, other), key=lambda n: (dataset_index(str(
+            by_name.loc[n, "application"])), n))
+        end = float(by_name.loc[first, "completion_s"])
+        out.loc[i, "completion_s"] = end
+        out.loc[i, "jct_s"] = end - float(row["submission_s"])
+    return out
+
+
+#: how :func:`compare` reads their merged jobs' completions: as their files print them, or
+#: dated from the merged job's end (:func:`redated`)
+CLOCKS = ("printed", "merged_end")
+
+
+def compare(theirs: pd.DataFrame, result: xr.Dataset,
+            clock: str = "printed") -> pd.DataFrame:
     """The authors' run ``theirs`` (:func:`authors_run`) and lorasched's ``result`` on the
     same jobs, joined by name, in submission order: each job's submission, first start,
     JCT (s) and GPUs requested in both, ``rel``, lorasched's JCT over theirs minus one,
     ``length ratio`` (lorasched's samples over theirs, where their file has them) and
     ``cause``, the named cause of a job that differs (``LENGTH``, ``MERGED``,
-    ``START``, ``RUN``). A job missing from either side is an error naming it."""
+    ``START``, ``RUN``). ``clock="merged_end"`` reads their merged jobs' completions from
+    the merged job's end (:func:`redated`; a merged job that differs then has its own
+    cause, not ``MERGED``). A job missing from either side is an error naming it."""
+    if clock not in CLOCKS:
+        raise InputError(f"clock must be one of {CLOCKS}, got {clock!r}")
+    if clock == "merged_end":
+        theirs = redated(theirs)
     ours = pd.DataFrame({"name": result["name"].values.astype(str),
                          "submission_s (ours)": result["submit_s"].values,
                          "first_start_s (ours)": result["start_s"].values,
@@ -122,7 +159,7 @@ def compare(theirs: pd.DataFrame, result: xr.Dataset) -> pd.DataFrame:
         theirs_samples = theirs.set_index(theirs["name"].astype(str))["max_progress_samples"]
         table["length ratio"] = (samples[table["name"]].to_numpy()
                                  / theirs_samples[table["name"]].to_numpy())
-    if "merge_kind" in theirs.columns:  # the jobs their run merged
+    if "merge_kind" in theirs.columns and clock == "printed":  # the jobs their run merged
         kind = theirs.set_index(theirs["name"].astype(str))["merge_kind"]
         table["merged (theirs)"] = kind[table["name"]].notna().to_numpy()
     table["cause"] = [_cause(r) for r in table.to_dict("records")]
@@ -134,15 +171,16 @@ def compare(theirs: pd.DataFrame, result: xr.Dataset) -> pd.DataFrame:
 SAME_LENGTH = 0.01
 #: the named causes of a job that differs (:func:`compare`'s ``cause``)
 LENGTH, MERGED, START, RUN = (
-    "its length differs", "their run merged it (their clock drops its wait before the merge)",
+    "its length differs", "their run merged it (their clock dates its completion from the "
+    "other member's submission)",
     "it starts at another time", "it runs differently")
 
 
 def _cause(row: dict) -> str:
     """What tells a job's JCT apart in the two runs, first that applies: its own length
     (the samples its curve and dataset give it), a merge in their run (their simulator
-    starts a merged job's clock at the merge and dates its completion from the first
-    member's submission, so the wait before the merge is lost), its first start (an
+    dates a member's completion from the other member's submission, :func:`redated`),
+    its first start (an
     earlier difference moved it in the queue), else how it ran (GPUs, restarts); empty
     when it agrees within ``TOLERANCES``' first."""
     if abs(row["rel"]) <= TOLERANCES[0]:
@@ -179,6 +217,6 @@ def first_divergence(table: pd.DataFrame, tolerance: float = TOLERANCES[0]):
     return None if off.empty else off.iloc[0]
 
 
-__all__ = ["AS_RUN", "COLUMNS", "LENGTH", "MERGED", "RUN", "SAME_LENGTH", "START", "TOLERANCES",
-           "agreement", "authors_run", "compare",
-           "first_divergence", "parse_workload", "runs", "runs_folder"]
+__all__ = ["AS_RUN", "CLOCKS", "COLUMNS", "LENGTH", "MERGED", "RUN", "SAME_LENGTH", "START",
+           "TOLERANCES", "agreement", "authors_run", "compare", "first_divergence",
+           "parse_workload", "redated", "runs", "runs_folder"]

@@ -136,7 +136,7 @@ def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
         The reading of the merger's constraints (9)-(10) (default ``"pairwise"``).
     candidates : {"pairs", "all_pairs", "application", "cross_dataset"}, optional
         How merge candidates are formed (default ``"pairs"``).
-    merge_length : {"log", "sum", "first"}, optional
+    merge_length : {"log", "sum", "first", "authors"}, optional
         How long a merged job runs (default ``"log"``).
     restart_cost : bool, optional
         Preemptive only: the MILP weighs what a restart costs (default True).

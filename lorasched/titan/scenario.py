@@ -61,6 +61,11 @@ class TitanArrays(NamedTuple):
     estimated_width_s : numpy.ndarray, optional
         (B, M) seconds per iteration at each width 1..M as the authors' simulator
         estimates them (NaN where it offers none; default None: not built).
+    batch_sizes : numpy.ndarray, optional
+        (B,) int64, the global batch of each row of ``iter_s`` (default None).
+    dataset_index : numpy.ndarray, optional
+        (J,) int64, each job's dataset's place in the authors' code's list (-1: none),
+        which orders a merged pair there (default None).
     """
 
     submit: np.ndarray            # (J,) s
@@ -78,6 +83,8 @@ class TitanArrays(NamedTuple):
     estimated_iter_s: np.ndarray | None = None  # (J,) the authors' estimate, s/iteration
     gpus_per_node: int = 0
     estimated_width_s: np.ndarray | None = None  # (B, M) the authors' estimate per width
+    batch_sizes: np.ndarray | None = None         # (B,) int64, the global batch per row
+    dataset_index: np.ndarray | None = None       # (J,) int64, the authors' dataset order
 
 
 def validate(scenario: xr.Dataset) -> None:
@@ -210,4 +217,7 @@ def to_arrays(scenario: xr.Dataset) -> TitanArrays:
         gpus_per_node=int(scenario.attrs.get("gpus_per_node", 0)),
         estimated_width_s=(scenario["estimated_width_s"].values.astype(float)
                            if "estimated_width_s" in scenario else None),
+        batch_sizes=scenario["batch"].values.astype(np.int64),
+        dataset_index=(scenario["dataset_index"].values.astype(np.int64)
+                       if "dataset_index" in scenario else None),
     )

@@ -14,7 +14,7 @@ import xarray as xr
 
 from ..model import limits
 from ..model.errors import InputError
-from .authors import load_workload
+from .authors import dataset_index, load_workload
 from .helios import helios_workload
 from .lut import (
     MICRO_BATCH,
@@ -165,7 +165,7 @@ def titan_scenario(workload: str = "authors", density: float = 1.0, jobs: int | 
     allocs = authors_allocation_set(M)
     ds = _fit(ds, M, oversize)
     return build(ds, lut, M, allocations=allocs, job_cap=AUTHORS_MAX_JOB_GPUS,
-                 micro_batch=micro_batch, estimated_widths=True,
+                 micro_batch=micro_batch, estimated_widths=True, authors_merger=True,
                  oversize_jobs=int(ds.attrs.get("oversize_jobs", 0)),
                  nodes=int(nodes), gpus_per_node=int(gpus_per_node), workload=workload,
                  density=float(density), seed=int(seed), setup=setup,
@@ -274,7 +274,8 @@ def _estimated_widths(lut, batches, gpus: int, smallest: int, job_cap, micro_bat
 
 def build(ds: xr.Dataset, lut: xr.Dataset, gpus: int, *, allocations=None,
           job_cap: int | None = None, micro_batch: str = "ceil",
-          estimated_widths: bool = False, **attrs) -> xr.Dataset:
+          estimated_widths: bool = False, authors_merger: bool = False,
+          **attrs) -> xr.Dataset:
     """A scenario from a job table ``ds`` (the variables of
     ``lorasched.titan.authors.load_workload``: ``name``, ``application``, ``submit_s``,
     ``requested_gpus``, ``target_batch_size``, ``total_iterations``,
@@ -284,8 +285,10 @@ def build(ds: xr.Dataset, lut: xr.Dataset, gpus: int, *, allocations=None,
     batch)``) shape ``iter_s``, ``micro_batch`` rounds each step's micro-batch
     (``lorasched.titan.lut.step_time``), ``estimated_widths`` adds
     ``estimated_width_s``, the authors' estimate at every width 1..``gpus``
-    (``lorasched.titan.lut.estimated_step_time``); ``attrs`` are added to the
-    scenario's."""
+    (``lorasched.titan.lut.estimated_step_time``), ``authors_merger`` adds the rows of
+    every sum of two of the jobs' batches (the batch the authors' code runs a merged pair
+    at) and each job's ``dataset_index`` (``lorasched.titan.authors.dataset_index``);
+    ``attrs`` are added to the scenario's."""
     for var in ("name", "application", "submit_s", "requested_gpus", "target_batch_size",
                 "total_iterations", "samples_per_epoch"):
         if var not in ds:
@@ -300,6 +303,9 @@ def build(ds: xr.Dataset, lut: xr.Dataset, gpus: int, *, allocations=None,
                          "to the cluster's GPUs, 'drop' leaves the jobs out)")
     batch = ds["target_batch_size"].values.astype(np.int64)
     batches, batch_id = np.unique(batch, return_inverse=True)
+    if authors_merger:  # the merged pairs' batches too (rows no job points at)
+        batches = np.unique(np.r_[batches, (batches[:, None] + batches[None, :]).ravel()])
+        batch_id = np.searchsorted(batches, batch)
     measured = set(lut["gpus"].values.tolist())
     allocs = np.array(allocation_set(gpus) if allocations is None else allocations,
                       dtype=np.int64)
@@ -323,6 +329,11 @@ def build(ds: xr.Dataset, lut: xr.Dataset, gpus: int, *, allocations=None,
                              f"requested_gpus={g} at batch {bs}: {err}") from None
     apps, app_id = np.unique(ds["application"].values.astype(str), return_inverse=True)
     extra = {}
+    if authors_merger:
+        extra["dataset_index"] = ("job", np.array(
+            [dataset_index(x) for x in ds["application"].values.astype(str)], dtype=np.int64),
+            {"long_name": "the dataset's place in the authors' code's list "
+             "(lorasched.titan.authors.dataset_index)"})
     if estimated_widths:
         extra["estimated_width_s"] = (("batch", "width"), _estimated_widths(
             lut, batches, gpus, smallest, job_cap, micro_batch), {

@@ -66,7 +66,7 @@ LADDER = [
 _LADDER_MODEL, _VIT = "vit-large", "vit"
 #: the third reading of their merger: the authors' candidates and merged length under
 #: their objective (what their simulator ran for the checkpoint sweep's result files)
-MERGE_AS_RUN = {"candidates": "cross_dataset", "merge_length": "first",
+MERGE_AS_RUN = {"candidates": "cross_dataset", "merge_length": "authors",
                 "objective": "authors_fair"}
 #: the authors' result files (gaow0007/TitanSched at f71cf44, ``result/``), FM-1-vit:
 #: average JCT (h, the mean of completion_time - submission_time, their
@@ -147,10 +147,12 @@ class AuthorsSetup(TitanFigure):
              "pairs of one application, neighbours by length",
              "as the authors' simulator", "as the authors' simulator"),
             ("merged job's length", "measured (Table 2)",
-             "its first member's alone: max_progress is copied from model A, the line "
-             "setting it is commented out (client/job/foundation_model.py, "
-             "MtaskFoundationModelJob)", "the authors' log law of dataset scale",
-             "the first member's", "the first member's"),
+             "the samples of model A alone, the job of the dataset earlier in their list "
+             "of datasets: max_progress is copied from model A, the line setting it is "
+             "commented out; it runs at the two batches summed (target_batch_size) "
+             "(client/job/foundation_model.py, MtaskFoundationModelJob)",
+             "the authors' log law of dataset scale",
+             "as the authors' simulator", "as the authors' simulator"),
             ("merged job's value in the MILP", "progress rate times (1 + |mj|) / 2, eq. (5)",
              "FAIR cost (METHOD = \"FAIR\", power = -1, minimised) divided by reweight, "
              "the remaining time that of the last pending job the loop left in `job`; "
@@ -229,7 +231,7 @@ class AuthorsSetup(TitanFigure):
                 "merge", size, seeds, "TITAN with the authors' code's merge candidates and "
                 "merged length, FM-1-vit", _base(size, model=_VIT, density=1.0), {},
                 ["titan"], {"titan": {"candidates": "cross_dataset",
-                                      "merge_length": "first"}}),
+                                      "merge_length": "authors"}}),
             "merge_cross": _sweep(
                 "mergecross", size, seeds, "TITAN with the authors' code's merge candidates "
                 "and lorasched's merged length, FM-1-vit",
@@ -374,8 +376,9 @@ class AuthorsSetup(TitanFigure):
         rows = []
         for label, ds, alg in (
                 ("TITAN, lorasched's merger (jobs of one application)", base, "titan"),
-                ("TITAN, the authors' code's merger (pairs of different datasets, the first "
-                 "member's length)", data["merge_authors"], "titan"),
+                ("TITAN, the authors' code's merger (pairs of different datasets, the "
+                 "earlier dataset's job's samples at the two batches summed)",
+                 data["merge_authors"], "titan"),
                 ("TITAN, the authors' code's candidates, lorasched's merged length",
                  data["merge_cross"], "titan"),
                 ("TITAN, the merger as the authors' simulator ran it (their candidates, "
@@ -539,8 +542,9 @@ class AuthorsSetup(TitanFigure):
                    f"it is {num(jct[cross])} h, so the candidate rule moves it by "
                    + quote("the authors' candidate rule's change of TITAN's average JCT, h",
                            by_candidates, lambda v: num(v, sign=True))
-                   + " h and the length rule (a merged job as "
-                   "long as its first member alone) by "
+                   + " h and the length rule (a merged job runs the samples of "
+                   "its member of the dataset earlier in their list, at the two batches "
+                   "summed) by "
                    + quote("the authors' length rule's change of TITAN's average JCT, h",
                            by_length, lambda v: num(v, sign=True)) + " h. Under "
                    f"the authors' objective as well (the merger as their simulator ran it) it "
