@@ -22,7 +22,7 @@ from .authors import (
     merge_candidates,
     titansched_dir,
 )
-from .cluster import LOG_LAW, TitanCluster, merged_iterations, run_titan
+from .cluster import TitanCluster, run_titan
 from .decisions import Recorder, Schedule
 from .helios import helios_workload
 from .lut import (
@@ -44,6 +44,7 @@ from .lut import (
     throughput,
     with_scalability,
 )
+from .merging import LOG_LAW, merged_iterations
 from .milp import (
     CONSTRAINTS,
     Allocation,

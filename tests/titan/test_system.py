@@ -14,9 +14,10 @@ import xarray as xr
 import lorasched
 from lorasched.model.errors import ResultError
 from lorasched.titan import policies
-from lorasched.titan.cluster import LOG_LAW, TitanCluster, merged_iterations
+from lorasched.titan.cluster import TitanCluster
 from lorasched.titan.decisions import RUN, SWITCH
 from lorasched.titan.lut import from_frames
+from lorasched.titan.merging import LOG_LAW, merged_iterations
 from lorasched.titan.milp import solve_with_merging
 from lorasched.titan.result import check_result
 from lorasched.titan.scenario import to_arrays, validate
