@@ -16,7 +16,7 @@ from itertools import combinations
 import numpy as np
 from tqdm import tqdm
 
-from ..jobsim.engine import on_tick
+from ..jobsim.engine import fewest_nodes, on_tick
 from ..model.errors import InputError
 from .decisions import Recorder, Schedule
 from .merging import MERGE_LENGTHS, merged_iterations
@@ -34,6 +34,10 @@ WIDTHS = ("elastic", "requested")
 #: ones, or the authors' simulator's estimate (``predict_remaining_time``: one accumulation
 #: micro-step per iteration too many, rounded to whole seconds)
 ESTIMATES = ("exact", "authors")
+#: where a started unit's GPUs come from: one pool (the paper's), or nodes, a unit starting
+#: only on the fewest its width needs, the widest first, else waiting (the authors' code:
+#: their consolidating placement, ``jobsim.engine.fewest_nodes``)
+PLACEMENTS = ("pooled", "fewest_nodes")
 #: the authors' code's cost of leaving a candidate without GPUs (weight 1e-4, power -1)
 NO_ALLOCATION_COST = 1e4
 
@@ -88,19 +92,25 @@ class TitanCluster:
     allocation column (seconds, aligned with ``arrays.allocations``)."""
 
     STATE = ("now", "cursor", "pending", "waiting_jobs", "running", "units", "epochs",
-             "record")
+             "record", "taken")
 
     def __init__(self, arrays: TitanArrays, switch_s: np.ndarray, *, merge: bool = True,
                  preemptive: bool = False, constraints: str = "pairwise",
                  candidates: str = "pairs", merge_length: str = "log",
                  restart_cost: bool = True, tick_s: float = 0.0, keep: str = "all",
                  objective: str = "paper", width: str = "elastic",
-                 estimate: str = "exact"):
+                 estimate: str = "exact", placement: str = "pooled"):
         for name, value, allowed in (("objective", objective, OBJECTIVES),
                                      ("keep", keep, KEEP), ("width", width, WIDTHS),
-                                     ("estimate", estimate, ESTIMATES)):
+                                     ("estimate", estimate, ESTIMATES),
+                                     ("placement", placement, PLACEMENTS)):
             if value not in allowed:
                 raise InputError(f"{name} must be one of {allowed}, got {value!r}")
+        if placement == "fewest_nodes" and (arrays.gpus_per_node <= 0
+                                            or arrays.gpus % arrays.gpus_per_node):
+            raise InputError("placement='fewest_nodes' needs a scenario that records its "
+                             "'gpus_per_node' (dividing its GPUs)")
+        self.placement = placement
         if merge_length == "authors" and (arrays.dataset_index is None
                                           or candidates == "application"):
             raise InputError("merge_length='authors' merges pairs (not candidates="
@@ -143,6 +153,8 @@ class TitanCluster:
         # per unit: [iters_total, frac_left, batch, gpus, start, switch_end, end]
         self.units: list[list] = []
         self.epochs = 0
+        # placement="fewest_nodes": the GPUs a running unit holds on each node
+        self.taken: dict[int, list[int]] = {}
 
     # -- state ---------------------------------------------------------------------------
     def snapshot(self) -> dict:
@@ -150,6 +162,7 @@ class TitanCluster:
         return {"now": self.now, "cursor": self.cursor, "pending": list(self.pending),
                 "waiting_jobs": list(self.waiting_jobs), "running": list(self.running),
                 "units": [list(u) for u in self.units], "epochs": self.epochs,
+                "taken": {u: list(t) for u, t in self.taken.items()},
                 "record": (list(rec.units), list(rec.segments), list(rec.parts),
                            list(rec.decisions))}
 
@@ -159,6 +172,7 @@ class TitanCluster:
         self.waiting_jobs = list(state["waiting_jobs"])
         self.running = list(state["running"])
         self.units = [list(u) for u in state["units"]]
+        self.taken = {u: list(t) for u, t in state.get("taken", {}).items()}
         rec = Recorder()
         rec.units, rec.segments, rec.parts, rec.decisions = (list(x) for x in state["record"])
         self.record = rec
@@ -223,8 +237,18 @@ class TitanCluster:
         self.units.append([float(iters), 1.0, int(batch), 0, math.nan, math.nan, math.nan])
         return uid
 
-    def _start(self, u: int, gpus: int, t: float) -> None:
+    def _free_nodes(self) -> np.ndarray:
+        """Free GPUs per node (``placement="fewest_nodes"``)."""
+        per = self.a.gpus_per_node
+        free = np.full(self.a.gpus // per, per, dtype=np.int64)
+        for take in self.taken.values():
+            free -= np.asarray(take, dtype=np.int64)
+        return free
+
+    def _start(self, u: int, gpus: int, t: float, take=None) -> None:
         unit = self.units[u]
+        if take is not None:
+            self.taken[u] = [int(x) for x in take]
         c = int(np.searchsorted(self.a.allocations, gpus))
         switch_end = t + float(self.switch_s[c])
         unit[3], unit[4], unit[5] = int(gpus), t, switch_end
@@ -242,6 +266,7 @@ class TitanCluster:
             progress = min(left, ran / (total * self._iter_s(batch, gpus)))
             unit[1] = left - progress
         self.record.interval(u, gpus, start, switch_end, t, progress)
+        self.taken.pop(u, None)
         unit[3], unit[4], unit[5], unit[6] = 0, math.nan, math.nan, math.nan
         self.running.remove(u)
         if not finished:
@@ -540,6 +565,8 @@ class TitanCluster:
         """Carry out an allocation of ``offer`` at this event: ``gpus`` per unit and job
         (the offer's order), ``group_gpus`` per merge candidate (0 = none); a unit whose
         allocation changes is stopped and restarted, paying its switch."""
+        if self.placement == "fewest_nodes":
+            return self._apply_on_nodes(offer, gpus, group_gpus)
         a, t = self.a, self.now
         units, jobs, groups = offer.units, offer.jobs, offer.groups
         offset = len(units)
@@ -567,6 +594,58 @@ class TitanCluster:
                 self._start(uid, g, t)
                 started.add(j)
         self.waiting_jobs = [j for j in self.waiting_jobs if j not in started]
+
+    def _apply_on_nodes(self, offer: Offer, gpus, group_gpus) -> None:
+        """:meth:`apply` on nodes, as the authors' code places a decision: a unit whose
+        allocation changes is stopped; then every start, the widest first (ties: single
+        jobs by their remaining time on one GPU, then merged ones), takes the fewest nodes
+        its width needs (``fewest_nodes``), or, where none are free, waits for the next
+        decision."""
+        a, t = self.a, self.now
+        units, jobs, groups = offer.units, offer.jobs, offer.groups
+        offset = len(units)
+        for pos, u in enumerate(units):
+            if u in self.running and int(gpus[pos]) != self.units[u][3]:
+                self._stop(u, t, finished=False)
+        one = int(np.searchsorted(a.allocations, 1))
+        starts = []  # (-gpus, rank, what, key)
+        for pos, u in enumerate(units):
+            g = int(gpus[pos])
+            if g > 0 and u not in self.running:
+                left = self.units[u][1] * self.units[u][0]
+                starts.append((-g, self._rank(left, self.units[u][2], one), "unit", u))
+        for pos, j in enumerate(jobs):
+            g = int(gpus[offset + pos])
+            if g > 0:
+                starts.append((-g, self._rank(a.iterations[j], a.batch[j], one), "job", j))
+        for k, g in enumerate(group_gpus):
+            if g > 0:
+                starts.append((-int(g), (math.inf, k), "group", k))
+        started: set[int] = set()
+        for neg, _, what, key in sorted(starts, key=lambda s: (s[0], s[1])):
+            take = fewest_nodes(-neg, self._free_nodes(), a.gpus_per_node)
+            if take is None:
+                continue
+            if what == "unit":
+                self.pending.remove(key)
+                self._start(key, -neg, t, take)
+                continue
+            if what == "group":
+                members = [jobs[p] for p in groups[key]]
+                uid = self._new_unit(members, offer.g_iters[key], offer.g_batch[key])
+            else:
+                members = [key]
+                uid = self._new_unit(members, float(a.iterations[key]), int(a.batch[key]))
+            self._start(uid, -neg, t, take)
+            started.update(members)
+        self.waiting_jobs = [j for j in self.waiting_jobs if j not in started]
+
+    def _rank(self, work: float, batch: int, one: int) -> tuple[float, float]:
+        """A start's place among equally wide ones: its remaining time on one GPU, as
+        :meth:`_shortest` ranks."""
+        if self.estimate == "authors":
+            return (0.0, float(self._estimated(work, batch, 1)))
+        return (0.0, float(work * self.a.iter_s[batch, one]))
 
     def _decide(self) -> None:
         offer = self.offer()

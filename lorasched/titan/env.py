@@ -18,7 +18,7 @@ from .scenario import TitanArrays
 
 #: the options of TITAN's loop (``lorasched.titan.cluster.TitanCluster``) it accepts
 CLUSTER_OPTIONS = ("merge", "preemptive", "constraints", "candidates", "merge_length",
-                   "restart_cost", "tick_s", "keep", "objective", "estimate")
+                   "restart_cost", "tick_s", "keep", "objective", "estimate", "placement")
 #: the keys of :meth:`AllocationProblem.observe`
 OBSERVATION = ("free_gpus", "time_s", "mask", "members", "remaining_iterations",
                "attained_gpu_s", "age_s", "gpus", "throughput", "action_mask", "conflicts")

@@ -25,13 +25,13 @@ TIRESIAS_THRESHOLD_GPU_S = 4 * 3600.0
 SETUP_DEFAULTS = {
     "paper": {
         "titan": {"switch": "pipelined", "preemptive": False, "tick_s": 0.0, "keep": "all",
-                  "estimate": "exact"},
+                  "estimate": "exact", "placement": "pooled"},
         "baselines": {"switch": "naive", "tick_s": 0.0, "placement": "pooled",
                       "estimate": "exact", "attained": "work"},
     },
     "authors_code": {
         "titan": {"switch": "measured", "preemptive": True, "tick_s": 120.0,
-                  "keep": "shortest", "estimate": "authors"},
+                  "keep": "shortest", "estimate": "authors", "placement": "fewest_nodes"},
         "baselines": {"switch": "measured", "tick_s": 300.0, "placement": "fewest_nodes",
                       "estimate": "authors", "attained": "work_and_switches"},
     },
@@ -68,21 +68,23 @@ def _switch(arrays: TitanArrays, gpus, switch, scale: float) -> np.ndarray:
 
 def cluster_options(arrays: TitanArrays, *, switch=None, switch_scale: float = 1.0,
                     preemptive: bool | None = None, tick_s: float | None = None,
-                    keep: str | None = None, estimate: str | None = None) -> dict:
+                    keep: str | None = None, estimate: str | None = None,
+                    placement: str | None = None) -> dict:
     """The options of TITAN's loop that a setup decides, resolved as :func:`titan` does.
 
     Parameters
     ----------
     arrays : TitanArrays
         The scenario (its ``setup`` gives the defaults, :data:`SETUP_DEFAULTS`).
-    switch, switch_scale, preemptive, tick_s, keep, estimate : optional
+    switch, switch_scale, preemptive, tick_s, keep, estimate, placement : optional
         As in :func:`titan`; ``None``: the setup's.
 
     Returns
     -------
     dict
         ``switch_s`` (seconds per allocation of ``arrays.allocations``), ``preemptive``,
-        ``tick_s``, ``keep`` and ``estimate``: keywords of TITAN's loop (``TitanCluster``)
+        ``tick_s``, ``keep``, ``estimate`` and ``placement``: keywords of TITAN's loop
+        (``TitanCluster``)
         and :class:`~lorasched.titan.env.AllocationProblem`.
 
     Raises
@@ -94,12 +96,12 @@ def cluster_options(arrays: TitanArrays, *, switch=None, switch_scale: float = 1
         raise InputError(f"arrays must be TitanArrays (lorasched.titan.to_arrays), got "
                          f"{type(arrays).__name__}")
     o = _defaults(arrays, "titan", switch=switch, preemptive=preemptive, tick_s=tick_s,
-                  keep=keep, estimate=estimate)
+                  keep=keep, estimate=estimate, placement=placement)
     if not isinstance(o["preemptive"], bool | np.bool_):
         raise InputError(f"'preemptive' must be True or False, got {o['preemptive']!r}")
     return {"switch_s": _switch(arrays, arrays.allocations, o["switch"], switch_scale),
             "preemptive": bool(o["preemptive"]), "tick_s": o["tick_s"], "keep": o["keep"],
-            "estimate": o["estimate"]}
+            "estimate": o["estimate"], "placement": o["placement"]}
 
 
 def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
@@ -108,7 +110,7 @@ def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
           merge_length: str = "log", restart_cost: bool = True,
           tick_s: float | None = None, keep: str | None = None,
           objective: str = "paper", width: str = "elastic",
-          estimate: str | None = None) -> Schedule:
+          estimate: str | None = None, placement: str | None = None) -> Schedule:
     """The policy ``titan``: TITAN's MILP scheduler with the task merger (sections 3-4).
 
     The event-driven loop of ``lorasched.titan.cluster``, whose docstring details every
@@ -160,6 +162,11 @@ def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
         micro-step per iteration too many, whole seconds:
         ``lorasched.titan.lut.estimated_step_time``; setup ``"authors_code"``). ``None``
         (default): the setup's.
+    placement : {"pooled", "fewest_nodes"}, optional
+        Where a started job's GPUs come from: one pool (the paper's), or nodes, the widest
+        start first, each only on the fewest nodes its width needs, else waiting for the
+        next decision (the authors' code's consolidating placement; setup
+        ``"authors_code"``). ``None`` (default): the setup's.
 
     Returns
     -------
@@ -172,7 +179,7 @@ def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
         Naming the first option out of its choices or range.
     """
     o = _defaults(arrays, "titan", switch=switch, preemptive=preemptive, tick_s=tick_s,
-                  keep=keep, estimate=estimate)
+                  keep=keep, estimate=estimate, placement=placement)
     for name, flag in (("merge", merge), ("preemptive", o["preemptive"]),
                        ("restart_cost", restart_cost)):
         if not isinstance(flag, bool | np.bool_):
@@ -182,14 +189,14 @@ def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
                      constraints=constraints, candidates=candidates,
                      merge_length=merge_length, restart_cost=bool(restart_cost),
                      tick_s=o["tick_s"], keep=o["keep"], objective=objective, width=width,
-                     estimate=o["estimate"])
+                     estimate=o["estimate"], placement=o["placement"])
 
 
 def titan_nomerge(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
                   switch_scale: float = 1.0, preemptive: bool | None = None,
                   restart_cost: bool = True, tick_s: float | None = None,
                   keep: str | None = None, objective: str = "paper",
-                  estimate: str | None = None) -> Schedule:
+                  estimate: str | None = None, placement: str | None = None) -> Schedule:
     """The policy ``titan_nomerge``: TITAN without the task merger (Table 3's "w/o task merger").
 
     :func:`titan` with ``merge=False``; the options are :func:`titan`'s.
@@ -201,14 +208,15 @@ def titan_nomerge(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
     """
     return titan(arrays, rng, merge=False, switch=switch, switch_scale=switch_scale,
                  preemptive=preemptive, restart_cost=restart_cost, tick_s=tick_s,
-                 keep=keep, objective=objective, estimate=estimate)
+                 keep=keep, objective=objective, estimate=estimate, placement=placement)
 
 
 def titan_noswitch(arrays: TitanArrays, rng: np.random.Generator, *, switch_scale: float = 1.0,
                    preemptive: bool | None = None, constraints: str = "pairwise",
                    candidates: str = "pairs", merge_length: str = "log",
                    restart_cost: bool = True, tick_s: float | None = None,
-                   keep: str | None = None, estimate: str | None = None) -> Schedule:
+                   keep: str | None = None, estimate: str | None = None,
+                   placement: str | None = None) -> Schedule:
     """The policy ``titan_noswitch``: TITAN with the naive context switch.
 
     Table 3's "w/o pipeline switch": :func:`titan` with ``switch="naive"``; the options
@@ -222,7 +230,7 @@ def titan_noswitch(arrays: TitanArrays, rng: np.random.Generator, *, switch_scal
     return titan(arrays, rng, merge=True, switch="naive", switch_scale=switch_scale,
                  preemptive=preemptive, constraints=constraints, candidates=candidates,
                  merge_length=merge_length, restart_cost=restart_cost, tick_s=tick_s,
-                 keep=keep, estimate=estimate)
+                 keep=keep, estimate=estimate, placement=placement)
 
 
 def srtf(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,

@@ -12,7 +12,7 @@ import pytest
 import xarray as xr
 
 import lorasched
-from lorasched.model.errors import ResultError
+from lorasched.model.errors import InputError, ResultError
 from lorasched.titan import policies
 from lorasched.titan.cluster import TitanCluster
 from lorasched.titan.decisions import RUN, SWITCH
@@ -874,3 +874,43 @@ def test_titan_ranks_and_weighs_by_the_authors_estimate_in_their_setup(authors_v
     paper = to_arrays(titan_scenario(model="vit", jobs=10, seed=2))
     with pytest.raises(ValueError, match="needs a scenario built with setup='authors_code'"):
         TitanCluster(paper, np.zeros(paper.allocations.size), estimate="authors")
+
+
+def test_titan_on_nodes_starts_the_widest_first_and_a_start_no_node_holds_waits(authors_vit):
+    from lorasched.titan.cluster import Offer
+    arrays = to_arrays(authors_vit)  # 8 nodes of 4 GPUs
+    assert arrays.gpus_per_node == 4 and arrays.gpus == 32
+    jobs = list(range(10))
+    # eight jobs of 3 GPUs leave one GPU free on every node: the job of 2 fits on no node
+    gpus = (1, 2) + (3,) * 8
+    offer = Offer(free=32, allocs=arrays.allocations, units=[], jobs=jobs,
+                  iters=arrays.iterations[jobs].astype(float), batch=arrays.batch[jobs],
+                  left=np.ones(len(jobs)), groups=[], g_iters=[], g_batch=[])
+    started = {}
+    for placement in ("pooled", "fewest_nodes"):
+        cluster = TitanCluster(arrays, np.zeros(arrays.allocations.size), preemptive=True,
+                               placement=placement)
+        cluster.now, cluster.waiting_jobs = 0.0, list(jobs)
+        cluster.apply(offer, gpus, ())
+        started[placement] = sorted(m for u in cluster.running
+                                    for m in cluster.record.units[u])
+        if placement == "fewest_nodes":
+            assert cluster.waiting_jobs == [1]  # the job of 2 GPUs waits
+            taken = np.array(list(cluster.taken.values()))
+            assert (taken.sum(axis=0) <= 4).all() and (cluster._free_nodes() >= 0).all()
+            # the job of 1 GPU went on the fullest node it fits on, beside a job of 3
+            one = next(u for u in cluster.running if list(cluster.record.units[u]) == [0])
+            assert sorted(cluster.taken[one]) == [0] * 7 + [1]
+            assert cluster._free_nodes().sum() == 32 - 25
+            # a stopped unit gives its node back; the state carries what each unit holds
+            state = cluster.snapshot()
+            cluster._stop(one, 10.0, finished=False)
+            assert cluster._free_nodes().sum() == 32 - 24 and one not in cluster.taken
+            cluster.restore(state)
+            assert cluster._free_nodes().sum() == 32 - 25
+    assert started["pooled"] == jobs and started["fewest_nodes"] == [0] + list(range(2, 10))
+    with pytest.raises(InputError, match="placement must be one of"):
+        TitanCluster(arrays, np.zeros(arrays.allocations.size), placement="racks")
+    pooled = arrays._replace(gpus_per_node=0)  # a scenario without nodes
+    with pytest.raises(InputError, match="gpus_per_node"):
+        TitanCluster(pooled, np.zeros(arrays.allocations.size), placement="fewest_nodes")
