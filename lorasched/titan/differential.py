@@ -102,8 +102,8 @@ def redated(theirs: pd.DataFrame) -> pd.DataFrame:
     submission (``split_after_complete``: ``completion_time - self.submission_time +
     fm_job.submission_time``, the merged job's submission copied from A, the member whose
     dataset comes first in their list): A's completion is the merged job's end, B's is
-    shifted by B's submission less A's, and B's JCT is A's. Here every member's
-    completion is A's and its JCT its own, from its own submission, as lorasched counts
+    shifted by B's submission less A's, and B's JCT is A's. Here both members complete at
+    the merged job's end, each JCT from the member's own submission, as lorasched counts
     it. A run without merged jobs is returned unchanged."""
     if "merged_with" not in theirs.columns or theirs["merged_with"].isna().all():
         return theirs
@@ -180,9 +180,8 @@ def _cause(row: dict) -> str:
     """What tells a job's JCT apart in the two runs, first that applies: its own length
     (the samples its curve and dataset give it), a merge in their run (their simulator
     dates a member's completion from the other member's submission, :func:`redated`),
-    its first start (an
-    earlier difference moved it in the queue), else how it ran (GPUs, restarts); empty
-    when it agrees within ``TOLERANCES``' first."""
+    its first start (an earlier difference moved it in the queue), else how it ran (GPUs,
+    restarts); empty when it agrees within ``TOLERANCES``' first."""
     if abs(row["rel"]) <= TOLERANCES[0]:
         return ""
     if abs(row.get("length ratio", 1.0) - 1.0) > SAME_LENGTH:
