@@ -504,8 +504,9 @@ def _linked(v):
 
 
 def styled(table):
-    """A table for display: its index hidden when it is pandas' default (0, 1, 2, ...: it
-    means nothing) and kept when it labels the rows, text left-aligned, and every column
+    """A table for display: its index hidden when it is unnamed whole numbers (pandas'
+    default 0, 1, 2, ..., or what is left of it after rows were taken: it means nothing)
+    and kept when it labels the rows, text left-aligned, and every column
     whose name starts with ``verdict`` coloured by verdict (claims and summary tables);
     floats to significant digits, True/False as yes/no, a missing value blank. A Series is
     shown as a one-column table; anything else is returned as it is."""
@@ -523,8 +524,8 @@ def styled(table):
     uuid = "claims-" + hashlib.sha256(table.to_csv().encode()).hexdigest()[:10]
     out = table.style.set_uuid(uuid)
     index = table.index
-    if (isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
-            and index.name is None):
+    if (index.nlevels == 1 and index.name is None
+            and pd.api.types.is_integer_dtype(index.dtype)):
         out = out.hide(axis="index")
     verdicts = [c for c in table.columns if str(c).startswith("verdict")]
     if verdicts:

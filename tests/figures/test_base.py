@@ -24,6 +24,10 @@ def test_styled_tables_hide_the_default_index_colour_verdicts_and_read_as_people
                                       v.NOT_RUN]})
     page = styled(table).to_html()
     assert 'class="row_heading' not in page  # no 0, 1, 2 column
+    # nor what is left of it after rows were taken (a summary's rows of one system)
+    assert 'class="row_heading' not in styled(table.iloc[[1, 3]]).to_html()
+    named = table.iloc[[1, 3]].rename_axis("seed")
+    assert 'class="row_heading' in styled(named).to_html()  # a named index labels rows
     for verdict in (v.REPRODUCED, v.CONTRADICTED, v.MAGNITUDE_OFF):
         assert f"color: {v.COLOURS[verdict]}" in page
     assert f"color: {v.GREY}" in page  # a not-compared verdict

@@ -425,7 +425,7 @@ def paper_table(data: AllpassData, rows: list[tuple]) -> pd.DataFrame:
     """A table of (label, setup, algorithm, metric, scale, formatter, paper) rows: ours
     (the centre over seeds and its interval, :func:`fmt`) beside the paper's (already
     formatted, or "")."""
-    return pd.DataFrame([{"": label, "setup": setup, "policy": NAMES[alg],
+    return pd.DataFrame([{"quantity": label, "setup": setup, "policy": NAMES[alg],
                           "lorasched": fmt(scale * data.values(metric, setup, alg), f),
                           "paper": paper}
                          for label, setup, alg, metric, scale, f, paper in rows])
