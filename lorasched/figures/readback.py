@@ -84,4 +84,38 @@ def unnamed_columns(page_html: str) -> list[str]:
     return found
 
 
-__all__ = ["unnamed_columns"]
+
+#: a decimal: its digits after any sign (not an identifier's, as arXiv:2510.00206)
+_DECIMAL = re.compile(r"(?<![\w.,:])[-+−±]?(\d[\d,]*)\.(\d+)(?![\w.])")
+#: significant digits a decimal may print (the quoted-numbers tables give six)
+MAX_DIGITS = 6
+#: decimal places a number may print, however few of them count (0.000000000000000117)
+MAX_PLACES = 9
+#: "for 320 jobs, not 320": a number set against itself
+_CONTRAST = re.compile(r"(?<![\w.,])(\d[\d,.]*\d|\d)\b([^.;:!?]{0,40}?),? not \1(?![\w.,]\d)")
+
+
+def page_text(page_html: str) -> str:
+    """The prose and table text of a page, without its scripts, styles and code."""
+    text = re.sub(r"<(script|style|pre|code)\b.*?</\1>", " ", page_html, flags=re.S)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", text)).split())
+
+
+def text_problems(page_html: str) -> list[str]:
+    """The page's numbers printed past their precision (a decimal with more than
+    :data:`MAX_DIGITS` significant digits or :data:`MAX_PLACES` places) and its sentences
+    that set a number against itself ("for 320 jobs, not 320"); code is not read."""
+    text = page_text(page_html)
+    found = []
+    for m in _DECIMAL.finditer(text):
+        whole, places = m.group(1).replace(",", ""), m.group(2)
+        digits = (whole + places).lstrip("0")
+        if len(digits) > MAX_DIGITS or len(places) > MAX_PLACES:
+            found.append(f"past its precision: {m.group(0)!r} in "
+                         f"'…{text[max(0, m.start() - 50):m.end() + 20]}…'")
+    for m in _CONTRAST.finditer(text):
+        found.append(f"set against itself: '…{text[max(0, m.start() - 30):m.end()]}…'")
+    return found
+
+
+__all__ = ["MAX_DIGITS", "MAX_PLACES", "page_text", "text_problems", "unnamed_columns"]

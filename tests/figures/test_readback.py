@@ -1,5 +1,6 @@
-"""The built book's tables read back (lorasched.figures.readback): no column without a name,
-on a page made here that has each kind, and on every page of the built small book."""
+"""The built book read back (lorasched.figures.readback): no column without a name, no number
+past its precision, no number set against itself, on pages made here that have each, and on
+every page of the built small book."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pandas as pd
 import pytest
 
 from lorasched.figures import styled
-from lorasched.figures.readback import unnamed_columns
+from lorasched.figures.readback import text_problems, unnamed_columns
 
 FRAME = pd.DataFrame({"policy": ["A", "B", "C"], "JCT (h)": [1.0, 2.0, 3.0]})
 
@@ -33,10 +34,29 @@ def test_a_column_without_a_name_is_found():
 
 
 @pytest.mark.browser
-def test_no_table_of_the_built_book_has_a_column_without_a_name(built_book):
+def test_no_page_of_the_built_book_has_an_unnamed_column_or_a_number_past_its_precision(
+        built_book):
     pages = sorted(p for p in built_book.rglob("*.html")
                    if not p.relative_to(built_book).parts[0].startswith(("_", "genindex")))
     assert len(pages) > 30
     found = [f"{p.relative_to(built_book)}: {line}" for p in pages
-             for line in unnamed_columns(p.read_text())]
-    assert not found, "columns without a name:\n  " + "\n  ".join(found)
+             for line in unnamed_columns(p.read_text()) + text_problems(p.read_text())]
+    assert not found, "what a reader should not see:\n  " + "\n  ".join(found)
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("TITAN's JCT is 0.2287 h against 0.2265 h; 5,940 of 5,940 jobs.", None),
+    ("the value before rounding, 0.0697156, and arXiv:2510.00206", None),
+    ("the interval ± 0.000000000000000117", "past its precision: '0.000000000000000117'"),
+    ("an average of 10.000000000000002 workers", "past its precision"),
+    ("a share of 0.3333333 of the jobs", "past its precision"),
+    ("Ours solves for 320 jobs, not 320.", "set against itself"),
+    ("It adds 10 workers, not 11.", None),
+    ("<code>10.000000000000002</code> in code is not read", None),
+])
+def test_a_number_past_its_precision_or_set_against_itself_is_found(text, found):
+    problems = text_problems(f"<p>{text}</p>")
+    if found is None:
+        assert problems == []
+    else:
+        assert len(problems) == 1 and problems[0].startswith(found)
