@@ -2,7 +2,9 @@
 
 :data:`ABBREVIATIONS` maps each abbreviation the book uses to the phrases that define it;
 :func:`undefined` reads a page's text and names every abbreviation whose first use has
-none of its phrases nearby. The book's tests run it on every page.
+none of its phrases nearby and is not a link to the book's glossary (``book/glossary.md``):
+a MyST ``{term}`` role or a markdown link whose target names the glossary. The book's tests
+run it on every page.
 """
 
 from __future__ import annotations
@@ -63,6 +65,15 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
 #: characters of context shown on each side of an undefined first use
 CONTEXT = 60
 
+#: what :func:`reader_text` puts after a use that links to the glossary (an invisible
+#: separator, U+2063): such a use is defined there
+LINKED = "\u2063"
+
+#: a MyST glossary reference, ``{term}`JCT``` or ``{term}`the JCT <JCT>```
+_TERM = re.compile(r"\{term\}`([^`<]*?)\s*(?:<([^>`]+)>)?`")
+#: a markdown link into the glossary, ``[JCT](../glossary.md#term-JCT)``
+_GLOSSARY_LINK = re.compile(r"\[([^\]]+)\]\(([^)]*glossary[^)]*)\)")
+
 
 def _pattern(abbreviation: str) -> re.Pattern[str]:
     """An abbreviation as a word: not part of a longer word or of a longer abbreviation
@@ -100,8 +111,11 @@ def _without_code_blocks(markdown: str) -> str:
 def reader_text(markdown: str) -> str:
     """``markdown`` as a reader reads it, in one line: headings (lines starting with
     ``#``), fenced code blocks, inline code, link targets and markdown emphasis (``*``, ``_``)
-    left out, escaped dollars plain, whitespace runs one space."""
+    left out, escaped dollars plain, whitespace runs one space. A glossary reference (a
+    ``{term}`` role or a link into the glossary) is its text followed by :data:`LINKED`."""
     text = re.sub(r"^[ \t]{0,3}#.*$", " ", _without_code_blocks(markdown), flags=re.M)
+    text = _TERM.sub(lambda m: (m[1] or m[2]).strip() + LINKED, text)
+    text = _GLOSSARY_LINK.sub(lambda m: m[1] + LINKED, text)
     text = re.sub(r"`[^`]*`", " ", text)
     text = re.sub(r"\]\([^)]*\)", "]", text)
     text = text.replace("\\$", "$").replace("*", "")
@@ -116,7 +130,8 @@ def undefined(text: str, window: int = 200) -> list[tuple[str, str]]:
     ----------
     text : str
         A page's reader-visible markdown in reading order (it is read with
-        :func:`reader_text`: headings, inline code and link targets do not count).
+        :func:`reader_text`: headings, inline code and link targets do not count; a use
+        that links to the glossary is defined there).
     window : int
         A first use is defined when one of its phrases (:data:`ABBREVIATIONS`) lies
         within this many characters before or after it (in :func:`reader_text`'s text).
@@ -131,7 +146,7 @@ def undefined(text: str, window: int = 200) -> list[tuple[str, str]]:
     found: list[tuple[int, str, str]] = []
     for abbreviation, phrases in ABBREVIATIONS.items():
         m = _PATTERNS[abbreviation].search(plain)
-        if m is None:
+        if m is None or plain.startswith(LINKED, m.end()):
             continue
         near = plain[max(0, m.start() - window):m.end() + window].casefold()
         if any(p.casefold() in near for p in phrases):

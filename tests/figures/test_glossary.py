@@ -88,6 +88,77 @@ def test_every_abbreviation_has_phrases_and_is_found_as_itself():
         assert [a for a, _ in undefined(f"Here {abbreviation} is used.")] == [abbreviation]
 
 
+def test_a_use_that_links_to_the_glossary_is_defined_there():
+    far = "word " * 60
+    assert undefined(f"The {{term}}`JCT` falls.{far} JCT again.") == []
+    assert undefined(f"The {{term}}`TL-NP <TL>` waits.{far} TL-NP again.") == []
+    # a term linked under other words does not introduce the abbreviation
+    assert [a for a, _ in undefined(f"Its {{term}}`time <JCT>` falls.{far} JCT.")] == ["JCT"]
+    assert undefined("The [JCT](../glossary.md#term-JCT) falls.") == []
+    # a link elsewhere, or a glossary link after the first use, defines nothing
+    assert [a for a, _ in undefined("The [JCT](fig05.ipynb) falls.")] == ["JCT"]
+    assert [a for a, _ in undefined(f"The JCT falls.{far} {{term}}`JCT`")] == ["JCT"]
+
+
+def glossary_terms() -> list[str]:
+    """The terms of ``book/glossary.md``'s glossary directives, in order."""
+    terms, inside = [], False
+    for line in (BOOK / "glossary.md").read_text().splitlines():
+        if line.startswith("```{glossary}"):
+            inside = True
+        elif line.startswith("```"):
+            inside = False
+        elif inside and line.strip() and not line.startswith(" "):
+            terms.append(line.strip())
+    return terms
+
+
+def test_the_book_has_one_glossary_with_every_abbreviation_once():
+    terms = glossary_terms()
+    assert len(terms) == len(set(terms)), sorted(t for t in terms if terms.count(t) > 1)
+    missing = [a for a in ABBREVIATIONS if a not in terms]
+    assert not missing, f"abbreviations missing from book/glossary.md: {missing}"
+    toc = yaml.safe_load((BOOK / "_toc.yml").read_text())
+    assert "glossary.md" in toc_files(toc)
+
+
+def definitions(paragraph: str) -> set[str]:
+    """The abbreviations a paragraph defines in words (one of its phrases is in it)."""
+    text = paragraph.casefold()
+    return {a for a, phrases in ABBREVIATIONS.items() if any(p.casefold() in text
+                                                             for p in phrases)}
+
+
+def repeated_glossaries(pages: dict[str, str]) -> dict[str, list[str]]:
+    """The paragraphs that define four or more abbreviations in words and stand on more
+    than two pages (``{page: markdown}``): a glossary written again, where a link to the
+    book's would do."""
+    seen: dict[str, list[str]] = {}
+    for page, markdown in pages.items():
+        for paragraph in markdown.split("\n\n"):
+            if len(definitions(paragraph)) >= 4:
+                seen.setdefault(paragraph, []).append(page)
+    return {p[:80]: names for p, names in seen.items() if len(names) > 2}
+
+
+def test_a_glossary_written_on_three_pages_is_found():
+    paragraph = ("A job's JCT is its completion time; the DBF is the demand bound function; "
+                 "Tiresias-L (TL) and shortest job first (SJF) are the baselines.")
+    pages = {"a": paragraph, "b": f"Other words.\n\n{paragraph}", "c": paragraph}
+    assert list(repeated_glossaries(pages).values()) == [["a", "b", "c"]]
+    assert repeated_glossaries({"a": paragraph, "b": paragraph}) == {}
+
+
+def test_no_page_repeats_a_glossary():
+    pages = {}
+    for path in sorted((BOOK.parent / "notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        pages[path.stem] = "\n\n".join("".join(c["source"]) for c in cells
+                                        if c["cell_type"] == "markdown")
+    repeated = repeated_glossaries(pages)
+    assert not repeated, f"definitions repeated on more than two pages: {repeated}"
+
+
 # ------------------------------------------------------------------- the book's pages
 
 
