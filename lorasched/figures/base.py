@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import hashlib
+import html
 import math
 import os
 import re
@@ -494,13 +495,28 @@ def _cell(v):
 _MD_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 
 
+#: a why longer than this (characters, as read) is folded: its first words show, the rest
+#: opens on a click, so that a claims table stays one line a row
+FOLD_AFTER = 80
+#: how many words of a folded why show
+FOLD_WORDS = 8
+
+
 def _linked(v):
     """A why for a table: its markdown links ``[words](page.html#anchor)`` as HTML links
-    (a target ``page.ipynb`` is the built ``page.html``)."""
+    (a target ``page.ipynb`` is the built ``page.html``); a why longer than
+    :data:`FOLD_AFTER` characters folded in a ``<details>`` whose summary is its first
+    :data:`FOLD_WORDS` words."""
     if not isinstance(v, str):
         return _cell(v)
-    return _MD_LINK.sub(lambda m: f'<a href="{re.sub(r".ipynb(?=#|$)", ".html", m.group(2))}"'
-                        f">{m.group(1)}</a>", v)
+    text = html.escape(v, quote=False)
+    linked = _MD_LINK.sub(lambda m: f'<a href="{re.sub(r".ipynb(?=#|$)", ".html", m.group(2))}"'
+                          f">{m.group(1)}</a>", text)
+    plain = _MD_LINK.sub(lambda m: m.group(1), text)
+    if len(plain) <= FOLD_AFTER:
+        return linked
+    teaser = " ".join(plain.split()[:FOLD_WORDS]).rstrip(",;:")
+    return f'<details class="why"><summary>{teaser} …</summary>{linked}</details>'
 
 
 def styled(table):

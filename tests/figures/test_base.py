@@ -43,6 +43,20 @@ def test_styled_tables_hide_the_default_index_colour_verdicts_and_read_as_people
     assert styled("text") == "text"
 
 
+def test_a_long_why_is_folded_behind_its_first_words_and_keeps_its_links():
+    long = ("TITAN merges 41 % of jobs, far more than the paper's pairs, because "
+            "[the merger](titan_table2.ipynb#merging) pairs any two datasets & p < 1.")
+    table = pd.DataFrame({"claim": ["a", "b"], "why": ["Merges 41 %.", long]})
+    page = styled(table).to_html()
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", page, re.S)
+    short_cell, long_cell = cells[1].strip(), cells[3].strip()
+    assert short_cell == "Merges 41 %."  # short: as it is
+    assert long_cell.startswith('<details class="why"><summary>TITAN merges 41 % of jobs, far '
+                                "more …</summary>")
+    assert '<a href="titan_table2.html#merging">the merger</a>' in long_cell
+    assert "&amp; p &lt; 1." in long_cell and long_cell.endswith("</details>")
+
+
 def test_prose_escapes_dollar_amounts_but_not_maths():
     text = Prose("It costs $236.69 (of which $18.02 idle), and $\\alpha$ is kept.")
     md = text._repr_markdown_()
