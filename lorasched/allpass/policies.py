@@ -1,7 +1,7 @@
 """The Allpass system's policies, name -> ``run(arrays, rng, **options) -> Run``
-(:data:`REGISTRY`): Allpass, its fixed-F variants, TL-P/TL-NP, SJF-P/SJF-NP, HPA, Modal, the
-queue-all oracle and the random floor. What each is and gets:
-:doc:`/reference/allpass_cluster`. A policy of your own:
+(:data:`REGISTRY`): Allpass, its fixed-F variants (:data:`PRESETS`), TL-P/TL-NP,
+SJF-P/SJF-NP, HPA, Modal, the queue-all oracle and the random floor. What each is and
+gets: :doc:`/reference/allpass_cluster`. A policy of your own:
 ``lorasched.systems.get("allpass").register(name, run)``.
 """
 
@@ -12,7 +12,9 @@ import numbers
 
 import numpy as np
 
+from ..model.docfill import filler
 from ..model.errors import InputError
+from ..model.presets import Preset, build_all
 from .cluster import (
     CHECKPOINT_S,
     HPA_TARGET,
@@ -27,6 +29,51 @@ from .env import MAX_STEP, ProvisioningProblem
 from .pressure import RULES, UNITS, WINDOW_S
 from .scalers import F0, READINGS, ServerlessScaler
 from .scenario import AllpassArrays
+
+# The numpydoc fragments the policies' docstrings share, each written once: a docstring
+# line that is only ``%(name)s`` is filled with fragment ``name`` (lorasched.model.docfill).
+_DOCS = {
+    "arrays": """
+    arrays : AllpassArrays
+        The scenario.
+    """,
+    "rng": """
+    rng : numpy.random.Generator
+        Draws the providers' start-up delays.
+    """,
+    "reading": """
+    reading : {"evident", "literal"}, optional
+        The reading of Algorithm 2 (default ``"evident"``; ``lorasched.allpass.scalers``).
+    """,
+    "overdue": """
+    overdue : bool, optional
+        Count jobs past their deadline in D (eq. 1; default True); False is the literal
+        window ``(t, t + T]`` (``lorasched.allpass.pressure``).
+    """,
+    "units": """
+    units : {"paper", "slip"}, optional
+        ``"slip"``: D's seconds against ``C_t T`` in minutes, ``p`` 60 times larger (a
+        hypothesis about the authors' code, never the default; ``lorasched.allpass.pressure``).
+    """,
+    "overheads": """
+    checkpoint_s, restore_s : float, optional
+        Seconds of the checkpoint and the restore of a demotion or a preemption (default
+        42 + 42 = the paper's 1.4 min).
+    """,
+    "returns": """
+    Returns
+    -------
+    Run
+        What the run decided.
+    """,
+    "raises": """
+    Raises
+    ------
+    InputError
+        Naming the first option out of its choices or range.
+    """,
+}
+_doc = filler(_DOCS)
 
 
 def _seconds(name: str, value, *, positive: bool = False) -> float:
@@ -49,6 +96,7 @@ def _run(arrays: AllpassArrays, rng: np.random.Generator, **settings) -> Run:
     return cluster.result()
 
 
+@_doc
 def allpass(arrays: AllpassArrays, rng: np.random.Generator, *, F0: float = F0,
             G_up: float = 10.0, R_up: float = 100.0, G_dn: float = 2.0, R_dn: float = 30.0,
             reading: str = "evident", overdue: bool = True, demand: str = "deadline",
@@ -61,42 +109,27 @@ def allpass(arrays: AllpassArrays, rng: np.random.Generator, *, F0: float = F0,
 
     Parameters
     ----------
-    arrays : AllpassArrays
-        The scenario.
-    rng : numpy.random.Generator
-        Draws the providers' start-up delays.
+    %(arrays)s
+    %(rng)s
     F0 : float, optional
         The initial serverless threshold, s (sec. 5.1's 300).
     G_up, R_up, G_dn, R_dn : float, optional
         The gains of Algorithm 1 (sec. 5.1's values: 10, 100, 2, 30).
-    reading : {"evident", "literal"}, optional
-        The reading of Algorithm 2 (default ``"evident"``; ``lorasched.allpass.scalers``).
-    overdue : bool, optional
-        Count jobs past their deadline in D (eq. 1; default True); False is the literal
-        window ``(t, t + T]`` (``lorasched.allpass.pressure``).
+    %(reading)s
+    %(overdue)s
     demand : {"deadline", "laxity"}, optional
         ``"laxity"``: the work each window must deliver for the deadlines to be met
         instead of eq. (1) (lorasched's option, not the paper's;
         ``lorasched.allpass.pressure``); default ``"deadline"``.
-    units : {"paper", "slip"}, optional
-        ``"slip"``: D's seconds against ``C_t T`` in minutes, ``p`` 60 times larger (a
-        hypothesis about the authors' code, never the default; ``lorasched.allpass.pressure``).
-    checkpoint_s, restore_s : float, optional
-        Seconds of the checkpoint and the restore of a demotion or a preemption (default
-        42 + 42 = the paper's 1.4 min).
+    %(units)s
+    %(overheads)s
     window_s : float, optional
         The largest window T of eq. (2), s (default sec. 5.1's 30 min); the windows are
         every tick up to it (``lorasched.allpass.pressure.window_set``).
 
-    Returns
-    -------
-    Run
-        What the run decided.
+    %(returns)s
 
-    Raises
-    ------
-    InputError
-        Naming the first option out of its choices or range.
+    %(raises)s
     """
     _check_dbf(reading, overdue, demand, units)
     scaler = ServerlessScaler(G_up=G_up, R_up=R_up, G_dn=G_dn, R_dn=R_dn,
@@ -119,6 +152,7 @@ def _check_dbf(reading, overdue, demand="deadline", units="paper") -> None:
         raise InputError(f"'units' must be one of {UNITS}, got {units!r}")
 
 
+@_doc
 def allpass_fixed(arrays: AllpassArrays, rng: np.random.Generator, *, F: float = 60.0,
                   reading: str = "evident", overdue: bool = True, units: str = "paper",
                   checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
@@ -126,33 +160,18 @@ def allpass_fixed(arrays: AllpassArrays, rng: np.random.Generator, *, F: float =
 
     Parameters
     ----------
-    arrays : AllpassArrays
-        The scenario.
-    rng : numpy.random.Generator
-        Draws the providers' start-up delays.
+    %(arrays)s
+    %(rng)s
     F : float, optional
         The serverless threshold, s (default 60).
-    reading : {"evident", "literal"}, optional
-        The reading of Algorithm 2 (default ``"evident"``; ``lorasched.allpass.scalers``).
-    overdue : bool, optional
-        Count jobs past their deadline in D (eq. 1; default True); False is the literal
-        window ``(t, t + T]`` (``lorasched.allpass.pressure``).
-    units : {"paper", "slip"}, optional
-        ``"slip"``: D's seconds against ``C_t T`` in minutes, ``p`` 60 times larger (a
-        hypothesis about the authors' code, never the default; ``lorasched.allpass.pressure``).
-    checkpoint_s, restore_s : float, optional
-        Seconds of the checkpoint and the restore of a demotion or a preemption (default
-        42 + 42 = the paper's 1.4 min).
+    %(reading)s
+    %(overdue)s
+    %(units)s
+    %(overheads)s
 
-    Returns
-    -------
-    Run
-        What the run decided.
+    %(returns)s
 
-    Raises
-    ------
-    InputError
-        Naming the first option out of its choices or range.
+    %(raises)s
     """
     _check_dbf(reading, overdue, units=units)
     return _run(arrays, rng, serverless="fixed", F=_seconds("F", F), discipline="edf",
@@ -160,36 +179,16 @@ def allpass_fixed(arrays: AllpassArrays, rng: np.random.Generator, *, F: float =
                 **_overheads(checkpoint_s, restore_s))
 
 
-def allpass_fixed60(arrays: AllpassArrays, rng: np.random.Generator, *,
-                    reading: str = "evident", overdue: bool = True, units: str = "paper",
-                    checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
-    """The policy ``allpass_fixed60``: Allpass with F fixed at 60 s (Fixed-60s of Figure 11).
-
-    :func:`allpass_fixed` with ``F=60``; the options are its.
-
-    Returns
-    -------
-    Run
-        What the run decided.
-    """
-    return allpass_fixed(arrays, rng, F=60.0, reading=reading, overdue=overdue, units=units,
-                         checkpoint_s=checkpoint_s, restore_s=restore_s)
-
-
-def allpass_fixed600(arrays: AllpassArrays, rng: np.random.Generator, *,
-                     reading: str = "evident", overdue: bool = True, units: str = "paper",
-                     checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
-    """The policy ``allpass_fixed600``: Allpass with F fixed at 600 s (Fixed-600s of Figure 11).
-
-    :func:`allpass_fixed` with ``F=600``; the options are its.
-
-    Returns
-    -------
-    Run
-        What the run decided.
-    """
-    return allpass_fixed(arrays, rng, F=600.0, reading=reading, overdue=overdue, units=units,
-                         checkpoint_s=checkpoint_s, restore_s=restore_s)
+#: The policies that are another policy with an option fixed, one
+#: :class:`~lorasched.model.presets.Preset` each: their functions below, docstrings, registry
+#: entries and :data:`LABELS` are made from it.
+PRESETS = (
+    Preset("allpass_fixed60", allpass_fixed, {"F": 60.0}, label="Fixed-60s",
+           source="Figure 11", description="Allpass with F fixed at 60 s"),
+    Preset("allpass_fixed600", allpass_fixed, {"F": 600.0}, label="Fixed-600s",
+           source="Figure 11", description="Allpass with F fixed at 600 s"),
+)
+allpass_fixed60, allpass_fixed600 = build_all(PRESETS, __name__)
 
 
 def _serverful(arrays, rng, discipline, *, preemptive=False, share="none",
@@ -200,6 +199,7 @@ def _serverful(arrays, rng, discipline, *, preemptive=False, share="none",
                 **_overheads(checkpoint_s, restore_s), **extra)
 
 
+@_doc
 def tl_p(arrays, rng, *, threshold_s: float = TIRESIAS_THRESHOLD_S,
          checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
     """The baseline ``tl_p``: Tiresias-L, preemptive, serverful only.
@@ -209,33 +209,24 @@ def tl_p(arrays, rng, *, threshold_s: float = TIRESIAS_THRESHOLD_S,
 
     Parameters
     ----------
-    arrays : AllpassArrays
-        The scenario.
-    rng : numpy.random.Generator
-        Draws the providers' start-up delays.
+    %(arrays)s
+    %(rng)s
     threshold_s : float, optional
         The first queue's limit, seconds of attained service. Not in the Allpass paper:
         one hour, lorasched's choice (default 3600; TITAN's Tiresias uses the TITAN
         authors' four GPU-hours).
-    checkpoint_s, restore_s : float, optional
-        Seconds of the checkpoint and the restore of a demotion or a preemption (default
-        42 + 42 = the paper's 1.4 min).
+    %(overheads)s
 
-    Returns
-    -------
-    Run
-        What the run decided.
+    %(returns)s
 
-    Raises
-    ------
-    InputError
-        Naming the first option out of its choices or range.
+    %(raises)s
     """
     return _serverful(arrays, rng, "tiresias", preemptive=True,
                       tiresias_threshold_s=_seconds("threshold_s", threshold_s, positive=True),
                       checkpoint_s=checkpoint_s, restore_s=restore_s)
 
 
+@_doc
 def tl_np(arrays, rng, *, threshold_s: float = TIRESIAS_THRESHOLD_S,
           checkpoint_s: float = CHECKPOINT_S, restore_s: float = RESTORE_S) -> Run:
     """The baseline ``tl_np``: Tiresias-L without preemption, serverful only.
@@ -245,31 +236,22 @@ def tl_np(arrays, rng, *, threshold_s: float = TIRESIAS_THRESHOLD_S,
 
     Parameters
     ----------
-    arrays : AllpassArrays
-        The scenario.
-    rng : numpy.random.Generator
-        Draws the providers' start-up delays.
+    %(arrays)s
+    %(rng)s
     threshold_s : float, optional
         The first queue's limit, seconds of attained service (default 3600).
-    checkpoint_s, restore_s : float, optional
-        Seconds of the checkpoint and the restore of a demotion or a preemption (default
-        42 + 42 = the paper's 1.4 min).
+    %(overheads)s
 
-    Returns
-    -------
-    Run
-        What the run decided.
+    %(returns)s
 
-    Raises
-    ------
-    InputError
-        Naming the first option out of its choices or range.
+    %(raises)s
     """
     return _serverful(arrays, rng, "tiresias", preemptive=False,
                       tiresias_threshold_s=_seconds("threshold_s", threshold_s, positive=True),
                       checkpoint_s=checkpoint_s, restore_s=restore_s)
 
 
+@_doc
 def sjf_p(arrays, rng, *, quantum_s: float = QUANTUM_S, checkpoint_s: float = CHECKPOINT_S,
           restore_s: float = RESTORE_S) -> Run:
     """The baseline ``sjf_p``: SJF with proportional share, serverful only; an oracle.
@@ -279,32 +261,23 @@ def sjf_p(arrays, rng, *, quantum_s: float = QUANTUM_S, checkpoint_s: float = CH
 
     Parameters
     ----------
-    arrays : AllpassArrays
-        The scenario.
-    rng : numpy.random.Generator
-        Draws the providers' start-up delays.
+    %(arrays)s
+    %(rng)s
     quantum_s : float, optional
         Re-decided every ``quantum_s`` seconds (lorasched's choice, 10 min; the paper
         names no quantum).
-    checkpoint_s, restore_s : float, optional
-        Seconds of the checkpoint and the restore of a demotion or a preemption (default
-        42 + 42 = the paper's 1.4 min).
+    %(overheads)s
 
-    Returns
-    -------
-    Run
-        What the run decided.
+    %(returns)s
 
-    Raises
-    ------
-    InputError
-        Naming the first option out of its choices or range.
+    %(raises)s
     """
     return _serverful(arrays, rng, "sjf", share="stride",
                       quantum_s=_seconds("quantum_s", quantum_s, positive=True),
                       checkpoint_s=checkpoint_s, restore_s=restore_s)
 
 
+@_doc
 def sjf_np(arrays, rng, *, checkpoint_s: float = CHECKPOINT_S,
            restore_s: float = RESTORE_S) -> Run:
     """The baseline ``sjf_np``: non-preemptive SJF on each job's true work.
@@ -313,22 +286,16 @@ def sjf_np(arrays, rng, *, checkpoint_s: float = CHECKPOINT_S,
 
     Parameters
     ----------
-    arrays : AllpassArrays
-        The scenario.
-    rng : numpy.random.Generator
-        Draws the providers' start-up delays.
-    checkpoint_s, restore_s : float, optional
-        Seconds of the checkpoint and the restore of a demotion or a preemption (default
-        42 + 42 = the paper's 1.4 min).
+    %(arrays)s
+    %(rng)s
+    %(overheads)s
 
-    Returns
-    -------
-    Run
-        What the run decided.
+    %(returns)s
     """
     return _serverful(arrays, rng, "sjf", checkpoint_s=checkpoint_s, restore_s=restore_s)
 
 
+@_doc
 def hpa(arrays, rng, *, target: float = HPA_TARGET, window_s: float = HPA_WINDOW_S) -> Run:
     """The baseline ``hpa``: Kubernetes HPA on the serverful tier, FIFO queue.
 
@@ -337,24 +304,16 @@ def hpa(arrays, rng, *, target: float = HPA_TARGET, window_s: float = HPA_WINDOW
 
     Parameters
     ----------
-    arrays : AllpassArrays
-        The scenario.
-    rng : numpy.random.Generator
-        Draws the providers' start-up delays.
+    %(arrays)s
+    %(rng)s
     target : float, optional
         The target GPU utilisation, in (0, 1] (default 0.7).
     window_s : float, optional
         The downscale stabilisation window, s (default 300).
 
-    Returns
-    -------
-    Run
-        What the run decided.
+    %(returns)s
 
-    Raises
-    ------
-    InputError
-        Naming the first option out of its choices or range.
+    %(raises)s
     """
     if (isinstance(target, bool) or not isinstance(target, numbers.Real)
             or not 0 < target <= 1):
@@ -363,24 +322,21 @@ def hpa(arrays, rng, *, target: float = HPA_TARGET, window_s: float = HPA_WINDOW
                       hpa_window_s=_seconds("window_s", window_s))
 
 
+@_doc
 def modal(arrays, rng) -> Run:
     """The baseline ``modal``: every job on a Modal worker of its own, start to end.
 
     Parameters
     ----------
-    arrays : AllpassArrays
-        The scenario.
-    rng : numpy.random.Generator
-        Draws the providers' start-up delays.
+    %(arrays)s
+    %(rng)s
 
-    Returns
-    -------
-    Run
-        What the run decided.
+    %(returns)s
     """
     return _run(arrays, rng, serverless="all", discipline="fifo", provision="on-demand")
 
 
+@_doc
 def queue_all_oracle(arrays, rng, *, F: float = F0, checkpoint_s: float = CHECKPOINT_S,
                      restore_s: float = RESTORE_S) -> Run:
     """The oracle ``queue_all_oracle``: a worker for every queued job at once (lorasched's).
@@ -395,30 +351,21 @@ def queue_all_oracle(arrays, rng, *, F: float = F0, checkpoint_s: float = CHECKP
 
     Parameters
     ----------
-    arrays : AllpassArrays
-        The scenario.
-    rng : numpy.random.Generator
-        Draws the providers' start-up delays.
+    %(arrays)s
+    %(rng)s
     F : float, optional
         The serverless threshold, s (default sec. 5.1's ``F0`` = 300).
-    checkpoint_s, restore_s : float, optional
-        Seconds of the checkpoint and the restore of a demotion or a preemption (default
-        42 + 42 = the paper's 1.4 min).
+    %(overheads)s
 
-    Returns
-    -------
-    Run
-        What the run decided.
+    %(returns)s
 
-    Raises
-    ------
-    InputError
-        Naming the first option out of its choices or range.
+    %(raises)s
     """
     return _run(arrays, rng, serverless="fixed", F=_seconds("F", F), discipline="edf",
                 provision="on-demand", **_overheads(checkpoint_s, restore_s))
 
 
+@_doc
 def random(arrays: AllpassArrays, rng: np.random.Generator, *,
            max_step: int = MAX_STEP) -> Run:
     """The policy ``random``: uniformly random provisioning each minute, the suite's floor.
@@ -433,17 +380,13 @@ def random(arrays: AllpassArrays, rng: np.random.Generator, *,
 
     Parameters
     ----------
-    arrays : AllpassArrays
-        The scenario.
+    %(arrays)s
     rng : numpy.random.Generator
         Draws the actions and the providers' start-up delays (same seed, same run).
     max_step : int, optional
         The largest change per tick (default 4).
 
-    Returns
-    -------
-    Run
-        What the run decided.
+    %(returns)s
 
     Raises
     ------
@@ -473,8 +416,8 @@ REGISTRY = {
     "random": random,
 }
 #: The paper's label of each policy.
-LABELS = {"allpass": "Allpass", "allpass_fixed60": "Fixed-60s",
-          "allpass_fixed600": "Fixed-600s", "tl_p": "TL-P", "tl_np": "TL-NP",
+LABELS = {"allpass": "Allpass", **{p.name: p.label for p in PRESETS},
+          "tl_p": "TL-P", "tl_np": "TL-NP",
           "sjf_p": "SJF-P", "sjf_np": "SJF-NP", "hpa": "HPA", "modal": "Modal",
           "queue_all_oracle": "Queue-all (oracle)",
           "random": "Random"}

@@ -1,7 +1,7 @@
 """The TITAN system's policies, name -> ``run(arrays, rng, **options) -> Schedule``
-(:data:`REGISTRY`): ``titan``, ``titan_nomerge``, ``titan_noswitch``, ``srtf``, ``tiresias``,
-``fifo`` and the floor ``random``, with defaults per setup (:data:`SETUP_DEFAULTS`); see
-:doc:`/reference/titan_scheduler`.
+(:data:`REGISTRY`): ``titan``, its ablations ``titan_nomerge`` and ``titan_noswitch``
+(:data:`PRESETS`), ``srtf``, ``tiresias``, ``fifo`` and the floor ``random``, with defaults
+per setup (:data:`SETUP_DEFAULTS`); see :doc:`/reference/titan_scheduler`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ import numpy as np
 
 from ..jobsim import FINISH, PREEMPT, RUN, SRTF, Tiresias
 from ..jobsim import simulate as jobsim_simulate
+from ..model.docfill import filler
 from ..model.errors import InputError
+from ..model.presets import Preset, build_all
 from .cluster import run_titan
 from .decisions import Recorder, Schedule
 from .env import AllocationProblem
@@ -47,6 +49,48 @@ BASELINE_OPTIONS = {
     "attained": (("work", "work_and_switches"), "Tiresias counts the seconds of context "
                  "switches as attained service"),
 }
+# The numpydoc fragments the policies' docstrings share, each written once: a docstring
+# line that is only ``%(name)s`` is filled with fragment ``name`` (lorasched.model.docfill).
+_DOCS = {
+    "arrays": """
+    arrays : TitanArrays
+        The scenario.
+    """,
+    "rng": """
+    rng : numpy.random.Generator
+        Accepted for the common interface; draws no random numbers.
+    """,
+    "switch": """
+    switch : {"pipelined", "naive", "none", "measured"} or dict, optional
+        The switch cost of every start: a table of ``lorasched.titan.switch``, a user's
+        table ``{gpus: seconds}``, or ``"measured"`` (the scenario's ``restart_s`` at every
+        width, setup ``"authors_code"``). ``None`` (default): the setup's
+        (:data:`SETUP_DEFAULTS`).
+    """,
+    "switch_scale": """
+    switch_scale : float, optional
+        Multiplies every switch cost (default 1).
+    """,
+    "tick_s": """
+    tick_s : float, optional
+        Decide only at multiples of ``tick_s`` seconds (0: event-driven). ``None``
+        (default): the setup's.
+    """,
+    "returns": """
+    Returns
+    -------
+    ~lorasched.titan.decisions.Schedule
+        The run segments of every job (one unit per job).
+    """,
+    "raises": """
+    Raises
+    ------
+    InputError
+        Naming the first option out of its choices or range.
+    """,
+}
+_doc = filler(_DOCS)
+
 
 
 def _defaults(arrays: TitanArrays, who: str, **given):
@@ -104,6 +148,7 @@ def cluster_options(arrays: TitanArrays, *, switch=None, switch_scale: float = 1
             "estimate": o["estimate"], "placement": o["placement"]}
 
 
+@_doc
 def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
           switch=None, switch_scale: float = 1.0, preemptive: bool | None = None,
           constraints: str = "pairwise", candidates: str = "pairs",
@@ -119,19 +164,12 @@ def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
 
     Parameters
     ----------
-    arrays : TitanArrays
-        The scenario.
-    rng : numpy.random.Generator
-        Accepted for the common interface; draws no random numbers.
+    %(arrays)s
+    %(rng)s
     merge : bool, optional
         The task merger, eqs. 5-11 (default True).
-    switch : {"pipelined", "naive", "none", "measured"} or dict, optional
-        The switch cost of every start: a table of ``lorasched.titan.switch``, a user's
-        table ``{gpus: seconds}``, or ``"measured"`` (the scenario's ``restart_s`` at every
-        width, setup ``"authors_code"``). ``None`` (default): the setup's
-        (:data:`SETUP_DEFAULTS`).
-    switch_scale : float, optional
-        Multiplies every switch cost (default 1).
+    %(switch)s
+    %(switch_scale)s
     preemptive : bool, optional
         Re-allocate running jobs (the authors' later code); ``None``: the setup's.
     constraints : {"pairwise", "literal"}, optional
@@ -142,9 +180,7 @@ def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
         How long a merged job runs (default ``"log"``).
     restart_cost : bool, optional
         Preemptive only: the MILP weighs what a restart costs (default True).
-    tick_s : float, optional
-        Decide only at multiples of ``tick_s`` seconds (0: event-driven). ``None``
-        (default): the setup's.
+    %(tick_s)s
     keep : {"all", "shortest"}, optional
         Offer the MILP every candidate, or only the ``M`` with the least work left (the
         authors' code); ``None``: the setup's.
@@ -173,10 +209,7 @@ def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
     ~lorasched.titan.decisions.Schedule
         The run segments of every job.
 
-    Raises
-    ------
-    InputError
-        Naming the first option out of its choices or range.
+    %(raises)s
     """
     o = _defaults(arrays, "titan", switch=switch, preemptive=preemptive, tick_s=tick_s,
                   keep=keep, estimate=estimate, placement=placement)
@@ -192,47 +225,22 @@ def titan(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
                      estimate=o["estimate"], placement=o["placement"])
 
 
-def titan_nomerge(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
-                  switch_scale: float = 1.0, preemptive: bool | None = None,
-                  restart_cost: bool = True, tick_s: float | None = None,
-                  keep: str | None = None, objective: str = "paper",
-                  estimate: str | None = None, placement: str | None = None) -> Schedule:
-    """The policy ``titan_nomerge``: TITAN without the task merger (Table 3's "w/o task merger").
-
-    :func:`titan` with ``merge=False``; the options are :func:`titan`'s.
-
-    Returns
-    -------
-    ~lorasched.titan.decisions.Schedule
-        The run segments of every job.
-    """
-    return titan(arrays, rng, merge=False, switch=switch, switch_scale=switch_scale,
-                 preemptive=preemptive, restart_cost=restart_cost, tick_s=tick_s,
-                 keep=keep, objective=objective, estimate=estimate, placement=placement)
+#: The ablations of Table 3, :func:`titan` with an option fixed, one
+#: :class:`~lorasched.model.presets.Preset` each: their functions below, docstrings and
+#: registry entries are made from it. ``held``: options they do not offer, left at
+#: :func:`titan`'s defaults.
+PRESETS = (
+    Preset("titan_nomerge", titan, {"merge": False}, label="w/o task merger",
+           source="Table 3", description="TITAN without the task merger",
+           held=("constraints", "candidates", "merge_length", "width")),
+    Preset("titan_noswitch", titan, {"switch": "naive"}, label="w/o pipeline switch",
+           source="Table 3", description="TITAN with the naive context switch",
+           held=("merge", "objective", "width")),
+)
+titan_nomerge, titan_noswitch = build_all(PRESETS, __name__)
 
 
-def titan_noswitch(arrays: TitanArrays, rng: np.random.Generator, *, switch_scale: float = 1.0,
-                   preemptive: bool | None = None, constraints: str = "pairwise",
-                   candidates: str = "pairs", merge_length: str = "log",
-                   restart_cost: bool = True, tick_s: float | None = None,
-                   keep: str | None = None, estimate: str | None = None,
-                   placement: str | None = None) -> Schedule:
-    """The policy ``titan_noswitch``: TITAN with the naive context switch.
-
-    Table 3's "w/o pipeline switch": :func:`titan` with ``switch="naive"``; the options
-    are :func:`titan`'s.
-
-    Returns
-    -------
-    ~lorasched.titan.decisions.Schedule
-        The run segments of every job.
-    """
-    return titan(arrays, rng, merge=True, switch="naive", switch_scale=switch_scale,
-                 preemptive=preemptive, constraints=constraints, candidates=candidates,
-                 merge_length=merge_length, restart_cost=restart_cost, tick_s=tick_s,
-                 keep=keep, estimate=estimate, placement=placement)
-
-
+@_doc
 def srtf(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
          switch_scale: float = 1.0, tick_s: float | None = None, placement: str | None = None,
          estimate: str | None = None) -> Schedule:
@@ -243,20 +251,11 @@ def srtf(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
 
     Parameters
     ----------
-    arrays : TitanArrays
-        The scenario.
-    rng : numpy.random.Generator
-        Accepted for the common interface; draws no random numbers.
-    switch : {"pipelined", "naive", "none", "measured"} or dict, optional
-        The switch cost of every start: a table of ``lorasched.titan.switch``, a user's
-        table ``{gpus: seconds}``, or ``"measured"`` (the scenario's ``restart_s`` at every
-        width, setup ``"authors_code"``). ``None`` (default): the setup's
-        (:data:`SETUP_DEFAULTS`).
-    switch_scale : float, optional
-        Multiplies every switch cost (default 1).
-    tick_s : float, optional
-        Decide only at multiples of ``tick_s`` seconds (0: event-driven). ``None``
-        (default): the setup's.
+    %(arrays)s
+    %(rng)s
+    %(switch)s
+    %(switch_scale)s
+    %(tick_s)s
     placement : {"pooled", "fewest_nodes"}, optional
         One pool of GPUs (the paper's), or nodes, a job starting only on the fewest its
         width needs (the authors' simulator; :data:`BASELINE_OPTIONS`). ``None``: the
@@ -265,10 +264,7 @@ def srtf(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
         The remaining time SRTF orders by: the true one (the paper's), or the authors'
         simulator's estimate. ``None``: the setup's.
 
-    Returns
-    -------
-    ~lorasched.titan.decisions.Schedule
-        The run segments of every job (one unit per job).
+    %(returns)s
     """
     o = _defaults(arrays, "baselines", estimate=estimate)
     _choice("estimate", o["estimate"])
@@ -278,6 +274,7 @@ def srtf(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
                    placement)
 
 
+@_doc
 def tiresias(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
              switch_scale: float = 1.0,
              threshold_gpu_s: float = TIRESIAS_THRESHOLD_GPU_S,
@@ -290,33 +287,21 @@ def tiresias(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
 
     Parameters
     ----------
-    arrays : TitanArrays
-        The scenario.
-    rng : numpy.random.Generator
-        Accepted for the common interface; draws no random numbers.
-    switch : {"pipelined", "naive", "none", "measured"} or dict, optional
-        The switch cost of every start: a table of ``lorasched.titan.switch``, a user's
-        table ``{gpus: seconds}``, or ``"measured"`` (the scenario's ``restart_s`` at every
-        width, setup ``"authors_code"``). ``None`` (default): the setup's
-        (:data:`SETUP_DEFAULTS`).
-    switch_scale : float, optional
-        Multiplies every switch cost (default 1).
+    %(arrays)s
+    %(rng)s
+    %(switch)s
+    %(switch_scale)s
     threshold_gpu_s : float, optional
         The first queue's limit, GPU-seconds of attained service (default
         :data:`TIRESIAS_THRESHOLD_GPU_S`, 4 GPU-hours).
-    tick_s : float, optional
-        Decide only at multiples of ``tick_s`` seconds (0: event-driven). ``None``
-        (default): the setup's.
+    %(tick_s)s
     placement : {"pooled", "fewest_nodes"}, optional
         As in :func:`srtf`.
     attained : {"work", "work_and_switches"}, optional
         The attained service: the work done (Tiresias' own), or with the seconds of
         context switches (the authors' simulator). ``None``: the setup's.
 
-    Returns
-    -------
-    ~lorasched.titan.decisions.Schedule
-        The run segments of every job (one unit per job).
+    %(returns)s
     """
     o = _defaults(arrays, "baselines", attained=attained)
     _choice("attained", o["attained"])
@@ -325,6 +310,7 @@ def tiresias(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
                    switch, switch_scale, tick_s, placement)
 
 
+@_doc
 def fifo(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
          switch_scale: float = 1.0, tick_s: float | None = None) -> Schedule:
     """The reference ``fifo``: non-preemptive first come, first served.
@@ -334,29 +320,18 @@ def fifo(arrays: TitanArrays, rng: np.random.Generator, *, switch=None,
 
     Parameters
     ----------
-    arrays : TitanArrays
-        The scenario.
-    rng : numpy.random.Generator
-        Accepted for the common interface; draws no random numbers.
-    switch : {"pipelined", "naive", "none", "measured"} or dict, optional
-        The switch cost of every start: a table of ``lorasched.titan.switch``, a user's
-        table ``{gpus: seconds}``, or ``"measured"`` (the scenario's ``restart_s`` at every
-        width, setup ``"authors_code"``). ``None`` (default): the setup's
-        (:data:`SETUP_DEFAULTS`).
-    switch_scale : float, optional
-        Multiplies every switch cost (default 1).
-    tick_s : float, optional
-        Decide only at multiples of ``tick_s`` seconds (0: event-driven). ``None``
-        (default): the setup's.
+    %(arrays)s
+    %(rng)s
+    %(switch)s
+    %(switch_scale)s
+    %(tick_s)s
 
-    Returns
-    -------
-    ~lorasched.titan.decisions.Schedule
-        The run segments of every job (one unit per job).
+    %(returns)s
     """
     return _jobsim(arrays, "fifo", False, switch, switch_scale, tick_s)
 
 
+@_doc
 def random(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
            switch=None, switch_scale: float = 1.0, preemptive: bool | None = None,
            candidates: str = "pairs", merge_length: str = "log",
@@ -371,8 +346,7 @@ def random(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
 
     Parameters
     ----------
-    arrays : TitanArrays
-        The scenario.
+    %(arrays)s
     rng : numpy.random.Generator
         Draws every choice.
     merge, switch, switch_scale, preemptive, candidates, merge_length, tick_s, keep : optional
@@ -383,10 +357,7 @@ def random(arrays: TitanArrays, rng: np.random.Generator, *, merge: bool = True,
     ~lorasched.titan.decisions.Schedule
         The run segments of every unit.
 
-    Raises
-    ------
-    InputError
-        Naming the first option out of its choices or range.
+    %(raises)s
     """
     problem = AllocationProblem(
         arrays, rng, merge=merge, candidates=candidates, merge_length=merge_length,
