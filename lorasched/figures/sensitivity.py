@@ -38,6 +38,10 @@ class Alternative:
         The policy options it sets (every policy that accepts one).
     source : str, optional
         Where the value comes from (a measurement, a published system, a bracket).
+    policies : tuple of str, optional
+        The policies whose ``options`` it sets (default: every policy that accepts one;
+        name them where another policy has an option of the same name that means
+        something else).
     """
 
     number: str
@@ -45,6 +49,7 @@ class Alternative:
     scenario: dict = field(default_factory=dict)
     options: dict = field(default_factory=dict)
     source: str = ""
+    policies: tuple = ()
 
     @property
     def label(self) -> str:

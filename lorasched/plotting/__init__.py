@@ -22,6 +22,74 @@ def seed_bars(da, on: str = RATIO) -> tuple[np.ndarray, dict]:
     return centre, {"type": "data", "array": high - centre, "arrayminus": centre - low}
 
 
+#: the most bars a group of grouped bars may hold: more than a reader can tell apart by
+#: colour at a glance; a figure with more facets them into panels
+MAX_BARS = 5
+
+#: the horizontal legend of every figure: at the bottom of the figure, below the plots,
+#: their tick labels and axis titles (anchored to the figure, not to the plot area, so
+#: plotly.js grows the bottom margin to hold it, however many lines it wraps to), and so
+#: never in the title's way at the top
+LEGEND_BELOW = {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom",
+                "x": 0, "xanchor": "left", "traceorder": "normal"}
+
+
+def legend_below(fig, top: int = 70, **legend):
+    """Put ``fig``'s legend below its plots and keep its title clear of everything else.
+
+    The legend goes where :data:`LEGEND_BELOW` says: in the bottom margin, under the axis
+    titles, however many lines it wraps to; the top margin is at least ``top`` pixels,
+    room for the title above the plots (and their panel titles). A legend drawn above the
+    plots instead grows upward into the title as soon as it wraps.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure, changed in place and returned.
+    top : int
+        The least top margin, pixels.
+    **legend
+        More legend attributes (e.g. ``title``), over :data:`LEGEND_BELOW`.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``fig``.
+    """
+    margin = fig.layout.margin
+    fig.update_layout(legend={**LEGEND_BELOW, **legend},
+                      margin={"t": max(top, margin.t or 0), "b": margin.b or 50})
+    return fig
+
+
+def bars_per_group(fig) -> int:
+    """The most bars that stand side by side at one category of ``fig``'s grouped bars.
+
+    Bars of one subplot (one x axis) at one category form a group; a trace with no finite
+    value there still takes its place in the group (plotly leaves its slot empty).
+    Stacked or overlaid bars count once.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure.
+
+    Returns
+    -------
+    int
+        The largest group's bar count (0 without bars).
+    """
+    if fig.layout.barmode in ("stack", "overlay", "relative"):
+        return min(1, sum(t.type == "bar" for t in fig.data))
+    counts: dict = {}
+    for t in fig.data:
+        if t.type == "bar" and t.visible is not False:
+            axis = t.xaxis or "x"
+            for x in t.x if t.x is not None else ():
+                counts[axis, x] = counts.get((axis, x), 0) + 1
+    return max(counts.values(), default=0)
+
+
 def reference_line(fig, value: float, text: str, *, axis: str = "x", log: bool = False,
                    **kwargs):
     """Draw a dotted line at ``value`` on the ``axis`` axis with the label ``text``.

@@ -7,13 +7,17 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from . import reference_line
+from ..figures.centres import seeds_estimate
+from ..figures.verdicts import RATIO
+from . import legend_below, reference_line
 
 #: one colour per policy, the same on every Allpass page
 COLOURS = {"Allpass": "#023047", "TL-NP": "#e9c46a", "TL-P": "#f4a261", "SJF-NP": "#8ecae6",
            "SJF-P": "#219ebc", "HPA": "#e76f51", "Modal": "#2a9d8f", "Fixed-60s": "#adb5bd",
            "Fixed-600s": "#6c757d"}
 PROVIDER_COLOURS = {"modal": "#2a9d8f", "vast": "#023047", "lambda": "#e9c46a"}
+#: the clouds as the paper names them
+PROVIDER_NAMES = {"modal": "Modal", "vast": "Vast.ai", "lambda": "Lambda"}
 
 
 def _cdf(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -36,12 +40,33 @@ def duration_cdf(durations: dict) -> go.Figure:
 
 
 def jct_cdf(data, setup: str, algorithms: list[str], names: dict) -> go.Figure:
-    """JCT CDF (minutes, log axis) of each policy, all seeds pooled (Figs. 6, 7, 11)."""
+    """JCT CDF (minutes, log axis) of each policy, all seeds pooled (Figs. 6, 7, 11).
+
+    A preemptive policy's line (its name ends in "-P") is dashed, so that where it lies on
+    its non-preemptive twin's both still show.
+
+    Parameters
+    ----------
+    data : AllpassData
+        The runs (its ``jct_min``).
+    setup : str
+        ``"limited"`` or ``"unlimited"``.
+    algorithms : list of str
+        The policies, in the legend's order.
+    names : dict
+        Policy -> its name on the page.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One line per policy and the ten-minute mark.
+    """
     fig = go.Figure()
     for a in algorithms:
         x, y = _cdf(data.jct_min(setup, a))
         fig.add_scatter(x=x, y=y, mode="lines", name=names[a],
-                        line={"color": COLOURS.get(names[a])})
+                        line={"color": COLOURS.get(names[a]),
+                              "dash": "dash" if names[a].endswith("-P") else "solid"})
     reference_line(fig, 10, "10 min", log=True)
     fig.update_layout(xaxis_type="log", xaxis_exponentformat="none",
                       xaxis_title="job completion time (min)",
@@ -55,10 +80,48 @@ def _split(total: float, parts: list[float]) -> list[float]:
     return [total * p / whole if whole > 0 else 0.0 for p in parts]
 
 
+def _interval(fig, data, metric: str, rows: list[tuple[str, str]], labels: list[str],
+              what: str) -> None:
+    """Over each stacked bar, the 95 % interval over seeds of its total ``metric``: a
+    marker at the centre the claims take and an error bar, on the log scale of a positive
+    quantity (:func:`~lorasched.figures.centres.seeds_estimate`, ``RATIO``: the geometric
+    mean, asymmetric), one legend entry saying so."""
+    est = [seeds_estimate(data.values(metric, s, a), RATIO) for a, s in rows]
+    centre = np.array([e.mean for e in est])
+    low, high = np.array([e.low for e in est]), np.array([e.high for e in est])
+    fig.add_scatter(x=labels, y=centre, mode="markers",
+                    name=f"{what}: 95 % interval over {max(e.n for e in est)} seeds",
+                    marker={"color": "#212529", "size": 5, "symbol": "line-ew-open"},
+                    error_y={"type": "data", "array": high - centre,
+                             "arrayminus": centre - low, "visible": True,
+                             "color": "#212529", "thickness": 1.5, "width": 6},
+                    customdata=np.stack([low, high], axis=-1),
+                    hovertemplate=("%{x}<br>" + what + " %{y:.4g} (95 %: %{customdata[0]:.4g}"
+                                   " to %{customdata[1]:.4g})<extra></extra>"))
+
+
 def wait_bars(data, rows: list[tuple[str, str]], names: dict) -> go.Figure:
-    """Fig. 8: the wait per job, its centre over seeds as the claims take it (the geometric
-    mean: ``data.m``), split into queueing, checkpoint/restore and the rest (start-ups) in
-    the proportions of their arithmetic means over seeds, which add up to the wait's."""
+    """Fig. 8: the wait per job of each policy, split by cause, with its interval.
+
+    The bar is the wait's centre over seeds as the claims take it (the geometric mean:
+    ``data.m``), split into queueing, checkpoint/restore and the rest (start-ups) in the
+    proportions of their arithmetic means over seeds, which add up to the wait's; over it
+    an error bar to its 95 % interval over seeds.
+
+    Parameters
+    ----------
+    data : AllpassData
+        The runs' metrics (its ``values`` and ``m``).
+    rows : list of (str, str)
+        ``(policy, setup)`` of each bar, in order.
+    names : dict
+        Policy -> its name on the page.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The stacked bars, the intervals and the legend below them.
+    """
     labels = [f"{names[a]} ({s})" for a, s in rows]
     stacks = []
     for a, s in rows:
@@ -68,16 +131,35 @@ def wait_bars(data, rows: list[tuple[str, str]], names: dict) -> go.Figure:
     fig = go.Figure()
     for i, name in enumerate(("serverful queue", "checkpoint + restore", "start-up and other")):
         fig.add_bar(x=labels, y=[st[i] for st in stacks], name=name)
+    _interval(fig, data, "wait_min", rows, labels, "wait per job")
     fig.update_layout(barmode="stack",
                       yaxis_title="wait per job (min), geometric mean over seeds",
-                      template="plotly_white", height=420)
-    return fig
+                      template="plotly_white", height=460)
+    return legend_below(fig, top=30)
 
 
 def cost_bars(data, rows: list[tuple[str, str]], names: dict) -> go.Figure:
-    """Fig. 9: the bill of each policy, its centre over seeds as the claims take it (the
-    geometric mean: ``data.m``), split by provider in the proportions of their arithmetic
-    means over seeds, which add up to the bill's."""
+    """Fig. 9: the bill of each policy, split by cloud, with its interval.
+
+    The bar is the bill's centre over seeds as the claims take it (the geometric mean:
+    ``data.m``), split by cloud (:data:`PROVIDER_NAMES`: Modal, Vast.ai, Lambda) in the
+    proportions of their arithmetic means over seeds, which add up to the bill's; over it
+    an error bar to its 95 % interval over seeds.
+
+    Parameters
+    ----------
+    data : AllpassData
+        The runs' metrics (its ``values`` and ``m``).
+    rows : list of (str, str)
+        ``(policy, setup)`` of each bar, in order.
+    names : dict
+        Policy -> its name on the page.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The stacked bars, the intervals and the legend below them.
+    """
     labels = [f"{names[a]} ({s})" for a, s in rows]
     providers = list(PROVIDER_COLOURS)
     stacks = [_split(data.m("cost_usd", s, a),
@@ -85,10 +167,12 @@ def cost_bars(data, rows: list[tuple[str, str]], names: dict) -> go.Figure:
               for a, s in rows]
     fig = go.Figure()
     for i, (p, colour) in enumerate(PROVIDER_COLOURS.items()):
-        fig.add_bar(x=labels, y=[st[i] for st in stacks], name=p, marker_color=colour)
+        fig.add_bar(x=labels, y=[st[i] for st in stacks], name=PROVIDER_NAMES[p],
+                    marker_color=colour)
+    _interval(fig, data, "cost_usd", rows, labels, "bill (USD)")
     fig.update_layout(barmode="stack", yaxis_title="bill (USD), geometric mean over seeds",
-                      template="plotly_white", height=420)
-    return fig
+                      template="plotly_white", height=460)
+    return legend_below(fig, top=30)
 
 
 def timeline(runs: list[tuple[str, object]]) -> go.Figure:
@@ -165,7 +249,7 @@ def job_timeline(result, *, max_jobs: int = 60) -> go.Figure:
     s0, s1 = result["seg_start_s"].values / 3600, result["seg_end_s"].values / 3600
     kind = result["seg_kind"].values.astype(str)
     provider = result["lease_provider"].values.astype(str)[result["seg_lease"].values]
-    groups = [(f"runs on {p}", (kind == "run") & (provider == p), c)
+    groups = [(f"runs on {PROVIDER_NAMES[p]}", (kind == "run") & (provider == p), c)
               for p, c in PROVIDER_COLOURS.items()]
     groups.append(("checkpoint or restore", kind != "run", "#d62828"))
     for label, m, colour in groups:
@@ -178,13 +262,10 @@ def job_timeline(result, *, max_jobs: int = 60) -> go.Figure:
                         hoverinfo="text")
     fig.update_yaxes(title_text="job (by submission)", autorange="reversed")
     fig.update_xaxes(title_text="time (h)")
-    # the legend in one line above the plot, under the title (below it, it ran into
-    # whatever came next on the page)
+    # the legend below the plot, inside the figure (nothing on the page runs into it)
     fig.update_layout(barmode="overlay", template="plotly_white", height=460,
-                      margin={"t": 100},
-                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
                       title=f"{result.attrs['algorithm']}: the first {jobs.size} jobs")
-    return fig
+    return legend_below(fig)
 
 
 def threshold_pressure(runs: list[tuple[str, object]]) -> go.Figure:

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..model.errors import InputError
+from . import legend_below
 
 #: one colour per number of adapters on one base model
 ADAPTER_COLOURS = {1: "#264653", 2: "#2a9d8f", 4: "#e9c46a", 8: "#e76f51"}
@@ -50,6 +51,5 @@ def speed_and_gain(ratios: pd.DataFrame, gains: pd.DataFrame, *, gpu: str,
     fig.update_yaxes(title_text="samples per second, measured / published", row=1, col=1)
     fig.update_xaxes(tickangle=-60, row=1, col=2)
     fig.update_yaxes(title_text="samples per second, n adapters / one", row=1, col=2)
-    fig.update_layout(height=600, margin={"l": 60, "r": 20, "t": 120, "b": 200},
-                      legend={"orientation": "h", "y": 1.25, "x": 0})
-    return fig
+    fig.update_layout(height=600, margin={"l": 60, "r": 20, "t": 60, "b": 200})
+    return legend_below(fig)

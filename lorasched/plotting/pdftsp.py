@@ -13,7 +13,7 @@ import xarray as xr
 from plotly.subplots import make_subplots
 
 from ..model.errors import InputError
-from . import reference_line, seed_bars
+from . import MAX_BARS, legend_below, reference_line, seed_bars
 
 __all__ = [
     "arrivals_and_admissions",
@@ -148,12 +148,11 @@ def arrivals_and_admissions(result: xr.Dataset) -> go.Figure:
         bargap=0,
         title=f"Arrivals per {_slot_minutes(result):g}-minute slot ({n_adm} of {n_all} admitted)",
         height=380,
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "traceorder": "normal"},
-        margin={"l": 60, "r": 20, "t": 80, "b": 50},
+        margin={"l": 60, "r": 20, "t": 60, "b": 50},
     )
     fig.update_yaxes(title_text="tasks")
     _hour_axis(fig, result, n_slots)
-    return fig
+    return legend_below(fig)
 
 
 def utilisation_heatmap(result: xr.Dataset, resource: str = "compute") -> go.Figure:
@@ -267,12 +266,11 @@ def bids_and_payments(result: xr.Dataset) -> go.Figure:
     fig.update_layout(
         title=f"Bids and payments of the {admitted.sum()} admitted tasks",
         height=480,
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
-        margin={"l": 60, "r": 20, "t": 80, "b": 50},
+        margin={"l": 60, "r": 20, "t": 60, "b": 50},
     )
     fig.update_xaxes(title_text="bid b<sub>i</sub>", range=[0, top])
     fig.update_yaxes(title_text="payment p<sub>i</sub>", range=[0, top])
-    return fig
+    return legend_below(fig)
 
 
 def show(fig: go.Figure) -> None:
@@ -323,15 +321,34 @@ def _method_colour(method: str) -> str:
 def figure_bars(da: xr.DataArray, axis: str, *, title: str, axis_title: str,
                 normalise: bool = True, y_title: str = "normalised social welfare",
                 hline: float | None = None, panels: dict | None = None) -> go.Figure:
-    """Grouped bars of ``da`` over (``axis``, ``algorithm``, ``seed``): the centre over
-    seeds the claims take (the geometric mean), with its 95 % interval as the error bar.
+    """Grouped bars of ``da`` (over ``axis``, ``algorithm``, ``seed``) with error bars.
 
-    With ``normalise`` every value is divided by the largest centre in the figure, so the
-    best bar is 1 (the paper plots "normalised social welfare" without saying what it
-    divides by). ``hline`` draws a dashed horizontal reference line. ``panels`` (panel
-    title -> the algorithms it shows, in order) stacks one panel per entry, on one scale, an
-    algorithm in several panels keeping one colour and one legend entry; algorithms ``da``
-    does not hold are left out.
+    Each bar is the centre over seeds the claims take (the geometric mean), its error bar
+    the 95 % interval; with ``normalise``, over the figure's largest centre (the paper
+    plots "normalised social welfare" without saying what it divides by). ``hline``: a
+    dashed reference line. No group holds more than :data:`~lorasched.plotting.MAX_BARS`
+    bars, as many as a reader tells apart: facet more with ``panels``.
+
+    Parameters
+    ----------
+    da : xarray.DataArray
+        The metric; ``axis`` gives a group of bars per value, titled ``axis_title``.
+    panels : dict, optional
+        Panel title -> the algorithms it shows, in order: a panel each, on one scale, in
+        one column up to two panels, else two a row (two standings of two facets: a row
+        per standing); an algorithm keeps one colour and one legend entry; algorithms
+        ``da`` does not hold are left out.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The bars, their legend below them.
+
+    Raises
+    ------
+    InputError
+        If an algorithm of ``da`` is in no panel, or a group would hold more than
+        :data:`~lorasched.plotting.MAX_BARS` bars.
     """
     stats = {str(a): seed_bars(da.sel(algorithm=a).transpose(axis, "seed"))
              for a in da["algorithm"].values}
@@ -342,17 +359,23 @@ def figure_bars(da: xr.DataArray, axis: str, *, title: str, axis_title: str,
     held = [str(a) for a in da["algorithm"].values]
     if panels is None:
         groups = {"": held}
-        fig = go.Figure()
     else:
         unknown = [a for a in held if not any(a in g for g in panels.values())]
         if unknown:
             raise InputError(f"figure_bars: no panel shows {unknown}")
         groups = {t: [a for a in g if a in held] for t, g in panels.items()}
         groups = {t: g for t, g in groups.items() if g}
-        fig = make_subplots(rows=len(groups), cols=1, shared_xaxes=True,
-                            subplot_titles=list(groups), vertical_spacing=0.12)
+    crowded = {t or "the figure": len(g) for t, g in groups.items() if len(g) > MAX_BARS}
+    if crowded:
+        raise InputError(f"figure_bars: more than {MAX_BARS} bars a group in {crowded}: "
+                         "facet the algorithms into panels")
+    cols = 1 if len(groups) <= 2 else 2
+    rows = -(-len(groups) // cols)
+    fig = go.Figure() if panels is None else make_subplots(
+        rows=rows, cols=cols, shared_xaxes=True, shared_yaxes=True,
+        subplot_titles=list(groups), vertical_spacing=0.1, horizontal_spacing=0.04)
     shown = set()
-    for row, methods in enumerate(groups.values(), start=1):
+    for k, methods in enumerate(groups.values()):
         for method in methods:
             raw, bars = stats[method]
             lo, hi = raw - bars["arrayminus"], raw + bars["array"]
@@ -373,25 +396,22 @@ def figure_bars(da: xr.DataArray, axis: str, *, title: str, axis_title: str,
             if panels is None:
                 fig.add_trace(bar)
             else:
-                fig.add_trace(bar, row=row, col=1)
+                fig.add_trace(bar, row=k // cols + 1, col=k % cols + 1)
     if hline is not None:
         fig.add_hline(y=hline, line_dash="dash", line_color="#6c757d")
-    rows = len(groups)
-    fig.update_layout(
-        title=title, barmode="group", height=460 if rows == 1 else 300 + 260 * rows,
-        legend={"orientation": "h", "yanchor": "top", "y": -0.12 if rows == 1 else -0.06,
-                "x": 0},
-        margin={"l": 60, "r": 20, "t": 70, "b": 120},
-    )
+    fig.update_annotations(font_size=14)  # the panels' titles
+    fig.update_layout(title=title, barmode="group",
+                      height=460 if rows == 1 else 300 + 260 * rows,
+                      margin={"l": 60, "r": 20, "t": 80, "b": 50})
     fig.update_xaxes(type="category")
-    fig.update_xaxes(title_text=axis_title, row=rows if panels is not None else None,
-                     col=1 if panels is not None else None)
-    fig.update_yaxes(title_text=y_title, rangemode="tozero")
+    fig.update_xaxes(title_text=axis_title, row=rows if panels is not None else None)
+    fig.update_yaxes(rangemode="tozero", matches="y" if panels is not None else None)
+    fig.update_yaxes(title_text=y_title, col=1 if panels is not None else None)
     if normalise:
         top = max((float(np.nanmax(c + b["array"])) / scale for c, b in stats.values()
                    if np.isfinite(c).any()), default=1.0)
         fig.update_yaxes(range=[0, 1.05 * max(top, 1.0)])
-    return fig
+    return legend_below(fig)
 
 
 def runtime_per_task(da: xr.DataArray, axis: str = "nodes", *,
@@ -412,12 +432,11 @@ def runtime_per_task(da: xr.DataArray, axis: str = "nodes", *,
         )
     fig.update_layout(
         title="Decision time per task", height=440,
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
-        margin={"l": 70, "r": 20, "t": 90, "b": 60},
+        margin={"l": 70, "r": 20, "t": 60, "b": 60},
     )
     fig.update_xaxes(title_text=axis_title)
     fig.update_yaxes(title_text="time per task (ms, log scale)", type="log")
-    return fig
+    return legend_below(fig)
 
 
 #: name, colour, dash of the utility line under each payment rule
@@ -437,13 +456,11 @@ def utility_vs_bid(curves, *, chosen=None, payment: bool | None = None) -> go.Fi
     ``payment``: also draw the payment ``p`` (dashed; default: for one curve only).
     ``chosen``: ``(bid, utility)`` of one offer, drawn as a marker named "chosen bid".
     """
-    from plotly.subplots import make_subplots
-
     if isinstance(curves, xr.Dataset):
         panels, titles = [[curves]], []
         title = (f"Task {curves.attrs['task']}: utility against its bid "
                  f"({curves.attrs['payment_rule']} payment)")
-        height, margin_top, legend_y = 380, 80, 1.0
+        height, margin_top = 380, 60
     else:
         left = curves["critical"]
         right = [c for c in (curves.get("paper"), curves.get("paper_critical"))
@@ -455,7 +472,7 @@ def utility_vs_bid(curves, *, chosen=None, payment: bool | None = None) -> go.Fi
                           "payment")
         title = ("Utility against bid (dotted line: the critical bid, above which the task "
                  "wins)")
-        height, margin_top, legend_y = 460, 120, 1.1
+        height, margin_top = 460, 100
     if payment is None:
         payment = isinstance(curves, xr.Dataset)
     fig = make_subplots(rows=1, cols=len(panels), subplot_titles=titles or None,
@@ -498,12 +515,9 @@ def utility_vs_bid(curves, *, chosen=None, payment: bool | None = None) -> go.Fi
                         marker={"size": 11, "color": "#e76f51"},
                         hovertemplate="bid %{x:.4g}<br>utility %{y:.4g}<extra></extra>",
                         row=1, col=1)
-    fig.update_layout(
-        title=title, height=height,
-        legend={"orientation": "h", "yanchor": "bottom", "y": legend_y, "x": 0},
-        margin={"l": 60, "r": 20, "t": margin_top, "b": 60},
-    )
-    return fig
+    fig.update_layout(title=title, height=height,
+                      margin={"l": 60, "r": 20, "t": margin_top, "b": 60})
+    return legend_below(fig, top=margin_top)
 
 
 def sampled_bids_and_payments(result: xr.Dataset, tasks) -> go.Figure:
@@ -517,12 +531,11 @@ def sampled_bids_and_payments(result: xr.Dataset, tasks) -> go.Figure:
     fig.add_bar(x=labels, y=pay, name="payment p<sub>i</sub>", marker_color="#e9c46a")
     fig.update_layout(
         title=f"Bids and payments of {tasks.size} sampled admitted tasks", barmode="group",
-        height=440, legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
-        margin={"l": 60, "r": 20, "t": 90, "b": 60},
+        height=440, margin={"l": 60, "r": 20, "t": 60, "b": 60},
     )
     fig.update_xaxes(type="category")
     fig.update_yaxes(title_text="USD")
-    return fig
+    return legend_below(fig)
 
 
 def calibration_surfaces(surfaces: dict, marks: dict | None = None, *,
@@ -532,8 +545,6 @@ def calibration_surfaces(surfaces: dict, marks: dict | None = None, *,
     that day's best) so that days of different volume compare; hover for the absolute
     value. ``marks``: ``{label: {"alpha": a, "beta": b}}`` drawn as symbols where on the
     grid."""
-    from plotly.subplots import make_subplots
-
     titles = list(surfaces)
     fig = make_subplots(rows=1, cols=len(titles), subplot_titles=titles,
                         horizontal_spacing=0.08)
@@ -560,9 +571,8 @@ def calibration_surfaces(surfaces: dict, marks: dict | None = None, *,
                                 showlegend=col == 1, legendgroup=label, row=1, col=col)
         fig.update_xaxes(title_text="β", type="category", row=1, col=col)
         fig.update_yaxes(title_text="α", type="category", row=1, col=col)
-    fig.update_layout(height=430, margin={"l": 60, "r": 20, "t": 90, "b": 60},
-                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.08, "x": 0})
-    return fig
+    fig.update_layout(height=430, margin={"l": 60, "r": 20, "t": 60, "b": 60})
+    return legend_below(fig)
 
 
 def latency_histogram(samples: dict[str, np.ndarray], *, title: str = "") -> go.Figure:
@@ -583,6 +593,5 @@ def latency_histogram(samples: dict[str, np.ndarray], *, title: str = "") -> go.
         reference_line(fig, float(np.median(ms)), f"{name}: median", log=True)
     fig.update_xaxes(type="log", title_text="latency (ms)")
     fig.update_yaxes(title_text="requests")
-    fig.update_layout(barmode="overlay", height=420, title=title,
-                      legend={"orientation": "h", "y": -0.25})
-    return fig
+    fig.update_layout(barmode="overlay", height=420, title=title)
+    return legend_below(fig)

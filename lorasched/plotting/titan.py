@@ -11,7 +11,7 @@ from plotly.colors import sample_colorscale
 from plotly.subplots import make_subplots
 
 from ..figures.verdicts import SHARE
-from . import reference_line, seed_bars
+from . import legend_below, reference_line, seed_bars
 
 #: one colour per policy, the same on every TITAN page
 COLOURS = {"SRTF": "#6c757d", "Tiresias": "#e9c46a", "TITAN (w/o task merger)": "#8ecae6",
@@ -45,9 +45,8 @@ def jct_bars(ds: xr.Dataset, names: dict, workloads: dict, density: float = 1.0,
                                 name="paper (FMTrace)", showlegend=(r == 1 and c == 1),
                                 row=r, col=c)
             fig.update_yaxes(title_text=unit if c == 1 else None, row=r, col=c)
-    fig.update_layout(height=560, title=f"Table 3 at density {density:g}",
-                      legend={"orientation": "h", "y": -0.15}, margin={"t": 70})
-    return fig
+    fig.update_layout(height=560, title=f"Table 3 at density {density:g}", margin={"t": 70})
+    return legend_below(fig)
 
 
 def policy_lines(ds: xr.Dataset, axis: str, names: dict, workloads: dict, *,
@@ -68,8 +67,8 @@ def policy_lines(ds: xr.Dataset, axis: str, names: dict, workloads: dict, *,
                             row=1, col=c)
         fig.update_xaxes(title_text=axis_title, row=1, col=c)
     fig.update_yaxes(title_text=y_title, row=1, col=1)
-    fig.update_layout(height=430, title=title, legend={"orientation": "h", "y": -0.25})
-    return fig
+    fig.update_layout(height=430, title=title)
+    return legend_below(fig)
 
 
 def density_lines(ds: xr.Dataset, names: dict, workloads: dict) -> go.Figure:
@@ -102,9 +101,8 @@ def table4_bars(ds: xr.Dataset, workloads: dict, paper: dict) -> go.Figure:
         fig.update_xaxes(title_text="workload density", row=1, col=c)
     fig.update_yaxes(title_text="% of jobs against SRTF", row=1, col=1)
     fig.update_layout(barmode="group", height=420, title="Table 4: jobs at least 10 % "
-                      "faster or slower under TITAN than under SRTF",
-                      legend={"orientation": "h", "y": -0.25})
-    return fig
+                      "faster or slower under TITAN than under SRTF")
+    return legend_below(fig)
 
 
 def duration_cdf(df: pd.DataFrame, short_h: float = 0.5) -> go.Figure:
@@ -117,9 +115,8 @@ def duration_cdf(df: pd.DataFrame, short_h: float = 0.5) -> go.Figure:
     reference_line(fig, short_h, f"{60 * short_h:g} min", log=True)
     fig.update_xaxes(type="log", title_text="job duration alone on its requested GPUs (h)")
     fig.update_yaxes(title_text="CDF", range=[0, 1])
-    fig.update_layout(height=380, title="Fig. 4 (left): job duration",
-                      legend={"orientation": "h", "y": -0.3})
-    return fig
+    fig.update_layout(height=380, title="Fig. 4 (left): job duration")
+    return legend_below(fig)
 
 
 def gpu_requests(df: pd.DataFrame) -> go.Figure:
@@ -130,9 +127,8 @@ def gpu_requests(df: pd.DataFrame) -> go.Figure:
         fig.add_bar(x=[str(v) for v in counts.index], y=100 * counts.values, name=wl)
     fig.update_xaxes(title_text="GPUs requested", type="category")
     fig.update_yaxes(title_text="% of jobs")
-    fig.update_layout(barmode="group", height=380, title="Fig. 4 (right): GPU requests",
-                      legend={"orientation": "h", "y": -0.3})
-    return fig
+    fig.update_layout(barmode="group", height=380, title="Fig. 4 (right): GPU requests")
+    return legend_below(fig)
 
 
 def gantt(result: xr.Dataset, *, max_units: int = 60) -> go.Figure:
@@ -163,10 +159,9 @@ def gantt(result: xr.Dataset, *, max_units: int = 60) -> go.Figure:
     fig.update_yaxes(title_text="unit (job or merged job)", autorange="reversed")
     fig.update_xaxes(title_text="hours")
     fig.update_layout(barmode="overlay", height=520, showlegend=True,
-                      legend={"orientation": "h", "y": -0.2, "title": {"text": "colour:"}},
                       title=f"{result.attrs['algorithm']}: the first {max_units} units' "
                             "segments (colour: the GPUs a run holds, switches red)")
-    return fig
+    return legend_below(fig, title={"text": "colour:"})
 
 
 def switch_lines(sw: xr.Dataset, names: dict, workloads: dict) -> go.Figure:
@@ -188,9 +183,8 @@ def solve_scatter(df: pd.DataFrame, paper: tuple[float, float]) -> go.Figure:
         reference_line(fig, 1000 * value, label, axis="y", log=True)
     fig.update_xaxes(title_text="units and merge candidates offered")
     fig.update_yaxes(title_text="solve time (ms)", type="log")
-    fig.update_layout(height=420, title="The MILP's solve time per event",
-                      legend={"orientation": "h", "y": -0.25})
-    return fig
+    fig.update_layout(height=420, title="The MILP's solve time per event")
+    return legend_below(fig)
 
 
 def workload_bars(table: pd.DataFrame, policies: list[str], *, value: str = "average JCT (h)",
@@ -200,10 +194,9 @@ def workload_bars(table: pd.DataFrame, policies: list[str], *, value: str = "ave
     fig = go.Figure()
     for p in policies:
         fig.add_bar(x=table["workload"], y=table[p], name=p)
-    fig.update_layout(barmode="group", height=440, title=title,
-                      legend={"orientation": "h", "y": -0.3})
+    fig.update_layout(barmode="group", height=440, title=title)
     fig.update_yaxes(title_text=value)
-    return fig
+    return legend_below(fig)
 
 
 def table_lines(table: pd.DataFrame, x: str, policies: list[str], *, value: str,
@@ -212,7 +205,7 @@ def table_lines(table: pd.DataFrame, x: str, policies: list[str], *, value: str,
     fig = go.Figure()
     for p in policies:
         fig.add_scatter(x=table[x], y=table[p], mode="lines+markers", name=p)
-    fig.update_layout(height=400, title=title, legend={"orientation": "h", "y": -0.3})
+    fig.update_layout(height=400, title=title)
     fig.update_xaxes(title_text=x)
     fig.update_yaxes(title_text=value)
-    return fig
+    return legend_below(fig)

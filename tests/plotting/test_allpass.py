@@ -8,6 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lorasched.figures.allpass.common import CLOUD_NAMES
+from lorasched.figures.verdicts import RATIO, estimate
 from lorasched.plotting import allpass, titan
 
 
@@ -89,15 +91,18 @@ def test_wait_bars_stack_to_the_wait_s_centre_in_its_parts_proportions():
                      ("overhead_min", "unlimited", "tl_np"): [0.5, 0.5],
                      ("wait_min", "unlimited", "tl_np"): [3.0, 3.0]})  # less than its parts
     fig = allpass.wait_bars(data, ROWS, NAMES)
-    assert [t.name for t in fig.data] == ["serverful queue", "checkpoint + restore",
-                                          "start-up and other"]
+    stack = _bars(fig)
+    assert [t.name for t in stack] == ["serverful queue", "checkpoint + restore",
+                                       "start-up and other"]
     assert all(list(t.x) == ["Allpass (limited)", "TL-NP (unlimited)"] for t in fig.data)
     # Allpass: arithmetic means 2 + 1 + the rest 2 = 5, scaled to the wait's centre 4
-    assert np.allclose([list(t.y) for t in fig.data],
+    assert np.allclose([list(t.y) for t in stack],
                        [[1.6, 3.0 * 3.0 / 3.5], [0.8, 0.5 * 3.0 / 3.5], [1.6, 0.0]])
-    assert np.isclose(sum(t.y[0] for t in fig.data), 4.0)  # not the arithmetic 5
+    assert np.isclose(sum(t.y[0] for t in stack), 4.0)  # not the arithmetic 5
     assert fig.layout.barmode == "stack"
     assert fig.layout.yaxis.title.text == "wait per job (min), geometric mean over seeds"
+    # the wait's 95 % interval over seeds, on the log scale of a positive quantity
+    _assert_interval(fig, [np.array([2.0, 8.0]), np.array([3.0, 3.0])], "wait per job")
 
 
 def test_cost_bars_stack_each_provider_s_share_of_the_bill_s_centre():
@@ -107,14 +112,57 @@ def test_cost_bars_stack_each_provider_s_share_of_the_bill_s_centre():
     data.per_seed.update({("cost_usd", "limited", "allpass"): np.array([10.0, 90.0]),
                           ("cost_usd", "unlimited", "tl_np"): np.array([36.0, 36.0])})
     fig = allpass.cost_bars(data, ROWS, NAMES)
-    assert [t.name for t in fig.data] == list(allpass.PROVIDER_COLOURS)
+    stack = _bars(fig)
+    # the clouds by the paper's names, not the providers' keys
+    assert [t.name for t in stack] == ["Modal", "Vast.ai", "Lambda"]
+    assert allpass.PROVIDER_NAMES == CLOUD_NAMES
     # Allpass's parts 1, 11, 21 (sum 33) scaled to its bill's centre 30; TL-NP's 2, 12, 22
-    assert np.allclose([list(t.y) for t in fig.data],
+    assert np.allclose([list(t.y) for t in stack],
                        [[30 / 33, 2.0], [330 / 33, 12.0], [630 / 33, 22.0]])
-    assert [t.marker.color for t in fig.data] == list(allpass.PROVIDER_COLOURS.values())
+    assert [t.marker.color for t in stack] == list(allpass.PROVIDER_COLOURS.values())
     assert list(fig.data[0].x) == ["Allpass (limited)", "TL-NP (unlimited)"]
     assert fig.layout.barmode == "stack"
     assert fig.layout.yaxis.title.text == "bill (USD), geometric mean over seeds"
+    _assert_interval(fig, [np.array([10.0, 90.0]), np.array([36.0, 36.0])], "bill (USD)")
+
+
+def _bars(fig) -> list:
+    return [t for t in fig.data if t.type == "bar"]
+
+
+def _assert_interval(fig, per_seed: list, what: str) -> None:
+    """``fig`` draws, over each stacked bar, the centre of its total and an error bar to
+    its 95 % interval over seeds (log scale: the geometric mean, asymmetric), the legend
+    saying so; a figure without it fails."""
+    marks = [t for t in fig.data if t.error_y is not None and t.error_y.array is not None]
+    assert len(marks) == 1, "a mean over seeds without its error bars"
+    mark = marks[0]
+    assert mark.name == f"{what}: 95 % interval over 2 seeds"
+    est = [estimate(v, RATIO) for v in per_seed]
+    assert list(mark.y) == pytest.approx([e.mean for e in est])
+    assert list(mark.y) == pytest.approx(np.sum([list(t.y) for t in _bars(fig)], axis=0))
+    assert list(mark.error_y.array) == pytest.approx([e.high - e.mean for e in est])
+    assert list(mark.error_y.arrayminus) == pytest.approx([e.mean - e.low for e in est])
+    assert mark.error_y.array[0] > mark.error_y.arrayminus[0] > 0  # the log scale's
+    assert mark.error_y.array[1] == 0.0  # the same value on every seed: no spread
+    assert mark.error_y.visible
+
+
+def test_the_interval_check_fails_on_bars_without_error_bars():
+    data = _Metrics({("wait_min", s, a): [2.0, 8.0] for a, s in ROWS}
+                    | {(m, s, a): [1.0, 1.0] for m in ("queue_min", "overhead_min")
+                       for a, s in ROWS})
+    fig = allpass.wait_bars(data, ROWS, NAMES)
+    fig.data = _bars(fig)  # as the page drew it before: the stacks alone
+    with pytest.raises(AssertionError, match="without its error bars"):
+        _assert_interval(fig, [np.array([2.0, 8.0])] * 2, "wait per job")
+
+
+def test_the_preemptive_policies_are_dashed_so_a_twin_they_lie_on_still_shows():
+    jct = {"tl_np": np.array([1.0, 2.0]), "tl_p": np.array([1.0, 2.0])}
+    fig = allpass.jct_cdf(_Runs(jct), "limited", list(jct), {"tl_np": "TL-NP",
+                                                              "tl_p": "TL-P"})
+    assert [t.line.dash for t in fig.data] == ["solid", "dash"]
 
 
 def test_price_timeline_draws_the_marketplace_leases_by_start_and_their_average():

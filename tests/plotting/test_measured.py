@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 import lorasched
+from lorasched.plotting import LEGEND_BELOW
 from lorasched.plotting import measured as plots
 from lorasched.profiling import compare
 
@@ -36,3 +37,9 @@ def test_a_frame_without_its_columns_is_refused(frames):
     with pytest.raises(lorasched.InputError, match="gains must have the columns"):
         plots.speed_and_gain(ratios, gains.drop(columns="seq_len"), gpu="H200",
                              published="A100")
+
+
+def test_the_legend_lies_below_the_rotated_labels_clear_of_the_panel_titles(frames):
+    ratios, gains = frames
+    fig = plots.speed_and_gain(ratios, gains, gpu="H200", published="A100")
+    assert all(fig.layout.legend[k] == v for k, v in LEGEND_BELOW.items())

@@ -8,8 +8,10 @@ import pytest
 import xarray as xr
 
 import lorasched
+from lorasched.figures.pdftsp import CALIBRATED, LEMMA2, NAMES, PANELS
 from lorasched.figures.verdicts import RATIO, estimate
 from lorasched.model.errors import InputError
+from lorasched.plotting import LEGEND_BELOW, MAX_BARS, bars_per_group
 from lorasched.plotting import pdftsp as plots
 
 
@@ -172,3 +174,72 @@ def test_latency_histogram_overlays_each_sample_with_its_median_marked():
     assert [s.x0 for s in fig.layout.shapes] == pytest.approx([2.0, 20.0])  # medians, ms
     assert [a.text for a in fig.layout.annotations] == ["fast: median", "slow: median"]
     assert fig.layout.title.text == "latency"
+
+
+def _methods(names, loads=("light", "high")) -> xr.DataArray:
+    """A metric over 2 loads x the algorithms ``names`` x 2 seeds (algorithm k: k + 1 and
+    k + 2, the second load twice the first)."""
+    k = np.arange(1.0, len(names) + 1)[None, :, None]
+    values = np.concatenate([k, k + 1], axis=2) * np.array([1.0, 2.0])[:, None, None]
+    return xr.DataArray(values, dims=("load", "algorithm", "seed"),
+                        coords={"load": list(loads), "algorithm": list(names), "seed": [1, 2]})
+
+
+def _legend_below(fig) -> bool:
+    """Whether ``fig``'s legend lies below its plots and axis titles, clear of its title."""
+    legend = fig.layout.legend
+    return all(legend[k] == v for k, v in LEGEND_BELOW.items())
+
+
+def test_figure_bars_keep_a_group_to_as_many_bars_as_a_reader_tells_apart():
+    eight = _methods([f"method {i}" for i in range(8)])
+    with pytest.raises(InputError, match="more than 5 bars a group in {'the figure': 8}"):
+        plots.figure_bars(eight, "load", title="", axis_title="load")
+    names = [str(a) for a in eight["algorithm"].values]
+    with pytest.raises(InputError, match="more than 5 bars a group in {'six': 6}"):
+        plots.figure_bars(eight, "load", title="", axis_title="load",
+                          panels={"six": names[:6], "two": names[6:]})
+    fig = plots.figure_bars(eight, "load", title="", axis_title="load",
+                            panels={"four": names[:4], "the rest": names[4:]})
+    assert bars_per_group(fig) == 4 <= MAX_BARS
+
+
+def test_the_section_5_figures_facet_into_a_row_per_standing_of_four_panels():
+    """The pdFTSP figures' panels (Figs. 4-9): the paper's policies by the paper's names
+    apart from lorasched's additions, a row per pdFTSP setting, at most four bars a group,
+    one scale, and the legend below the plots, clear of the title."""
+    names = list(dict.fromkeys(a for g in PANELS.values() for a in g))
+    # every method the figures' data give (``by_method``) is in a panel: none refused
+    assert set(names) == {LEMMA2, CALIBRATED, *NAMES.values()} - {"pdFTSP"}
+    fig = plots.figure_bars(_methods(names, ("50", "100")), "load", title="Fig. 4",
+                            axis_title="compute nodes K", panels=PANELS)
+    assert bars_per_group(fig) == 4 <= MAX_BARS
+    assert [a.text for a in fig.layout.annotations] == list(PANELS)
+    on = {}
+    for t in fig.data:
+        on.setdefault(t.xaxis, []).append(t.name)
+    assert on == {"x": [LEMMA2, "Titan", "EFT", "NTM"],
+                  "x2": [LEMMA2, "cost-plus (lorasched's)", "Titan (welfare objective)"],
+                  "x3": [CALIBRATED, "Titan", "EFT (tuned)", "NTM (tuned)"],
+                  "x4": [CALIBRATED, "cost-plus (lorasched's, tuned)",
+                         "Titan (welfare objective)"]}
+    # two a row: the top row Lemma 2's, the bottom one the calibrated constants'
+    assert fig.layout.xaxis.domain[0] == fig.layout.xaxis3.domain[0] == 0
+    assert fig.layout.xaxis2.domain[0] > fig.layout.xaxis.domain[1]
+    assert fig.layout.yaxis.domain[0] > fig.layout.yaxis3.domain[1]
+    assert all(fig.layout[f"yaxis{i}"].matches == "y" for i in (2, 3, 4))  # one scale
+    assert sorted(t.name for t in fig.data if t.showlegend) == sorted(names)
+    assert _legend_below(fig) and fig.layout.title.text == "Fig. 4"
+    assert fig.layout.xaxis3.title.text == fig.layout.xaxis4.title.text == "compute nodes K"
+
+
+def test_every_legend_of_a_day_s_figures_lies_below_the_plots():
+    day = _day()
+    figs = [plots.arrivals_and_admissions(day), plots.bids_and_payments(day),
+            plots.sampled_bids_and_payments(day, [2, 0]),
+            plots.figure_bars(_sweep(), "load", title="t", axis_title="load"),
+            plots.runtime_per_task(_sweep().rename(load="nodes")),
+            plots.latency_histogram({"a": np.array([0.001, 0.002])}, title="t")]
+    assert all(_legend_below(f) for f in figs)
+    # the old layout, a legend on the plots' top edge, grows into the title: not below
+    assert not _legend_below(figs[0].update_layout(legend={"y": 1.0, "yref": "paper"}))

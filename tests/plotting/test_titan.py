@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from _plotly_utils.basevalidators import ColorValidator
 
 import lorasched
+from lorasched.plotting import LEGEND_BELOW, MAX_BARS, bars_per_group
 from lorasched.plotting import titan as plots
 
 _CSS = re.compile(r"#([0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})"
@@ -81,3 +82,23 @@ def test_table_lines_draw_each_policy_against_the_chosen_column():
     assert list(line.x) == [1.0, 2.0] and list(line.y) == [2.0, 4.0]
     assert fig.layout.xaxis.title.text == "density"
     assert fig.layout.yaxis.title.text == "makespan (h)"
+
+
+def test_every_legend_lies_below_the_plots_and_the_grouped_bars_stay_readable():
+    """Horizontal legends at the figure's bottom (:data:`~lorasched.plotting.LEGEND_BELOW`),
+    clear of the title at the top; no group holds more bars than a reader tells apart."""
+    durations = pd.DataFrame({"workload": ["a", "a", "b"], "duration_h": [0.1, 0.6, 9.0],
+                              "gpus": [1, 2, 1]})
+    figs = [plots.workload_bars(TABLE, ["TITAN", "SRTF"], title="t"),
+            plots.table_lines(TABLE, "density", ["SRTF"], value="h", title="t"),
+            plots.duration_cdf(durations), plots.gpu_requests(durations),
+            plots.solve_scatter(pd.DataFrame({"workload": ["a"], "candidates": [3],
+                                              "solve_ms": [1.0]}), (0.005, 0.16)),
+            plots.gantt(lorasched.simulate(lorasched.titan_scenario(workload="authors",
+                                                                    jobs=4, seed=1),
+                                           "titan"))]
+    for fig in figs:
+        legend = fig.layout.legend
+        assert all(legend[k] == v for k, v in LEGEND_BELOW.items()), fig.layout.title.text
+        assert bars_per_group(fig) <= MAX_BARS
+    assert figs[-1].layout.legend.title.text == "colour:"  # the gantt keeps its key's title

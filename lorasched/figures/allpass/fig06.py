@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 
+from ...allpass.cluster import TIRESIAS_THRESHOLD_S
 from ...allpass.diagnostics import queue_mechanism
 from ..base import Prose, paragraphs
 from ..centres import centre, centre_share, seeds_estimate
 from ..inventory import cite
-from ..numbers import minutes, num, pct
+from ..numbers import minutes, num, pct, quote
 from ..verdicts import RATIO, SHARE, judge
 from .common import (
     NAMES,
@@ -38,9 +41,77 @@ def _pts(x: float) -> str:
     return f"{num(x, sign=True)} points"
 
 
+def _span(frame: pd.DataFrame, column: str) -> str:
+    """The range over ``frame``'s seeds of its column ``column`` (minutes), each end quoted
+    (:func:`quote`, named after the column): ``61 to 62 min``, or ``61 min`` when they
+    agree."""
+    lo, hi = float(np.nanmin(frame[column])), float(np.nanmax(frame[column]))
+    if num(lo) == num(hi):
+        return quote(f"{column}, every seed", lo, minutes)
+    return (f"{quote(f'{column}, least over seeds', lo)} to "
+            f"{quote(f'{column}, most over seeds', hi, minutes)}")
+
+
+def _threshold_of(run) -> float:
+    """The first queue's limit (seconds of attained service) a Tiresias-L run ran with."""
+    return float(json.loads(run.attrs.get("options", "{}")).get("threshold_s",
+                                                                 TIRESIAS_THRESHOLD_S))
+
+
+def _first_attains(run, threshold: float) -> float:
+    """When the first job of ``run`` attains ``threshold`` seconds of service, its run
+    segments added up in order (s; inf if no job does)."""
+    run_seg = run["seg_kind"].values.astype(str) == "run"
+    job = run["seg_job"].values[run_seg]
+    start, end = run["seg_start_s"].values[run_seg], run["seg_end_s"].values[run_seg]
+    first = np.inf
+    for j in np.unique(job):
+        order = np.argsort(start[job == j], kind="stable")
+        s0, s1 = start[job == j][order], end[job == j][order]
+        before = np.concatenate([[0.0], np.cumsum(s1 - s0)])
+        k = int(np.searchsorted(before[1:], threshold - 1e-9))
+        if k < s0.size:
+            first = min(first, s0[k] + threshold - before[k])
+    return first
+
+
+def _preemption_row(tl_p, tl_np, seed: int) -> dict:
+    """What TL-P's preemptions change against TL-NP on one seed (the same jobs): its
+    preemptions, the jobs whose JCT differs (and the shortest such JCT, under either) and
+    those that cross the ten-minute mark, and
+    in minutes after the first arrival, how long the jobs take to arrive, TL-P's first
+    preemption, when TL-NP's first job attains the first queue's limit and when its
+    serverful queue is last non-empty; the jobs still within their ten minutes at TL-P's
+    first preemption, and the quickest of their JCTs under TL-P."""
+    t0 = float(tl_p["submit_s"].values.min())
+    jp, jn = tl_p["jct_s"].values, tl_np["jct_s"].values
+    kind = tl_p["seg_kind"].values.astype(str)
+    cuts = tl_p["seg_start_s"].values[kind == "checkpoint"]
+    first = float(cuts.min()) if cuts.size else np.nan
+    inside = ((tl_p["submit_s"].values + 600 > first) & (tl_p["finish_s"].values > first)
+              if cuts.size else np.zeros(jp.size, dtype=bool))
+    queued = tl_np["tick_s"].values[tl_np["queue"].values > 0]
+    other = ~np.isclose(jp, jn, rtol=0, atol=1e-6)
+    return {"seed": seed, "TL-P preemptions": int(tl_p["preemptions"].values.sum()),
+            "jobs with another JCT": int(other.sum()),
+            "shortest JCT that differs (min)": float(np.minimum(jp, jn)[other].min()) / 60
+            if other.any() else np.nan,
+            "jobs across ten minutes": int(((jp <= 600 + 1e-6) != (jn <= 600 + 1e-6)).sum()),
+            "arrivals span (min)": (float(tl_p["submit_s"].values.max()) - t0) / 60,
+            "first preemption (min)": (first - t0) / 60,
+            "first job at the limit (min)": (_first_attains(tl_np, _threshold_of(tl_np)) - t0)
+            / 60,
+            "queue last non-empty (min)": (float(queued.max()) - t0) / 60 if queued.size
+            else np.nan,
+            "jobs within ten minutes at the first preemption": int(inside.sum()),
+            "their quickest JCT under TL-P (min)": float(jp[inside].min()) / 60
+            if inside.any() else np.nan}
+
+
 class Fig06(AllpassFigure):
     key, number, title = "fig06", "Fig. 6", "JCT under limited serverful capacity"
     page = "allpass_fig06"
+    quotes = True  # the preemption paragraph derives its numbers from the runs
     ORDER = ["allpass", "tl_np", "tl_p", "sjf_np", "sjf_p"]
     BASELINES = ORDER[1:]
     #: the percentiles at which "better across all percentiles" compares the JCTs
@@ -213,6 +284,108 @@ class Fig06(AllpassFigure):
                 f"{minutes(o['sjf_p'])} per job on checkpoints and restores, against SJF-NP's "
                 f"{minutes(o['sjf_np'])}.")
 
+    def preemptions(self, data: AllpassData) -> pd.DataFrame:
+        """What TL-P's preemptions change against TL-NP, seed by seed.
+
+        Parameters
+        ----------
+        data : AllpassData
+            The runs.
+
+        Returns
+        -------
+        pandas.DataFrame
+            A row per seed with both runs (:func:`_preemption_row`'s columns).
+        """
+        return data.cached("fig06.preemptions", lambda: pd.DataFrame(
+            [_preemption_row(data.run(SETUP, "tl_p", s), data.run(SETUP, "tl_np", s), s)
+             for s in data.seeds if data.has(SETUP, "tl_p", s) and data.has(SETUP, "tl_np", s)]
+        )).copy()
+
+    def preemption_text(self, data: AllpassData) -> str:
+        """Why TL-P's curve lies on TL-NP's, or where it leaves it, as measured.
+
+        Its preemptions, the jobs they change and why no job changes side of ten minutes
+        (the model or not); every number it derives quoted (:meth:`quoted`).
+
+        Parameters
+        ----------
+        data : AllpassData
+            The runs.
+
+        Returns
+        -------
+        str
+            One paragraph (markdown), empty without TL-P's and TL-NP's runs.
+        """
+        t = self.preemptions(data)
+        if t.empty:
+            return ""
+        n, limit = len(t), _threshold_of(data.run(SETUP, "tl_p", int(t["seed"].iloc[0])))
+        cut, calm = t[t["TL-P preemptions"] > 0], t[t["TL-P preemptions"] == 0]
+        across = int(t["jobs across ten minutes"].sum())
+        seeds = quote("seeds with TL-P's and TL-NP's runs", n)
+        rule = ("Tiresias-L preempts only a job that has attained its first queue's limit, "
+                f"{quote('the first queue limit of Tiresias-L, min', limit / 60, minutes)} "
+                "of service (lorasched's choice: the paper names no limit; the Allpass "
+                "sensitivity page runs ten minutes and four hours), and only while another "
+                "job waits")
+        head = "**TL-P beside TL-NP.** "
+        if across:
+            return (head + f"TL-P preempts on {quote('seeds where TL-P preempts', len(cut))} "
+                    f"of the {seeds} seeds, and "
+                    f"{quote('jobs on the other side of ten minutes than under TL-NP', across)}"
+                    " jobs finish on the other side of ten minutes from TL-NP's: the two "
+                    f"shares differ. {rule}.")
+        pre = cut["TL-P preemptions"]
+        words = [head + "TL-P and TL-NP finish the same share of jobs within ten minutes on "
+                 f"every one of the {seeds} seeds: that is the model, not a bug. "]
+        if len(cut):
+            shortest = float(cut["shortest JCT that differs (min)"].min())
+            words.append(
+                f"TL-P does preempt, on {quote('seeds where TL-P preempts', len(cut))} of the "
+                f"{seeds} seeds ({quote('preemptions of TL-P, all seeds', int(pre.sum()))} "
+                f"preemptions in all, {quote('preemptions of TL-P, least a seed', pre.min())}"
+                f" to {quote('preemptions of TL-P, most a seed', pre.max())} a seed), and "
+                + quote("jobs with another JCT under TL-P than TL-NP",
+                        int(cut["jobs with another JCT"].sum()))
+                + " jobs finish at another time than under TL-NP, each of them after at "
+                f"least {quote('shortest JCT that differs, min', shortest, minutes)} under "
+                "either: the two curves part only above that, and not one job crosses the "
+                "ten-minute mark. ")
+        else:
+            words.append("TL-P preempts no job on any seed, and every job finishes when "
+                         "it does under TL-NP: the two curves are one. ")
+        words.append(rule + ". ")
+        if len(cut):
+            inside = int(cut["jobs within ten minutes at the first preemption"].sum())
+            quick = float(cut["their quickest JCT under TL-P (min)"].min())
+            words.append(
+                "So a seed's first preemption comes "
+                f"{_span(cut, 'first preemption (min)')} after its first arrival, while its "
+                f"jobs all arrive within {_span(cut, 'arrivals span (min)')}: by then " + (
+                    "most jobs are past their ten minutes, and the "
+                    f"{quote('jobs within ten minutes at the first preemption', inside)} "
+                    "that are not wait behind the queue (the quickest of them takes "
+                    f"{quote('their quickest JCT under TL-P, min', quick, minutes)} under "
+                    "TL-P). " if inside else "every job is past its ten minutes. "))
+        if len(calm):
+            before = (calm["queue last non-empty (min)"].fillna(-np.inf)
+                      < calm["first job at the limit (min)"])
+            others = quote("seeds where TL-P does not preempt", len(calm))
+            words.append(("On the other seed " if len(calm) == 1 else
+                          f"On the other {others} seeds ") if len(cut) else "On every seed ")
+            words.append(
+                "the serverful queue is empty before the first job attains the limit (a "
+                f"tick last finds a job queued {_span(calm, 'queue last non-empty (min)')} "
+                "after the first arrival; the first job reaches the limit "
+                f"{_span(calm, 'first job at the limit (min)')} after it): no job waits "
+                "while one could be preempted."
+                if bool(before.all()) else
+                "no job is preempted although one waits after a job attains the limit: "
+                "this page does not trace why.")
+        return "".join(words).strip()
+
     def findings(self, data: AllpassData) -> Prose:
         s = {a: data.est("share_10min", SETUP, a, 100, on=SHARE) for a in self.ORDER}
         avg = {a: data.m("avg_jct_min", SETUP, a) for a in self.ORDER}
@@ -231,4 +404,5 @@ class Fig06(AllpassFigure):
             + ", ".join(f"{NAMES[a]} {pct(s[a].mean, sign=False)}" for a in self.ORDER) + ".",
             "Average JCT: " + ", ".join(f"{NAMES[a]} {minutes(avg[a])}" for a in self.ORDER)
             + ".",
-            "On this page's claims: " + "; ".join(said) + ".")
+            "On this page's claims: " + "; ".join(said) + ".",
+            self.preemption_text(data))

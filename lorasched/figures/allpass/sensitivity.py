@@ -1,5 +1,6 @@
 """Allpass's headline claims under other values of the numbers lorasched chose and in
-settings with real contention (:data:`ALTERNATIVES`): the DBF window, a smaller serverful
+settings with real contention (:data:`ALTERNATIVES`): the DBF window, Tiresias-L's first
+queue limit, a smaller serverful
 cap, where jobs queue and the ordering claims have something to order, and one fixed
 trace, as the paper ran, where the seeds vary only the marketplace and the start-ups."""
 
@@ -9,6 +10,7 @@ import pickle
 from pathlib import Path
 
 from ... import systems
+from ...allpass.cluster import TIRESIAS_THRESHOLD_S
 from ...allpass.pressure import WINDOW_S
 from ...allpass.workload import allpass_scenario
 from ...experiments.grid import code_fingerprint
@@ -33,11 +35,19 @@ SEEDS = dict(_SEEDS)
 #: the pages whose claims are re-tested (Fig. 1 is the trace's, not a run's)
 PAGES = (Fig06(), Fig07(), Fig08(), Fig09(), Fig10(), Fig11(), Fig12())
 
+#: the policies that provision by the DBF (HPA's ``window_s`` is its downscale window, not T)
+_DBF = ("allpass", "allpass_fixed60", "allpass_fixed600", "queue_all_oracle")
+
 ALTERNATIVES = (
     Alternative("DBF window T", "10 min", options={"window_s": 600.0},
-                source="a third of sec. 5.1's 30 min"),
+                source="a third of sec. 5.1's 30 min", policies=_DBF),
     Alternative("DBF window T", "60 min", options={"window_s": 3600.0},
-                source="twice sec. 5.1's 30 min"),
+                source="twice sec. 5.1's 30 min", policies=_DBF),
+    Alternative("Tiresias-L's first queue limit", "10 min", options={"threshold_s": 600.0},
+                source="a sixth of lorasched's hour: TL-P can preempt within Fig. 6's "
+                       "ten minutes"),
+    Alternative("Tiresias-L's first queue limit", "4 h", options={"threshold_s": 14400.0},
+                source="the TITAN authors' Tiresias, four GPU-hours"),
     Alternative("serverful cap (limited setup)", "8", {"capacity": 8},
                 source="contention: about a quarter of the paper's 30 GPUs, so that jobs "
                        "queue for the serverful tier"),
@@ -53,6 +63,8 @@ ALTERNATIVES = (
 def choices() -> dict:
     """lorasched's (and sec. 5.1's) value of each number the alternatives change."""
     return {"DBF window T": f"{minutes(WINDOW_S / 60)} (sec. 5.1), every tick up to it",
+            "Tiresias-L's first queue limit": f"{minutes(TIRESIAS_THRESHOLD_S / 60)} "
+                                              "(lorasched's; the paper names none)",
             "serverful cap (limited setup)": f"{SETUPS['limited']} (sec. 5.1)",
             "the jobs a seed draws": "a fresh trace per seed: which jobs of the Helios "
                                      "window, their arrivals, lengths and deadlines, with "
@@ -68,7 +80,8 @@ def _changes(alt: Alternative) -> tuple[list, dict]:
         return (["limited"] if "capacity" in alt.scenario else list(SETUPS),
                 {a: {} for a in ALGORITHMS})
     chosen = {a: {k: v for k, v in alt.options.items()
-                  if k in policy_options(system.policy(a))} for a in ALGORITHMS}
+                  if k in policy_options(system.policy(a))}
+              for a in ALGORITHMS if not alt.policies or a in alt.policies}
     return list(SETUPS), {a: o for a, o in chosen.items() if o}
 
 

@@ -18,7 +18,9 @@ from .common import (
     _SCALE,
     _WITH,
     CALIBRATED,
+    COST_PLUS,
     LEMMA2,
+    TITAN,
     VARIANTS,
     _and,
     _cap,
@@ -45,6 +47,9 @@ class Fig12(SweepFigure):
     page = "fig12_competitiveness"
     tuned = False  # pdFTSP against its bounds: no baseline to tune
     paper_bound = 3.0  # "empirical competitive ratios of no more than 3"
+    #: the bars' panels: the paper's algorithms, then lorasched's additions
+    PANELS = {"the paper's algorithms": [LEMMA2, TITAN, "EFT", "NTM"],
+              "lorasched's additions": [CALIBRATED, COST_PLUS]}
 
     def axes(self, size):
         return {"load": _loads(size)}  # replaced per part in declaration()
