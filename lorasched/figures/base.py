@@ -519,6 +519,23 @@ def _linked(v):
     return f'<details class="why"><summary>{teaser} …</summary>{linked}</details>'
 
 
+#: how many of a row's per-seed values show before the rest folds
+FOLD_SEEDS = 3
+
+
+def _seeds_folded(v):
+    """A claims row's per-seed values (``"a, b, c, ..."``): the first :data:`FOLD_SEEDS`
+    shown, all of them on a click, so that the column does not make the row screen-tall."""
+    if not isinstance(v, str):
+        return _cell(v)
+    values = v.split(", ")  # ", " joins them (verdicts.per_seed); "2,572" is one value
+    if len(values) <= FOLD_SEEDS:
+        return html.escape(v, quote=False)
+    shown = ", ".join(values[:FOLD_SEEDS])
+    return (f'<details class="seeds"><summary>{html.escape(shown, quote=False)} … '
+            f"({len(values)})</summary>{html.escape(v, quote=False)}</details>")
+
+
 def styled(table):
     """A table for display: its index hidden when it is unnamed whole numbers (pandas'
     default 0, 1, 2, ..., or what is left of it after rows were taken: it means nothing)
@@ -551,6 +568,8 @@ def styled(table):
     out = out.format(_cell)
     if "why" in table.columns:  # a why's markdown link to where a mechanism is measured
         out = out.format(_linked, subset=["why"])
+    if "per seed" in table.columns:
+        out = out.format(_seeds_folded, subset=["per seed"])
     out = out.format_index(_cell, axis="index")
     return out.set_properties(**{"text-align": "left"})
 

@@ -57,6 +57,16 @@ def test_a_long_why_is_folded_behind_its_first_words_and_keeps_its_links():
     assert "&amp; p &lt; 1." in long_cell and long_cell.endswith("</details>")
 
 
+def test_per_seed_values_beyond_three_fold_behind_the_first_three():
+    table = pd.DataFrame({"claim": ["a", "b"],
+                          "per seed": ["+12 %, +30 %", "2,572, 2,601, -41 %, -40 %, -39 %"]})
+    cells = [c.strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", styled(table).to_html(),
+                                           re.S)]
+    assert cells[1] == "+12 %, +30 %"
+    assert cells[3] == ('<details class="seeds"><summary>2,572, 2,601, -41 % … (5)</summary>'
+                        "2,572, 2,601, -41 %, -40 %, -39 %</details>")
+
+
 def test_prose_escapes_dollar_amounts_but_not_maths():
     text = Prose("It costs $236.69 (of which $18.02 idle), and $\\alpha$ is kept.")
     md = text._repr_markdown_()
