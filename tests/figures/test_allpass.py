@@ -516,7 +516,7 @@ def test_tl_p_preempts_yet_finishes_the_same_jobs_within_ten_minutes_as_tl_np():
     assert "same share of jobs within ten minutes on every one of the 2 seeds: that is " \
            "the model, not a bug" in text
     assert (f"on 1 of the 2 seeds ({busy['TL-P preemptions']} preemptions in all" in text
-            and f"there {busy['jobs with another JCT']} jobs finish at another time" in text)
+            and f"and {busy['jobs with another JCT']} jobs finish at another time" in text)
     assert "60 min of service" in text and "On the other seed the serverful queue" in text
     other = fig.preemption_text(AllpassData("full", short))
     assert "not a bug" not in other
