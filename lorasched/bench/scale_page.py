@@ -12,6 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ..figures.pdftsp.common import NAMES
 from .scale import (
     GOALS,
     SERIES_ALGORITHMS,
@@ -62,7 +63,8 @@ def series_figure(figures: dict, baseline: dict | None = None):
             for col, key in ((1, "seconds"), (2, "peak_gb")):
                 fig.add_trace(go.Scatter(
                     x=x, y=[p[key] for p in pts], text=text, mode="lines+markers",
-                    name=f"{algorithm} ({label})", legendgroup=f"{algorithm}{label}",
+                    name=f"{NAMES.get(algorithm, algorithm)} ({label})",
+                    legendgroup=f"{algorithm}{label}",
                     showlegend=col == 1,
                     line={"color": colours[algorithm],
                           "dash": "dash" if label == "before" else "solid"},

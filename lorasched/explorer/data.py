@@ -269,7 +269,8 @@ def policy_run(system: str, policy: str, **scenario) -> PolicyRun:
                    f"{a['makespan_h']:.3f} h, {a['switch_h']:.3f} GPU-h spent switching "
                    "(start-ups, pipeline switches)")
         fig = titan_plots.gantt(result)
-        fig.update_layout(title=f"{policy}: average JCT {a['avg_jct_h']:.3f} h")
+        fig.update_layout(title=f"{titan_plots.policy_name(policy)}: average JCT "
+                                f"{a['avg_jct_h']:.3f} h")
         return PolicyRun(result, summary, {"timeline": fig})
     result = simulate(allpass_scenario(**s), policy, seed=s["seed"])
     a = result.attrs
@@ -278,11 +279,13 @@ def policy_run(system: str, policy: str, **scenario) -> PolicyRun:
     summary = (f"{policy}: cost ${a['cost_usd']:.2f} ({parts}); average JCT "
                f"{a['avg_jct_s'] / 60:.1f} min")
     jobs = allpass_plots.job_timeline(result)
-    jobs.update_layout(title=f"{policy}: cost ${a['cost_usd']:.2f}, average JCT "
+    jobs.update_layout(title=f"{allpass_plots.policy_name(policy)}: cost ${a['cost_usd']:.2f}, "
+                             "average JCT "
                              f"{a['avg_jct_s'] / 60:.1f} min")
     return PolicyRun(result, summary,
                      {"jobs_timeline": jobs,
-                      "pressure": allpass_plots.timeline([(policy, result)])})
+                      "pressure": allpass_plots.timeline([(allpass_plots.policy_name(policy),
+                                                           result)])})
 
 
 def policy_page(system: str, *, width: int | None = None, **scenario) -> dict:

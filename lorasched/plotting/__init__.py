@@ -91,7 +91,7 @@ def bars_per_group(fig) -> int:
 
 
 def reference_line(fig, value: float, text: str, *, axis: str = "x", log: bool = False,
-                   **kwargs):
+                   at: float = 1.0, **kwargs):
     """Draw a dotted line at ``value`` on the ``axis`` axis with the label ``text``.
 
     plotly.js reads an annotation's position on a log axis as the log10 of the value (a
@@ -111,6 +111,9 @@ def reference_line(fig, value: float, text: str, *, axis: str = "x", log: bool =
         A vertical line on the x axis or a horizontal one on the y axis.
     log : bool
         Whether that axis is (or will be) a log axis.
+    at : float
+        Where along the line its label stands, as a share of the other axis (default 1:
+        the top, or the right end); lines close together take their labels apart by it.
     **kwargs
         More ``add_vline`` / ``add_hline`` arguments (``line_dash`` defaults to "dot").
 
@@ -123,10 +126,10 @@ def reference_line(fig, value: float, text: str, *, axis: str = "x", log: bool =
     where = math.log10(value) if log and value > 0 else value
     if axis == "x":
         fig.add_vline(x=value, **kwargs)
-        fig.add_annotation(x=where, xref="x", y=1, yref="y domain", text=text,
+        fig.add_annotation(x=where, xref="x", y=at, yref="y domain", text=text,
                            showarrow=False, xanchor="left", yanchor="top")
     else:
         fig.add_hline(y=value, **kwargs)
-        fig.add_annotation(y=where, yref="y", x=1, xref="x domain", text=text,
+        fig.add_annotation(y=where, yref="y", x=at, xref="x domain", text=text,
                            showarrow=False, xanchor="right", yanchor="bottom")
     return fig

@@ -7,9 +7,15 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ..allpass.policies import LABELS
 from ..figures.centres import seeds_estimate
 from ..figures.verdicts import RATIO
 from . import legend_below, reference_line
+
+
+def policy_name(policy: str) -> str:
+    """A policy as the paper names it ("tl_np" -> "TL-NP"); another name as it is."""
+    return LABELS.get(policy, policy)
 
 #: one colour per policy, the same on every Allpass page
 COLOURS = {"Allpass": "#023047", "TL-NP": "#e9c46a", "TL-P": "#f4a261", "SJF-NP": "#8ecae6",
@@ -204,6 +210,11 @@ def timeline(runs: list[tuple[str, object]]) -> go.Figure:
         fig.add_scatter(x=t, y=p, mode="lines", name="p (capped at 10)",
                         line={"color": "#adb5bd", "width": 1}, row=n, col=1, secondary_y=True)
     fig.update_xaxes(title_text="time (h)", row=n, col=1)
+    for i in range(1, len(runs) + 1):
+        fig.update_yaxes(title_text="jobs or workers", row=i, col=1)
+    if with_f:
+        fig.update_yaxes(title_text="F (s)", row=n, col=1, secondary_y=False)
+        fig.update_yaxes(title_text="p", row=n, col=1, secondary_y=True)
     fig.update_layout(template="plotly_white", height=height)
     return fig
 
@@ -264,7 +275,7 @@ def job_timeline(result, *, max_jobs: int = 60) -> go.Figure:
     fig.update_xaxes(title_text="time (h)")
     # the legend below the plot, inside the figure (nothing on the page runs into it)
     fig.update_layout(barmode="overlay", template="plotly_white", height=460,
-                      title=f"{result.attrs['algorithm']}: the first {jobs.size} jobs")
+                      title=f"{policy_name(result.attrs['algorithm'])}: the first {jobs.size} jobs")
     return legend_below(fig)
 
 

@@ -268,8 +268,8 @@ def bids_and_payments(result: xr.Dataset) -> go.Figure:
         height=480,
         margin={"l": 60, "r": 20, "t": 60, "b": 50},
     )
-    fig.update_xaxes(title_text="bid b<sub>i</sub>", range=[0, top])
-    fig.update_yaxes(title_text="payment p<sub>i</sub>", range=[0, top])
+    fig.update_xaxes(title_text="bid b<sub>i</sub> (USD)", range=[0, top])
+    fig.update_yaxes(title_text="payment p<sub>i</sub> (USD)", range=[0, top])
     return legend_below(fig)
 
 
@@ -547,8 +547,10 @@ def calibration_surfaces(surfaces: dict, marks: dict | None = None, *,
     grid."""
     titles = list(surfaces)
     fig = make_subplots(rows=1, cols=len(titles), subplot_titles=titles,
-                        horizontal_spacing=0.08)
+                        horizontal_spacing=0.1)
     symbols = ["star", "x", "circle-open", "diamond-open"]
+    # each later mark smaller or open, so that two marks on one cell both show
+    sizes = [26, 12, 32, 18]
     for col, title in enumerate(titles, start=1):
         da = surfaces[title].transpose("alpha", "beta")
         values = np.asarray(da.values, dtype=float)
@@ -565,12 +567,15 @@ def calibration_surfaces(surfaces: dict, marks: dict | None = None, *,
             a, b = f"{float(at['alpha']):g}", f"{float(at['beta']):g}"
             if a in alphas and b in betas:
                 fig.add_scatter(x=[b], y=[a], mode="markers", name=label,
-                                marker={"symbol": symbols[j % len(symbols)], "size": 16,
+                                marker={"symbol": symbols[j % len(symbols)],
+                                        "size": sizes[j % len(sizes)],
                                         "color": "white", "line": {"width": 2,
                                                                    "color": "black"}},
                                 showlegend=col == 1, legendgroup=label, row=1, col=col)
         fig.update_xaxes(title_text="β", type="category", row=1, col=col)
-        fig.update_yaxes(title_text="α", type="category", row=1, col=col)
+        # the α title on the first panel only: another's would stand on its left neighbour
+        fig.update_yaxes(title_text="α" if col == 1 else None, type="category", row=1,
+                         col=col)
     fig.update_layout(height=430, margin={"l": 60, "r": 20, "t": 60, "b": 60})
     return legend_below(fig)
 
@@ -585,12 +590,14 @@ def latency_histogram(samples: dict[str, np.ndarray], *, title: str = "") -> go.
     every = np.concatenate(list(samples.values())) * 1e3
     if every.size:
         edges = np.geomspace(max(every.min(), 1e-3) * 0.9, every.max() * 1.1, 40)
-    for name, values in samples.items():
+    for k, (name, values) in enumerate(samples.items()):
         ms = np.asarray(values, dtype=float) * 1e3
         counts, _ = np.histogram(ms, bins=edges)
         fig.add_bar(x=np.sqrt(edges[:-1] * edges[1:]), y=counts, name=name, opacity=0.6,
                     width=np.diff(edges))
-        reference_line(fig, float(np.median(ms)), f"{name}: median", log=True)
+        # each median's label a line below the last: medians close together stay legible
+        reference_line(fig, float(np.median(ms)), f"{name}: median", log=True,
+                       at=1 - 0.08 * k)
     fig.update_xaxes(type="log", title_text="latency (ms)")
     fig.update_yaxes(title_text="requests")
     fig.update_layout(barmode="overlay", height=420, title=title)

@@ -10,8 +10,15 @@ import xarray as xr
 from plotly.colors import sample_colorscale
 from plotly.subplots import make_subplots
 
+from ..figures.titan.common import NAMES
 from ..figures.verdicts import SHARE
 from . import legend_below, reference_line, seed_bars
+
+
+def policy_name(policy: str) -> str:
+    """A policy as the paper names it ("titan_nomerge" -> "TITAN (w/o task merger)"; the
+    baselines it does not name in capitals: "fifo" -> "FIFO")."""
+    return NAMES.get(policy, {"fifo": "FIFO", "random": "Random"}.get(policy, policy))
 
 #: one colour per policy, the same on every TITAN page
 COLOURS = {"SRTF": "#6c757d", "Tiresias": "#e9c46a", "TITAN (w/o task merger)": "#8ecae6",
@@ -56,12 +63,18 @@ def policy_lines(ds: xr.Dataset, axis: str, names: dict, workloads: dict, *,
     its 95 % interval), one panel per workload."""
     wls = [str(w) for w in ds["workload"].values]
     fig = make_subplots(rows=1, cols=len(wls), subplot_titles=[workloads[w] for w in wls])
-    x = ds[axis].values
+    x = np.asarray(ds[axis].values, dtype=float)
+    algs = list(ds["algorithm"].values)
+    # each policy a little to the side of the next, so that error bars at one x do not
+    # cover each other (the hover gives the true x)
+    step = 0.012 * (float(np.ptp(x)) or 1.0)
     for c, wl in enumerate(wls, start=1):
-        for alg in ds["algorithm"].values:
+        for k, alg in enumerate(algs):
             name = names[str(alg)]
             mean, bars = seed_bars(ds[var].sel(workload=wl, algorithm=alg))
-            fig.add_scatter(x=x, y=mean, error_y=bars,
+            fig.add_scatter(x=x + (k - (len(algs) - 1) / 2) * step, y=mean, error_y=bars,
+                            customdata=x, hovertemplate=f"{name}<br>{axis_title} "
+                            "%{customdata:.3g}: %{y:.3g}<extra></extra>",
                             mode="lines+markers", name=name, legendgroup=name,
                             showlegend=c == 1, line={"color": COLOURS.get(name, "#999")},
                             row=1, col=c)
@@ -159,8 +172,9 @@ def gantt(result: xr.Dataset, *, max_units: int = 60) -> go.Figure:
     fig.update_yaxes(title_text="unit (job or merged job)", autorange="reversed")
     fig.update_xaxes(title_text="hours")
     fig.update_layout(barmode="overlay", height=520, showlegend=True,
-                      title=f"{result.attrs['algorithm']}: the first {max_units} units' "
-                            "segments (colour: the GPUs a run holds, switches red)")
+                      title=f"{policy_name(result.attrs['algorithm'])}: the first "
+                            f"{max_units} units' segments (colour: the GPUs a run holds, "
+                            "switches red)")
     return legend_below(fig, title={"text": "colour:"})
 
 

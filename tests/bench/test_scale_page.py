@@ -51,7 +51,7 @@ def test_findings_table_and_plot_say_what_was_measured():
            "about the same as before" in text
     fig = page.series_figure(now, before)
     names = {t.name for t in fig.data}
-    assert names == {"pdftsp (now)", "eft (now)", "ntm (now)", "pdftsp (before)"}
+    assert names == {"pdFTSP (now)", "EFT (now)", "NTM (now)", "pdFTSP (before)"}
     assert fig.layout.xaxis.type == "log" and fig.layout.yaxis2.type == "log"
     assert "2 cores" in page.describe(now)
 

@@ -181,3 +181,19 @@ def test_price_timeline_draws_the_marketplace_leases_by_start_and_their_average(
     assert [s.y0 for s in fig.layout.shapes] == [2.5, 6.0]
     assert [a.text for a in fig.layout.annotations] == ["Lambda", "Modal"]
     assert fig.layout.yaxis.title.text == "$/GPU-h"
+
+
+def test_the_timeline_titles_every_axis():
+    import xarray as xr
+
+    tick = np.arange(4) * 600.0
+    run = xr.Dataset({"tick_s": ("tick", tick), "queue": ("tick", [0, 2, 1, 0]),
+                      "workers": ("tick", [0, 1, 2, 1]), "serverless": ("tick", [1, 1, 0, 0]),
+                      "F_s": ("tick", [60.0, 120.0, 120.0, 60.0]),
+                      "p": ("tick", [0.5, 1.5, np.inf, 0.2])})
+    fig = allpass.timeline([("Allpass", run), ("TL-NP", run.assign(F_s=run["F_s"] * np.nan))])
+    # the runs' rows count jobs or workers; the last row holds F (s) and, on the right, p
+    axes = sorted((n for n in fig.layout if n.startswith("yaxis")),
+                  key=lambda n: int(n[len("yaxis"):] or 1))
+    titles = [fig.layout[n].title.text for n in axes]
+    assert titles == ["jobs or workers", "jobs or workers", "F (s)", "p"]

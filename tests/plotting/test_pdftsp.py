@@ -162,6 +162,13 @@ def test_calibration_surfaces_are_each_day_over_its_best_pair_with_the_marks():
     assert [h.showscale for h in heats] == [False, True]
     assert [(m.name, list(m.x), list(m.y)) for m in marks] == [("chosen", ["1"], ["2"])] * 2
     assert [a.text for a in fig.layout.annotations] == ["day 1", "day 2"]
+    # the α title once, on the left: the second panel's stood on the first heatmap
+    assert fig.layout.yaxis.title.text == "α" and fig.layout.yaxis2.title.text is None
+    # two marks on one cell: the second smaller, so the first still shows around it
+    both = plots.calibration_surfaces({"day": grid}, {"a": {"alpha": 1.0, "beta": 0.5},
+                                                      "b": {"alpha": 1.0, "beta": 0.5}})
+    first, second = (t.marker.size for t in both.data if t.type == "scatter")
+    assert second < first
 
 
 def test_latency_histogram_overlays_each_sample_with_its_median_marked():
@@ -173,6 +180,9 @@ def test_latency_histogram_overlays_each_sample_with_its_median_marked():
     assert fig.layout.xaxis.type == "log" and fig.layout.barmode == "overlay"
     assert [s.x0 for s in fig.layout.shapes] == pytest.approx([2.0, 20.0])  # medians, ms
     assert [a.text for a in fig.layout.annotations] == ["fast: median", "slow: median"]
+    # each label a line below the last, so medians close together do not print on each other
+    heights = [a.y for a in fig.layout.annotations]
+    assert heights[0] > heights[1] and len(set(heights)) == len(heights)
     assert fig.layout.title.text == "latency"
 
 

@@ -102,3 +102,20 @@ def test_every_legend_lies_below_the_plots_and_the_grouped_bars_stay_readable():
         assert all(legend[k] == v for k, v in LEGEND_BELOW.items()), fig.layout.title.text
         assert bars_per_group(fig) <= MAX_BARS
     assert figs[-1].layout.legend.title.text == "colour:"  # the gantt keeps its key's title
+
+
+def test_policy_lines_set_the_policies_apart_at_one_x_and_hover_the_true_x():
+    import xarray as xr
+
+    values = np.ones((2, 3, 2)) * np.array([1.0, 2.0])[:, None, None]
+    ds = xr.Dataset({"avg_jct_h": (("algorithm", "density", "seed"), values)},
+                    coords={"algorithm": ["srtf", "titan"], "density": [0.5, 1.0, 2.0],
+                            "seed": [1, 2]}).expand_dims(workload=["authors"])
+    fig = plots.policy_lines(ds, "density", {"srtf": "SRTF", "titan": "TITAN"},
+                             {"authors": "authors' workload"}, title="t",
+                             axis_title="workload density")
+    a, b = fig.data
+    # error bars at one x would cover each other: each policy stands a little aside
+    assert all(xa < xb for xa, xb in zip(a.x, b.x, strict=True))
+    assert max(abs(xb - xa) for xa, xb in zip(a.x, b.x, strict=True)) < 0.1
+    assert list(a.customdata) == list(b.customdata) == [0.5, 1.0, 2.0]
