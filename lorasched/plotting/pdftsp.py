@@ -548,9 +548,8 @@ def calibration_surfaces(surfaces: dict, marks: dict | None = None, *,
     titles = list(surfaces)
     fig = make_subplots(rows=1, cols=len(titles), subplot_titles=titles,
                         horizontal_spacing=0.1)
-    symbols = ["star", "x", "circle-open", "diamond-open"]
     # each later mark smaller or open, so that two marks on one cell both show
-    sizes = [26, 12, 32, 18]
+    symbols, sizes = ["star", "x", "circle-open", "diamond-open"], [26, 12, 32, 18]
     for col, title in enumerate(titles, start=1):
         da = surfaces[title].transpose("alpha", "beta")
         values = np.asarray(da.values, dtype=float)
@@ -567,15 +566,13 @@ def calibration_surfaces(surfaces: dict, marks: dict | None = None, *,
             a, b = f"{float(at['alpha']):g}", f"{float(at['beta']):g}"
             if a in alphas and b in betas:
                 fig.add_scatter(x=[b], y=[a], mode="markers", name=label,
-                                marker={"symbol": symbols[j % len(symbols)],
-                                        "size": sizes[j % len(sizes)],
-                                        "color": "white", "line": {"width": 2,
-                                                                   "color": "black"}},
+                                marker={"symbol": symbols[j % 4], "size": sizes[j % 4],
+                                        "color": "white",
+                                        "line": {"width": 2, "color": "black"}},
                                 showlegend=col == 1, legendgroup=label, row=1, col=col)
         fig.update_xaxes(title_text="β", type="category", row=1, col=col)
-        # the α title on the first panel only: another's would stand on its left neighbour
-        fig.update_yaxes(title_text="α" if col == 1 else None, type="category", row=1,
-                         col=col)
+        # α titled once: a second panel's title would stand on its left neighbour
+        fig.update_yaxes(title_text="α" if col == 1 else None, type="category", row=1, col=col)
     fig.update_layout(height=430, margin={"l": 60, "r": 20, "t": 60, "b": 60})
     return legend_below(fig)
 
@@ -596,8 +593,7 @@ def latency_histogram(samples: dict[str, np.ndarray], *, title: str = "") -> go.
         fig.add_bar(x=np.sqrt(edges[:-1] * edges[1:]), y=counts, name=name, opacity=0.6,
                     width=np.diff(edges))
         # each median's label a line below the last: medians close together stay legible
-        reference_line(fig, float(np.median(ms)), f"{name}: median", log=True,
-                       at=1 - 0.08 * k)
+        reference_line(fig, float(np.median(ms)), f"{name}: median", log=True, at=1 - 0.08 * k)
     fig.update_xaxes(type="log", title_text="latency (ms)")
     fig.update_yaxes(title_text="requests")
     fig.update_layout(barmode="overlay", height=420, title=title)
