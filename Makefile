@@ -4,8 +4,9 @@
 #                nbval's rules, the built book in a browser (the notebooks run once for
 #                both); then the slowest 30 tests and each phase's wall and CPU time
 #   make book    run every figure's cells (lorasched reproduce --size full, resumable, cached
-#                in build/sweeps/full), execute the notebooks with full parameters (NB_JOBS=2
-#                at a time), then build book/_build/html with the figures' data in data/;
+#                in build/sweeps/full), judge every claim once into the ledger (lorasched
+#                ledger), execute the notebooks with full parameters (NB_JOBS=2 at a time),
+#                then build book/_build/html with the figures' data and the ledger in data/;
 #                `make book SIZE=small`: every figure scaled down, in minutes
 #                `make book RECOMPUTE=1`: compute the shipped cells too (notebooks/cells)
 #   make ship-cells  compute pdFTSP's and TITAN's costly cells here and write them into
@@ -39,10 +40,10 @@ endif
 
 # Papermill parameters for the book: PARAMS_<name>_<size> if set, else `-p size $(SIZE)`
 # for the figure notebooks (fig*, titan_*, allpass_*), the parts' headline pages
-# (headline_*), their sensitivity pages (sensitivity_*), the summary and the calibration
-# page, else the notebook's own defaults.
+# (headline_*), their sensitivity pages (sensitivity_*), the summary, the calibration
+# page and the data page (its recount of the ledger), else the notebook's own defaults.
 PARAMS_day_full := -p nodes 100 -p load high -p seed 1 -p size full
-params = $(or $(PARAMS_$(1)_$(SIZE)),$(if $(filter fig% summary calibration titan_% allpass_% headline_% sensitivity_%,$(1)),-p size $(SIZE)))
+params = $(or $(PARAMS_$(1)_$(SIZE)),$(if $(filter fig% summary calibration data titan_% allpass_% headline_% sensitivity_%,$(1)),-p size $(SIZE)))
 
 # The cells of every figure, computed once in parallel before the notebooks run; a change
 # to the library's source makes the cells' keys change, so they are recomputed. The costly
@@ -56,7 +57,7 @@ REPRODUCE_FLAGS := $(if $(RECOMPUTE),--no-shipped)
 SIZE_STAMP := book/notebooks/.size-$(SIZE)
 
 .DELETE_ON_ERROR:
-.PHONY: venv .venv test lint lock book publish notebooks reproduce ship-cells clean distclean FORCE
+.PHONY: venv .venv test lint lock book book-html publish notebooks reproduce ship-cells clean distclean FORCE
 
 venv .venv: $(STAMP)
 
@@ -121,7 +122,7 @@ reproduce: $(SWEEPS_STAMP)
 # imports it ready-made; a stale file is ignored, never wrong)
 $(SWEEPS_STAMP): $(STAMP) $(LIB_SOURCES) $(SHIPPED) $(if $(RECOMPUTE),FORCE)
 	$(BIN)/python -m compileall -q lorasched
-	$(BIN)/lorasched reproduce --size $(SIZE) $(REPRODUCE_FLAGS)
+	$(BOOK_TIMED) reproduce $(BIN)/lorasched reproduce --size $(SIZE) $(REPRODUCE_FLAGS)
 	@touch $@
 
 FORCE:
@@ -148,13 +149,32 @@ NB_JOBS ?= 2
 # its SHA256SUMS (lorasched.figures.publish).
 FIGURE_DATA := build/figure-data/$(SIZE)
 
+# The ledger: every claim of the three papers judged once, on the finished cells, before
+# any page runs (lorasched ledger, into build/figure-data/$(SIZE)/ledger.csv); every page
+# renders its claims from it, and it is published with the data (`lorasched recount
+# DATA_DIR` counts it again from the published files).
+LEDGER_STAMP := $(FIGURE_DATA)/.ledger.stamp
+
+$(LEDGER_STAMP): $(STAMP) $(SWEEPS_STAMP) $(LIB_SOURCES)
+	$(BOOK_TIMED) ledger $(BIN)/lorasched ledger --size $(SIZE)
+	@touch $@
+
 # The API reference (book/api/) documents this checkout's lorasched (PYTHONPATH), whichever
 # the venv has installed.
-book: $(STAMP) $(SWEEPS_STAMP) book/_static/plotly.min.js
+# Each phase's wall and CPU seconds are printed at the end (build/book-times.tsv; a phase
+# whose stamp was fresh does not run and has no row).
+BOOK_TIMED = TIMED_TABLE=$(CURDIR)/build/book-times.tsv $(BIN)/python .ci/timed.py
+
+book: $(STAMP)
+	@mkdir -p build && $(BOOK_TIMED) --reset
+	@$(MAKE) --no-print-directory book-html; status=$$?; $(BOOK_TIMED) --report; exit $$status
+
+book-html: $(STAMP) $(SWEEPS_STAMP) $(LEDGER_STAMP) book/_static/plotly.min.js
 	$(BIN)/python -m compileall -q lorasched
-	$(MAKE) --no-print-directory -j$(NB_JOBS) notebooks RECOMPUTE=
-	PYTHONPATH=$(CURDIR) $(BIN)/jupyter-book build book -W -n --keep-going
-	$(BIN)/python -c "from lorasched.figures.publish import publish; \
+	$(BOOK_TIMED) notebooks $(MAKE) --no-print-directory -j$(NB_JOBS) notebooks RECOMPUTE=
+	$(BOOK_TIMED) html env PYTHONPATH=$(CURDIR) $(BIN)/jupyter-book build book -W -n \
+	  --keep-going
+	$(BOOK_TIMED) publish $(BIN)/python -c "from lorasched.figures.publish import publish; \
 	  names = publish('$(FIGURE_DATA)', 'book/_build/html'); \
 	  print(f'{len(names)} data files and SHA256SUMS in book/_build/html/data')"
 
@@ -165,7 +185,7 @@ publish: book
 
 notebooks: $(BOOK_NOTEBOOKS)
 
-book/notebooks/%.ipynb: notebooks/%.ipynb $(STAMP) $(LIB_SOURCES) $(SWEEPS_STAMP) $(SIZE_STAMP)
+book/notebooks/%.ipynb: notebooks/%.ipynb $(STAMP) $(LIB_SOURCES) $(SWEEPS_STAMP) $(LEDGER_STAMP) $(SIZE_STAMP)
 	@mkdir -p $(@D)
 	$(BIN)/papermill --kernel python3 --no-progress-bar $< $@ $(call params,$*)
 

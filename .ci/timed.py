@@ -5,6 +5,8 @@
     python .ci/timed.py --report                 the table of the rows written since --reset
     python .ci/timed.py --reset                  start a new table
 
+The table is build/test-times.tsv, or the file that $TIMED_TABLE names (`make book` keeps
+its phases in build/book-times.tsv).
 CPU time is that of the command and all its descendants (user + system), so CPU / wall
 says how many of the cores the phase kept busy.
 """
@@ -17,7 +19,8 @@ import sys
 import time
 from pathlib import Path
 
-TABLE = Path(__file__).resolve().parents[1] / "build" / "test-times.tsv"
+TABLE = Path(os.environ.get("TIMED_TABLE")
+             or Path(__file__).resolve().parents[1] / "build" / "test-times.tsv")
 
 
 def run(name: str, command: list[str]) -> int:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
-from _book import build_site, execute_notebook, toc_notebooks
+from _book import BIN, ROOT, build_site, execute_notebook, toc_notebooks
 from _browser import CHROMIUM_ARGS, find_chromium, reader_browser
 from _once import once, run_root
 from hypothesis import settings
+
+from lorasched.figures import datafiles
 
 # No time limit on one example: a limit in wall-clock time fails under load (the workers,
 # a notebook's kernel and a browser on two cores), and speed belongs in the benchmarks.
@@ -176,7 +179,19 @@ def executed_notebook(tmp_path_factory):
 
     root = run_root(tmp_path_factory)
 
+    def ledger() -> Path:
+        """Every figure's cells, then the ledger every page renders its claims from, made
+        once before any notebook runs (as `make book` does), so that no notebook's cell
+        makes them under its time limit."""
+        env = {**os.environ, datafiles.DATA_ENV: str(root / "figure-data")}
+        for command in (["reproduce", "--size", "small", "--no-progress"],
+                        ["ledger", "--size", "small"]):
+            subprocess.run([str(BIN / "lorasched"), *command], env=env, check=True,
+                           cwd=ROOT, timeout=WAIT)
+        return root / "figure-data" / "small"
+
     def execute(name: str) -> Path:
+        once(root, "ledger", ledger, WAIT)
         try:
             return execute_notebook(name, root / "executed", root / "figure-data")
         except papermill.PapermillExecutionError:  # the error is in the copy's outputs

@@ -590,26 +590,28 @@ def _page_of(fig) -> tuple[str, bool]:
         nb = json.loads((ROOT / f"{name}.ipynb").read_text())
         code = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
         if module in code and f'fig = figures.figure("{fig.key}")' in code:
-            return f"{name}.html", "fig.claims(" in code
+            return f"{name}.html", "ledger.page(fig" in code
     raise AssertionError(f"no page shows {fig}")
 
 
 @pytest.mark.browser
 def test_every_figure_page_links_its_data_and_its_claims_come_back_from_it(built_book):
     """Each figure page links its netCDF file and claims CSV, published in the site with
-    their SHA256SUMS; the claims that the figure object computes from the published file
-    are the page's: the page shows the table whose id hashes exactly that table
-    (figures.styled), and the CSV is that table; and each paper's claims hold its claims
-    inventory (lorasched.figures.inventory: a row per claim, none that answers none)."""
+    their SHA256SUMS; the page shows its records of the published ledger (the table whose
+    id hashes exactly that table, figures.styled), and the CSV is that table; every row a
+    first look judged comes back from the published data file, the figure object judging
+    it again; and each paper's claims hold its claims inventory
+    (lorasched.figures.inventory: a row per claim, none that answers none)."""
     import pandas as pd
 
-    from lorasched.figures import FIGURES, inventory, styled
+    from lorasched.figures import FIGURES, inventory, ledger, styled
 
     site = built_book
     assert publish.verify(site) == []
     listed = [line.split("  ")[1]
               for line in (site / "data" / "SHA256SUMS").read_text().splitlines()]
     assert listed == publish.expected_files()
+    published = ledger.read(site / "data")
     problems, loaded, tables = [], {}, {}
     for fig in [f for figs in FIGURES.values() for f in figs.values()]:
         page, shows_claims = _page_of(fig)
@@ -618,18 +620,67 @@ def test_every_figure_page_links_its_data_and_its_claims_come_back_from_it(built
         for name in (nc, csv):
             if f'href="../data/{name}"' not in text:
                 problems.append(f"{page}: no link to data/{name}")
+        claims = ledger.page_claims(published, fig)
+        if shows_claims and f'id="T_{styled(claims).uuid}"' not in text:
+            problems.append(f"{page}: its claims table is not its records of the ledger")
+        if (site / "data" / csv).read_text() != claims.to_csv(index=False):
+            problems.append(f"data/{csv}: not the page's records of the ledger")
         if nc not in loaded:  # Allpass's pages share one file: read it once
             loaded[nc] = datafiles.load(site / "data" / nc)
-        claims = fig.claims(loaded[nc])
-        if shows_claims and f'id="T_{styled(claims).uuid}"' not in text:
-            problems.append(f"{page}: its claims table is not the one computed from "
-                            f"data/{nc}")
-        if (site / "data" / csv).read_text() != claims.to_csv(index=False):
-            problems.append(f"data/{csv}: not the claims computed from data/{nc}")
-        tables.setdefault(fig.system, []).append(claims)
+        again = fig.claims(loaded[nc])
+        first = (claims["first look"].eq("") if "first look" in claims
+                 else pd.Series(True, index=claims.index))
+        cols = [c for c in again.columns if c != "per seed"]
+        if not again[first.values][cols].reset_index(drop=True).equals(
+                claims[first][cols].reset_index(drop=True)):
+            problems.append(f"{page}: the rows of its first look are not the claims "
+                            f"computed from data/{nc}")
+        tables.setdefault(fig.system, []).append(again)
     # each paper's claims: one row in the paper's own setting per claim of its inventory
     for system, parts in tables.items():
         problems += [f"{system}: {p}" for p in inventory.problems(system, pd.concat(parts))]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.browser
+def test_the_published_ledger_counts_again_to_itself_and_to_the_summary(built_book):
+    """The recount a reader runs (``lorasched recount DATA_DIR``) over the built book's
+    published files finds no difference: every interval from its per-seed values, every
+    verdict by its reading, the summary's counts from the records; and the summary page
+    shows exactly the counts of the published ledger (the table whose id hashes them)."""
+    from lorasched.figures import ledger, styled, summary
+
+    found = ledger.recount(built_book / "data")
+    assert found.ok, str(found)
+    assert found.records and found.verdicts > found.records / 2
+    published = ledger.read(built_book / "data")
+    led_table, led_causes = ledger.table(published), ledger.causes(published)
+    counts = summary.counts(summary.headline_rows(led_table), led_causes)
+    text = (built_book / "notebooks" / "summary.html").read_text()
+    assert f'id="T_{styled(counts).uuid}"' in text
+    assert counts.equals(ledger.counts(published))
+
+
+@pytest.mark.browser
+def test_a_claim_shows_one_verdict_on_every_page(built_book):
+    """Every sentence of every page that speaks for a claim (figures.prose.says) speaks
+    for the ledger's final verdict of that claim, on its figure page, its paper's headline,
+    the summary and the sensitivity pages alike; and no two records of one claim in one
+    setting disagree."""
+    from lorasched.figures import ledger, prose
+
+    published = ledger.read(built_book / "data")
+    verdicts: dict = {}
+    for r in published.itertuples():
+        verdicts.setdefault((r.claim, r.setting), set()).add(r.verdict)
+    both = {k: v for k, v in verdicts.items() if len(v) > 1}
+    unique = {k: next(iter(v)) for k, v in verdicts.items() if len(v) == 1}
+    problems = [f"{k}: records disagree: {sorted(v)}" for k, v in both.items()]
+    pages = sorted((built_book / "notebooks").glob("*.html"))
+    assert pages
+    for page in pages:
+        problems += [f"{page.name}: {p}" for p in prose.check_page(page.read_text(), unique)
+                     if "the claims table says" in p]
     assert not problems, "\n".join(problems)
 
 

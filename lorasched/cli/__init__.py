@@ -5,6 +5,7 @@ parsers with ``register(subparsers)`` and naming the function that runs it.
 * ``sweep``, ``calibrate`` — :mod:`.sweep`;
 * ``suite`` — :mod:`.suite`;
 * ``reproduce``, ``compare-stores``, ``export-sweeps`` — :mod:`.reproduce`;
+* ``ledger``, ``recount`` — :mod:`.ledger`;
 * ``bench decision|solvers|runtime|compare|scale|index|titan|verdicts|service|faults`` —
   :mod:`.bench`;
 * ``profiles``, ``profile`` — :mod:`.profile`;
@@ -20,14 +21,14 @@ import argparse
 import os
 import sys
 
-from . import bench, explore, profile, reproduce, serve, simulate, suite, sweep
+from . import bench, explore, ledger, profile, reproduce, serve, simulate, suite, sweep
 from .arguments import Parser
 from .reproduce import export_sweeps
 
 __all__ = ["export_sweeps", "main", "parser"]
 
 #: the command modules, in the order ``lorasched --help`` lists their commands
-COMMANDS = (simulate, sweep, suite, reproduce, bench, profile, explore, serve)
+COMMANDS = (simulate, sweep, suite, reproduce, ledger, bench, profile, explore, serve)
 
 
 def parser() -> argparse.ArgumentParser:

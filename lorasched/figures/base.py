@@ -11,8 +11,6 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,7 +21,8 @@ from ..experiments import Store, Sweep, grid, run_sweep, run_sweeps, shipped
 from ..experiments.progress import expected_seconds
 from ..experiments.progress import policy as policy_label
 from ..model.errors import InputError
-from . import inventory, numbers
+from . import inventory, numbers, record
+from .files import atomic_file, locked  # noqa: F401 - where the pages import them
 from .verdicts import (
     BEYOND,
     COLOURS,
@@ -37,12 +36,8 @@ from .verdicts import (
     VERDICTS,
     magnitude_note,
     per_seed,
+    recording,
 )
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - not on Windows
-    fcntl = None
 
 SIZES = ("small", "full")
 CLAIM_COLUMNS = ["figure", "claim", "variant", "paper", "ours", "per seed", "verdict", "why",
@@ -152,41 +147,29 @@ def measured_where(keys, size: str, system: str, store=None) -> tuple[int, str]:
                    f"{header.get('commit', '?')} on {header.get('made', '?')[:10]}")
 
 
-@contextmanager
-def atomic_file(path) -> Iterator[Path]:
-    """A temporary path beside ``path``, unique to this writer (``tempfile.mkstemp``),
-    renamed to ``path`` when the block ends, removed if it fails: an interrupted write
-    leaves no broken file, and processes writing one file at once (two notebooks of
-    ``make book``, two test workers sharing the default store) do not take each other's
-    temporary file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-@contextmanager
-def locked(path) -> Iterator[None]:
-    """Hold ``path``'s lock (a lock file beside it, ``.<name>.lock``) in the block, so that
-    processes making one file at once (two notebooks of ``make book``, two test workers
-    sharing the default store) make it once: the others wait, then find it made."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if fcntl is None:  # pragma: no cover - no advisory locks here: each may make it
-        yield
-        return
-    with open(path.with_name(f".{path.name}.lock"), "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+def _finish_row(fig, r: dict) -> None:
+    """A claim row made ready for its table, in place: its estimate turned into the
+    per-seed column and the magnitude note, its sentence checked, its scope and why set."""
+    est = r.pop("estimate", None)
+    fmt = r.pop("fmt", None) or numbers.num
+    paper_value = r.pop("paper_value", None)
+    if est is not None:
+        r.setdefault("per seed", per_seed(est, fmt) if est.n > 1 else "")
+        note = magnitude_note(est, paper_value, r["verdict"])
+        if note:
+            r["ours"] = f"{r['ours']}; {note}"
+    r.setdefault("per seed", "")
+    r.setdefault("sentence", fig.sentence_of(r["claim"]))
+    r["sentence"] = inventory.check_cite(fig.system, r["sentence"])
+    r.setdefault("scope", fig.scope(r))
+    if r["scope"] not in SCOPES:
+        raise InputError(f"{fig.number}: scope {r['scope']!r} is not one of {SCOPES}")
+    why = (r.get("why") or "").strip()
+    if r["verdict"] == REPRODUCED:
+        why = ""
+    elif not why:
+        why = REASONS.get(r["verdict"], NOT_EXPLAINED)
+    r["why"] = why
 
 
 class Figure:
@@ -310,38 +293,29 @@ class Figure:
         variants include settings of lorasched's overrides this."""
         return BEYOND if row["verdict"] == NOT_RUN else PAPER
 
-    def claims(self, data) -> pd.DataFrame:
+    def claims(self, data, *, readings: bool = False) -> pd.DataFrame:
         """The paper's reported numbers beside ours, with a verdict per claim and, for each
         row that is not reproduced, why (a not-compared verdict gives its own reason; a row
-        with none says :data:`~.verdicts.NOT_EXPLAINED`)."""
-        rows = self.claim_rows(data)
+        with none says :data:`~.verdicts.NOT_EXPLAINED`). ``readings``: with the columns of
+        :data:`.record.RECORD_COLUMNS` too, what each verdict was judged on, so that it can
+        be judged again (:func:`.record.recount`); a row an earlier look judged first
+        (:mod:`.sequential`) then says so in ``look`` and ``first verdict``, with that
+        look's columns prefixed ``first``."""
+        with recording() as log:
+            rows = self.claim_rows(data)
+        kept = []
         for r in rows:
             r.setdefault("variant", "")
             if r["verdict"] not in VERDICTS:
                 raise InputError(f"{self.number}: verdict {r['verdict']!r} is not one of "
                                  f"{VERDICTS}")
-            est = r.pop("estimate", None)
-            fmt = r.pop("fmt", None) or numbers.num
-            paper_value = r.pop("paper_value", None)
-            if est is not None:
-                r.setdefault("per seed", per_seed(est, fmt) if est.n > 1 else "")
-                note = magnitude_note(est, paper_value, r["verdict"])
-                if note:
-                    r["ours"] = f"{r['ours']}; {note}"
-            r.setdefault("per seed", "")
-            r.setdefault("sentence", self.sentence_of(r["claim"]))
-            r["sentence"] = inventory.check_cite(self.system, r["sentence"])
-            r.setdefault("scope", self.scope(r))
-            if r["scope"] not in SCOPES:
-                raise InputError(f"{self.number}: scope {r['scope']!r} is not one of "
-                                 f"{SCOPES}")
-            why = (r.get("why") or "").strip()
-            if r["verdict"] == REPRODUCED:
-                why = ""
-            elif not why:
-                why = REASONS.get(r["verdict"], NOT_EXPLAINED)
-            r["why"] = why
+            est, first = r.get("estimate"), r.pop("first", None)
+            kept.append(record.of(est, r["verdict"], log, r.pop("instances", None))
+                        | record.look_columns(r, first))
+            _finish_row(self, r)
         out = pd.DataFrame(rows, columns=CLAIM_COLUMNS[1:])
+        if readings:
+            out = pd.concat([out, pd.DataFrame(kept, index=out.index)], axis=1)
         out.insert(0, "figure", self.number)
         return out.rename(columns={"variant": self.variant_column})
 

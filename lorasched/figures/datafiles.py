@@ -427,7 +427,8 @@ def without(data, names):
 
 
 def write_page_files(fig: Figure, data, size: str = "full", folder=None, *,
-                     quoted: pd.DataFrame | None = None) -> list[Path]:
+                     quoted: pd.DataFrame | None = None,
+                     claims: pd.DataFrame | None = None) -> list[Path]:
     """Write a figure page's files into a data folder.
 
     Parameters
@@ -445,6 +446,10 @@ def write_page_files(fig: Figure, data, size: str = "full", folder=None, *,
         For a figure that :attr:`~lorasched.figures.base.Figure.quotes`, its table of
         quoted numbers if the page computed it already (else :meth:`Figure.quoted
         <lorasched.figures.base.Figure.quoted>` computes it).
+    claims : pandas.DataFrame, optional
+        The claims table the page shows (its ledger's records,
+        :func:`lorasched.figures.ledger.page`); else :meth:`Figure.claims
+        <lorasched.figures.base.Figure.claims>` of ``data``.
 
     Returns
     -------
@@ -460,7 +465,7 @@ def write_page_files(fig: Figure, data, size: str = "full", folder=None, *,
         if written_digest(folder / nc) != digest(data):
             write(data, folder / nc, figure=f"{fig.system}/{fig.data_name or fig.key}",
                   size=size)
-    fig.claims(data).to_csv(folder / csv, index=False)
+    (fig.claims(data) if claims is None else claims).to_csv(folder / csv, index=False)
     if fig.quotes:
         (fig.quoted(data) if quoted is None else quoted).to_csv(
             folder / quoted_name(fig), index=False)

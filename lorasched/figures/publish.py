@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..model.errors import InputError
+from . import ledger
 from .base import Figure
 from .datafiles import FIGURES, file_names, page_files, quoted_name, write_page_files
 
@@ -57,22 +58,23 @@ def _human(n: int) -> str:
 
 
 def data_files(fig: Figure, data, size: str = "full", folder=None, *,
-               quoted: pd.DataFrame | None = None) -> DataLinks:
+               quoted: pd.DataFrame | None = None,
+               claims: pd.DataFrame | None = None) -> DataLinks:
     """Write ``fig``'s data (what its page computed), its claims table and, for a figure
     that :attr:`~lorasched.figures.base.Figure.quotes`, its table of quoted numbers
     (``quoted``, if the page computed it already; else :meth:`Figure.quoted
     <lorasched.figures.base.Figure.quoted>`) into ``folder`` (default
     :func:`~lorasched.figures.datafiles.data_folder` of ``size``), by
     :func:`~lorasched.figures.datafiles.write_page_files`; the page's links to them."""
-    paths = write_page_files(fig, data, size, folder, quoted=quoted)
+    paths = write_page_files(fig, data, size, folder, quoted=quoted, claims=claims)
     return DataLinks(fig, tuple(page_files(fig)), tuple(p.stat().st_size for p in paths))
 
 
 def expected_files() -> list[str]:
     """Every figure's files (two, or three with its quoted numbers), relative to a data
-    folder, in catalogue order."""
+    folder, in catalogue order, then the build's ledger (:data:`.ledger.FILES`)."""
     names = [f for figs in FIGURES.values() for fig in figs.values() for f in page_files(fig)]
-    return list(dict.fromkeys(names))  # a shared file once
+    return list(dict.fromkeys(names + list(ledger.FILES)))  # a shared file once
 
 
 def sha256(path) -> str:

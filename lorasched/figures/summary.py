@@ -12,6 +12,7 @@ import pandas as pd
 
 from . import allpass, glossary, inventory, pdftsp, titan
 from . import causes as _causes
+from . import record as _record
 from . import sensitivity as _sensitivity
 from . import sequential as _sequential
 from .allpass import sequential as _allpass_sequential
@@ -71,25 +72,43 @@ def _setting(row: pd.Series, extra: list[str]) -> str:
                      if isinstance(row[c], str) and row[c].strip())
 
 
-def tidy(system: str, table: pd.DataFrame) -> pd.DataFrame:
+def tidy(system: str, table: pd.DataFrame, readings: bool = False) -> pd.DataFrame:
     """One system's summary table in the common columns, its variant columns joined into
-    ``setting`` (a missing common column is a bug of that system's summary: KeyError)."""
+    ``setting`` (a missing common column is a bug of that system's summary: KeyError);
+    ``readings``: each row's per-seed values and record too (:data:`RECORDED`), where the
+    table has them."""
     missing = [c for c in _COMMON if c not in table.columns]
     if missing:
         raise KeyError(f"{system}'s summary lacks the columns {missing}")
-    looks = [c for c in LOOKS if c in table.columns]
-    extra = [c for c in table.columns if c not in _COMMON + _PAGE_ONLY + LOOKS]
+    recorded = [c for c in table.columns if _recorded(c)]
+    looks = [c for c in LOOKS if c in table.columns and table["look"].max() > 1]
+    if readings:
+        looks = [c for c in LOOKS if c in table.columns]
+    extra = [c for c in table.columns
+             if c not in _COMMON + _PAGE_ONLY + LOOKS and c not in recorded]
     out = table[_COMMON + looks].copy()
     out["setting"] = table.apply(_setting, axis=1, extra=extra) if extra else ""
     out.insert(0, "system", SYSTEMS[system])
-    return out[COLUMNS + looks].reset_index(drop=True)
+    kept = [c for c in _PAGE_ONLY + recorded if c in table.columns] if readings else []
+    return pd.concat([out[COLUMNS + looks], table[kept]], axis=1).reset_index(drop=True)
+
+
+def _recorded(column: str) -> bool:
+    """Whether a claims table's column is part of a row's record (:data:`RECORDED`)."""
+    base = column.removeprefix("first ")
+    return base in _record.RECORD_COLUMNS or column == "first ours"
+
+
+#: the record of a row (:mod:`.record`): the columns :func:`claims` adds with ``readings``
+RECORDED = _record.RECORD_COLUMNS
 
 
 def claims(size: str = "small", *, seeds: int | None = None, store=None,
-           systems=tuple(SYSTEMS)) -> pd.DataFrame:
-    """Every claim of every figure page of ``systems``, in the common columns."""
+           systems=tuple(SYSTEMS), readings: bool = False) -> pd.DataFrame:
+    """Every claim of every figure page of ``systems``, in the common columns; with
+    ``readings``, each row's per-seed values and record too (:func:`tidy`)."""
     check_size(size)
-    return pd.concat([tidy(s, _SUMMARIES[s](size, seeds=seeds, store=store))
+    return pd.concat([tidy(s, _SUMMARIES[s](size, seeds=seeds, store=store), readings)
                       for s in systems], ignore_index=True)
 
 
@@ -372,7 +391,7 @@ def sensitivity(system: str, size: str = "small", *, store=None) -> Prose:
 
 _CAUSES = {"pdftsp": _pdftsp_causes, "titan": _titan_causes, "allpass": _allpass_causes}
 #: a causes table's columns, as the headline pages and the summary show it
-CAUSE_COLUMNS = ["system", "figure", "claim", "verdict", "ours", "counterfactual",
+CAUSE_COLUMNS = ["system", "figure", "claim", "setting", "verdict", "ours", "counterfactual",
                  "judged there", "ours there", "effect", "cause"]
 #: what :func:`cause_counts` counts, in its order
 _STATUSES = (_causes.EXPLAINED, _causes.PARTLY, _causes.NOT_FOUND, _causes.UNDECIDED)
@@ -393,6 +412,7 @@ def causes(size: str = "small", *, seeds: int | None = None, store=None,
         if table is not None and "variant" in t.columns:
             t = _second_looked(t, table[table["system"] == SYSTEMS[s]])
         t.insert(0, "system", SYSTEMS[s])
+        t["setting"] = t["variant"].fillna("").astype(str) if "variant" in t else ""
         t["cause"] = [_causes.status(v, e) for v, e in zip(t["verdict"], t["effect"],
                                                             strict=True)]
         tables.append(t)

@@ -8,7 +8,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import NormalDist
 
 import numpy as np
@@ -175,6 +175,12 @@ def t_quantile(df: int, level: float = LEVEL) -> float:
     return hi
 
 
+#: how an :class:`Estimate`'s interval was made: Student's t on its scale
+#: (:func:`estimate`), Wilson's score interval of one sample's share (:func:`share_of`), a
+#: single number (:meth:`Estimate.point`)
+STUDENT_T, WILSON, POINT = "t", "wilson", "point"
+METHODS = (STUDENT_T, WILSON, POINT)
+
 #: the level of the intervals :func:`estimate` and :func:`share_of` make where none is
 #: given: :data:`LEVEL`, or another inside :func:`at_level`
 _LEVEL: ContextVar[float] = ContextVar("lorasched_level", default=LEVEL)
@@ -207,12 +213,15 @@ class Estimate:
     scale: str = LINEAR
     values: tuple = ()
     level: float = LEVEL
+    #: how the interval was made from ``values``, so that a reader can make it again
+    #: (:data:`METHODS`; "" where it was not made from them: a fitted slope, a transform)
+    method: str = field(default="", compare=False)
 
     @classmethod
     def point(cls, x: float) -> Estimate:
         """A number without spread (a deterministic run, a count)."""
         x = float(x)
-        return cls(x, x, x, 1, LINEAR, (x,))
+        return cls(x, x, x, 1, LINEAR, (x,), method=POINT)
 
     def map(self, f) -> Estimate:
         """The estimate under a monotone increasing ``f`` (a unit change, a percentage)."""
@@ -257,7 +266,7 @@ def estimate(values: Iterable[float], scale: str = LINEAR,
     kept = tuple(float(v) for v in x)
     if x.size == 1 or np.ptp(x) == 0:
         m = float(x.mean())
-        return Estimate(m, m, m, int(x.size), scale, kept, level)
+        return Estimate(m, m, m, int(x.size), scale, kept, level, STUDENT_T)
     t = t_quantile(x.size - 1, level)
     if _in_domain(scale, x):
         y = _to(scale, x)
@@ -265,7 +274,7 @@ def estimate(values: Iterable[float], scale: str = LINEAR,
         half = t * float(y.std(ddof=1)) / math.sqrt(x.size)
         ends = sorted((_back(scale, centre - half), _back(scale, centre + half)))
         return Estimate(_back(scale, centre), ends[0], ends[1], int(x.size), scale, kept,
-                        level)
+                        level, STUDENT_T)
     mean = float(x.mean())
     half = t * float(x.std(ddof=1)) / math.sqrt(x.size)
     low, high = mean - half, mean + half
@@ -274,7 +283,7 @@ def estimate(values: Iterable[float], scale: str = LINEAR,
         low = max(low, floor)
     if scale in (SHARE, SAVING) and (x <= 100.0).all():
         high = min(high, 100.0)
-    return Estimate(mean, low, high, int(x.size), scale, kept, level)
+    return Estimate(mean, low, high, int(x.size), scale, kept, level, STUDENT_T)
 
 
 def share_of(k: int, n: int) -> Estimate:
@@ -289,7 +298,7 @@ def share_of(k: int, n: int) -> Estimate:
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     return Estimate(100 * p, 100 * max(centre - half, 0.0), 100 * min(centre + half, 1.0),
-                    int(n), SHARE, (), level)
+                    int(n), SHARE, (), level, WILSON)
 
 
 def per_seed(est: Estimate, fmt: Callable = num) -> str:
@@ -328,9 +337,54 @@ def printed(paper: float, digits: int, band: float = BAND) -> tuple[float, float
     return min(lo, r_lo), max(hi, r_hi)
 
 
+@dataclass(frozen=True)
+class Reading:
+    """What a verdict was judged against, as :func:`judge` or :func:`judge_each` took it:
+    the ``rule`` (:data:`JUDGE` or :data:`EACH`), the paper's number (None for a direction)
+    and its band's ends, the threshold and the side of it the paper claims, and for
+    :data:`EACH`, whether lying on the threshold fails (``strict``). With the estimate's
+    per-seed values, it is all a reader needs to judge the claim again (:func:`rejudge`)."""
+
+    rule: str
+    paper: float | None
+    band_low: float
+    band_high: float
+    threshold: float
+    side: int
+    strict: bool = False
+
+
+#: the rules a :class:`Reading` names: an equivalence test on an estimate (:func:`judge`),
+#: or a bound checked instance by instance (:func:`judge_each`)
+JUDGE, EACH = "judge", "each"
+#: while :func:`recording`, every judgement: ``(what was judged, Reading, verdict)``
+_RECORD: ContextVar[list | None] = ContextVar("lorasched_readings", default=None)
+
+
+@contextmanager
+def recording() -> Iterator[list]:
+    """Inside the block, every :func:`judge` and :func:`judge_each` appends ``(what it
+    judged, its Reading, its verdict)`` to the list this yields: an :class:`Estimate`
+    (its object, so that a claims row finds the judgement of its own estimate) or, for
+    :func:`judge_each`, the tuple of values."""
+    token = _RECORD.set([])
+    try:
+        yield _RECORD.get()
+    finally:
+        _RECORD.reset(token)
+
+
+def _noted(judged, reading: Reading, verdict: str) -> str:
+    log = _RECORD.get()
+    if log is not None:
+        log.append((judged, reading, verdict))
+    return verdict
+
+
 def judge(ours: Estimate, paper: float | None = None, *, threshold: float = 0.0,
           side: int | None = None, band: float | tuple = BAND) -> str:
-    """The verdict (:data:`RULE`) on ``ours`` against the paper's claim.
+    """The verdict (:data:`RULE`) on ``ours`` against the paper's claim (recorded while
+    :func:`recording`).
 
     ``paper``: the paper's number, or None when it claims a direction only; ``threshold``:
     what the sign or ordering is measured from (0 for a gain or a difference, 1 for a
@@ -344,20 +398,40 @@ def judge(ours: Estimate, paper: float | None = None, *, threshold: float = 0.0,
         side = 1 if paper > threshold else -1
     if side not in (1, -1):
         raise InputError(f"side must be +1 or -1, got {side!r}")
+    lo, hi = band_of(paper, band) if paper is not None else (math.nan, math.nan)
+    reading = Reading(JUDGE, None if paper is None else float(paper), lo, hi,
+                      float(threshold), int(side))
+    return _noted(ours, reading, _judged(ours, reading))
+
+
+def _judged(ours: Estimate, reading: Reading) -> str:
+    """:func:`judge`'s rule on ``ours`` and a :class:`Reading`."""
+    threshold, side = reading.threshold, reading.side
     if not all(math.isfinite(v) for v in (ours.mean, ours.low, ours.high)):
         return INCONCLUSIVE
     if ours.holds(threshold):
         return INCONCLUSIVE
     if (ours.mean - threshold) * side < 0:
         return CONTRADICTED
-    if paper is None:
+    if reading.paper is None:
         return REPRODUCED
-    lo, hi = band_of(paper, band)
-    if lo <= ours.low and ours.high <= hi:
+    if reading.band_low <= ours.low and ours.high <= reading.band_high:
         return REPRODUCED
-    if ours.high < lo or ours.low > hi:
+    if ours.high < reading.band_low or ours.low > reading.band_high:
         return MAGNITUDE_OFF
     return CONSISTENT
+
+
+def rejudge(reading: Reading, ours: Estimate | None = None, values=()) -> str:
+    """The verdict a :class:`Reading` gives: on the estimate ``ours`` (:data:`JUDGE`) or on
+    the instances ``values`` (:data:`EACH`). What a reader's recount runs."""
+    if reading.rule == JUDGE:
+        if ours is None:
+            raise InputError("a judge reading needs the estimate it judges")
+        return _judged(ours, reading)
+    if reading.rule == EACH:
+        return _each(values, reading)
+    raise InputError(f"unknown rule {reading.rule!r}; expected {JUDGE!r} or {EACH!r}")
 
 
 def judge_each(values: Iterable[float], threshold: float, side: int,
@@ -368,12 +442,21 @@ def judge_each(values: Iterable[float], threshold: float, side: int,
     lies on the other side. NaNs are left out; none finite is *inconclusive*."""
     if side not in (1, -1):
         raise InputError(f"side must be +1 or -1, got {side!r}")
+    values = tuple(float(v) for v in values)
+    reading = Reading(EACH, None, math.nan, math.nan, float(threshold), int(side),
+                      bool(strict))
+    return _noted(values, reading, _each(values, reading))
+
+
+def _each(values, reading: Reading) -> str:
+    """:func:`judge_each`'s rule on ``values`` and a :class:`Reading`."""
     x = np.asarray(list(values), dtype=float)
     x = x[np.isfinite(x)]
     if x.size == 0:
         return INCONCLUSIVE
-    d = (x - threshold) * side
-    return REPRODUCED if ((d > 0).all() if strict else (d >= 0).all()) else CONTRADICTED
+    d = (x - reading.threshold) * reading.side
+    ok = (d > 0).all() if reading.strict else (d >= 0).all()
+    return REPRODUCED if ok else CONTRADICTED
 
 
 def ratio_to_paper(ours: Estimate, paper: float) -> float:

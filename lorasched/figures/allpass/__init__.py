@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import sequential
 from .catalog import CATALOGUE, FIGURES
 from .common import ALGORITHMS, NAMES, SETUP_NAMES, SETUPS, runs, seed_list
 
@@ -16,18 +15,15 @@ reproduce = CATALOGUE.reproduce
 
 def summary(size: str = "small", *, seeds: int | None = None, store=None) -> pd.DataFrame:
     """Every claim of every Allpass page in one table: the columns of
-    :meth:`~lorasched.figures.base.Figure.claims` (the variant column of each page: ``trace``
-    for Fig. 1, ``setup`` for the others), ``page``, the notebook of the claim's page, and
-    with the pages' own seeds, the sequential design's second look
-    (:func:`.sequential.looked`: the columns ``look`` and ``first verdict``)."""
+    :meth:`~lorasched.figures.base.Figure.claims` with ``readings=True`` (the variant column
+    of each page: ``trace`` for Fig. 1, ``setup`` for the others; each row's record and,
+    with the pages' own seeds, both looks of the sequential design, :mod:`.looks`) and
+    ``page``, the notebook of the claim's page."""
     tables = []
     for fig in FIGURES.values():
-        table = fig.claims(fig.data(size, seeds=seeds, store=store))
+        table = fig.claims(fig.data(size, seeds=seeds, store=store), readings=True)
         tables.append(table.assign(page=fig.page))
-    first = pd.concat(tables, ignore_index=True)
-    if seeds is not None and int(seeds) != sequential.design(size).first:
-        return first  # seeds of the caller's choosing: one look
-    return sequential.looked(size, first, store=store)
+    return pd.concat(tables, ignore_index=True)
 
 
 __all__ = ["ALGORITHMS", "CATALOGUE", "FIGURES", "NAMES", "SETUPS", "SETUP_NAMES", "figure",

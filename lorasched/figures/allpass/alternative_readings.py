@@ -258,7 +258,7 @@ class Readings(AllpassFigure):
         cause ruled out) or away; "none run here" where this page has no run for it."""
         out = []
         for fig in HEADLINE_PAGES:
-            for r in open_rows(fig, fig.claim_rows(data)):
+            for r in open_rows(fig, fig.first_rows(data)):
                 run = next((k for start, k in CAUSES.items() if r["claim"].startswith(start)),
                            None)
                 if run is None:
@@ -266,7 +266,7 @@ class Readings(AllpassFigure):
                     continue
                 lines = []
                 for key in (run,) if isinstance(run, str) else run:
-                    after = next(a for a in fig.claim_rows(self.counterfactual(data, key))
+                    after = next(a for a in fig.first_rows(self.counterfactual(data, key))
                                  if a["claim"] == r["claim"] and a["variant"] == r["variant"])
                     lines.append(line(r, INTERVENTIONS[key].label, after))
                 out.append({"figure": fig.number} | joined(lines))

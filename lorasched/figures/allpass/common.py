@@ -49,6 +49,7 @@ from ..verdicts import (
     Estimate,
     inconclusive_why,
 )
+from .looks import final_rows
 
 #: the two deployment setups of sec. 5.1, as the scenario's capacity
 SETUPS = {"limited": 30, "unlimited": "none"}
@@ -306,13 +307,16 @@ def share(x: float) -> str:
 
 
 class AllpassData:
-    """The runs and their metrics, what every Allpass page reads."""
+    """The runs and their metrics, what every Allpass page reads; ``design``: the
+    sequential design its claims are judged under (:mod:`.looks`: the pages' own seeds),
+    None for one look (seeds of the caller's choosing, an alternative's runs)."""
 
-    def __init__(self, size: str, results: dict):
+    def __init__(self, size: str, results: dict, design: Design | None = None):
         self.size = size
         self.results = results
         self.metrics = _shared_metrics(results)
         self.seeds = sorted({k[2] for k in results})
+        self.design = design
 
     def cached(self, key, compute):
         """``compute()``, computed once per ``key`` for these runs (a page's measured
@@ -383,7 +387,23 @@ class AllpassFigure(Figure):
             if value is not None:
                 raise InputError(f"{arg}={value!r}: Allpass's runs are computed in memory, "
                                  f"not as cells on workers; leave {arg} out")
-        return AllpassData(size, runs(size, seeds, progress, store))
+        first = DESIGNS[size].first
+        design = DESIGNS[size] if seeds is None or int(seeds) == first else None
+        out = AllpassData(size, runs(size, seeds, progress, store), design)
+        out.store = store
+        return out
+
+    def first_rows(self, data: AllpassData) -> list[dict]:
+        """The claim rows judged on ``data``'s seeds alone (the first look)."""
+        raise NotImplementedError
+
+    def claim_rows(self, data: AllpassData) -> list[dict]:
+        """The claim rows after both looks (:func:`.looks.final_rows`): a headline row the
+        pages' seeds leave undecided judged on the design's ``cap`` seeds."""
+        design = data.design
+        return final_rows(self, data, self.first_rows(data), design,
+                          lambda: looked_data(data.size, _store_key(data), design.first,
+                                              design.cap))
 
     def setting(self, data: AllpassData) -> str:
         """The setting of the runs, in one paragraph (markdown)."""
@@ -419,6 +439,19 @@ class AllpassFigure(Figure):
 
     def describe(self, data: AllpassData) -> Prose:
         return Prose(self.setting(data))
+
+
+def _store_key(data: AllpassData):
+    return getattr(data, "store", None)
+
+
+@functools.lru_cache(maxsize=2)
+def looked_data(size: str, store, first: int, cap: int) -> AllpassData:
+    """The runs of a second look: seeds 1 to ``cap`` (the pages' ``first`` and the added
+    ones), judged in one look (made once per process)."""
+    return AllpassData(size, {**runs(size, first, False, store),
+                              **runs_of(size, tuple(range(first + 1, cap + 1)), False,
+                                        store)})
 
 
 def paper_table(data: AllpassData, rows: list[tuple]) -> pd.DataFrame:
@@ -474,7 +507,8 @@ def row_says(row: dict, what: str, texts: dict | None = None) -> str:
     the claim's own test), marked by :func:`~lorasched.figures.prose.says` with the row's
     claim and setup: ``texts[verdict]`` where given, else the common words about ``what``
     (the quantity the claim measures, e.g. "Allpass's lead over the next baseline"), ours
-    as the row's centre (its formatter's) and the paper's as the row prints it."""
+    as the row's centre (its formatter's) and the paper's as the row prints it. A row a
+    second look judged (:mod:`.looks`) says on how many seeds."""
     verdict = row["verdict"]
     est = row.get("estimate")
     ours = row["fmt"](est.mean) if est is not None else row["ours"]
@@ -495,6 +529,8 @@ def row_says(row: dict, what: str, texts: dict | None = None) -> str:
     text = (texts or {}).get(verdict) or common.get(verdict)
     if text is None:
         raise InputError(f"{row['claim']}: no sentence for the verdict {verdict!r}")
+    if row.get("first") is not None and est is not None:
+        text = f"On the second look's {est.n} seeds, {text}"
     return says(verdict, text, row["claim"], row["variant"])
 
 

@@ -214,7 +214,7 @@ class Fig06(AllpassFigure):
                 f"{pct(self._late(data, a), sign=False)} later (the paper's share depends on "
                 "its Seren jobs' lengths and on how long they wait).")
 
-    def claim_rows(self, data: AllpassData):
+    def first_rows(self, data: AllpassData):
         s = self.shares(data)
         long_work = centre(self.mechanism(data)["jobs with work > 10 min (%)"], SHARE)
         rows = []

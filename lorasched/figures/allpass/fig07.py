@@ -64,7 +64,7 @@ class Fig07(AllpassFigure):
         m = data.values("avg_jct_min", "unlimited", "modal")
         return 100 * (a / m - 1)
 
-    def claim_rows(self, data: AllpassData):
+    def first_rows(self, data: AllpassData):
         gap = seeds_estimate(self.gap(data), GAIN)
         hpa = seeds_estimate(on=RATIO, values=data.values("avg_jct_min", "unlimited", "hpa")
                        / data.values("avg_jct_min", "unlimited", "allpass"))

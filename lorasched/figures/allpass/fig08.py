@@ -96,7 +96,7 @@ class Fig08(AllpassFigure):
                  "jobs completing on the serverless": cite("5.3c"),
                  "TL-P waits longer": cite("5.3d", "TL"), "SJF-P waits longer": cite("5.3d", "SJF")}
 
-    def claim_rows(self, data: AllpassData):
+    def first_rows(self, data: AllpassData):
         w = self.waits(data)
         mw = seeds_estimate(w["modal"], RATIO)
         q = data.est("queue_min", "limited", "allpass")

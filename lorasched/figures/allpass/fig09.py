@@ -60,7 +60,7 @@ class Fig09(AllpassFigure):
                  "Allpass's serverless part": cite("5.4b"),
                  "HPA's cost over": cite("5.4c"), "Modal's cost over": cite("5.4d")}
 
-    def claim_rows(self, data: AllpassData):
+    def first_rows(self, data: AllpassData):
         al = self.cost(data, "allpass", "limited")
         au = self.cost(data, "allpass", "unlimited")
         total = seeds_estimate(al, RATIO)

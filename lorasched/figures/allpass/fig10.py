@@ -43,7 +43,7 @@ class Fig10(AllpassFigure):
                  "F falls more slowly": cite("5.5f"),
                  "Tiresias-L's queue longer": cite("5.5a")}
 
-    def claim_rows(self, data: AllpassData):
+    def first_rows(self, data: AllpassData):
         hpa = data.est("max_workers", "unlimited", "hpa")
         F = seeds_estimate(on=RATIO, values=data.per_seed("limited", "allpass",
                                          lambda r: np.nanmax(r["F_s"].values)))

@@ -46,7 +46,7 @@ class Fig11(AllpassFigure):
                  "median JCT reduction against Fixed-60s": cite("A.1a", "Fixed-60s"),
                  "median JCT reduction against Fixed-600s": cite("A.1a", "Fixed-600s")}
 
-    def claim_rows(self, data: AllpassData):
+    def first_rows(self, data: AllpassData):
         med = data.est("median_jct_min", "limited", "allpass")
         r60, r600 = (seeds_estimate(r, SAVING) for r in self.reductions(data))
         work = data.per_seed("limited", "allpass", lambda r: np.median(r["work_s"].values) / 60)

@@ -34,7 +34,7 @@ class Fig12(AllpassFigure):
                  "saving against Lambda": cite("A.2a", "Lambda"),
                  "saving against Modal": cite("A.2a", "Modal")}
 
-    def claim_rows(self, data: AllpassData):
+    def first_rows(self, data: AllpassData):
         price = data.values("vast_price_mean", "limited", "allpass")
         est = seeds_estimate(price, RATIO)
         rows = [claim("average marketplace price", "limited", per_gpu_h(PAPER_FIG12["price"]),

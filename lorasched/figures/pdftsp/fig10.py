@@ -116,7 +116,7 @@ class Fig10(Figure):
                             ("paper", "no task gains by misreporting (eq. (14) payment)")):
             w = self.worst(data, rule)
             ours = Estimate.point(w["gain"])
-            row = {"claim": claim, "paper": "no gain (Theorem 3)",
+            row = {"claim": claim, "paper": "no gain (Theorem 3)", "estimate": ours,
                    "ours": (f"largest gain {usd(w['gain'])}, task {w['task']} bidding "
                             f"{usd(w['bid'])} (value {usd(w['value'])}); {w['gaining']} of "
                             f"{w['tasks']} tasks gain" if w["gaining"] else

@@ -151,6 +151,7 @@ class Fig12(SweepFigure):
                                f"{num(worst)}; {above} above {num(bound)}"
                                + ("" if covered else "; α, β outside Lemma 2: no guarantee"),
                        "verdict": verdict, "per seed": ", ".join(num(v) for v in values),
+                       "instances": values,
                        # the paper's setting is the larger instances (part "lp"); the tiny
                        # ones, where OPT is solved, are lorasched's
                        "scope": PAPER if part == "lp" and variant == LEMMA2 else BEYOND,

@@ -25,16 +25,19 @@ from .titan_words import _titan_budget
 def summary(size: str = "small", *, seeds: int | None = None, store=None) -> pd.DataFrame:
     """Every pdFTSP claim of every page, one table: columns ``figure``, ``claim``,
     ``variant`` (the pdFTSP constants, blank where a claim has none), ``paper``, ``ours``,
-    ``verdict``, ``why`` and ``page`` (the notebook of the claim's page, without suffix)."""
+    ``verdict``, ``why`` and ``page`` (the notebook of the claim's page, without suffix),
+    then each row's record (:mod:`..record`)."""
     tables = []
     for fig in FIGURES.values():
         data = fig.data(size, seeds=seeds, store=store)
-        claims = fig.claims(data)
+        claims = fig.claims(data, readings=True)
         if len(claims):  # the calibration page states no claim of the paper
             claims = claims.rename(columns={fig.variant_column: "variant"})
             claims["page"] = fig.page
             tables.append(claims)
-    return pd.concat(tables, ignore_index=True)[[*CLAIM_COLUMNS, "page"]]
+    out = pd.concat(tables, ignore_index=True)
+    return out[[*CLAIM_COLUMNS, "page", *(c for c in out.columns
+                                         if c not in CLAIM_COLUMNS and c != "page")]]
 
 
 def cost_plus_findings(table: pd.DataFrame) -> Prose:

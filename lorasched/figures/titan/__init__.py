@@ -39,14 +39,14 @@ __all__ = ["ALGORITHMS", "CATALOGUE", "FIGURES", "NAMES", "WORKLOADS", "declarat
 def summary(size: str = "small", *, seeds: int | None = None, store=None):
     """Every TITAN page's claims in one table, the authors' setup page included: columns
     figure, claim, the pages' variant columns, paper, ours, verdict, why and ``page`` (the
-    notebook each row's why lives on)."""
+    notebook each row's why lives on), then each row's record (:mod:`..record`)."""
     tables = []
     for fig in FIGURES.values():
         if fig.key in ("table2", "fig04"):
             data = fig.data(size)
         else:
             data = fig.data(size, seeds=seeds, store=store)
-        claims = fig.claims(data)
+        claims = fig.claims(data, readings=True)
         claims["page"] = fig.page
         tables.append(claims)
     return pd.concat(tables, ignore_index=True)

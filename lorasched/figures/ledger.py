@@ -1,0 +1,266 @@
+"""The ledger of a build: one record per claim of every page of the three papers, each
+verdict computed once (:func:`build`) and every page rendering its rows from it. A record
+holds the paper's sentence, the claim's reading (rule, paper's number and band, threshold,
+side), its scale, each look's seeds, centre, interval and verdict, the final verdict, the
+why and its cause test; :func:`recount` repeats every interval, verdict and count from the
+published files alone (``lorasched recount DATA_DIR``). See :doc:`/reference/figures`."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+
+from ..experiments.grid import code_fingerprint
+from ..model.errors import InputError
+from . import record, summary
+from .allpass import common as allpass_common
+from .base import check_size
+from .datafiles import data_folder
+from .files import atomic_file, locked
+from .verdicts import NOT_COMPARED, PAPER, VERDICTS
+
+#: the ledger's files, relative to a data folder: the records, the counts of the summary
+#: as it printed them, and what the ledger was made from
+LEDGER, COUNTS, HEADER = "ledger.csv", "ledger-counts.csv", "ledger.json"
+#: the per-seed metrics of Allpass's second look (:func:`look_data`)
+LOOKS_FILE = "allpass/looks.nc"
+FILES = (LEDGER, COUNTS, HEADER, LOOKS_FILE)
+#: the key of a record: one claim of one page in one setting
+KEY = ["system", "page", "claim", "setting"]
+#: what a record holds beyond the summary's columns, in its order
+_CAUSE = ["counterfactual", "judged there", "ours there", "effect", "cause"]
+
+
+def build(size: str = "small", *, store=None) -> pd.DataFrame:
+    """Every claim of every page of the three papers at ``size``, judged once on the cells
+    of ``store`` (default: the size's): :func:`.summary.claims` with each row's record
+    (:mod:`.record`) and looks, joined with its cause test (:func:`.summary.causes`), one
+    row per :data:`KEY`, with ``id`` its key in words."""
+    check_size(size)
+    table = summary.claims(size, store=store, readings=True)
+    tested = summary.causes(size, store=store, table=table)
+    joined = table.merge(tested[["system", "figure", "claim", "setting", *_CAUSE]],
+                         how="left", on=["system", "figure", "claim", "setting"],
+                         validate="many_to_one")
+    joined.insert(0, "id", ["/".join(str(r[c]) for c in KEY if str(r[c]))
+                            for _, r in joined.iterrows()])
+    dup = joined["id"][joined["id"].duplicated()]
+    if len(dup):
+        raise RuntimeError(f"two records share the key {dup.iloc[0]!r}")
+    return joined
+
+
+def counts(ledger: pd.DataFrame) -> pd.DataFrame:
+    """The summary's counts, from the ledger alone: the paper's own claims in its own
+    setting (scope :data:`~.verdicts.PAPER`), by system and final verdict, with a total
+    row (:func:`.summary.counts` without the causes)."""
+    return summary.counts(ledger[ledger["scope"] == PAPER].reset_index(drop=True),
+                          causes(ledger))
+
+
+def look_data(size: str, *, store=None) -> dict:
+    """The per-seed metrics of the runs behind the looks that no page's data file holds,
+    by file name: Allpass's second look (:data:`LOOKS_FILE`: every policy and reading on
+    the design's ``cap`` seeds)."""
+    d = allpass_common.DESIGNS[size]
+    runs = allpass_common.looked_data(size, store, d.first, d.cap)
+    return {LOOKS_FILE: runs.metrics}
+
+
+def write(ledger: pd.DataFrame, folder, *, size: str, looks: dict | None = None
+          ) -> list[Path]:
+    """Write ``ledger``, its counts and ``looks`` (:func:`look_data`) into ``folder`` (a
+    data folder), with a header saying what it was made from; the paths written."""
+    folder = Path(folder)
+    paths = []
+    for name, ds in (looks or {}).items():
+        with atomic_file(folder / name) as tmp:
+            ds.to_netcdf(tmp)
+        paths.append(folder / name)
+    for name, frame in ((LEDGER, ledger), (COUNTS, counts(ledger))):
+        with atomic_file(folder / name) as tmp:
+            frame.to_csv(tmp, index=name == COUNTS)
+        paths.append(folder / name)
+    header = {"size": size, "code": code_fingerprint(), "records": len(ledger),
+              "made": datetime.now(UTC).isoformat(timespec="seconds")}
+    with atomic_file(folder / HEADER) as tmp:
+        tmp.write_text(json.dumps(header, indent=1) + "\n")
+    return [*paths, folder / HEADER]
+
+
+#: the ledger's numeric columns (every other column is text)
+NUMERIC = ("n", "level", "centre", "low", "high", "paper number", "band low", "band high",
+           "threshold", "side", "look")
+
+
+def _numeric(column: str) -> bool:
+    return column.removeprefix("first ") in NUMERIC
+
+
+def read(folder) -> pd.DataFrame:
+    """The ledger published in ``folder``, as :func:`build` made it: its numeric columns
+    (:data:`NUMERIC`, and the first look's) as numbers, every other as text ("" where
+    blank)."""
+    path = Path(folder) / LEDGER
+    if not path.is_file():
+        raise InputError(f"{folder}: no {LEDGER} (make book writes it into the data folder)")
+    out = pd.read_csv(path, dtype=str, keep_default_na=False)
+    for c in out.columns:
+        if _numeric(c):
+            out[c] = pd.to_numeric(out[c].mask(out[c] == ""))
+    return out
+
+
+def _fresh(folder: Path, size: str) -> bool:
+    try:
+        header = json.loads((folder / HEADER).read_text())
+    except (OSError, ValueError):
+        return False
+    return (header.get("size") == size and header.get("code") == code_fingerprint()
+            and (folder / LEDGER).is_file())
+
+
+def load(size: str = "small", *, store=None, folder=None) -> pd.DataFrame:
+    """The build's ledger: read from ``folder`` (default :func:`.datafiles.data_folder` of
+    ``size``) where it was made by this code, else made now (:func:`build`) and written
+    there (one process makes it while the others wait, then read it)."""
+    check_size(size)
+    folder = Path(data_folder(size) if folder is None else folder)
+    with locked(folder / LEDGER):
+        if not _fresh(folder, size):
+            write(build(size, store=store), folder, size=size,
+                  looks=look_data(size, store=store))
+    return read(folder)
+
+
+def table(ledger: pd.DataFrame) -> pd.DataFrame:
+    """The ledger in the summary's columns (:data:`.summary.COLUMNS` and its looks), what
+    the summary's functions take."""
+    looks = [c for c in summary.LOOKS if c in ledger.columns]
+    return ledger[summary.COLUMNS + looks].copy()
+
+
+def tables(size: str = "small", *, seeds=None, store=None, systems=tuple(summary.SYSTEMS)
+           ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The summary's claims table and causes table of ``systems``, as the summary and the
+    headline pages take them (:func:`.summary.claims`, :func:`.summary.causes`): from the
+    build's ledger (:func:`load`) at the size's own seeds, else (seeds of the caller's
+    choosing) judged now."""
+    if seeds is not None:
+        claims = summary.claims(size, seeds=seeds, store=store, systems=systems)
+        return claims, summary.causes(size, seeds=seeds, store=store, systems=systems,
+                                      table=claims)
+    led = load(size, store=store)
+    led = led[led["system"].isin([summary.SYSTEMS[s] for s in systems])]
+    return table(led).reset_index(drop=True), causes(led)
+
+
+def causes(ledger: pd.DataFrame) -> pd.DataFrame:
+    """The causes table (:func:`.summary.causes`' columns) from the ledger: every record
+    with a cause test."""
+    rows = ledger[ledger["cause"].fillna("").astype(str) != ""]
+    return rows[summary.CAUSE_COLUMNS].reset_index(drop=True)
+
+
+def page(fig, data, size: str = "small", seeds=None, *, store=None) -> pd.DataFrame:
+    """Page ``fig``'s claims table as the book shows it: the build's ledger's records of
+    the page (:func:`page_claims`: one verdict per claim, the same on every page), where
+    the page runs at ``size``'s own seeds; else (seeds of the caller's choosing, which no
+    ledger judged) the claims computed from ``data`` (:meth:`~.base.Figure.claims`)."""
+    if seeds is not None:
+        return fig.claims(data)
+    return page_claims(load(size, store=store), fig)
+
+
+def page_claims(ledger: pd.DataFrame, fig) -> pd.DataFrame:
+    """Page ``fig``'s claims table rendered from the ledger: its records, in the page's
+    columns (:meth:`~.base.Figure.claims`), the setting under the page's variant name; a
+    row a second look judged says so in ``look``."""
+    rows = ledger[(ledger["system"] == summary.SYSTEMS[fig.system])
+                  & (ledger["page"] == fig.page)]
+    if rows.empty:
+        raise InputError(f"the ledger has no record of {fig.number} ({fig.page})")
+    out = pd.DataFrame({"figure": rows["figure"], "claim": rows["claim"],
+                        fig.variant_column: rows["setting"], "paper": rows["paper"],
+                        "ours": rows["ours"], "per seed": rows["per seed"],
+                        "verdict": rows["verdict"], "why": rows["why"],
+                        "scope": rows["scope"], "sentence": rows["sentence"]})
+    if "look" in rows.columns and (rows["look"] == 2).any():
+        out.insert(out.columns.get_loc("verdict") + 1, "first look",
+                   [f"{v} ({int(n)} seeds)" if k == 2 else ""
+                    for k, v, n in zip(rows["look"], rows["first verdict"],
+                                       rows.get("first n", rows["n"]), strict=True)])
+    return out.reset_index(drop=True)
+
+
+@dataclass
+class Recount:
+    """What :func:`recount` found: every record counted again, and what differs."""
+
+    records: int = 0
+    #: records whose interval was made again from their values, whose verdict was judged
+    #: again by their reading, whose compared verdict the page composed from others (the
+    #: worst of several settings: not recounted), and whose verdict compares nothing
+    intervals: int = 0
+    verdicts: int = 0
+    composed: int = 0
+    not_compared: int = 0
+    differences: list = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.differences
+
+    def __str__(self) -> str:
+        head = (f"{self.records} records: {self.intervals} intervals made again from their "
+                f"per-seed values, {self.verdicts} verdicts judged again by their reading, "
+                f"{self.composed} compared verdicts composed by their page from several "
+                f"settings (not recounted), {self.not_compared} that compare nothing; "
+                f"{len(self.differences)} difference(s)")
+        return "\n".join([head, *(f"  {d}" for d in self.differences)])
+
+
+def recount(folder) -> Recount:
+    """Count the published ledger in ``folder`` again from its own files: every interval
+    from its per-seed values, every verdict by its reading, the final verdict from the
+    looks, and every count of the summary (:data:`COUNTS`) from the records."""
+    ledger = read(folder)
+    out = Recount(records=len(ledger))
+    for _, row in ledger.iterrows():
+        row = row.to_dict()
+        if row["verdict"] not in VERDICTS:
+            out.differences.append(f"{row['id']}: verdict {row['verdict']!r} is no verdict")
+            continue
+        can = record.recountable(row)
+        out.intervals += "interval" in can
+        out.verdicts += "verdict" in can
+        if row["verdict"] in NOT_COMPARED:
+            out.not_compared += 1
+        elif not can.endswith("verdict"):
+            out.composed += 1
+        out.differences += [f"{row['id']}: {d}" for d in record.recount(row)]
+    published = pd.read_csv(Path(folder) / COUNTS, index_col=0)
+    again = counts(ledger)
+    for system in again.index.union(published.index):
+        for verdict in again.columns.union(published.columns):
+            a = _count(again, system, verdict)
+            b = _count(published, system, verdict)
+            if a != b:
+                out.differences.append(f"count {system} / {verdict}: {b} published, "
+                                       f"{a} recounted")
+    return out
+
+
+def _count(frame: pd.DataFrame, system, verdict) -> int:
+    try:
+        return int(frame.loc[system, verdict])
+    except KeyError:
+        return 0
+
+
+__all__ = ["COUNTS", "FILES", "HEADER", "KEY", "LEDGER", "Recount", "build", "causes",
+           "counts", "load", "page", "page_claims", "read", "recount", "table", "tables", "write"]

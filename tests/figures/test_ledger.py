@@ -1,0 +1,123 @@
+"""The ledger and its recount (lorasched.figures.ledger, lorasched.figures.record): every
+row's record judges again to its verdict, the published files count again to the same
+intervals, verdicts and counts, and a file changed by hand is caught."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from lorasched.cli import main
+from lorasched.figures import ledger, record, summary
+from lorasched.figures import verdicts as v
+from lorasched.figures.base import Figure
+
+
+class _Page(Figure):
+    """A page with one claim of each kind the record knows."""
+
+    system, key, page, number = "titan", "table3", "titan_table3", "Table 3"
+
+    def claim_rows(self, data):
+        ratio = v.estimate([1.8, 2.1, 2.4, 2.0], v.RATIO)
+        gain = v.estimate([12.0, -3.0, 8.0], v.GAIN)
+        share = v.share_of(31, 50)
+        bound = [0.8, 0.9, 0.95]
+        return [
+            {"claim": "faster", "variant": "FM-1", "paper": "2.1x", "ours": "2.05x",
+             "estimate": ratio, "verdict": v.judge(ratio, 2.1, threshold=1.0)},
+            {"claim": "a gain", "variant": "", "paper": "yes", "ours": "+5 %",
+             "estimate": gain, "verdict": v.judge(gain, None, side=1)},
+            {"claim": "most short", "variant": "", "paper": "> 50 %", "ours": "62 %",
+             "estimate": share, "verdict": v.judge(share, None, threshold=50.0, side=1)},
+            {"claim": "below one", "variant": "", "paper": "≤ 1", "ours": "0.95",
+             "instances": bound, "verdict": v.judge_each(bound, 1.0, side=-1)},
+            {"claim": "not run", "variant": "", "paper": "", "ours": "",
+             "verdict": v.NOT_RUN, "scope": v.BEYOND},
+        ]
+
+
+def _ledger() -> pd.DataFrame:
+    table = _Page().claims(None, readings=True).rename(columns={"variant": "setting"})
+    table.insert(0, "system", "TITAN")
+    table["page"] = "titan_table3"
+    table["id"] = table["claim"]
+    for c in ["counterfactual", "judged there", "ours there", "effect", "cause"]:
+        table[c] = ""
+    table.loc[table["claim"] == "a gain", ["counterfactual", "effect", "cause"]] = [
+        "a run", "none", "not explained"]
+    return table
+
+
+def test_a_row_s_record_is_what_its_verdict_was_judged_on():
+    table = _ledger().set_index("claim")
+    assert table.loc["faster", "rule"] == v.JUDGE and table.loc["faster", "paper number"] == 2.1
+    assert (table.loc["faster", "band low"], table.loc["faster", "band high"]) == \
+        pytest.approx(v.band_of(2.1))
+    assert table.loc["faster", "method"] == v.STUDENT_T and table.loc["faster", "n"] == 4
+    assert json.loads(table.loc["faster", "values"]) == [1.8, 2.1, 2.4, 2.0]
+    assert table.loc["most short", "method"] == v.WILSON
+    assert table.loc["below one", "rule"] == v.EACH
+    assert table.loc["not run", "rule"] == "" and table.loc["not run", "scale"] == ""
+    assert set(table["look"]) == {1}
+
+
+def test_the_published_ledger_counts_again_to_itself(tmp_path):
+    ledger.write(_ledger(), tmp_path, size="small")
+    found = ledger.recount(tmp_path)
+    assert found.ok, str(found)
+    assert (found.records, found.intervals, found.verdicts) == (5, 3, 4)
+    assert main(["recount", str(tmp_path)]) == 0
+
+
+def test_a_value_changed_by_hand_is_caught(tmp_path, capsys):
+    """Each kind of tampering fails the recount: a per-seed value, a verdict, a band, a
+    count of the summary."""
+    ledger.write(_ledger(), tmp_path, size="small")
+    path = tmp_path / ledger.LEDGER
+    good = pd.read_csv(path, dtype=str, keep_default_na=False)
+
+    def tampered(column, claim, value):
+        bad = good.copy()
+        bad.loc[bad["claim"] == claim, column] = value
+        bad.to_csv(path, index=False)
+        return ledger.recount(tmp_path).differences
+
+    assert any("high" in d for d in tampered("values", "faster", "[1.8, 2.1, 2.4, 3.0]"))
+    assert any("verdict" in d for d in tampered("verdict", "a gain", v.REPRODUCED))
+    assert any("verdict" in d for d in tampered("band high", "faster", "2.2"))
+    assert any("verdict" in d for d in tampered("values", "below one", "[0.8, 1.2]"))
+    good.to_csv(path, index=False)
+    counts = pd.read_csv(tmp_path / ledger.COUNTS, index_col=0)
+    counts.iloc[0, 0] += 1
+    counts.to_csv(tmp_path / ledger.COUNTS)
+    found = ledger.recount(tmp_path)
+    assert [d for d in found.differences if d.startswith("count")]
+    assert main(["recount", str(tmp_path)]) == 1
+    assert "difference" in capsys.readouterr().out
+
+
+def test_the_counts_are_the_summary_s_from_the_ledger():
+    led = _ledger()
+    got = ledger.counts(led)
+    want = summary.counts(led[led["scope"] == v.PAPER], ledger.causes(led))
+    pd.testing.assert_frame_equal(got, want)
+    assert got.loc["TITAN", summary.NOT_EXPLAINED] == 1  # the one cause not found
+
+
+def test_a_page_s_claims_come_back_from_the_ledger_as_the_page_computes_them(tmp_path):
+    ledger.write(_ledger(), tmp_path, size="small")
+    got = ledger.page_claims(ledger.read(tmp_path), _Page())
+    want = _Page().claims(None)
+    assert got.to_csv(index=False) == want.to_csv(index=False)
+
+
+def test_a_record_without_its_rule_is_counted_as_composed(tmp_path):
+    led = _ledger()
+    led.loc[led["claim"] == "faster", "rule"] = ""
+    ledger.write(led, tmp_path, size="small")
+    found = ledger.recount(tmp_path)
+    assert found.ok and found.verdicts == 3 and found.composed == 1 and found.not_compared == 1
+    assert record.recountable(led.iloc[0].to_dict()) == "interval"
