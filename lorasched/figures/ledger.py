@@ -28,7 +28,8 @@ from .verdicts import NOT_COMPARED, PAPER, VERDICTS
 LEDGER, COUNTS, HEADER = "ledger.csv", "ledger-counts.csv", "ledger.json"
 #: the per-seed metrics of Allpass's second look (:func:`look_data`)
 LOOKS_FILE = "allpass/looks.nc"
-FILES = (LEDGER, COUNTS, HEADER, LOOKS_FILE)
+FILES = (LEDGER, COUNTS, HEADER, LOOKS_FILE,
+         *(f"sensitivity-{s}.csv" for s in summary.SYSTEMS))
 #: the key of a record: one claim of one page in one setting
 KEY = ["system", "page", "claim", "setting"]
 #: what a record holds beyond the summary's columns, in its order
@@ -62,6 +63,31 @@ def counts(ledger: pd.DataFrame) -> pd.DataFrame:
                           causes(ledger))
 
 
+def sensitivity_name(system: str) -> str:
+    """The file of ``system``'s sensitivity verdicts, relative to a data folder."""
+    return f"sensitivity-{system}.csv"
+
+
+def sensitivity_tables(size: str, *, store=None) -> dict:
+    """Each system's sensitivity verdict table (:func:`.summary.sensitivity_table`), by
+    file name (:func:`sensitivity_name`): the verdicts of the alternatives to the numbers
+    lorasched chose, judged once with the ledger."""
+    return {sensitivity_name(s): summary.sensitivity_table(s, size, store=store)
+            for s in summary.SYSTEMS}
+
+
+def sensitivity(system: str, size: str = "small", *, seeds=None, store=None
+                ) -> pd.DataFrame:
+    """``system``'s sensitivity verdict table as its page and its headline show it: the
+    ledger's (:func:`load` makes it with the ledger) at the page's own seeds, else judged
+    now on ``seeds``."""
+    if seeds is not None:
+        return summary.sensitivity_table(system, size, seeds=seeds, store=store)
+    folder = data_folder(size)
+    load(size, store=store, folder=folder)
+    return pd.read_csv(folder / sensitivity_name(system), dtype=str, keep_default_na=False)
+
+
 def look_data(size: str, *, store=None) -> dict:
     """The per-seed metrics of the runs behind the looks that no page's data file holds,
     by file name: Allpass's second look (:data:`LOOKS_FILE`: every policy and reading on
@@ -71,12 +97,17 @@ def look_data(size: str, *, store=None) -> dict:
     return {LOOKS_FILE: runs.metrics}
 
 
-def write(ledger: pd.DataFrame, folder, *, size: str, looks: dict | None = None
-          ) -> list[Path]:
-    """Write ``ledger``, its counts and ``looks`` (:func:`look_data`) into ``folder`` (a
-    data folder), with a header saying what it was made from; the paths written."""
+def write(ledger: pd.DataFrame, folder, *, size: str, looks: dict | None = None,
+          tables: dict | None = None) -> list[Path]:
+    """Write ``ledger``, its counts, ``looks`` (:func:`look_data`) and ``tables``
+    (:func:`sensitivity_tables`) into ``folder`` (a data folder), with a header saying
+    what it was made from; the paths written."""
     folder = Path(folder)
     paths = []
+    for name, frame in (tables or {}).items():
+        with atomic_file(folder / name) as tmp:
+            frame.to_csv(tmp, index=False)
+        paths.append(folder / name)
     for name, ds in (looks or {}).items():
         with atomic_file(folder / name) as tmp:
             ds.to_netcdf(tmp)
@@ -133,7 +164,8 @@ def load(size: str = "small", *, store=None, folder=None) -> pd.DataFrame:
     with locked(folder / LEDGER):
         if not _fresh(folder, size):
             write(build(size, store=store), folder, size=size,
-                  looks=look_data(size, store=store))
+                  looks=look_data(size, store=store),
+                  tables=sensitivity_tables(size, store=store))
     return read(folder)
 
 
@@ -262,5 +294,7 @@ def _count(frame: pd.DataFrame, system, verdict) -> int:
         return 0
 
 
-__all__ = ["COUNTS", "FILES", "HEADER", "KEY", "LEDGER", "Recount", "build", "causes",
-           "counts", "load", "page", "page_claims", "read", "recount", "table", "tables", "write"]
+__all__ = ["COUNTS", "FILES", "HEADER", "KEY", "LEDGER", "LOOKS_FILE", "Recount", "build",
+           "causes", "counts", "load", "look_data", "page", "page_claims", "read", "recount",
+           "sensitivity", "sensitivity_name", "sensitivity_tables", "table", "tables",
+           "write"]

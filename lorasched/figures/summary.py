@@ -371,14 +371,25 @@ def tuning(table: pd.DataFrame, system: str) -> Prose:
     return Prose(UNTUNED[system])
 
 
-def sensitivity(system: str, size: str = "small", *, store=None) -> Prose:
-    """What ``system``'s sensitivity page finds, as its headline page says it: the page's
-    own verdict table (its alternatives on its seeds, paired; its cells from ``store``)
-    told by :func:`~.sensitivity.what_flips` (for a system with a sequential design, said to
-    be the first look's)."""
+def sensitivity_table(system: str, size: str = "small", *, seeds: int | None = None,
+                      store=None) -> pd.DataFrame:
+    """``system``'s sensitivity page's verdict table (its alternatives on its seeds, paired
+    with lorasched's choice; its cells from ``store``): :func:`~.sensitivity.verdict_table`."""
     check_size(size)
     page = _SENSITIVITY[system]
-    table = page.table(page.data(size, store=store, serial=True))
+    return page.table(page.data(size, seeds=seeds, store=store, serial=True))
+
+
+def sensitivity(system: str, size: str = "small", *, store=None,
+                table: pd.DataFrame | None = None) -> Prose:
+    """What ``system``'s sensitivity page finds, as its headline page says it: the page's
+    own verdict table (``table``, else :func:`sensitivity_table`) told by
+    :func:`~.sensitivity.what_flips` (for a system with a sequential design, said to be the
+    first look's)."""
+    check_size(size)
+    page = _SENSITIVITY[system]
+    if table is None:
+        table = sensitivity_table(system, size, store=store)
     out = _sensitivity.what_flips(table, page.seeds(size), page.page)
     if system in _DESIGNS:
         d = _DESIGNS[system](size)
@@ -482,5 +493,6 @@ _SENSITIVITY = {"pdftsp": _PDFTSP_SENSITIVITY, "titan": _TITAN_SENSITIVITY,
 __all__ = ["CAUSE_COLUMNS", "COLUMNS", "SYSTEMS", "UNTUNED", "beyond_rows", "cause_counts",
            "causes", "causes_findings", "claims", "counts", "findings",
            "headline", "headline_rows", "inventory_counts", "inventory_table", "linked",
-           "looks_findings", "rule", "second_look", "sensitivity", "short_why", "tidy", "tuning",
+           "looks_findings", "rule", "second_look", "sensitivity", "sensitivity_table",
+           "short_why", "tidy", "tuning",
            "worked_rows"]

@@ -18,6 +18,7 @@ from lorasched.figures.base import Prose
 from lorasched.figures.glossary import undefined
 from lorasched.figures.pdftsp import day
 from lorasched.figures.pdftsp import fig13 as fig13_module
+from lorasched.figures.record import RECORD_COLUMNS
 from lorasched.model.errors import InputError
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
@@ -559,8 +560,11 @@ def test_summary_lists_every_claim_with_its_page(monkeypatch):
     monkeypatch.setattr(figures.overview, "FIGURES", {k: figures.FIGURES[k]
                                                       for k in ("fig04", "fig08")})
     table = figures.summary("small")
-    assert list(table.columns) == ["figure", "claim", "variant", "paper", "ours", "per seed",
-                                   "verdict", "why", "scope", "sentence", "page"]
+    common = ["figure", "claim", "variant", "paper", "ours", "per seed", "verdict", "why",
+              "scope", "sentence", "page"]
+    assert list(table.columns[:len(common)]) == common
+    # then each row's record, what its verdict was judged on (figures.record)
+    assert set(RECORD_COLUMNS) <= set(table.columns)
     # per figure: the paper's three gains and its trends (Fig. 4's over K, Fig. 8's over
     # the load, one per baseline), for both constants
     assert set(table["figure"]) == {"Fig. 4", "Fig. 8"} and len(table) == 8 + 12
