@@ -499,7 +499,11 @@ _MD_LINK = re.compile(r"\[((?:\\[\[\]]|\\(?![\[\]])|[^\[\]\\])+)\]\(([^)\s]+)\)"
 
 def md_link(text: str, target: str) -> str:
     """``text`` as a markdown link to ``target`` (``page.ipynb#anchor``), its brackets
-    escaped; a table shown by :func:`styled` turns it into an HTML link."""
+    escaped; a table shown by :func:`styled` turns it into an HTML link. A target that is
+    empty or holds a space or a ``)`` (no markdown link can hold it) is an InputError."""
+    if not isinstance(target, str) or not re.fullmatch(r"[^)\s]+", target):
+        raise InputError(f"target must be a page and anchor with no space or ')', "
+                         f"got {target!r}")
     words = str(text).replace("[", "\\[").replace("]", "\\]")
     return f"[{words}]({target})"
 

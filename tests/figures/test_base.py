@@ -85,6 +85,9 @@ def test_a_link_s_words_keep_their_brackets():
     assert _why_cells([link, f"Because {link}."]) == [
         '<a href="fig05_vendors.html#why-ours-differs">the [0, 1] band</a>',
         'Because <a href="fig05_vendors.html#why-ours-differs">the [0, 1] band</a>.']
+    for bad in ("", "page one.ipynb", "f(x).ipynb", None):
+        with pytest.raises(InputError, match="target"):
+            md_link("words", bad)
 
 
 def test_per_seed_values_beyond_three_fold_behind_the_first_three():
