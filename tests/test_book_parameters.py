@@ -91,9 +91,9 @@ def test_the_injected_values_are_folded_into_the_page_s_parameters_cell():
         ["parameters", "hide-cell"], ["injected-parameters", "remove-cell"], None]
     note = "injected by papermill (make book)"
     assert nb["cells"][0]["source"] == (
-        f'size = "full"  # {note}; the notebook\'s own: "small"\n'
+        f'size = "full"  # {note}; default "small"\n'
         "seeds = None  # seeds per setting\n"
-        f"grid = [1, 2, 3]  # {note}; the notebook's own: [1, 2]\n"
+        f"grid = [1, 2, 3]  # {note}; default [1, 2]\n"
         f"seed = 1  # {note}\n"
         f'extra = "x"  # {note}')
     assert nb["cells"][1]["source"] == injected and nb["cells"][2]["source"] == "# Fig. 1"

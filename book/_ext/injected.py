@@ -5,7 +5,7 @@ papermill runs a notebook with the parameters it is given by adding, after the c
 "full"`` under the page's own ``size = "small"``). When Sphinx reads the notebook (the
 ``source-read`` event, before MyST-NB parses it), this extension folds the injected values
 into the page's parameters cell, each line marked (``size = "full"  # injected by papermill
-(make book); the notebook's own: "small"``), and tags the injected cell ``remove-cell``,
+(make book); default "small"``), and tags the injected cell ``remove-cell``,
 which MyST-NB leaves out: a reader who opens the parameters cell sees what the page ran
 with, once. (Without the folding, the page showed ``size = "small"`` for a book run at
 ``size = "full"``.) MyST-NB's removal tags are fixed (``remove-cell``, ``remove-input``,
@@ -84,7 +84,7 @@ def fold(parameters: str, injected: dict[str, str]) -> str | None:
             continue
         first, last, own = spans[name]
         if not _same(own, value):
-            line += f"; the notebook's own: {own}"
+            line += f"; default {own}"
         lines[first:last + 1] = [line] + [None] * (last - first)  # keep the line numbers
     return "\n".join([x for x in lines if x is not None] + added)
 
