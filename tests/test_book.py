@@ -8,7 +8,6 @@ import functools
 import importlib.util
 import json
 import re
-import sys
 import sysconfig
 from pathlib import Path
 
@@ -682,28 +681,3 @@ def test_a_claim_shows_one_verdict_on_every_page(built_book):
         problems += [f"{page.name}: {p}" for p in prose.check_page(page.read_text(), unique)
                      if "the claims table says" in p]
     assert not problems, "\n".join(problems)
-
-
-def test_the_injected_parameters_cell_is_tagged_for_removal():
-    """book/_ext/injected.py tags papermill's cell remove-cell (MyST-NB then leaves it out
-    of the page) and changes nothing else; a notebook without one is left as it is."""
-    sys.path.insert(0, str(BOOK / "_ext"))
-    try:
-        import injected
-    finally:
-        sys.path.remove(str(BOOK / "_ext"))
-    cells = [{"cell_type": "code", "source": 'size = "small"',
-              "metadata": {"tags": ["parameters", "hide-cell"]}},
-             {"cell_type": "code", "source": 'size = "full"',
-              "metadata": {"tags": ["injected-parameters"]}},
-             {"cell_type": "markdown", "source": "# Fig. 1", "metadata": {}}]
-    text = injected.remove_injected(json.dumps({"cells": cells, "metadata": {}}))
-    tags = [c["metadata"].get("tags") for c in json.loads(text)["cells"]]
-    assert tags == [["parameters", "hide-cell"], ["injected-parameters", "remove-cell"],
-                    None]
-    assert injected.remove_injected(text) is None  # already tagged
-    assert injected.remove_injected(json.dumps({"cells": cells[:1]})) is None
-    assert injected.remove_injected("# Title\n\nnot a notebook") is None
-    config = yaml.safe_load((BOOK / "_config.yml").read_text())["sphinx"]
-    assert config["local_extensions"]["injected"] == "_ext"
-    assert "injected" in config["config"]["extensions"]

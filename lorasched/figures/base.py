@@ -466,7 +466,35 @@ def _cell(v):
     return v
 
 
-_MD_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+#: a markdown link, ``[words](target)``; a bracket in its words is escaped (``\[``,
+#: ``\]``: :func:`md_link`)
+_MD_LINK = re.compile(r"\[((?:\\[\[\]]|\\(?![\[\]])|[^\[\]\\])+)\]\(([^)\s]+)\)")
+
+
+def md_link(text: str, target: str) -> str:
+    """``text`` as a markdown link to ``target`` (``page.ipynb#anchor``), its brackets
+    escaped; a table shown by :func:`styled` turns it into an HTML link. A target that is
+    empty or holds a space or a ``)`` (no markdown link can hold it) is an InputError."""
+    if not isinstance(target, str) or not re.fullmatch(r"[^)\s]+", target):
+        raise InputError(f"target must be a page and anchor with no space or ')', "
+                         f"got {target!r}")
+    words = str(text).replace("[", "\\[").replace("]", "\\]")
+    return f"[{words}]({target})"
+
+
+def _links(v):
+    """A cell's text escaped for HTML, its markdown links ``[words](page.ipynb#anchor)``
+    as HTML links (a target ``page.ipynb`` is the built ``page.html``)."""
+    if not isinstance(v, str):
+        return _cell(v)
+    return _MD_LINK.sub(
+        lambda m: f'<a href="{re.sub(r".ipynb(?=#|$)", ".html", m.group(2))}">'
+                  f"{_words(m)}</a>", html.escape(v, quote=False))
+
+
+def _words(link: re.Match) -> str:
+    """A markdown link's words, its escaped brackets as brackets."""
+    return re.sub(r"\\([\[\]])", r"\1", link.group(1))
 
 
 #: a why longer than this (characters, as read) is folded: its first words show, the rest
@@ -477,19 +505,20 @@ FOLD_WORDS = 8
 
 
 def _linked(v):
-    """A why for a table: its markdown links ``[words](page.html#anchor)`` as HTML links
-    (a target ``page.ipynb`` is the built ``page.html``); a why longer than
-    :data:`FOLD_AFTER` characters folded in a ``<details>`` whose summary is its first
-    :data:`FOLD_WORDS` words."""
+    """A why for a table: its markdown links as HTML links (:func:`_links`); a why longer
+    than :data:`FOLD_AFTER` characters folded in a ``<details>`` whose summary is its first
+    :data:`FOLD_WORDS` words, unless the why is one link and nothing else (the summary's
+    short why, cut to its words already: :func:`.summary.linked`), which shows whole, a
+    link to where the rest is."""
     if not isinstance(v, str):
         return _cell(v)
-    text = html.escape(v, quote=False)
-    linked = _MD_LINK.sub(lambda m: f'<a href="{re.sub(r".ipynb(?=#|$)", ".html", m.group(2))}"'
-                          f">{m.group(1)}</a>", text)
-    plain = _MD_LINK.sub(lambda m: m.group(1), text)
+    linked = _links(v)
+    if _MD_LINK.fullmatch(v.strip()):
+        return linked
+    plain = _MD_LINK.sub(_words, v)  # as read
     if len(plain) <= FOLD_AFTER:
         return linked
-    teaser = " ".join(plain.split()[:FOLD_WORDS]).rstrip(",;:")
+    teaser = html.escape(" ".join(plain.split()[:FOLD_WORDS]).rstrip(",;:"), quote=False)
     return f'<details class="why"><summary>{teaser} …</summary>{linked}</details>'
 
 
@@ -542,6 +571,8 @@ def styled(table):
     out = out.format(_cell)
     if "why" in table.columns:  # a why's markdown link to where a mechanism is measured
         out = out.format(_linked, subset=["why"])
+    if "figure" in table.columns:  # a figure's markdown link to its page (the summary's)
+        out = out.format(_links, subset=["figure"])
     if "per seed" in table.columns:
         out = out.format(_seeds_folded, subset=["per seed"])
     out = out.format_index(_cell, axis="index")

@@ -5,7 +5,6 @@ verdict, and the prose (the summary's and each part's headline), all from those 
 
 from __future__ import annotations
 
-import html
 import re
 
 import pandas as pd
@@ -18,7 +17,7 @@ from . import sequential as _sequential
 from .allpass import sequential as _allpass_sequential
 from .allpass.causes import causes as _allpass_causes
 from .allpass.sensitivity import SENSITIVITY as _ALLPASS_SENSITIVITY
-from .base import WHY_ANCHOR, Prose, check_size, paragraphs
+from .base import WHY_ANCHOR, Prose, check_size, md_link, paragraphs
 from .numbers import joined
 from .pdftsp.causes import causes as _pdftsp_causes
 from .pdftsp.sensitivity import SENSITIVITY as _PDFTSP_SENSITIVITY
@@ -183,15 +182,17 @@ def counts(table: pd.DataFrame, causes: pd.DataFrame | None = None) -> pd.DataFr
 
 
 def linked(table: pd.DataFrame) -> pd.DataFrame:
-    """The table for the summary page: each figure links to its page and each why to the
-    section of that page that measures it; the ``page`` column dropped, and the looks'
-    (:data:`LOOKS`: a second look's row says its seeds and level in ours)."""
+    """The table for the summary page: each figure links to its page and each why (its
+    :func:`short_why`) to the section of that page that measures it (anchor
+    :data:`~.base.WHY_ANCHOR`), as markdown links that :func:`~.base.styled` shows as HTML
+    links; the ``page`` column dropped, and the looks' (:data:`LOOKS`: a second look's row
+    says its seeds and level in ours)."""
     out = table.copy()
 
     def link(row, text, anchor=""):
         if not row["page"]:
-            return html.escape(str(text))
-        return f'<a href="{row["page"]}.html{anchor}">{html.escape(str(text))}</a>'
+            return str(text)
+        return md_link(text, f"{row['page']}.ipynb{anchor}")
 
     out["figure"] = [link(r, r["figure"]) for _, r in out.iterrows()]
     out["why"] = [link(r, short_why(r["why"]), f"#{WHY_ANCHOR}") if r["why"] else ""

@@ -11,7 +11,7 @@ import pytest
 
 from lorasched.figures import quoted_table, styled
 from lorasched.figures import verdicts as v
-from lorasched.figures.base import Figure, Prose
+from lorasched.figures.base import FOLD_AFTER, Figure, Prose, md_link
 from lorasched.figures.numbers import pct, quote
 from lorasched.model.errors import InputError
 
@@ -55,6 +55,39 @@ def test_a_long_why_is_folded_behind_its_first_words_and_keeps_its_links():
                                 "more …</summary>")
     assert '<a href="titan_table2.html#merging">the merger</a>' in long_cell
     assert "&amp; p &lt; 1." in long_cell and long_cell.endswith("</details>")
+
+
+def _why_cells(whys: list[str]) -> list[str]:
+    page = styled(pd.DataFrame({"why": whys})).to_html()
+    return [c.strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", page, re.S)]
+
+
+def test_a_why_that_is_one_link_shows_whole_as_that_link():
+    """The summary's why (a short why, all of it one link to the page's why section) is
+    never folded: folded, its link showed as a teaser and again in full; a long why with a
+    link inside still folds, and its teaser never cuts an escaped character in two."""
+    words = ("eq. (14) prices out the small jobs & most of the long ones, so the load "
+             "never reaches …")
+    assert len(words) > FOLD_AFTER
+    one, folded = _why_cells([f"[{words}](fig05_vendors.ipynb#why-ours-differs)",
+                              "one two three four five six seven & eight nine ten eleven "
+                              "twelve thirteen [fourteen](fig05_vendors.ipynb) fifteen."])
+    assert one == ('<a href="fig05_vendors.html#why-ours-differs">eq. (14) prices out the '
+                   "small jobs &amp; most of the long ones, so the load never reaches …</a>")
+    assert folded.startswith('<details class="why"><summary>one two three four five six '
+                             "seven &amp; …</summary>one two")
+    assert '<a href="fig05_vendors.html">fourteen</a> fifteen.</details>' in folded
+
+
+def test_a_link_s_words_keep_their_brackets():
+    link = md_link("the [0, 1] band", "fig05_vendors.ipynb#why-ours-differs")
+    assert link == "[the \\[0, 1\\] band](fig05_vendors.ipynb#why-ours-differs)"
+    assert _why_cells([link, f"Because {link}."]) == [
+        '<a href="fig05_vendors.html#why-ours-differs">the [0, 1] band</a>',
+        'Because <a href="fig05_vendors.html#why-ours-differs">the [0, 1] band</a>.']
+    for bad in ("", "page one.ipynb", "f(x).ipynb", None):
+        with pytest.raises(InputError, match="target"):
+            md_link("words", bad)
 
 
 def test_per_seed_values_beyond_three_fold_behind_the_first_three():

@@ -3,11 +3,14 @@ up, links to each row's why, and prose whose numbers are the counts'."""
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 
-from lorasched.figures import summary
+from lorasched.figures import styled, summary
 from lorasched.figures import verdicts as v
+from lorasched.figures.base import FOLD_AFTER, WHY_ANCHOR
 
 
 def _system(rows, variant="variant"):
@@ -49,10 +52,46 @@ def test_counts_add_up_by_system_and_count_the_unexplained():
 def test_linked_rows_point_at_their_page_s_why_section():
     out = summary.linked(summary.tidy("pdftsp", P))
     assert "page" not in out.columns and "scope" not in out.columns
-    assert out["figure"].iloc[0] == '<a href="fig05_vendors.html">Fig. 5</a>'
+    assert out["figure"].iloc[0] == "[Fig. 5](fig05_vendors.ipynb)"
     assert out["why"].iloc[0] == ""  # reproduced: no why
-    assert out["why"].iloc[1] == ('<a href="fig05_vendors.html#why-ours-differs">'
-                                  "eq. (14) prices out 4 %</a>")
+    assert out["why"].iloc[1] == ("[eq. (14) prices out 4 %]"
+                                  f"(fig05_vendors.ipynb#{WHY_ANCHOR})")
+
+
+def _cells(table: pd.DataFrame, column: str) -> list[str]:
+    """The HTML of ``column``'s cells as :func:`~lorasched.figures.styled` shows
+    ``table``."""
+    page = styled(table).to_html()
+    col = list(table.columns).index(column)
+    return [c.strip() for c in re.findall(rf'<td[^>]*class="data row\d+ col{col}"[^>]*>'
+                                          r"(.*?)</td>", page, re.S)]
+
+
+def test_a_summary_why_shows_as_one_link_to_its_page_s_why_section():
+    """The why and figure cells of the summary's tables, as the page shows them: HTML
+    links (not their tags escaped into text), each why whole (not folded into a teaser
+    and the full text again), a long one as well as a short one."""
+    long = ("Admission prices exclude the <small> deadline-critical jobs & the cheapest "
+            "long-running ones [a reading], so the load never reaches the paper's band. The "
+            "rest is on the page.")
+    table = summary.tidy("pdftsp", P)
+    table.loc[1, "why"] = long
+    out = summary.linked(table)
+    why, figure = _cells(out, "why"), _cells(out, "figure")
+    short = ("Admission prices exclude the &lt;small&gt; deadline-critical jobs &amp; the "
+             "cheapest long-running ones [a reading], …")
+    assert why[1] == f'<a href="fig05_vendors.html#{WHY_ANCHOR}">{short}</a>'
+    assert len(summary.short_why(long)) > FOLD_AFTER  # it would fold, were it not one link
+    assert why[2] == (f'<a href="fig08_load.html#{WHY_ANCHOR}">'
+                      f"{summary.short_why(v.REASONS[v.NOT_RUN])}</a>")
+    assert why[0] == ""
+    assert figure == ['<a href="fig05_vendors.html">Fig. 5</a>',
+                      '<a href="fig05_vendors.html">Fig. 5</a>',
+                      '<a href="fig08_load.html">Fig. 8</a>']
+    # a row with no page: its words, escaped, no link
+    bare = summary.linked(table.assign(page=["", "", ""]))
+    assert "<a " not in "".join(_cells(bare, "why")) and short in _cells(bare, "why")[1]
+    assert _cells(bare, "figure") == ["Fig. 5", "Fig. 5", "Fig. 8"]
 
 
 def test_findings_count_the_papers_claims_apart_from_what_lies_beyond():
