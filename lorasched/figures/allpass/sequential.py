@@ -1,6 +1,7 @@
 """Allpass's claims under the two-look sequential design (:mod:`..sequential`): its runs
 cost seconds a seed, so a headline row the pages' seeds leave undecided is judged again on
-three times as many, at the stricter level (:data:`DESIGNS`)."""
+three times as many, at the stricter level (:data:`DESIGNS`); the added seeds' runs are
+kept sweeps of their own (:func:`.declared.look_parts`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import pandas as pd
 from ..sequential import Design, combine, decided, undecided
 from ..verdicts import at_level
 from .catalog import FIGURES
-from .common import DESIGNS, AllpassData, AllpassFigure, runs, runs_of
+from .common import AllpassData, AllpassFigure, runs
+from .declared import DESIGNS, kept_runs, look_parts
 
 
 def design(size: str) -> Design:
@@ -26,12 +28,13 @@ def _seeded_pages(first: pd.DataFrame) -> list:
 
 def second_look(size: str, pages, *, store=None, plan: Design | None = None) -> pd.DataFrame:
     """The claims of ``pages`` judged on the design's ``cap`` seeds (the first look's and
-    the added ones, :func:`.common.runs_of`) at its level; ``plan``: a design other than
-    the size's (:data:`DESIGNS`)."""
+    the added ones, :func:`.declared.look_parts`, read from ``store``'s kept results and
+    computed first where it lacks them) at its level; ``plan``: a design other than the
+    size's (:data:`DESIGNS`)."""
     d = plan or design(size)
     results = {**runs(size, d.first, False, store),
-               **runs_of(size, tuple(range(d.first + 1, d.cap + 1)), False, store)}
-    data = AllpassData(size, results)
+               **kept_runs(look_parts(size, d), size, store)}
+    data = AllpassData(size, results, store)
     with at_level(d.level):
         tables = [f.claims(data).assign(page=f.page) for f in pages]
     return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
