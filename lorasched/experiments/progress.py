@@ -32,7 +32,7 @@ def expected_seconds(params: dict) -> float:
 def policy(params: dict) -> str:
     """A cell's policy for people and for the forecast: its algorithm, with the solver it
     names if any (``"<algorithm>:<solver>"``), or ``"bound <name>"`` for a bound's cell;
-    then its sweep's ``label`` in brackets where it has one (``"allpass [look 2]"``)."""
+    then its sweep's ``label`` in brackets where it has one (``"<algorithm> [look 2]"``)."""
     if params["algorithm"] is None:
         name = f"bound {params.get('bound')}"
     else:
