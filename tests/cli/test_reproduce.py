@@ -104,7 +104,7 @@ def test_the_report_gives_cpu_seconds_per_system_and_per_policy():
     allpass = SystemReport(computed=1, cpu_seconds=1.0)
     allpass.by_policy = {"allpass [sensitivity TL limit 10 min]": [1, 1.0, 0.4]}
     lines = command.cpu_report({"pdftsp": pdftsp, "allpass": allpass}).splitlines()
-    assert "  allpass  allpass [sensitivity TL limit 10 min]      1" in lines
+    assert lines[-3].startswith("  allpass  allpass [sensitivity TL limit 10 min]      1 ")
     assert len({line.index("(all)") for line in lines if "(all)" in line}) == 1
     assert lines[2].split() == ["pdftsp", "titan", "1", "10", "10.00", "20"]
 
