@@ -8,9 +8,10 @@ import shutil
 
 import pytest
 
+from lorasched import systems
 from lorasched.cli import main
 from lorasched.cli import reproduce as command
-from lorasched.experiments import Store, compare_stores, grid, runner, shipped
+from lorasched.experiments import Store, compare_stores, executor, grid, shipped
 from lorasched.figures import allpass
 from lorasched.figures.allpass import declared
 from lorasched.figures.base import SystemReport
@@ -76,14 +77,20 @@ def test_allpass_alone_writes_its_kept_runs_once_and_its_pages_read_them(
     def nothing(*args, **kwargs):
         raise AssertionError("simulated outside the store")
 
-    monkeypatch.setattr(runner, "run", nothing)
-    monkeypatch.setattr(command.allpass_figures.common.systems, "simulate", nothing)
+    monkeypatch.setattr(executor, "run", nothing)  # every cell's run
+    monkeypatch.setattr(systems, "simulate", nothing)
     declared.clear_cache()
     data = allpass.figure("fig06").data("small", seeds=1, store=tmp_path)
     assert data.seeds == [1] and ("limited", "allpass_literal", 1) in data.results
     assert data.run("limited", "allpass")["jct_s"].size == 40
     readings = allpass.figure("readings")
     assert not readings.causes(readings.data("small", seeds=1, store=tmp_path)).empty
+    # a run the store lost would be computed: here, where nothing may run, that fails
+    lost = grid.cells(declared.parts("small", 1)[0].sweep)[0].key
+    Store(tmp_path).result_file(lost).unlink()
+    declared.clear_cache()
+    with pytest.raises(RuntimeError, match="1 Allpass run.s. failed"):
+        allpass.figure("fig06").data("small", seeds=1, store=tmp_path)
 
 
 def test_the_report_gives_cpu_seconds_per_system_and_per_policy():

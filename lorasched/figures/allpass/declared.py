@@ -98,9 +98,10 @@ class Part:
     ----------
     sweep : Sweep
         Its runs, kept (``keep``).
-    keys : dict
-        Algorithm of the sweep -> the key the pages read its runs under (``"allpass"`` ->
-        ``"allpass_literal"`` for a reading); an algorithm not named keeps its own.
+    keys : tuple, optional
+        ``(algorithm, key)`` pairs: an algorithm of the sweep and the key the pages read its
+        runs under (``("allpass", "allpass_literal")`` for a reading); an algorithm not
+        named keeps its own.
     """
 
     sweep: Sweep
