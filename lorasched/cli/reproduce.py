@@ -16,7 +16,7 @@ from ..experiments import Store, compare_stores, shipped
 from ..figures import allpass as allpass_figures
 from ..figures import pdftsp as pdftsp_figures
 from ..figures import titan as titan_figures
-from ..figures.allpass import common as allpass_common
+from ..figures.allpass import declared as allpass_declared
 from ..figures.base import default_store, reproduce_together, shipped_file, shipped_files
 from ..model.errors import InputError
 from ..suite.report import machine
@@ -48,11 +48,11 @@ def _register_reproduce(sub) -> None:
         "reproduce", help="run every figure of the papers' evaluations into one cell store",
         description="Run the cells of every figure sweep of lorasched.figures (pdFTSP: "
         "Figs. 4-9, 12, 13 and the calibration page; TITAN: Table 3, Fig. 5, Table 4; "
-        "Allpass: Figs. 1, 6-12, computed in memory) into STORE: pdFTSP's and TITAN's "
-        "cells as ONE parallel, resumable batch (one pool of workers, each system's "
-        "slowest cells first), then Allpass's; the figure notebooks then find their cells "
-        "done. --scheduler, --workers and --serial say where that batch runs: Allpass's "
-        "runs take none of them (with --system allpass, giving one is an error). "
+        "Allpass: Figs. 6-12, the readings page, the sequential design's added seeds and "
+        "the sensitivity page, whose runs' whole results are kept beside their metrics) "
+        "into STORE as ONE parallel, resumable batch (one pool of workers, each system's "
+        "slowest cells first); the figure notebooks then find their cells done. "
+        "--scheduler, --workers and --serial say where that batch runs. "
         "`make book` runs this with --size full.")
     rep.add_argument("--system", default="all", choices=["all", *figure_modules()],
                      help="whose figures (all)")
@@ -70,7 +70,9 @@ def _register_reproduce(sub) -> None:
                      help="only these figures of --system (pdftsp, the default with --figures: "
                      "fig04 ... fig13, calibration; fig12 is two sweeps, LP bound and OPT; "
                      "titan: table3, fig05"
-                     + "; allpass: " + ", ".join(allpass_figures.FIGURES) + ")")
+                     + "; allpass: " + ", ".join(allpass_figures.FIGURES) + "; without "
+                     "--figures a system's sensitivity page and, for Allpass, the added "
+                     "seeds of its second look run too)")
     rep.add_argument("--shipped", default=None, metavar="FILE", nargs="+",
                      help="finished cells to take instead of computing them, where their "
                      "keys match this code (default: every notebooks/cells/*-SIZE.jsonl in "
@@ -145,17 +147,10 @@ def reproduce(args) -> int:
     else:  # --figures alone names pdFTSP's figures, as before TITAN's pages existed
         chosen = ["pdftsp"] if args.figures else list(figure_modules())
     modules = figure_modules()
-    # the systems whose figures are sweeps of cells share one pool of workers
+    # every system's figures are sweeps of cells: one batch, one pool of workers
     batched = {name: modules[name].sweeps(args.size, args.seeds, args.figures)
-               for name in chosen if hasattr(modules[name], "sweeps")}
-    status = _batch(batched, args, store) if batched else 0
-    for name in chosen:
-        if status == 130:
-            break
-        if name not in batched:
-            alone = _alone(name, modules[name], args, store)
-            status = 130 if alone == 130 else status | alone
-    return status
+               for name in chosen}
+    return _batch(batched, args, store)
 
 
 def _batch(batched: dict, args, store) -> int:
@@ -199,20 +194,22 @@ def cpu_report(per: dict) -> str:
              for name, got in per.items() if got.shipped]
     if not rows:
         return "\n".join(["no cell computed: no CPU time to report", *taken])
+    # a policy of a labelled sweep ("allpass [look 2]") can be longer than the column
+    width = max(18, *(len(r[1]) for r in rows))
     lines = ["CPU seconds of the computed cells, per system and per policy (model: what the "
              "system's cost model expected):",
-             f"  {'system':<8} {'policy':<18} {'cells':>6} {'CPU s':>9} {'per cell':>9} "
+             f"  {'system':<8} {'policy':<{width}} {'cells':>6} {'CPU s':>9} {'per cell':>9} "
              f"{'model s':>9}"]
     for name, got in sorted(per.items(), key=lambda kv: -kv[1].cpu_seconds):
         mine = sorted((r[1:] for r in rows if r[0] == name), key=lambda r: -r[2])
         for policy, n, cpu, model in mine:
-            lines.append(f"  {name:<8} {policy:<18} {n:>6} {cpu:>9.0f} {cpu / n:>9.2f} "
+            lines.append(f"  {name:<8} {policy:<{width}} {n:>6} {cpu:>9.0f} {cpu / n:>9.2f} "
                          f"{model:>9.0f}")
         model = sum(r[3] for r in mine)
-        lines.append(f"  {name:<8} {'(all)':<18} {got.computed:>6} {got.cpu_seconds:>9.0f} "
-                     f"{'':>9} {model:>9.0f}")
+        lines.append(f"  {name:<8} {'(all)':<{width}} {got.computed:>6} "
+                     f"{got.cpu_seconds:>9.0f} {'':>9} {model:>9.0f}")
     total = sum(got.cpu_seconds for got in per.values())
-    lines.append(f"  {'all':<8} {'':<18} {sum(g.computed for g in per.values()):>6} "
+    lines.append(f"  {'all':<8} {'':<{width}} {sum(g.computed for g in per.values()):>6} "
                  f"{total:>9.0f} {'':>9} {sum(r[4] for r in rows):>9.0f}")
     return "\n".join([*lines, *taken])
 
@@ -267,25 +264,6 @@ def provenance() -> dict:
             **{name: version(name) for name in ("numpy", "numba", "highspy")}}
 
 
-def _alone(name: str, module, args, store) -> int:
-    """Run one system's figures by its own ``reproduce`` (Allpass's, computed in memory).
-    With ``--system all`` the options of where cells run are the batch's and are not
-    passed on; with the system named alone they are, and a system that runs no cells
-    refuses them (an error naming the option)."""
-    start, cpu = time.perf_counter(), time.process_time()
-    executor = ({} if args.system == "all" else
-                {"workers": args.workers, "scheduler": args.scheduler, "serial": args.serial})
-    report = module.reproduce(args.size, store, seeds=args.seeds, figures=args.figures,
-                              progress=not args.no_progress, **executor)
-    if report.interrupted:
-        return 130
-    print(f"{name} ({args.size}): {report.computed} cells computed, {report.skipped} "
-          f"already done, {len(report.failed)} failed in "
-          f"{time.perf_counter() - start:.0f} s ({time.process_time() - cpu:.0f} CPU-s in "
-          f"this process) -> {store}")
-    return _report_failed(store, report.failed)
-
-
 def _report_failed(store, failed) -> int:
     """Print the failed cells to stderr; 1 if there were any."""
     if not failed:
@@ -315,10 +293,10 @@ def export_sweeps(folder, size: str = "full") -> list[Path]:
                             f"lorasched.figures.{fig.system}.FIGURES[{fig.key!r}] by "
                             f"`lorasched export-sweeps`; do not edit\n" + sweep.to_toml())
             paths.append(path)
-    sweep = allpass_common.paper_sweep(size)  # Allpass's pages run in memory (no figure
-    path = folder / f"{sweep.name}.toml"      # sweep): their main runs as one declaration
+    sweep = allpass_declared.paper_sweep(size)  # Allpass's pages read common kept runs (no
+    path = folder / f"{sweep.name}.toml"        # figure sweep): their main runs as one file
     path.write_text("# Allpass sec. 5.1: every policy in both setups (Figs. 6-12) — generated "
-                    "from lorasched.figures.allpass.common.paper_sweep by `lorasched "
+                    "from lorasched.figures.allpass.declared.paper_sweep by `lorasched "
                     "export-sweeps`; do not edit\n" + sweep.to_toml())
     paths.append(path)
     return paths

@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 from .. import systems
 from ..model.errors import InputError
 from .declaration import json_default
+from .grid import UNKEYED
 from .store import Store
 
 
 def _identity(params: dict) -> str:
-    p = dict(params)
+    p = {k: v for k, v in params.items() if k not in UNKEYED}  # a name, not a number
     p.setdefault("system", systems.DEFAULT)
     return json.dumps(p, sort_keys=True, default=json_default)
 

@@ -18,7 +18,7 @@ from ..model.errors import InputError, read_text
 from ..model.system import System, policy_options
 
 KEYS = {"name", "system", "base", "axes", "algorithms", "seeds", "options", "bound",
-        "bound_options", "description", "repeats", "seed_limit"}
+        "bound_options", "description", "repeats", "seed_limit", "keep", "label"}
 
 
 def plain(value, where: str):
@@ -160,6 +160,16 @@ class Sweep:
     seed_limit : dict, optional
         Algorithm -> how many of ``seeds`` it runs (the first ones): an expensive policy on
         fewer seeds than the cheap ones; its cells on the other seeds are not run (NaN).
+    keep : bool, optional
+        Keep each policy cell's whole checked result Dataset beside its metrics, as netCDF
+        (``<store>/results/<key>.nc``, read by :meth:`Store.result
+        <lorasched.experiments.store.Store.result>`), for a reader that needs more than the
+        metrics (per-job times, time series). Part of the cells' keys (default False).
+    label : str, optional
+        What the progress forecast and a batch's report of CPU seconds call the sweep's
+        cells beside their policy (``"<algorithm> [<label>]"``,
+        :func:`lorasched.experiments.progress.policy`); carried in the cells' parameters but
+        not in their keys (default "": the policy alone).
     """
 
     name: str
@@ -174,6 +184,8 @@ class Sweep:
     system: str = systems.DEFAULT
     repeats: int = 1  # runs per policy cell; measured times are the median over them
     seed_limit: dict = field(default_factory=dict)  # algorithm -> its first N seeds
+    keep: bool = False  # keep each policy cell's result Dataset (in the cells' keys)
+    label: str = ""  # the cells' name in reports beside their policy (not in their keys)
 
     def seeds_of(self, algorithm: str | None) -> tuple:
         """The seeds a policy runs.
@@ -257,7 +269,8 @@ class Sweep:
         data : dict
             The declaration: the keys ``name``, ``system``, ``base``, ``axes``,
             ``algorithms``, ``seeds``, ``options``, ``bound``, ``bound_options``,
-            ``description`` and ``repeats`` (the module docstring).
+            ``description``, ``repeats``, ``seed_limit``, ``keep`` and ``label`` (the
+            class docstring).
 
         Returns
         -------
@@ -342,10 +355,17 @@ class Sweep:
                                  f"sweep's {len(seeds)} seeds, got {n!r}")
             if n < len(seeds):
                 seed_limit[alg] = int(n)
+        keep = data.get("keep", False)
+        if not isinstance(keep, bool | np.bool_):
+            raise InputError(f"keep must be true or false, got {keep!r}")
+        label = data.get("label", "")
+        if not isinstance(label, str) or label != label.strip() or "\n" in label:
+            raise InputError(f"label must be one line of text without surrounding spaces, "
+                             f"got {label!r}")
         return cls(name=str(data.get("name", "sweep")), base=base, axes=axes, algorithms=algs,
                    seeds=seeds, options=options, bound=bound, bound_options=bound_options,
                    description=str(data.get("description", "")), system=system.name,
-                   repeats=int(repeats), seed_limit=seed_limit)
+                   repeats=int(repeats), seed_limit=seed_limit, keep=bool(keep), label=label)
 
     def compound(self, axis: str) -> bool:
         """Whether ``axis`` is a compound axis.
@@ -388,6 +408,10 @@ class Sweep:
             out["repeats"] = self.repeats
         if self.seed_limit:
             out["seed_limit"] = dict(self.seed_limit)
+        if self.keep:
+            out["keep"] = True
+        if self.label:
+            out["label"] = self.label
         return out
 
     def to_json(self) -> str:
@@ -417,6 +441,10 @@ class Sweep:
             lines.append(f"bound = {_toml(d['bound'])}")
         if "repeats" in d:
             lines.append(f"repeats = {d['repeats']}")
+        if d.get("keep"):
+            lines.append("keep = true")
+        if d.get("label"):
+            lines.append(f"label = {_toml(d['label'])}")
         tables = [("base", d["base"]), ("axes", {a: v for a, v in d["axes"].items()
                                                  if not isinstance(v, dict)})]
         tables += [(f"axes.{_key(a)}", v) for a, v in d["axes"].items() if isinstance(v, dict)]

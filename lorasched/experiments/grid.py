@@ -18,9 +18,10 @@ from ..model.system import policy_options, source_fingerprint
 from . import codegraph
 from .declaration import Sweep, json_default
 
-#: the cell runner (:func:`.executor.run_cell`): part of every system's fingerprint, its own
-#: code only (it imports the system registry, hence every system)
-RUNNER = ("experiments", "executor")
+#: the cell runner (:func:`.runner.run`): part of every system's fingerprint, its own code
+#: only (it imports the system registry, hence every system); the orchestration around it
+#: (:mod:`.executor`) is not, so that changing how cells are run recomputes none
+RUNNER = ("experiments", "runner")
 
 
 def system_modules(name: str) -> tuple[str, ...]:
@@ -57,9 +58,16 @@ def code_fingerprint(system: str | None = None, root: Path = codegraph.PACKAGE_R
     return codegraph.fingerprint(paths, root)
 
 
+#: cell parameters that name a cell for people but change nothing it computes: never in its
+#: key (a sweep's ``label``)
+UNKEYED = ("label",)
+
+
 def cell_key(params: dict) -> str:
-    """A content hash of a cell's parameters and of the code that computes it."""
-    text = json.dumps(params, sort_keys=True, default=json_default)
+    """A content hash of a cell's parameters (those of :data:`UNKEYED` left out) and of the
+    code that computes it."""
+    keyed = {k: v for k, v in params.items() if k not in UNKEYED}
+    text = json.dumps(keyed, sort_keys=True, default=json_default)
     extra = ""
     if params.get("algorithm") is not None:
         run = systems.get(params["system"]).policy(params["algorithm"])
@@ -77,7 +85,9 @@ class Cell:
     key : str
         The content hash of ``params``; names the cell in the store.
     params : dict
-        ``{"system", "scenario": {...}, "algorithm": name or None, "options", "seed"}``.
+        ``{"system", "scenario": {...}, "algorithm": name or None, "options", "seed"}``,
+        and where the sweep sets them ``repeats``, ``keep`` (a policy cell whose result is
+        kept) and ``label`` (not in the key).
     where : tuple
         ``((dim, label), ...)``: the positions in the dataset that take this result.
     """
@@ -143,7 +153,11 @@ def cells(sweep: Sweep) -> list[Cell]:
                     params["options"] = opts
                     if sweep.repeats > 1:
                         params["repeats"] = sweep.repeats
+                    if sweep.keep:
+                        params["keep"] = True
                     where = (*where_axes, ("algorithm", alg), ("seed", seed))
+                if sweep.label:
+                    params["label"] = sweep.label
                 key = cell_key(params)
                 found.setdefault(key, (params, []))[1].append(where)
     return [Cell(key, params, tuple(where)) for key, (params, where) in found.items()]

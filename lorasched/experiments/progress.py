@@ -31,11 +31,14 @@ def expected_seconds(params: dict) -> float:
 
 def policy(params: dict) -> str:
     """A cell's policy for people and for the forecast: its algorithm, with the solver it
-    names if any (``"<algorithm>:<solver>"``), or ``"bound <name>"`` for a bound's cell."""
+    names if any (``"<algorithm>:<solver>"``), or ``"bound <name>"`` for a bound's cell;
+    then its sweep's ``label`` in brackets where it has one (``"<algorithm> [look 2]"``)."""
     if params["algorithm"] is None:
-        return f"bound {params.get('bound')}"
-    solver = params.get("options", {}).get("solver")
-    return f"{params['algorithm']}:{solver}" if solver else str(params["algorithm"])
+        name = f"bound {params.get('bound')}"
+    else:
+        solver = params.get("options", {}).get("solver")
+        name = f"{params['algorithm']}:{solver}" if solver else str(params["algorithm"])
+    return f"{name} [{params['label']}]" if params.get("label") else name
 
 
 class Forecast:

@@ -1,33 +1,17 @@
 """A system's figure pages as one catalogue (:class:`Catalogue`): a page by its key, the sweeps
 behind its pages and the one call that computes them, as ``lorasched reproduce`` makes it for
-each system. Each system's figures package builds one; a system whose pages compute in memory
-(Allpass) refuses the arguments that say where cells run.
+each system. Each system's figures package builds one; a system whose pages read one common
+set of kept runs (Allpass) names the sweeps of those runs (``runs``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from ..experiments import grid
-from ..model.errors import InputError
-from .base import Figure, check_size, figure_sweeps, pick
+from ..experiments import grid, run_sweeps
+from .base import Figure, check_size, default_store, figure_sweeps, pick
 from .base import reproduce as run_figures
-
-#: the arguments that say where a batch of cells runs, with their defaults
-EXECUTOR_DEFAULTS = {"workers": None, "scheduler": None, "serial": False}
-
-
-@dataclass
-class Report:
-    """What an in-memory system's :meth:`Catalogue.reproduce` did, in the shape of a sweep
-    report (:class:`~lorasched.experiments.SweepReport`)."""
-
-    computed: int
-    skipped: int = 0
-    failed: list = field(default_factory=list)
-    interrupted: bool = False
-    seconds: float = 0.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,12 +28,11 @@ class Catalogue:
         Pages outside ``figures`` whose sweeps join the batch of all pages (the
         sensitivity page): in :meth:`sweeps` without a choice of pages, never in
         :meth:`reproduce`.
-    compute : callable, optional
-        For a system whose pages are computed in memory rather than as cells of sweeps:
-        ``compute(size, store, seeds=..., figures=..., progress=...)`` (``figures``: the
-        chosen pages) computes what they draw from and returns a :class:`Report`. Such a
-        catalogue has no :meth:`sweeps`, and its :meth:`reproduce` refuses the arguments
-        that say where cells run.
+    runs : callable, optional
+        For a system whose pages read one common set of kept runs rather than a sweep each
+        (Allpass): ``runs(size, seeds, figures)`` gives the sweeps of the runs the pages
+        called ``figures`` read (a list of keys; None: every page's, the extra pages' and
+        the system's other runs), for :meth:`sweeps` and :meth:`reproduce`.
     ships : callable, optional
         ``ships(figure, params)``: whether a cell (its parameters) of a page is among those
         shipped with the repository at the full size (:meth:`shipped_keys`); none where not
@@ -59,7 +42,7 @@ class Catalogue:
     figures: dict[str, Figure]
     name: str
     extra: tuple[Figure, ...] = ()
-    compute: Callable | None = None
+    runs: Callable | None = None
     ships: Callable | None = None
 
     def __repr__(self) -> str:
@@ -116,12 +99,13 @@ class Catalogue:
         Returns
         -------
         list of Sweep
-            Every sweep of those pages at ``size``. An in-memory catalogue has none: an
-            :class:`~lorasched.model.errors.InputError`.
+            Every sweep of those pages at ``size`` (of a catalogue with :attr:`runs`, what
+            it gives).
         """
-        if self.compute is not None:
-            raise InputError(f"{self.name}: its pages are computed in memory, not as "
-                             "sweeps of cells (use reproduce)")
+        if self.runs is not None:
+            check_size(size)
+            return self.runs(size, seeds, [f.key for f in self.chosen(figures)] if figures
+                             else None)
         if figures:
             return figure_sweeps(self.chosen(figures), size, seeds)
         return figure_sweeps([*self.figures.values(), *self.extra], size, seeds)
@@ -141,7 +125,7 @@ class Catalogue:
         list of str
         """
         check_size(size)
-        if self.ships is None or self.compute is not None or size != "full":
+        if self.ships is None or size != "full":
             return []
         return sorted({c.key for fig in [*self.figures.values(), *self.extra]
                        for s in fig.sweeps(size).values() for c in grid.cells(s)
@@ -150,8 +134,8 @@ class Catalogue:
     def reproduce(self, size: str = "full", store=None, *, seeds: int | None = None,
                   figures=None, workers: int | None = None, scheduler: str | None = None,
                   serial: bool = False, progress: bool = True):
-        """Compute what the pages called ``figures`` (every page when None) draw from, into
-        ``store``.
+        """Compute what the pages called ``figures`` (every page when None; for a catalogue
+        with :attr:`runs`, every run of the system) draw from, into ``store``.
 
         Parameters
         ----------
@@ -166,28 +150,21 @@ class Catalogue:
             Keys of :attr:`figures`; each is checked.
         workers, scheduler, serial
             Where the cells run (as :func:`lorasched.experiments.run_sweeps` takes them).
-            An in-memory catalogue runs no cells: any of them given other than its
-            default (None, None, False) is an :class:`~lorasched.model.errors.InputError`
-            naming it.
         progress : bool
             Show a progress bar.
 
         Returns
         -------
-        SweepReport or Report
+        SweepReport
             The batch's :class:`~lorasched.experiments.SweepReport` (cells computed, found
-            done, failed), or an in-memory system's :class:`Report`.
+            done, failed).
         """
         check_size(size)
         chosen = self.chosen(figures)
         given = {"workers": workers, "scheduler": scheduler, "serial": serial}
-        if self.compute is None:
+        if self.runs is None:
             return run_figures(chosen, size, store, seeds=seeds, progress=progress,
                                name=f"{self.name} ({size})", **given)
-        for arg, value in given.items():
-            if value != EXECUTOR_DEFAULTS[arg]:
-                raise InputError(f"{arg}={value!r}: {self.name}'s pages are computed in "
-                                 f"memory, not as cells on workers; leave {arg} at its "
-                                 f"default ({EXECUTOR_DEFAULTS[arg]!r})")
-        return self.compute(size, store, seeds=seeds, figures=chosen, progress=progress)
-
+        return run_sweeps(self.sweeps(size, seeds, figures),
+                          default_store(size) if store is None else store,
+                          progress=progress, name=f"{self.name} ({size})", **given)

@@ -1,6 +1,6 @@
-"""``lorasched reproduce``: where cells run (--workers, --scheduler, --serial) goes to the
-batch of the systems whose pages are sweeps; Allpass, computed in memory, refuses it when
-named alone and is not handed it with --system all."""
+"""``lorasched reproduce``: every system's cells, Allpass's kept runs included, in one batch
+where --workers, --scheduler and --serial say; a second run computes none; the pages then
+read the store."""
 
 from __future__ import annotations
 
@@ -8,17 +8,19 @@ import shutil
 
 import pytest
 
+from lorasched import systems
 from lorasched.cli import main
 from lorasched.cli import reproduce as command
-from lorasched.experiments import Store, compare_stores, shipped
-from lorasched.figures.allpass import catalog as allpass_catalog
+from lorasched.experiments import Store, compare_stores, executor, grid, shipped
+from lorasched.figures import allpass
+from lorasched.figures.allpass import declared
 from lorasched.figures.base import SystemReport
 
 
 @pytest.fixture()
 def nothing_runs(monkeypatch):
-    """The batch and Allpass's runs recorded, not run."""
-    calls = {"batch": [], "allpass": []}
+    """The batch recorded, not run."""
+    calls = {"batch": []}
 
     class Done:
         interrupted, cells = False, []
@@ -28,36 +30,67 @@ def nothing_runs(monkeypatch):
         return Done(), {name: SystemReport() for name in sweeps_by_system}
 
     monkeypatch.setattr(command, "reproduce_together", batch)
-    monkeypatch.setattr(allpass_catalog, "runs", lambda size, seeds, progress, store:
-                        calls["allpass"].append(size) or {})
     return calls
 
 
-def test_all_systems_with_workers_run_the_batch_on_them_and_allpass_in_memory(
-        nothing_runs, tmp_path, capsys):
+def test_all_systems_run_in_one_batch_where_told(nothing_runs, tmp_path, capsys):
     assert main(["reproduce", "--system", "all", "--size", "small", "--workers", "2",
                  "--store", str(tmp_path), "--no-progress"]) == 0
-    assert nothing_runs["batch"] == [{"systems": ["pdftsp", "titan"], "workers": 2,
+    assert nothing_runs["batch"] == [{"systems": ["pdftsp", "titan", "allpass"], "workers": 2,
                                       "scheduler": None, "serial": False, "progress": False,
                                       "shipped_cells": None}]  # none at the small size
-    assert nothing_runs["allpass"] == ["small"]
     assert "allpass (small): 0 cells computed" in capsys.readouterr().out
+    for option, value in (("--scheduler", "tcp://h:1"), ("--serial", None)):
+        assert main(["reproduce", "--system", "allpass", "--size", "small", "--store",
+                     str(tmp_path), option, *([value] if value else [])]) == 0
+    assert [c["systems"] for c in nothing_runs["batch"][1:]] == [["allpass"], ["allpass"]]
+    assert nothing_runs["batch"][1]["scheduler"] == "tcp://h:1"
+    assert nothing_runs["batch"][2]["serial"] is True
 
 
-@pytest.mark.parametrize("option, value, arg", [("--workers", "2", "workers=2"),
-                                                ("--scheduler", "tcp://h:1",
-                                                 "scheduler='tcp://h:1'"),
-                                                ("--serial", None, "serial=True")])
-def test_allpass_alone_refuses_where_cells_run_by_name(nothing_runs, tmp_path, capsys,
-                                                      option, value, arg):
-    argv = ["reproduce", "--system", "allpass", "--size", "small", "--store", str(tmp_path),
-            option, *([value] if value else [])]
-    with pytest.raises(SystemExit) as exc:
-        main(argv)
-    assert exc.value.code == 2
-    assert f"lorasched: error: {arg}: Allpass's pages are computed in memory" in \
-        capsys.readouterr().err
-    assert nothing_runs["allpass"] == [] and nothing_runs["batch"] == []
+@pytest.mark.slow
+def test_allpass_alone_writes_its_kept_runs_once_and_its_pages_read_them(
+        tmp_path, capsys, monkeypatch):
+    """``--system allpass --serial`` runs every Allpass cell (one seed here: the pages', the
+    readings' counterfactual and the sensitivity page's runs) into the store, the CPU report
+    lists each part apart; a second run computes none; a page's data is then read from the
+    store, nothing simulated."""
+    argv = ["reproduce", "--system", "allpass", "--size", "small", "--seeds", "1", "--serial",
+            "--store", str(tmp_path), "--no-progress"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    cells = {c.key for s in allpass.sweeps("small", 1) for c in grid.cells(s)}
+    assert f"allpass (small): {len(cells)} cells computed, 0 already done" in out
+    header = next(line for line in out.splitlines() if line.startswith("  system "))
+    column = slice(header.index("policy"), header.index("cells") - 1)  # its width
+    policies = {line[column].strip() for line in out.splitlines()
+                if line.startswith("  allpass ")}
+    for part in ("allpass", "tl_np", "allpass [reading literal]", "allpass [beyond text]",
+                 "queue_all_oracle [beyond text]", "tl_p [counterfactual overhead]",
+                 "allpass [sensitivity window 10 min]", "tl_p [sensitivity TL limit 4 h]",
+                 "hpa [sensitivity cap 8]", "modal [counterfactual seren jobs]", "(all)"):
+        assert part in policies, (part, sorted(policies))
+    assert len(list((tmp_path / "results").glob("*.nc"))) == len(cells)
+    assert main(argv) == 0
+    assert f"0 cells computed, {len(cells)} already done" in capsys.readouterr().out
+
+    def nothing(*args, **kwargs):
+        raise AssertionError("simulated outside the store")
+
+    monkeypatch.setattr(executor, "run", nothing)  # every cell's run
+    monkeypatch.setattr(systems, "simulate", nothing)
+    declared.clear_cache()
+    data = allpass.figure("fig06").data("small", seeds=1, store=tmp_path)
+    assert data.seeds == [1] and ("limited", "allpass_literal", 1) in data.results
+    assert data.run("limited", "allpass")["jct_s"].size == 40
+    readings = allpass.figure("readings")
+    assert not readings.causes(readings.data("small", seeds=1, store=tmp_path)).empty
+    # a run the store lost would be computed: here, where nothing may run, that fails
+    lost = grid.cells(declared.parts("small", 1)[0].sweep)[0].key
+    Store(tmp_path).result_file(lost).unlink()
+    declared.clear_cache()
+    with pytest.raises(RuntimeError, match="1 Allpass run.s. failed"):
+        allpass.figure("fig06").data("small", seeds=1, store=tmp_path)
 
 
 def test_the_report_gives_cpu_seconds_per_system_and_per_policy():
@@ -74,6 +107,13 @@ def test_the_report_gives_cpu_seconds_per_system_and_per_policy():
         ["pdftsp", "(all)", "3", "12", "21"], ["titan", "srtf", "2", "2", "1.00", "0"],
         ["titan", "(all)", "2", "2", "0"], ["all", "5", "14", "22"]]
     assert "no cell computed" in command.cpu_report({"pdftsp": SystemReport()})
+    # a labelled sweep's policy, longer than the column, widens it for every row
+    allpass = SystemReport(computed=1, cpu_seconds=1.0)
+    allpass.by_policy = {"allpass [sensitivity TL limit 10 min]": [1, 1.0, 0.4]}
+    lines = command.cpu_report({"pdftsp": pdftsp, "allpass": allpass}).splitlines()
+    assert lines[-3].startswith("  allpass  allpass [sensitivity TL limit 10 min]      1 ")
+    assert len({line.index("(all)") for line in lines if "(all)" in line}) == 1
+    assert lines[2].split() == ["pdftsp", "titan", "1", "10", "10.00", "20"]
 
 
 def test_a_small_batch_reports_cpu_seconds_and_takes_shipped_cells_apart(tmp_path, capsys):

@@ -61,11 +61,21 @@ def test_a_change_in_one_system_recomputes_only_its_cells(copy, system):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("module", ["model/system.py", "experiments/executor.py"])
+@pytest.mark.parametrize("module", ["model/system.py", "experiments/runner.py"])
 def test_a_change_in_a_shared_layer_recomputes_every_system(copy, module):
     before, edited = copy
     after = edited(module)
     assert all(after[s] != before[s] for s in SYSTEMS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("module", ["experiments/executor.py", "experiments/store.py",
+                                    "experiments/kept.py", "experiments/sweep.py"])
+def test_how_cells_are_run_and_stored_never_enters_a_key(copy, module):
+    """Only the cell runner's code stands for what a cell computes: the orchestration
+    around it (serial or Dask, the store, kept results' format) recomputes no cell."""
+    before, edited = copy
+    assert edited(module) == before
 
 
 def test_lp_is_shared_by_the_systems_that_solve_lps(copy):

@@ -130,7 +130,7 @@ def test_the_exported_allpass_sweep_gives_the_pages_metrics_cell_by_cell(page, t
     import dataclasses
 
     from lorasched.experiments import run_sweep
-    from lorasched.figures.allpass.common import paper_sweep
+    from lorasched.figures.allpass.declared import paper_sweep
 
     full = paper_sweep("full")
     assert full.name == "allpass_full" and full.system == "allpass"
@@ -288,13 +288,55 @@ def test_row_says_has_words_for_every_verdict_a_row_can_get_and_refuses_wrong_on
         row_says({**row, "verdict": NOT_RUN}, "the quantity")
 
 
-@pytest.mark.parametrize("given", [{"workers": 2}, {"scheduler": "tcp://h:1"},
-                                   {"serial": True}])
-def test_an_allpass_page_refuses_the_executor_options_it_would_ignore(given):
-    (arg, value), = given.items()
-    with pytest.raises(InputError, match=rf"{re.escape(arg)}={re.escape(repr(value))}: "
-                                         r"Allpass's runs are computed in memory"):
-        figures.figure("fig06").data("small", **given)
+def test_an_allpass_page_runs_what_its_store_lacks_where_told(monkeypatch, tmp_path):
+    """A page's missing runs go through the engine (serially at the small size unless
+    told otherwise), with the executor options it is given."""
+    from lorasched.figures.allpass import declared
+
+    asked = []
+
+    def batch(sweeps, store, **kw):
+        asked.append(({s.name for s in sweeps}, store, kw))
+        raise KeyboardInterrupt  # stop here: nothing to read
+
+    monkeypatch.setattr(declared, "run_sweeps", batch)
+    for given, serial in (({}, True), ({"workers": 2, "serial": False}, False),
+                          ({"scheduler": "tcp://h:1", "serial": False}, False)):
+        with pytest.raises(KeyboardInterrupt):
+            figures.figure("fig06").data("small", seeds=1, store=tmp_path, **given)
+        names, store, kw = asked[-1]
+        assert store == tmp_path.resolve() and kw["serial"] is serial
+        assert (kw["workers"], kw["scheduler"]) == (given.get("workers"),
+                                                    given.get("scheduler"))
+        assert names == {p.sweep.name for p in declared.parts("small", 1)}
+        assert "allpass_small_reading_literal" in names
+
+
+def test_the_runs_are_declared_sweeps_named_for_reports():
+    """Every run a page reads is a kept sweep's cell; the CPU report names each part."""
+    from lorasched.experiments import grid
+    from lorasched.experiments.progress import policy
+    from lorasched.figures.allpass import declared
+
+    every = figures.sweeps("small")
+    assert all(s.keep and s.system == "allpass" for s in every)
+    labels = {policy(c.params) for s in every for c in grid.cells(s)}
+    assert {"allpass", "hpa", "allpass [reading literal]", "allpass [look 2]",
+            "tl_np [look 2]", "allpass [look 2 reading window]", "queue_all_oracle [beyond text]",
+            "tl_p [counterfactual overhead]", "tl_p [look 2 counterfactual overhead]",
+            "allpass [sensitivity window 10 min]", "sjf_p [sensitivity one trace]",
+            "modal [counterfactual seren jobs]"} <= labels
+    looks = declared.look_parts("small")
+    assert {s for p in looks for s in p.sweep.seeds} == set(range(6, 16))
+    assert len(looks) == len(declared.parts("small"))
+    # the pages' keys: a reading's runs are read under its own key
+    reading = next(p for p in declared.parts("small") if p.sweep.label == "reading literal")
+    assert reading.key("allpass") == "allpass_literal" and reading.key("hpa") == "hpa"
+    # with seeds of the caller's choosing, no second look; a page's choice, its runs only
+    assert not any("look" in s.label for s in figures.sweeps("small", 2))
+    assert figures.sweeps("small", 2, ["fig01"]) == []
+    assert [s.name for s in figures.sweeps("small", 2, ["fig07"])] == [
+        p.sweep.name for p in declared.parts("small", 2)]
 
 
 @pytest.mark.slow
@@ -323,12 +365,17 @@ def test_an_alternative_option_reaches_only_the_policies_it_means():
     from lorasched.figures.allpass import sensitivity
     from lorasched.figures.sensitivity import Alternative
 
-    by_label = {a.label: sensitivity._changes(a)[1] for a in sensitivity.ALTERNATIVES}
+    def changes(alt):
+        return sensitivity.alternative_sweep("small", alt, [1]).sweep.options
+
+    by_label = {a.label: changes(a) for a in sensitivity.ALTERNATIVES}
     assert by_label["DBF window T = 10 min"] == {"allpass": {"window_s": 600.0}}
     assert set(by_label["Tiresias-L's first queue limit = 10 min"]) == {"tl_p", "tl_np"}
     # without naming its policies, every policy with an option of that name takes it
     loose = Alternative("DBF window T", "10 min", options={"window_s": 600.0})
-    assert set(sensitivity._changes(loose)[1]) == {"allpass", "hpa"}
+    assert set(changes(loose)) == {"allpass", "hpa"}
+    # every alternative has its short name in reports
+    assert set(sensitivity.SHORT) == {a.label for a in sensitivity.ALTERNATIVES}
 
 
 def test_tables_prose_and_bars_take_the_claims_centre_over_seeds():

@@ -7,8 +7,7 @@ import pytest
 
 from lorasched.experiments import Sweep
 from lorasched.figures import allpass, catalog, pdftsp, titan
-from lorasched.figures.allpass import catalog as allpass_catalog
-from lorasched.figures.base import Figure
+from lorasched.figures.base import Figure, default_store
 from lorasched.model.errors import InputError
 
 
@@ -68,44 +67,37 @@ def test_sweeps_are_the_chosen_pages_or_every_page_and_the_extra_ones():
         cat.figure("c")
 
 
-def _in_memory(calls):
-    def compute(size, store, *, seeds, figures, progress):
-        calls.append({"size": size, "store": store, "seeds": seeds,
-                      "figures": [f.key for f in figures], "progress": progress})
-        return catalog.Report(computed=1)
-    return catalog.Catalogue(PAGES, "Allpass", compute=compute)
+def _of_runs(calls):
+    """A catalogue whose pages read common runs: its sweeps the ``runs`` function's."""
+    def runs(size, seeds, figures):
+        calls.append({"size": size, "seeds": seeds, "figures": figures})
+        return [PAGES["a"].sweep(size, seeds)]
+    return catalog.Catalogue(PAGES, "Allpass", runs=runs)
 
 
-@pytest.mark.parametrize("given", [{"workers": 2}, {"scheduler": "tcp://h:1"},
-                                   {"serial": True}])
-def test_an_in_memory_catalogue_refuses_where_cells_run_by_name(given, batches):
-    calls = []
-    cat = _in_memory(calls)
-    (arg, value), = given.items()
-    with pytest.raises(InputError, match=rf"^{arg}={value!r}: Allpass's pages are computed "
-                                         "in memory"):
-        cat.reproduce("small", **given)
-    assert calls == [] and batches == []
-
-
-def test_an_in_memory_catalogue_passes_the_rest_to_its_computation(batches):
-    calls = []
-    cat = _in_memory(calls)
-    assert cat.reproduce("small", "/s", seeds=2, figures=["b"], progress=False).computed == 1
-    cat.reproduce("full", workers=None, scheduler=None, serial=False)  # the defaults: fine
-    assert calls == [{"size": "small", "store": "/s", "seeds": 2, "figures": ["b"],
-                      "progress": False},
-                     {"size": "full", "store": None, "seeds": None, "figures": ["a", "b"],
-                      "progress": True}]
-    assert batches == []
-    with pytest.raises(InputError, match="computed in memory, not as sweeps"):
-        cat.sweeps("small")
+def test_a_catalogue_of_common_runs_runs_its_sweeps_where_told(monkeypatch, batches):
+    calls, ran = [], []
+    cat = _of_runs(calls)
+    monkeypatch.setattr(catalog, "run_sweeps", lambda sweeps, store, **kw: ran.append(
+        ([s.name for s in sweeps], store, kw)) or "report")
+    assert [s.name for s in cat.sweeps("small", 2, ["b"])] == ["a_small"]
+    assert cat.reproduce("small", "/s", seeds=2, figures=["b"], workers=3,
+                         scheduler="tcp://h:1", serial=True, progress=False) == "report"
+    cat.reproduce("full")  # every run of the system: figures None
+    assert calls == [{"size": "small", "seeds": 2, "figures": ["b"]}] * 2 + [
+        {"size": "full", "seeds": None, "figures": None}]
+    assert ran[0] == (["a_small"], "/s", {"progress": False, "name": "Allpass (small)",
+                                          "workers": 3, "scheduler": "tcp://h:1",
+                                          "serial": True})
+    assert ran[1][1] == default_store("full") and batches == []
+    with pytest.raises(InputError, match="got 'c'"):
+        cat.sweeps("small", None, ["c"])
 
 
 def test_the_three_systems_build_their_functions_from_one_catalogue(batches):
     for module, name in ((pdftsp, "section 5"), (titan, "TITAN section 5")):
         cat = module.CATALOGUE
-        assert cat.figures is module.FIGURES and cat.compute is None
+        assert cat.figures is module.FIGURES and cat.runs is None
         assert module.reproduce == cat.reproduce and module.sweeps == cat.sweeps
         assert module.figure == cat.figure
         module.reproduce("small", "/s", workers=3, serial=True, progress=False)
@@ -115,24 +107,9 @@ def test_the_three_systems_build_their_functions_from_one_catalogue(batches):
         # the batch of all pages adds the sensitivity page's sweeps
         assert len(module.sweeps("small")) > len(module.sweeps("small", None,
                                                                list(module.FIGURES)))
-    assert allpass.CATALOGUE.figures is allpass.FIGURES and allpass.CATALOGUE.compute
-    assert allpass.reproduce == allpass.CATALOGUE.reproduce and not hasattr(allpass, "sweeps")
-    with pytest.raises(InputError, match="workers=2: Allpass's pages"):
-        allpass.reproduce("small", workers=2)
-
-
-def test_allpass_runs_its_batch_only_for_pages_that_draw_from_it(monkeypatch, tmp_path):
-    ran = []
-    monkeypatch.setattr(allpass_catalog, "runs", lambda size, seeds, progress, store: ran.append(
-        (size, seeds, progress, store)) or {"run": 1, "other": 2})
-    report = allpass.reproduce("small", tmp_path, figures=["fig01"], progress=False)
-    assert (report.computed, report.skipped, ran) == (0, 0, [])  # Fig. 1: the traces only
-    report = allpass.reproduce("small", tmp_path, seeds=1, figures=["fig01", "fig07"],
-                               progress=False)
-    assert ran == [("small", 1, False, tmp_path)]
-    assert (report.computed, report.skipped, report.failed) == (2, 0, [])
-    # with the batch file there, the runs are found done
-    (tmp_path / "batch.pkl").write_bytes(b"")
-    monkeypatch.setattr(allpass_catalog, "_cache", lambda store, size, seeds: tmp_path /
-                        "batch.pkl")
-    assert allpass.reproduce("small", tmp_path, progress=False).skipped == 2
+    assert allpass.CATALOGUE.figures is allpass.FIGURES and allpass.CATALOGUE.runs
+    assert allpass.reproduce == allpass.CATALOGUE.reproduce
+    assert allpass.sweeps == allpass.CATALOGUE.sweeps
+    # the batch of all pages adds the sensitivity page's runs and the second look's
+    assert len(allpass.sweeps("small")) > len(allpass.sweeps("small", None,
+                                                             list(allpass.FIGURES)))

@@ -1,6 +1,8 @@
 """Allpass's evaluation, page by page: Fig. 1 (the traces' job durations) and Figs. 6-12
-(sec. 5 and appendix A). Figs. 6-12 share one batch of runs (every policy, both setups,
-:func:`.common.runs`), so ``lorasched reproduce --system allpass`` computes each run once."""
+(sec. 5 and appendix A). Figs. 6-12 read one set of runs (every policy, both setups,
+:func:`.common.runs`), declared as sweeps whose results the engine keeps
+(:mod:`.declared`), so ``lorasched reproduce`` computes each run once, in the batch of every
+system's cells."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from .catalog import CATALOGUE, FIGURES
 from .common import ALGORITHMS, NAMES, SETUP_NAMES, SETUPS, runs, seed_list
 
 figure = CATALOGUE.figure
+sweeps = CATALOGUE.sweeps
 reproduce = CATALOGUE.reproduce
 
 
@@ -27,4 +30,4 @@ def summary(size: str = "small", *, seeds: int | None = None, store=None) -> pd.
 
 
 __all__ = ["ALGORITHMS", "CATALOGUE", "FIGURES", "NAMES", "SETUPS", "SETUP_NAMES", "figure",
-           "reproduce", "runs", "seed_list", "summary"]
+           "reproduce", "runs", "seed_list", "summary", "sweeps"]

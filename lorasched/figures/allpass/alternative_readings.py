@@ -77,6 +77,11 @@ INTERVENTIONS |= {
         "page's runs): the queueing the paper's baselines met, which the why says is "
         "absent here"),
 }
+def counterfactual_label(key: str) -> str:
+    """What reports call the runs of the counterfactual ``key`` of :data:`SCENARIOS`."""
+    return f"counterfactual {key.replace('_', ' ')}"
+
+
 #: the policy whose runs each counterfactual replaces (Allpass's unless named)
 _REPLACES = {"tl_p_overhead": "tl_p"}
 #: which counterfactual each headline row's why implies, by the start of its claim's name
@@ -236,18 +241,19 @@ class Readings(AllpassFigure):
         """``data`` with Allpass's runs (or those of the policy ``key`` changes) replaced,
         seed by seed and in each setup ``key`` runs in, by the runs of ``key``
         (:data:`INTERVENTIONS`); for a key of :data:`SCENARIOS`, every policy's runs by
-        its runs in that scenario (kept in the default store beside the sensitivity
+        its runs in that scenario (kept in ``data``'s store beside the sensitivity
         page's)."""
         if key in SCENARIOS:
             return data.cached(("counterfactual", key), lambda: AllpassData(
                 data.size, {**data.results, **alternative_runs(
-                    data.size, SCENARIOS[key], list(data.seeds))}))
+                    data.size, SCENARIOS[key], list(data.seeds), data.store,
+                    label=counterfactual_label(key))}, data.store))
         policy = _REPLACES.get(key, "allpass")
 
         def build():
             swapped = {(setup, policy, seed): run
                        for (setup, alg, seed), run in data.results.items() if alg == key}
-            return AllpassData(data.size, {**data.results, **swapped})
+            return AllpassData(data.size, {**data.results, **swapped}, data.store)
         return data.cached(("counterfactual", key), build)
 
     def causes(self, data: AllpassData) -> pd.DataFrame:

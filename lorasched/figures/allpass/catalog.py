@@ -1,14 +1,15 @@
 """Every Allpass page, by key: Fig. 1 and Figs. 6-12 (one module each), and the readings
-page; and the one batch of runs that all but Fig. 1 draw from, computed in memory."""
+page; and the sweeps of the kept runs they read (:func:`sweeps`): what all but Fig. 1 draw
+from, the readings page's counterfactual scenarios, the sequential design's added seeds and
+the sensitivity page's alternatives."""
 
 from __future__ import annotations
 
-import time
-
 from ..base import Figure
-from ..catalog import Catalogue, Report
-from .alternative_readings import Readings
-from .common import AllpassFigure, _cache, runs, seed_list
+from ..catalog import Catalogue
+from .alternative_readings import SCENARIOS, Readings, counterfactual_label
+from .common import AllpassFigure
+from .declared import DESIGNS, look_parts, parts, seed_list
 from .fig01 import Fig01
 from .fig06 import Fig06
 from .fig07 import Fig07
@@ -17,23 +18,50 @@ from .fig09 import Fig09
 from .fig10 import Fig10
 from .fig11 import Fig11
 from .fig12 import Fig12
+from .sensitivity import SENSITIVITY, alternative_sweep
+from .sensitivity import sweeps as sensitivity_sweeps
 
 FIGURES: dict[str, Figure] = {f.key: f for f in (
     Fig01(), Fig06(), Fig07(), Fig08(), Fig09(), Fig10(), Fig11(), Fig12(), Readings())}
 
 
-def _compute(size: str, store, *, seeds: int | None, figures: list, progress: bool) -> Report:
-    """Run (and check) every run of the pages' batch (:func:`.common.runs`) into ``store``'s
-    batch file, if one of ``figures`` draws from it (Fig. 1 alone draws from none)."""
-    start = time.perf_counter()
-    if not any(isinstance(fig, AllpassFigure) for fig in figures):
-        return Report(computed=0, seconds=time.perf_counter() - start)
-    path = _cache(store, size, tuple(seed_list(size, seeds)))
-    cached = path is not None and path.is_file()
-    done = runs(size, seeds, progress=progress, store=store)
-    return Report(computed=0 if cached else len(done), skipped=len(done) if cached else 0,
-                  seconds=time.perf_counter() - start)
+def sweeps(size: str = "full", seeds: int | None = None, figures=None) -> list:
+    """The sweeps of the kept runs the pages called ``figures`` read (None: every run of
+    Allpass's part of the book): the pages' runs (:func:`.declared.parts`) if one of them
+    draws from them (Fig. 1 alone draws from none), the readings page's counterfactual
+    scenarios, and for the whole part the sensitivity page's alternatives and, with the
+    pages' own seeds, the sequential design's added seeds (:func:`.declared.look_parts`).
+
+    Parameters
+    ----------
+    size : str
+        ``"small"`` or ``"full"``.
+    seeds : int, optional
+        Seeds per setting (default: the pages').
+    figures : list of str, optional
+        Keys of :data:`FIGURES`.
+
+    Returns
+    -------
+    list of Sweep
+    """
+    chosen = CATALOGUE.chosen(figures)
+    whole = not figures
+    out = []
+    if any(isinstance(f, AllpassFigure) for f in chosen):
+        out += [p.sweep for p in parts(size, seeds)]
+    if whole:
+        if seeds is None or int(seeds) == DESIGNS[size].first:
+            out += [p.sweep for p in look_parts(size)]
+        out += sensitivity_sweeps(size, seeds)
+    if whole or "readings" in [f.key for f in chosen]:  # one the sensitivity page runs: once
+        out += [alternative_sweep(size, alt, seed_list(size, seeds),
+                                  counterfactual_label(key)).sweep
+                for key, alt in SCENARIOS.items()
+                if not (whole and alt in SENSITIVITY.alternatives)]
+    return out
 
 
-#: the pages, and their batch of runs (in memory: no cells on workers)
-CATALOGUE = Catalogue(FIGURES, "Allpass", compute=_compute)
+#: the pages, and the sweeps of the runs they read (with the sensitivity page's, for all)
+CATALOGUE = Catalogue(FIGURES, "Allpass", extra=(SENSITIVITY,),
+                      runs=lambda size, seeds, figures: sweeps(size, seeds, figures))

@@ -1,38 +1,22 @@
-"""What Allpass's section-5 pages share: sizes, the policies and their names, the paper's
-numbers, the one batch of runs behind Figs. 6-12 (:func:`runs`) and the per-seed estimates
-the verdicts are judged on (:class:`AllpassData`). See :doc:`/reference/figures`.
+"""What Allpass's section-5 pages share: the policies and their names, the paper's numbers,
+the runs behind Figs. 6-12 (:func:`runs`, kept by the experiment engine: :mod:`.declared`)
+and the per-seed estimates the verdicts are judged on (:class:`AllpassData`). See
+:doc:`/reference/figures`.
 """
 
 from __future__ import annotations
 
 import functools
-import os
-import pickle
-from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import xarray as xr
-from tqdm.auto import tqdm
 
 from ... import systems
 from ...allpass.policies import LABELS
-from ...allpass.scalers import F0
-from ...allpass.workload import PAPER_JOBS, PAPER_WORK_H, allpass_scenario
-from ...experiments import Sweep
-from ...experiments.grid import code_fingerprint
+from ...allpass.workload import PAPER_JOBS, PAPER_WORK_H
 from ...model.errors import InputError
-from ..base import (
-    SCALES,
-    Figure,
-    Prose,
-    atomic_file,
-    check_size,
-    default_store,
-    locked,
-    seed_words,
-)
+from ..base import SCALES, Figure, Prose, seed_words
 from ..centres import centre, fmt, seeds_estimate
 from ..numbers import interval, num, pct
 from ..prose import says
@@ -49,46 +33,23 @@ from ..verdicts import (
     Estimate,
     inconclusive_why,
 )
+from .declared import (
+    _JOBS,
+    ALGORITHMS,
+    BEYOND_TEXT,
+    COUNTERFACTUAL_RUNS,
+    DESIGNS,
+    READINGS,
+    SETUPS,
+    kept_runs,
+    look_parts,
+    parts,
+    seed_list,
+)
 from .looks import final_rows
 
-#: the two deployment setups of sec. 5.1, as the scenario's capacity
-SETUPS = {"limited": 30, "unlimited": "none"}
 SETUP_NAMES = {"limited": "limited capacity (30 serverful A100s)",
                "unlimited": "unlimited capacity"}
-#: every policy, in the paper's order of appearance
-ALGORITHMS = ["allpass", "tl_np", "tl_p", "sjf_np", "sjf_p", "hpa", "modal",
-              "allpass_fixed60", "allpass_fixed600"]
-#: the other readings of the paper, run in the limited setup: key -> (policy, options, label)
-READINGS = {
-    "allpass_literal": ("allpass", {"reading": "literal"},
-                        "Algorithm 2 as printed (D - C, a rate from work)"),
-    "allpass_window": ("allpass", {"overdue": False},
-                       "eq. (1)'s literal window (t, t + T]: overdue jobs add no demand"),
-    "allpass_overhead": ("allpass", {"checkpoint_s": 140.0, "restore_s": 140.0},
-                         "Fig. 8's 1.4 min as an average over all jobs: 1.4 / 0.3 = 4.7 min "
-                         "per demotion (the paper's 70 % served serverless)"),
-    "allpass_laxity": ("allpass", {"demand": "laxity"},
-                       "lorasched's option, not the paper's: the work each window must "
-                       "deliver for the deadlines to hold"),
-}
-#: runs outside the paper's text, in both setups (the readings page): key -> (policy,
-#: options, label). The units slip is a hypothesis about the authors' code, never the
-#: default; the queue-all oracle is lorasched's baseline, a floor under any provisioning rule
-BEYOND_TEXT = {
-    "allpass_slip": ("allpass", {"units": "slip"},
-                     "units slip (a hypothesis about the authors' code): D's seconds against "
-                     "C_t T in minutes, p 60 times larger"),
-    "queue_all_oracle": ("queue_all_oracle", {},
-                         f"oracle: F fixed at F0 = {F0:g} s, a worker rented for every "
-                         "queued job at once, up to the cap"),
-}
-#: baselines' runs with the mechanism a why names changed, for the readings page's causes
-#: table only, in the limited setup: key -> (policy, options, label)
-COUNTERFACTUAL_RUNS = {
-    "tl_p_overhead": ("tl_p", {"checkpoint_s": 140.0, "restore_s": 140.0},
-                      "TL-P with 4.7 min of checkpoint and restore per preemption (Fig. 8's "
-                      "overhead read per demotion, as for Allpass)"),
-}
 NAMES = dict(LABELS) | {"allpass_literal": "Allpass (literal Alg. 2)",
                         "allpass_window": "Allpass (literal window)",
                         "allpass_overhead": "Allpass (4.7 min per demotion)",
@@ -111,12 +72,6 @@ PAPER_FIG10 = {"allpass_peak": 27, "hpa_peak": 60}
 PAPER_FIG11 = {"median": 2.86, "vs60": 71.01, "vs600": 35.94}
 #: Fig. 12 / A.2: average marketplace price, savings against Lambda and Modal, percent
 PAPER_FIG12 = {"price": 0.74, "vs_lambda": 42.6, "vs_modal": 64.7}
-_JOBS = {"full": 200, "small": 40}
-_SEEDS = {"full": 20, "small": 5}
-#: the claims' sequential design by size (:mod:`.sequential`): the pages' seeds, then three
-#: times as many for the headline rows they leave undecided
-DESIGNS = {size: Design(n, 3 * n) for size, n in _SEEDS.items()}
-
 
 def scale(size: str = "small", seeds: int | None = None) -> str:
     """The size's scale in words: jobs and seeds."""
@@ -126,111 +81,13 @@ def scale(size: str = "small", seeds: int | None = None) -> str:
 SCALES["allpass"] = scale
 
 
-def seed_list(size: str, seeds: int | None = None) -> list[int]:
-    check_size(size)
-    return list(range(1, (_SEEDS[size] if seeds is None else int(seeds)) + 1))
-
-
-def _scenarios(size: str, seeds: tuple[int, ...]) -> dict:
-    return {(setup, seed): allpass_scenario(jobs=_JOBS[size], capacity=SETUPS[setup],
-                                            seed=seed)
-            for setup in SETUPS for seed in seeds}
-
-
-def _cache(store, size: str, seeds: tuple[int, ...]) -> Path | None:
-    if store is False:
-        return None
-    folder = Path(default_store(size) if store is None else store) / "allpass"
-    return folder / f"{code_fingerprint('allpass')}-{'_'.join(map(str, seeds))}.pkl"
-
-
-#: the runs a process takes on at the least before :func:`_runs` starts several
-_PER_PROCESS = 100
-
-
-def _run(work) -> xr.Dataset:
-    """One checked run: ``(scenario, policy, options, seed)``."""
-    scenario, policy, options, seed = work
-    result = systems.simulate(scenario, policy, seed=seed, **options)
-    systems.check_result(result)
-    return result
-
-
-@functools.lru_cache(maxsize=4)
-def _runs(size: str, seeds: tuple[int, ...], progress: bool, path: Path | None) -> dict:
-    """The runs, read from ``path`` where it holds them, else computed (and written there);
-    while one process computes them, another asking for the same file waits, then reads
-    it (two notebooks of ``make book``, two test workers)."""
-    if path is None:
-        return _compute_runs(size, seeds, progress, None)
-    with locked(path):
-        return _compute_runs(size, seeds, progress, path)
-
-
-def _compute_runs(size: str, seeds: tuple[int, ...], progress: bool,
-                  path: Path | None) -> dict:
-    scenarios = _scenarios(size, seeds)
-    if path is not None and path.is_file():
-        with path.open("rb") as fh:
-            out = pickle.load(fh)
-        for (setup, _, seed), result in out.items():
-            result["price_per_gpu_h"] = scenarios[setup, seed]["price_per_gpu_h"]
-        return out
-    out = {}
-    cells = [(setup, seed, alg) for setup in SETUPS for seed in seeds for alg in ALGORITHMS]
-    cells += [("limited", seed, key) for seed in seeds for key in READINGS]
-    cells += [(setup, seed, key) for setup in SETUPS for seed in seeds for key in BEYOND_TEXT]
-    cells += [("limited", seed, key) for seed in seeds for key in COUNTERFACTUAL_RUNS]
-    work = [(scenarios[setup, seed],
-             *(READINGS | BEYOND_TEXT | COUNTERFACTUAL_RUNS).get(alg, (alg, {}, ""))[:2],
-             seed) for setup, seed, alg in cells]
-    processes = min(os.cpu_count() or 1, len(cells) // _PER_PROCESS)
-    bar = functools.partial(tqdm, total=len(cells), desc=f"Allpass runs ({size})",
-                            disable=not progress, leave=False)
-    if processes > 1:  # each run is seeded: the same results in any process
-        with ProcessPoolExecutor(processes) as pool:
-            done = list(bar(pool.map(_run, work, chunksize=8)))
-    else:
-        done = [_run(w) for w in bar(work)]
-    for (setup, seed, alg), result in zip(cells, done, strict=True):
-        out[setup, alg, seed] = result
-    if path is not None:
-        slim = {k: v.drop_vars("price_per_gpu_h") for k, v in out.items()}
-        with atomic_file(path) as tmp, tmp.open("wb") as fh:
-            pickle.dump(slim, fh, protocol=pickle.HIGHEST_PROTOCOL)
-    return out
-
-
-def paper_sweep(size: str = "full", seeds: int | None = None) -> Sweep:
-    """The pages' main runs as a sweep declaration: every policy of :data:`ALGORITHMS` in
-    both setups (:data:`SETUPS`) on the pages' seeds. ``lorasched sweep`` on it gives the
-    same metrics cell by cell as the pages' batch (:func:`runs`); the other readings and the
-    runs beyond the text are options of one policy, so they stay in the batch.
-    ``lorasched export-sweeps`` writes it as ``allpass_<size>.toml``."""
-    return Sweep(name=f"allpass_{size}", system="allpass", base={"jobs": _JOBS[size]},
-                 axes={"setup": {name: {"capacity": cap} for name, cap in SETUPS.items()}},
-                 algorithms=tuple(ALGORITHMS), seeds=tuple(seed_list(size, seeds)),
-                 description="Allpass and its baselines in the limited and unlimited "
-                             "setups of sec. 5.1 (the runs behind Figs. 6-12)")
-
-
 def runs(size: str = "small", seeds: int | None = None, progress: bool = False,
          store=None) -> dict:
-    """Every checked run of the pages: ``(setup, algorithm, seed) -> result Dataset``.
-    ``store``: the figure store folder (default :func:`..base.default_store`; ``False``:
-    compute in memory only)."""
-    chosen = tuple(seed_list(size, seeds))
-    return _runs(size, chosen, progress, _cache(store, size, chosen))
-
-
-def runs_of(size: str, seeds: tuple[int, ...], progress: bool = False, store=None) -> dict:
-    """:func:`runs` on the seeds ``seeds`` (a sequential design's added seeds), cached in
-    the store apart from the pages' own."""
-    chosen = tuple(int(s) for s in seeds)
-    if not chosen or min(chosen) < 1:
-        raise InputError(f"seeds must be positive integers, got {seeds!r}")
-    check_size(size)
-    return _runs(size, chosen, progress, _cache(store, size, chosen))
+    """Every checked run of the pages, ``(setup, algorithm, seed) -> result Dataset``: the
+    kept results of :func:`.declared.parts` in ``store`` (default
+    :func:`..base.default_store`; ``False``: a temporary folder), the runs it lacks computed
+    first by the experiment engine (serially at the small size, on Dask at the full one)."""
+    return kept_runs(parts(size, seeds), size, store, progress=progress)
 
 
 #: the metrics of the last few run dicts, by identity (each page of a process builds its
@@ -307,13 +164,27 @@ def share(x: float) -> str:
 
 
 class AllpassData:
-    """The runs and their metrics, what every Allpass page reads; ``design``: the
-    sequential design its claims are judged under (:mod:`.looks`: the pages' own seeds),
-    None for one look (seeds of the caller's choosing, an alternative's runs)."""
+    """The runs and their metrics, what every Allpass page reads.
 
-    def __init__(self, size: str, results: dict, design: Design | None = None):
+    Parameters
+    ----------
+    size : str
+        ``"small"`` or ``"full"``.
+    results : dict
+        ``(setup, algorithm key, seed) -> result Dataset`` (:func:`runs`).
+    store : path, False or None, optional
+        The store the runs were read from, where a page finds the other runs it reads
+        (an alternative's, :func:`.sensitivity.alternative_runs`; the second look's);
+        None: the default.
+    design : Design, optional
+        The sequential design its claims are judged under (:mod:`.looks`: the pages' own
+        seeds); None for one look (seeds of the caller's choosing, an alternative's runs).
+    """
+
+    def __init__(self, size: str, results: dict, store=None, design: Design | None = None):
         self.size = size
         self.results = results
+        self.store = store
         self.metrics = _shared_metrics(results)
         self.seeds = sorted({k[2] for k in results})
         self.design = design
@@ -376,22 +247,19 @@ class AllpassFigure(Figure):
     data_name = "runs"  # every such page draws from the same runs: one data file
 
     def data(self, size: str = "small", *, store=None, seeds: int | None = None,
-             workers=None, scheduler=None, serial=None, progress: bool = False):
-        """The shared runs, from ``store``'s batch file or computed in-process.
-
-        ``workers``, ``scheduler`` and ``serial`` are in the signature every figure shares;
-        Allpass's runs are computed in memory, not as cells on workers, so any of them
-        given is an :class:`~lorasched.model.errors.InputError` naming it."""
-        for arg, value in {"workers": workers, "scheduler": scheduler,
-                           "serial": serial}.items():
-            if value is not None:
-                raise InputError(f"{arg}={value!r}: Allpass's runs are computed in memory, "
-                                 f"not as cells on workers; leave {arg} out")
+             workers: int | None = None, scheduler: str | None = None,
+             serial: bool | None = None, progress: bool = False) -> AllpassData:
+        """The shared runs (:func:`runs`), read from ``store``'s kept results; the runs it
+        lacks are computed first by the experiment engine, where ``workers``,
+        ``scheduler`` and ``serial`` say (as :meth:`Figure.data
+        <lorasched.figures.base.Figure.data>`: serially at the small size by default).
+        At the size's own seeds, its claims are judged under the size's sequential design
+        (:data:`DESIGNS`)."""
+        results = kept_runs(parts(size, seeds), size, store, serial=serial, workers=workers,
+                            scheduler=scheduler, progress=progress)
         first = DESIGNS[size].first
         design = DESIGNS[size] if seeds is None or int(seeds) == first else None
-        out = AllpassData(size, runs(size, seeds, progress, store), design)
-        out.store = store
-        return out
+        return AllpassData(size, results, store, design)
 
     def first_rows(self, data: AllpassData) -> list[dict]:
         """The claim rows judged on ``data``'s seeds alone (the first look)."""
@@ -402,7 +270,7 @@ class AllpassFigure(Figure):
         pages' seeds leave undecided judged on the design's ``cap`` seeds."""
         design = data.design
         return final_rows(self, data, self.first_rows(data), design,
-                          lambda: looked_data(data.size, _store_key(data), design.first,
+                          lambda: looked_data(data.size, data.store, design.first,
                                               design.cap))
 
     def setting(self, data: AllpassData) -> str:
@@ -441,17 +309,14 @@ class AllpassFigure(Figure):
         return Prose(self.setting(data))
 
 
-def _store_key(data: AllpassData):
-    return getattr(data, "store", None)
-
-
 @functools.lru_cache(maxsize=2)
 def looked_data(size: str, store, first: int, cap: int) -> AllpassData:
     """The runs of a second look: seeds 1 to ``cap`` (the pages' ``first`` and the added
-    ones), judged in one look (made once per process)."""
+    ones, :func:`.declared.look_parts`, read from ``store``'s kept results and computed
+    first where it lacks them), judged in one look (made once per process)."""
     return AllpassData(size, {**runs(size, first, False, store),
-                              **runs_of(size, tuple(range(first + 1, cap + 1)), False,
-                                        store)})
+                              **kept_runs(look_parts(size, Design(first, cap)), size, store)},
+                       store)
 
 
 def paper_table(data: AllpassData, rows: list[tuple]) -> pd.DataFrame:

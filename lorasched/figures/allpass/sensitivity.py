@@ -6,20 +6,14 @@ trace, as the paper ran, where the seeds vary only the marketplace and the start
 
 from __future__ import annotations
 
-import pickle
-from pathlib import Path
-
-from ... import systems
 from ...allpass.cluster import TIRESIAS_THRESHOLD_S
 from ...allpass.pressure import WINDOW_S
-from ...allpass.workload import allpass_scenario
-from ...experiments.grid import code_fingerprint
-from ...model.system import policy_options
-from ..base import Figure, atomic_file, default_store, locked
+from ..base import Figure
 from ..numbers import minutes
 from ..sensitivity import CHOICE, Alternative, SensitivityPage
 from ..verdicts import PAPER
-from .common import _JOBS, _SEEDS, ALGORITHMS, SETUPS, AllpassData, _run, runs
+from .common import AllpassData, runs
+from .declared import _SEEDS, SETUPS, Part, alternative_part, complete, kept_runs, parts
 from .fig06 import Fig06
 from .fig07 import Fig07
 from .fig08 import Fig08
@@ -71,48 +65,33 @@ def choices() -> dict:
                                      "the offers and the start-ups"}
 
 
-def _changes(alt: Alternative) -> tuple[list, dict]:
-    """The setups and the policies whose runs ``alt`` changes, with each policy's
-    options."""
-    system = systems.get("allpass")
-    if alt.scenario:  # a new scenario: every policy runs again, in the limited setup
-        # for a cap, in both for the jobs themselves
-        return (["limited"] if "capacity" in alt.scenario else list(SETUPS),
-                {a: {} for a in ALGORITHMS})
-    chosen = {a: {k: v for k, v in alt.options.items()
-                  if k in policy_options(system.policy(a))}
-              for a in ALGORITHMS if not alt.policies or a in alt.policies}
-    return list(SETUPS), {a: o for a, o in chosen.items() if o}
+#: each alternative's name in reports (``allpass [sensitivity window 10 min]``), by label
+SHORT = {"DBF window T = 10 min": "window 10 min", "DBF window T = 60 min": "window 60 min",
+         "Tiresias-L's first queue limit = 10 min": "TL limit 10 min",
+         "Tiresias-L's first queue limit = 4 h": "TL limit 4 h",
+         "serverful cap (limited setup) = 8": "cap 8", "serverful cap (limited setup) = 4": "cap 4",
+         "the jobs a seed draws = one fixed trace (seed 1's)": "one trace"}
 
 
-def alternative_runs(size: str, alt: Alternative, seeds: list[int], store=None) -> dict:
-    """The runs ``alt`` changes, ``(setup, algorithm, seed) -> result``, cached in the
-    figure store beside the pages' runs (``store=False``: in memory only)."""
-    if store is False:
-        return _alternative_runs(size, alt, seeds, None)
-    folder = Path(default_store(size) if store is None else store) / "allpass"
-    path = folder / (f"sensitivity-{code_fingerprint('allpass')}-{alt.slug}-"
-                     f"{'_'.join(map(str, seeds))}.pkl")
-    with locked(path):  # another process making the same runs: wait, then read them
-        return _alternative_runs(size, alt, seeds, path)
+def alternative_sweep(size: str, alt: Alternative, seeds, label: str | None = None) -> Part:
+    """The runs ``alt`` changes on ``seeds`` as a sweep (:func:`.declared.alternative_part`),
+    named in reports ``sensitivity <its short name>`` (:data:`SHORT`) unless ``label``."""
+    return alternative_part(size, alt, seeds, label or
+                            f"sensitivity {SHORT.get(alt.label, alt.slug)}")
 
 
-def _alternative_runs(size: str, alt: Alternative, seeds: list[int], path) -> dict:
-    if path is not None and path.is_file():
-        with path.open("rb") as fh:
-            return pickle.load(fh)
-    setups, policies = _changes(alt)
-    out = {}
-    for setup in setups:
-        for seed in seeds:
-            sc = allpass_scenario(jobs=_JOBS[size],
-                                  **{"capacity": SETUPS[setup], **alt.scenario}, seed=seed)
-            for a, options in policies.items():
-                out[setup, a, seed] = _run((sc, a, options, seed))
-    if path is not None:
-        with atomic_file(path) as tmp, tmp.open("wb") as fh:
-            pickle.dump(out, fh, protocol=pickle.HIGHEST_PROTOCOL)
-    return out
+def alternative_runs(size: str, alt: Alternative, seeds: list[int], store=None,
+                     label: str | None = None) -> dict:
+    """The runs ``alt`` changes, ``(setup, algorithm, seed) -> result``: the kept results
+    of :func:`alternative_sweep` in ``store`` (default the size's; ``False``: a temporary
+    folder), computed first by the experiment engine where it lacks them."""
+    return kept_runs([alternative_sweep(size, alt, seeds, label)], size, store)
+
+
+def sweeps(size: str = "small", seeds: int | None = None) -> list:
+    """The sweeps of every alternative's runs on the page's seeds at ``size``."""
+    n = SENSITIVITY.seeds(size, seeds)
+    return [alternative_sweep(size, alt, range(1, n + 1)).sweep for alt in ALTERNATIVES]
 
 
 class Sensitivity(SensitivityPage, Figure):
@@ -128,11 +107,13 @@ class Sensitivity(SensitivityPage, Figure):
         """Label -> :class:`~.common.AllpassData` of that column: lorasched's choice is the
         pages' runs on the first seeds; an alternative replaces the runs it changes."""
         n = self.seeds(size, seeds)
+        changes = [alternative_sweep(size, alt, range(1, n + 1)) for alt in self.alternatives]
+        complete([*parts(size), *changes], size, store)  # one batch of what the store lacks
         base = {k: v for k, v in runs(size, store=store).items() if k[2] <= n}
-        out = {CHOICE: AllpassData(size, base)}
+        out = {CHOICE: AllpassData(size, base, store)}
         for alt in self.alternatives:
             changed = alternative_runs(size, alt, list(range(1, n + 1)), store)
-            out[alt.label] = AllpassData(size, {**base, **changed})
+            out[alt.label] = AllpassData(size, {**base, **changed}, store)
         return out
 
     def columns(self, data) -> dict:
@@ -154,5 +135,5 @@ def rows(data: AllpassData) -> list[dict]:
 
 SENSITIVITY = Sensitivity()
 
-__all__ = ["ALTERNATIVES", "PAGES", "SEEDS", "SENSITIVITY", "Sensitivity",
-           "alternative_runs", "choices", "rows"]
+__all__ = ["ALTERNATIVES", "PAGES", "SEEDS", "SENSITIVITY", "SHORT", "Sensitivity",
+           "alternative_runs", "alternative_sweep", "choices", "rows", "sweeps"]

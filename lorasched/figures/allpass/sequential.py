@@ -6,7 +6,7 @@ the stricter level (:data:`.common.DESIGNS`); the pages' claim rows carry both l
 from __future__ import annotations
 
 from ..sequential import Design
-from .common import DESIGNS
+from .declared import DESIGNS
 
 
 def design(size: str) -> Design:
