@@ -148,7 +148,10 @@ def reproduce(args) -> int:
     # the systems whose figures are sweeps of cells share one pool of workers
     batched = {name: modules[name].sweeps(args.size, args.seeds, args.figures)
                for name in chosen if hasattr(modules[name], "sweeps")}
-    status = _batch(batched, args, store) if batched else 0
+    labels = {key: label for name in batched
+              for key, label in modules[name].CATALOGUE.labels(args.size, args.seeds,
+                                                               args.figures).items()}
+    status = _batch(batched, args, store, labels) if batched else 0
     for name in chosen:
         if status == 130:
             break
@@ -158,15 +161,17 @@ def reproduce(args) -> int:
     return status
 
 
-def _batch(batched: dict, args, store) -> int:
-    """Run the systems' sweeps as one batch; print a line per system (and the batch's)."""
+def _batch(batched: dict, args, store, labels: dict | None = None) -> int:
+    """Run the systems' sweeps as one batch; print a line per system (and the batch's).
+    ``labels``: cell key -> its report label (the pages' counterfactuals)."""
     start = time.perf_counter()
     paths = [] if args.no_shipped else (args.shipped or shipped_files(args.size))
     files = {path: shipped.read(path) for path in paths}
     cells = shipped.merge(files.values()) if files else None
     report, per = reproduce_together(batched, args.size, store, workers=args.workers,
                                      scheduler=args.scheduler, serial=args.serial,
-                                     progress=not args.no_progress, shipped_cells=cells)
+                                     progress=not args.no_progress, shipped_cells=cells,
+                                     labels=labels)
     if report.interrupted:
         return 130
     seconds, status = time.perf_counter() - start, 0
@@ -199,20 +204,22 @@ def cpu_report(per: dict) -> str:
              for name, got in per.items() if got.shipped]
     if not rows:
         return "\n".join(["no cell computed: no CPU time to report", *taken])
+    wide = max(18, *(len(r[1]) for r in rows))  # a labelled policy: "srtf [counterfactual]"
     lines = ["CPU seconds of the computed cells, per system and per policy (model: what the "
-             "system's cost model expected):",
-             f"  {'system':<8} {'policy':<18} {'cells':>6} {'CPU s':>9} {'per cell':>9} "
+             "system's cost model expected; a label in brackets: a page's run beyond the "
+             "paper's, such as a counterfactual):",
+             f"  {'system':<8} {'policy':<{wide}} {'cells':>6} {'CPU s':>9} {'per cell':>9} "
              f"{'model s':>9}"]
     for name, got in sorted(per.items(), key=lambda kv: -kv[1].cpu_seconds):
         mine = sorted((r[1:] for r in rows if r[0] == name), key=lambda r: -r[2])
         for policy, n, cpu, model in mine:
-            lines.append(f"  {name:<8} {policy:<18} {n:>6} {cpu:>9.0f} {cpu / n:>9.2f} "
+            lines.append(f"  {name:<8} {policy:<{wide}} {n:>6} {cpu:>9.0f} {cpu / n:>9.2f} "
                          f"{model:>9.0f}")
         model = sum(r[3] for r in mine)
-        lines.append(f"  {name:<8} {'(all)':<18} {got.computed:>6} {got.cpu_seconds:>9.0f} "
+        lines.append(f"  {name:<8} {'(all)':<{wide}} {got.computed:>6} {got.cpu_seconds:>9.0f} "
                      f"{'':>9} {model:>9.0f}")
     total = sum(got.cpu_seconds for got in per.values())
-    lines.append(f"  {'all':<8} {'':<18} {sum(g.computed for g in per.values()):>6} "
+    lines.append(f"  {'all':<8} {'':<{wide}} {sum(g.computed for g in per.values()):>6} "
                  f"{total:>9.0f} {'':>9} {sum(r[4] for r in rows):>9.0f}")
     return "\n".join([*lines, *taken])
 

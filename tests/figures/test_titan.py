@@ -33,7 +33,8 @@ def test_pages_share_one_sweep():
     assert names["fig05"] == names["solve"] == ["titan_full"]
     assert names["table4"] == ["titan_full", "titan_requested_full"]
     assert names["table3"] == ["titan_full", "titan_preemptive_full", "titan_literal_full",
-                               "titan_application_full", "titan_sum_full", "titan_switch_full"]
+                               "titan_application_full", "titan_sum_full", "titan_switch_full",
+                               "titan_switchfree_full"]
     sweep = figures.figure("fig05").sweep("full")
     assert sweep.system == "titan"
     assert list(sweep.algorithms) == figures.ALGORITHMS
@@ -439,3 +440,64 @@ def test_solve_causes_offer_every_job_at_once(sweep_data):
         if claim in causes.index:
             assert causes.loc[claim, "counterfactual"] == run
     assert "not 320" not in " ".join(r.get("why", "") for r in fig.claim_rows(ds))
+
+
+def test_counterfactual_and_reference_runs_come_from_the_store(tmp_path, monkeypatch):
+    """Table 3's runs without switch costs and the authors' page's FIFO runs are cells of
+    the pages' sweeps: once the store holds them, the pages build their tables with no
+    policy run (the engine's cell runner and the systems' simulate raise); without them,
+    building the page would have to run them."""
+    import lorasched.experiments.executor as executor
+    import lorasched.systems as systems
+    from lorasched.experiments import Store, grid
+
+    table3, authors = figures.figure("table3"), figures.figure("authors")
+    free = table3.sweeps("small", 1)["switch_free"]
+    assert {c.params["options"]["switch"] for c in grid.cells(free)} == {"none"}
+    data = table3.data("small", seeds=1, store=tmp_path)
+    order = authors.sweeps("small", 1)["order"]
+    cells = grid.cells(order)
+    assert {c.params["algorithm"] for c in cells} == {"fifo"} and len(cells) == 12
+    from lorasched.experiments import run_sweep
+    run_sweep(order, store=tmp_path, serial=True, progress=False)
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("a page ran a policy")
+
+    monkeypatch.setattr(executor, "run_cell", no_run)
+    monkeypatch.setattr(systems, "simulate", no_run)
+    again = table3.data("small", seeds=1, store=tmp_path)
+    effect = table3.switch_effect(again)
+    done = Store(tmp_path).done()
+    for cell in grid.cells(free):
+        row = effect[(effect["workload"] == figures.WORKLOADS[cell.params["scenario"]
+                                                                ["workload"]])
+                     & (effect["seed"] == cell.params["seed"])]
+        name = figures.NAMES[cell.params["algorithm"]]
+        assert row[f"{name}, none switch (h)"].item() == done[cell.key]["metrics"]["avg_jct_h"]
+    ds = again["titan"].sel(density=1.0, seed=1)
+    assert effect.iloc[0]["SRTF, naive switch (h)"] == float(
+        ds["avg_jct_h"].sel(algorithm="srtf", workload="authors"))
+    assert effect.equals(table3.switch_effect(data))
+    fifo = Store(tmp_path).done([c.key for c in cells])
+    assert len(fifo) == 12
+    # a store without the counterfactual's cells: the page would have to run them
+    Store(tmp_path).drop(grid.cells(free)[0].key)
+    with pytest.raises(RuntimeError, match="failed"):
+        table3.data("small", seeds=1, store=tmp_path)
+
+
+def test_the_cpu_report_labels_the_counterfactual_cells():
+    """``lorasched reproduce`` labels the cells of a page's counterfactual and reference
+    runs beside their policy; a cell that is also one of a page's own runs keeps none."""
+    from lorasched.experiments import grid
+
+    labels = figures.CATALOGUE.labels("small", 1)
+    table3 = figures.figure("table3").sweeps("small", 1)
+    free = {c.key for c in grid.cells(table3["switch_free"])}
+    assert {labels[k] for k in free} == {"counterfactual: no switch cost"}
+    assert not {c.key for c in grid.cells(table3["titan"])} & set(labels)
+    order = {c.key for c in grid.cells(figures.figure("authors").sweeps("small", 1)["order"])}
+    assert {labels[k] for k in order} == {"reference: arrival order"}
+    # only the chosen pages' cells
+    assert set(figures.CATALOGUE.labels("small", 1, ["table3"])) == free

@@ -133,6 +133,22 @@ def switch_declaration(size: str, seeds: int | None = None) -> dict:
             "seeds": _SEEDS[size] if seeds is None else int(seeds)}
 
 
+#: the baselines' switch costs in Table 3's counterfactual (the paper's baselines pay the
+#: naive switch, the shared sweep's runs): none
+SWITCH_FREE = "none"
+
+
+def switch_free_declaration(size: str, seeds: int | None = None) -> dict:
+    """SRTF and Tiresias at density 1 with free context switches (a counterfactual of
+    Table 3: how much of Tiresias' gap to SRTF its preemptions' switches explain)."""
+    return {"name": f"titan_switchfree_{size}", "system": "titan",
+            "description": "SRTF and Tiresias with free context switches",
+            "base": base(size) | {"density": 1.0}, "axes": {"workload": list(WORKLOADS)},
+            "algorithms": ["srtf", "tiresias"],
+            "options": {a: {"switch": SWITCH_FREE} for a in ("srtf", "tiresias")},
+            "seeds": _SEEDS[size] if seeds is None else int(seeds)}
+
+
 class TitanFigure(Figure):
     """A TITAN page drawn from the shared sweep."""
 
