@@ -148,10 +148,7 @@ def reproduce(args) -> int:
     # the systems whose figures are sweeps of cells share one pool of workers
     batched = {name: modules[name].sweeps(args.size, args.seeds, args.figures)
                for name in chosen if hasattr(modules[name], "sweeps")}
-    labels = {key: label for name in batched
-              for key, label in modules[name].CATALOGUE.labels(args.size, args.seeds,
-                                                               args.figures).items()}
-    status = _batch(batched, args, store, labels) if batched else 0
+    status = _batch(batched, args, store) if batched else 0
     for name in chosen:
         if status == 130:
             break
@@ -161,17 +158,15 @@ def reproduce(args) -> int:
     return status
 
 
-def _batch(batched: dict, args, store, labels: dict | None = None) -> int:
-    """Run the systems' sweeps as one batch; print a line per system (and the batch's).
-    ``labels``: cell key -> its report label (the pages' counterfactuals)."""
+def _batch(batched: dict, args, store) -> int:
+    """Run the systems' sweeps as one batch; print a line per system (and the batch's)."""
     start = time.perf_counter()
     paths = [] if args.no_shipped else (args.shipped or shipped_files(args.size))
     files = {path: shipped.read(path) for path in paths}
     cells = shipped.merge(files.values()) if files else None
     report, per = reproduce_together(batched, args.size, store, workers=args.workers,
                                      scheduler=args.scheduler, serial=args.serial,
-                                     progress=not args.no_progress, shipped_cells=cells,
-                                     labels=labels)
+                                     progress=not args.no_progress, shipped_cells=cells)
     if report.interrupted:
         return 130
     seconds, status = time.perf_counter() - start, 0
@@ -206,8 +201,8 @@ def cpu_report(per: dict) -> str:
         return "\n".join(["no cell computed: no CPU time to report", *taken])
     wide = max(18, *(len(r[1]) for r in rows))  # a labelled policy: "srtf [counterfactual]"
     lines = ["CPU seconds of the computed cells, per system and per policy (model: what the "
-             "system's cost model expected; a label in brackets: a page's run beyond the "
-             "paper's, such as a counterfactual):",
+             "system's cost model expected; a label in brackets: a labelled sweep's cells, "
+             "such as a page's counterfactual):",
              f"  {'system':<8} {'policy':<{wide}} {'cells':>6} {'CPU s':>9} {'per cell':>9} "
              f"{'model s':>9}"]
     for name, got in sorted(per.items(), key=lambda kv: -kv[1].cpu_seconds):

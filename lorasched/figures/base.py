@@ -214,11 +214,6 @@ class Figure:
     #: the paper's sentence (and part) each claim answers, by the start of the claim's
     #: name (:func:`.inventory.cite`), for a page whose rows do not cite it themselves
     sentences: dict = {}
-    #: the parts of :meth:`sweeps` that are not the paper's runs but the page's other runs
-    #: (a counterfactual, a reference), by part name, each with the label ``lorasched
-    #: reproduce``'s CPU report gives its cells beside the policy ("counterfactual: no
-    #: switch cost"): :func:`cell_labels`
-    labels: dict = {}
 
     def __repr__(self) -> str:
         return f"<{self.system} {self.number}: {self.title}>"
@@ -403,27 +398,6 @@ def figure_sweeps(figures, size: str = "full", seeds: int | None = None) -> list
     return [s for f in figures for s in f.sweeps(size, seeds).values()]
 
 
-def cell_labels(figures, size: str = "full", seeds: int | None = None) -> dict[str, str]:
-    """The report labels of the cells of ``figures`` (a catalogue dict or a list of
-    figures) at ``size``: cell key -> the :attr:`Figure.labels` of the part it is a cell of,
-    for every cell of a labelled part that no unlabelled part shares (a cell that is also
-    one of a page's own runs is not labelled)."""
-    check_size(size)
-    if isinstance(figures, dict):
-        figures = list(figures.values())
-    labelled: dict[str, str] = {}
-    plain: set[str] = set()
-    for fig in figures:
-        for part, sweep in fig.sweeps(size, seeds).items():
-            label = fig.labels.get(part)
-            for cell in grid.cells(sweep):
-                if label:
-                    labelled.setdefault(cell.key, label)
-                else:
-                    plain.add(cell.key)
-    return {key: label for key, label in labelled.items() if key not in plain}
-
-
 def reproduce(figures, size: str = "full", store=None, *, seeds: int | None = None,
               workers: int | None = None, scheduler: str | None = None,
               serial: bool = False, progress: bool = True, name: str | None = None):
@@ -455,8 +429,7 @@ class SystemReport:
 def reproduce_together(sweeps_by_system: dict, size: str = "full", store=None, *,
                        workers: int | None = None, scheduler: str | None = None,
                        serial: bool = False, progress: bool = True,
-                       shipped_cells: shipped.Shipped | None = None,
-                       labels: dict | None = None):
+                       shipped_cells: shipped.Shipped | None = None):
     """Run the cells of several systems' sweeps (``{system: [sweep, ...]}``) as ONE batch
     into ``store``: one pool of workers for all of them, so that no worker idles while
     another finishes one system's last cell (and the pool starts once). Cells are handed
@@ -468,9 +441,8 @@ def reproduce_together(sweeps_by_system: dict, size: str = "full", store=None, *
     Returns ``(report, {system: SystemReport})``: the batch's
     :class:`~lorasched.experiments.SweepReport` and each system's cells computed, found
     done (those taken from ``shipped_cells`` counted apart too) and failed, with the computed
-    cells' wall and CPU seconds on their workers, summed, in all and per policy: a cell
-    whose key ``labels`` maps to a label (:func:`cell_labels`) counted apart, as
-    ``"<policy> [<label>]"``."""
+    cells' wall and CPU seconds on their workers, summed, in all and per policy (a labelled
+    sweep's cells apart: :func:`lorasched.experiments.progress.policy`)."""
     store = default_store(size) if store is None else store
     rank = {name: r for r, name in enumerate(sweeps_by_system)}
     per = {name: SystemReport() for name in sweeps_by_system}
@@ -490,10 +462,7 @@ def reproduce_together(sweeps_by_system: dict, size: str = "full", store=None, *
             got.cell_seconds += outcome.get("seconds", 0.0)
             cpu = outcome.get("cpu_seconds", outcome.get("seconds", 0.0))
             got.cpu_seconds += cpu
-            policy = policy_label(cell.params)
-            if labels and cell.key in labels:
-                policy = f"{policy} [{labels[cell.key]}]"
-            mine = got.by_policy.setdefault(policy, [0, 0.0, 0.0])
+            mine = got.by_policy.setdefault(policy_label(cell.params), [0, 0.0, 0.0])
             mine[0] += 1
             mine[1] += cpu
             mine[2] += expected_seconds(cell.params)

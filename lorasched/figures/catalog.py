@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from ..experiments import grid
 from ..model.errors import InputError
-from .base import Figure, cell_labels, check_size, figure_sweeps, pick
+from .base import Figure, check_size, figure_sweeps, pick
 from .base import reproduce as run_figures
 
 #: the arguments that say where a batch of cells runs, with their defaults
@@ -125,33 +125,6 @@ class Catalogue:
         if figures:
             return figure_sweeps(self.chosen(figures), size, seeds)
         return figure_sweeps([*self.figures.values(), *self.extra], size, seeds)
-
-    def labels(self, size: str = "full", seeds: int | None = None,
-               figures=None) -> dict[str, str]:
-        """The report labels of the cells of :meth:`sweeps` (the same pages), for
-        ``lorasched reproduce``'s CPU report: cell key -> label
-        (:func:`~lorasched.figures.base.cell_labels`).
-
-        Parameters
-        ----------
-        size : str
-            ``"small"`` or ``"full"``.
-        seeds : int, optional
-            Seeds per cell (default: each page's own).
-        figures : list of str, optional
-            Keys of :attr:`figures`.
-
-        Returns
-        -------
-        dict of str to str
-            Empty for an in-memory catalogue.
-        """
-        check_size(size)
-        if self.compute is not None:
-            return {}
-        chosen = (self.chosen(figures) if figures
-                  else [*self.figures.values(), *self.extra])
-        return cell_labels(chosen, size, seeds)
 
     def shipped_keys(self, size: str = "full") -> list[str]:
         """The keys of the cells of :meth:`sweeps` (every page's, at their own seeds) that

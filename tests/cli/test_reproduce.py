@@ -23,9 +23,8 @@ def nothing_runs(monkeypatch):
     class Done:
         interrupted, cells = False, []
 
-    def batch(sweeps_by_system, size, store, labels=None, **kw):
-        calls["batch"].append({"systems": list(sweeps_by_system), **kw,
-                               "labels": sorted(set((labels or {}).values()))})
+    def batch(sweeps_by_system, size, store, **kw):
+        calls["batch"].append({"systems": list(sweeps_by_system), **kw})
         return Done(), {name: SystemReport() for name in sweeps_by_system}
 
     monkeypatch.setattr(command, "reproduce_together", batch)
@@ -40,10 +39,7 @@ def test_all_systems_with_workers_run_the_batch_on_them_and_allpass_in_memory(
                  "--store", str(tmp_path), "--no-progress"]) == 0
     assert nothing_runs["batch"] == [{"systems": ["pdftsp", "titan"], "workers": 2,
                                       "scheduler": None, "serial": False, "progress": False,
-                                      "shipped_cells": None,  # none at the small size
-                                      # the pages' counterfactual and reference cells
-                                      "labels": ["counterfactual: no switch cost",
-                                                 "reference: arrival order"]}]
+                                      "shipped_cells": None}]  # none at the small size
     assert nothing_runs["allpass"] == ["small"]
     assert "allpass (small): 0 cells computed" in capsys.readouterr().out
 
@@ -81,8 +77,8 @@ def test_the_report_gives_cpu_seconds_per_system_and_per_policy():
 
 
 def test_the_report_gives_a_labelled_policy_its_own_line():
-    """A page's counterfactual cells (their policy labelled, :func:`cell_labels`) get their
-    own line, as wide as the label, beside the policy's own cells."""
+    """A labelled sweep's cells (a page's counterfactual) get their own line, as wide as
+    the label, beside the policy's own cells."""
     titan = SystemReport(computed=3, cpu_seconds=3.0)
     titan.by_policy = {"srtf": [2, 2.0, 0.5],
                        "srtf [counterfactual: no switch cost]": [1, 1.0, 0.2]}

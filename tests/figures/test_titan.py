@@ -464,7 +464,7 @@ def test_counterfactual_and_reference_runs_come_from_the_store(tmp_path, monkeyp
     def no_run(*args, **kwargs):
         raise AssertionError("a page ran a policy")
 
-    monkeypatch.setattr(executor, "run_cell", no_run)
+    monkeypatch.setattr(executor, "run", no_run)  # the cell runner, as the executor calls it
     monkeypatch.setattr(systems, "simulate", no_run)
     again = table3.data("small", seeds=1, store=tmp_path)
     effect = table3.switch_effect(again)
@@ -488,16 +488,20 @@ def test_counterfactual_and_reference_runs_come_from_the_store(tmp_path, monkeyp
 
 
 def test_the_cpu_report_labels_the_counterfactual_cells():
-    """``lorasched reproduce`` labels the cells of a page's counterfactual and reference
-    runs beside their policy; a cell that is also one of a page's own runs keeps none."""
-    from lorasched.experiments import grid
+    """``lorasched reproduce`` names the cells of a page's counterfactual and reference
+    runs by their sweep's label beside their policy; the pages' own runs keep none, and a
+    label leaves the cells' keys alone."""
+    from dataclasses import replace
 
-    labels = figures.CATALOGUE.labels("small", 1)
+    from lorasched.experiments import grid
+    from lorasched.experiments.progress import policy
+
     table3 = figures.figure("table3").sweeps("small", 1)
-    free = {c.key for c in grid.cells(table3["switch_free"])}
-    assert {labels[k] for k in free} == {"counterfactual: no switch cost"}
-    assert not {c.key for c in grid.cells(table3["titan"])} & set(labels)
-    order = {c.key for c in grid.cells(figures.figure("authors").sweeps("small", 1)["order"])}
-    assert {labels[k] for k in order} == {"reference: arrival order"}
-    # only the chosen pages' cells
-    assert set(figures.CATALOGUE.labels("small", 1, ["table3"])) == free
+    free = grid.cells(table3["switch_free"])
+    assert {policy(c.params) for c in free} == {"srtf [counterfactual: no switch cost]",
+                                                 "tiresias [counterfactual: no switch cost]"}
+    assert all("label" not in c.params for c in grid.cells(table3["titan"]))
+    order = grid.cells(figures.figure("authors").sweeps("small", 1)["order"])
+    assert {policy(c.params) for c in order} == {"fifo [reference: arrival order]"}
+    unlabelled = grid.cells(replace(table3["switch_free"], label=""))
+    assert [c.key for c in unlabelled] == [c.key for c in free]

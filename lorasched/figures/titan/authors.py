@@ -95,12 +95,14 @@ def _base(size: str, **extra) -> dict:
 
 
 def _sweep(name: str, size: str, seeds, description: str, base: dict, axes: dict,
-           algorithms: list[str], options: dict | None = None) -> Sweep:
+           algorithms: list[str], options: dict | None = None, label: str = "") -> Sweep:
     decl = {"name": f"titan_authors_{name}_{size}", "system": "titan",
             "description": description, "base": base, "axes": axes,
             "algorithms": algorithms, "seeds": _seeds(size, seeds)}
     if options:
         decl["options"] = options
+    if label:  # how lorasched reproduce's report names its cells beside the policy
+        decl["label"] = label
     return Sweep.from_dict(decl)
 
 
@@ -225,7 +227,8 @@ class AuthorsSetup(TitanFigure):
                            "authors' objective", _base(size), every, ["titan_nomerge"],
                            {"titan_nomerge": {"objective": "authors_fair"}}),
             "order": _sweep("order", size, seeds, "FIFO, arrival order, every workload (the "
-                            "order a queue is served in)", _base(size), every, ["fifo"]),
+                            "order a queue is served in)", _base(size), every, ["fifo"],
+                            label="reference: arrival order"),
             "ckpt": _sweep("ckpt", size, seeds, "the checkpoint cost swept on FM-1-vit",
                            _base(size, model=_VIT, density=1.0), {"ckpt_s": list(CKPT_S)},
                            _ALGS),
@@ -273,10 +276,6 @@ class AuthorsSetup(TitanFigure):
             f"{counts}. Seeds {', '.join(map(str, ds['seed'].values))}.", width=76)
 
     # ------------------------------------------------------------------ tables
-    #: the part that is a reference run beyond the paper's, as ``lorasched reproduce``
-    #: reports its cells
-    labels = {"order": "reference: arrival order"}
-
     def _cell(self, data, policy: str, var: str, **at) -> Estimate:
         if policy == "fair":
             return centre_of(data["fair"][var].sel(algorithm="titan_nomerge", **at))

@@ -143,6 +143,7 @@ def switch_free_declaration(size: str, seeds: int | None = None) -> dict:
     Table 3: how much of Tiresias' gap to SRTF its preemptions' switches explain)."""
     return {"name": f"titan_switchfree_{size}", "system": "titan",
             "description": "SRTF and Tiresias with free context switches",
+            "label": "counterfactual: no switch cost",
             "base": base(size) | {"density": 1.0}, "axes": {"workload": list(WORKLOADS)},
             "algorithms": ["srtf", "tiresias"],
             "options": {a: {"switch": SWITCH_FREE} for a in ("srtf", "tiresias")},

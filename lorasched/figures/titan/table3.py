@@ -70,9 +70,6 @@ class Table3(TitanFigure):
                  "merger": cite("5e", "merger"), "switch": cite("5e", "switch"),
                  "tiresias": cite("5c")}
 
-    #: the part that is a counterfactual, as ``lorasched reproduce`` reports its cells
-    labels = {"switch_free": "counterfactual: no switch cost"}
-
     def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
         """The shared sweep, plus TITAN at density 1 under each other reading, with the
         switch costs scaled, and SRTF and Tiresias without switch costs (the
