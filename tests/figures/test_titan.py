@@ -505,3 +505,34 @@ def test_the_cpu_report_labels_the_counterfactual_cells():
     assert {policy(c.params) for c in order} == {"fifo [reference: arrival order]"}
     unlabelled = grid.cells(replace(table3["switch_free"], label=""))
     assert [c.key for c in unlabelled] == [c.key for c in free]
+
+
+def test_the_authors_join_reads_lorasched_s_runs_from_the_store(tmp_path, monkeypatch):
+    """The authors'-code page's job-by-job join runs no policy of its own: lorasched's runs
+    it joins are kept cells of the catalogue's batch (one per run, each once), and once the
+    store holds them the join's tables build with the engine's cell runner and the systems'
+    simulate raising; a run lost from the store is computed again through the engine."""
+    import lorasched.experiments.executor as executor
+    import lorasched.systems as systems
+    from lorasched.experiments import Store, grid
+    from lorasched.figures.titan import authors_join as aj
+
+    sweeps = aj.join_sweeps("small")
+    assert sweeps == [s for s in figures.sweeps("small") if s.name.startswith("titan_join_")]
+    cells = [c for s in sweeps for c in grid.cells(s)]
+    assert all(c.params["keep"] for c in cells) and len({c.key for c in cells}) == len(cells)
+    assert not any(figures.CATALOGUE.ships(None, c.params) for c in cells)  # kept: not shipped
+    first = aj.gap_shares("small", store=tmp_path)
+    gap_keys = {grid.cells(aj.run_sweep_of("FM-1-vit", p, sc, o))[0].key
+                for p, sc, o in aj.GAP_RUNS.values()}
+    assert gap_keys <= set(Store(tmp_path).done())
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("a page ran a policy")
+
+    monkeypatch.setattr(executor, "run", no_run)
+    monkeypatch.setattr(systems, "simulate", no_run)
+    assert aj.gap_shares("small", store=tmp_path).equals(first)
+    Store(tmp_path).drop(next(iter(gap_keys)))
+    with pytest.raises(RuntimeError, match="failed"):
+        aj.gap_shares("small", store=tmp_path)  # the lost run goes back to the engine

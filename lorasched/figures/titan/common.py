@@ -62,8 +62,9 @@ def ships(figure, params: dict) -> bool:
     """Whether a cell of ``figure`` is shipped with the repository
     (:mod:`lorasched.experiments.shipped`): those of the policies that solve a MILP at each
     decision (:data:`MILP`); SRTF's and Tiresias' cells cost about a second and are
-    computed where the book is built."""
-    return params.get("algorithm") in MILP
+    computed where the book is built, and so are kept cells (a whole result is no line of
+    a shipped file)."""
+    return params.get("algorithm") in MILP and not params.get("keep")
 
 
 def base(size: str) -> dict:
