@@ -194,22 +194,22 @@ def cpu_report(per: dict) -> str:
              for name, got in per.items() if got.shipped]
     if not rows:
         return "\n".join(["no cell computed: no CPU time to report", *taken])
-    # a policy of a labelled sweep ("allpass [look 2]") can be longer than the column
-    width = max(18, *(len(r[1]) for r in rows))
+    wide = max(18, *(len(r[1]) for r in rows))  # a labelled policy: "srtf [counterfactual]"
     lines = ["CPU seconds of the computed cells, per system and per policy (model: what the "
-             "system's cost model expected):",
-             f"  {'system':<8} {'policy':<{width}} {'cells':>6} {'CPU s':>9} {'per cell':>9} "
+             "system's cost model expected; a label in brackets: a labelled sweep's cells, "
+             "such as a page's counterfactual):",
+             f"  {'system':<8} {'policy':<{wide}} {'cells':>6} {'CPU s':>9} {'per cell':>9} "
              f"{'model s':>9}"]
     for name, got in sorted(per.items(), key=lambda kv: -kv[1].cpu_seconds):
         mine = sorted((r[1:] for r in rows if r[0] == name), key=lambda r: -r[2])
         for policy, n, cpu, model in mine:
-            lines.append(f"  {name:<8} {policy:<{width}} {n:>6} {cpu:>9.0f} {cpu / n:>9.2f} "
+            lines.append(f"  {name:<8} {policy:<{wide}} {n:>6} {cpu:>9.0f} {cpu / n:>9.2f} "
                          f"{model:>9.0f}")
         model = sum(r[3] for r in mine)
-        lines.append(f"  {name:<8} {'(all)':<{width}} {got.computed:>6} "
-                     f"{got.cpu_seconds:>9.0f} {'':>9} {model:>9.0f}")
+        lines.append(f"  {name:<8} {'(all)':<{wide}} {got.computed:>6} {got.cpu_seconds:>9.0f} "
+                     f"{'':>9} {model:>9.0f}")
     total = sum(got.cpu_seconds for got in per.values())
-    lines.append(f"  {'all':<8} {'':<{width}} {sum(g.computed for g in per.values()):>6} "
+    lines.append(f"  {'all':<8} {'':<{wide}} {sum(g.computed for g in per.values()):>6} "
                  f"{total:>9.0f} {'':>9} {sum(r[4] for r in rows):>9.0f}")
     return "\n".join([*lines, *taken])
 

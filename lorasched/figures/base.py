@@ -415,7 +415,8 @@ def reproduce_together(sweeps_by_system: dict, size: str = "full", store=None, *
     Returns ``(report, {system: SystemReport})``: the batch's
     :class:`~lorasched.experiments.SweepReport` and each system's cells computed, found
     done (those taken from ``shipped_cells`` counted apart too) and failed, with the computed
-    cells' wall and CPU seconds on their workers, summed, in all and per policy."""
+    cells' wall and CPU seconds on their workers, summed, in all and per policy (a labelled
+    sweep's cells apart: :func:`lorasched.experiments.progress.policy`)."""
     store = default_store(size) if store is None else store
     rank = {name: r for r, name in enumerate(sweeps_by_system)}
     per = {name: SystemReport() for name in sweeps_by_system}

@@ -116,6 +116,19 @@ def test_the_report_gives_cpu_seconds_per_system_and_per_policy():
     assert lines[2].split() == ["pdftsp", "titan", "1", "10", "10.00", "20"]
 
 
+def test_the_report_gives_a_labelled_policy_its_own_line():
+    """A labelled sweep's cells (a page's counterfactual) get their own line, as wide as
+    the label, beside the policy's own cells."""
+    titan = SystemReport(computed=3, cpu_seconds=3.0)
+    titan.by_policy = {"srtf": [2, 2.0, 0.5],
+                       "srtf [counterfactual: no switch cost]": [1, 1.0, 0.2]}
+    lines = command.cpu_report({"titan": titan}).splitlines()
+    assert lines[2].split() == ["titan", "srtf", "2", "2", "1.00", "0"]
+    assert lines[3].startswith("  titan    srtf [counterfactual: no switch cost] ")
+    assert lines[3].split()[-4:] == ["1", "1", "1.00", "0"]
+    assert len({len(line) for line in lines[1:6]}) == 1  # one width for every row
+
+
 def test_a_small_batch_reports_cpu_seconds_and_takes_shipped_cells_apart(tmp_path, capsys):
     here, there = tmp_path / "here", tmp_path / "there"
     argv = ["reproduce", "--size", "small", "--figures", "fig06", "--serial", "--no-progress"]

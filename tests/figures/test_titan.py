@@ -33,7 +33,8 @@ def test_pages_share_one_sweep():
     assert names["fig05"] == names["solve"] == ["titan_full"]
     assert names["table4"] == ["titan_full", "titan_requested_full"]
     assert names["table3"] == ["titan_full", "titan_preemptive_full", "titan_literal_full",
-                               "titan_application_full", "titan_sum_full", "titan_switch_full"]
+                               "titan_application_full", "titan_sum_full", "titan_switch_full",
+                               "titan_switchfree_full"]
     sweep = figures.figure("fig05").sweep("full")
     assert sweep.system == "titan"
     assert list(sweep.algorithms) == figures.ALGORITHMS
@@ -439,3 +440,99 @@ def test_solve_causes_offer_every_job_at_once(sweep_data):
         if claim in causes.index:
             assert causes.loc[claim, "counterfactual"] == run
     assert "not 320" not in " ".join(r.get("why", "") for r in fig.claim_rows(ds))
+
+
+def test_counterfactual_and_reference_runs_come_from_the_store(tmp_path, monkeypatch):
+    """Table 3's runs without switch costs and the authors' page's FIFO runs are cells of
+    the pages' sweeps: once the store holds them, the pages build their tables with no
+    policy run (the engine's cell runner and the systems' simulate raise); without them,
+    building the page would have to run them."""
+    import lorasched.experiments.executor as executor
+    import lorasched.systems as systems
+    from lorasched.experiments import Store, grid
+
+    table3, authors = figures.figure("table3"), figures.figure("authors")
+    free = table3.sweeps("small", 1)["switch_free"]
+    assert {c.params["options"]["switch"] for c in grid.cells(free)} == {"none"}
+    data = table3.data("small", seeds=1, store=tmp_path)
+    order = authors.sweeps("small", 1)["order"]
+    cells = grid.cells(order)
+    assert {c.params["algorithm"] for c in cells} == {"fifo"} and len(cells) == 12
+    from lorasched.experiments import run_sweep
+    run_sweep(order, store=tmp_path, serial=True, progress=False)
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("a page ran a policy")
+
+    monkeypatch.setattr(executor, "run", no_run)  # the cell runner, as the executor calls it
+    monkeypatch.setattr(systems, "simulate", no_run)
+    again = table3.data("small", seeds=1, store=tmp_path)
+    effect = table3.switch_effect(again)
+    done = Store(tmp_path).done()
+    for cell in grid.cells(free):
+        row = effect[(effect["workload"] == figures.WORKLOADS[cell.params["scenario"]
+                                                                ["workload"]])
+                     & (effect["seed"] == cell.params["seed"])]
+        name = figures.NAMES[cell.params["algorithm"]]
+        assert row[f"{name}, none switch (h)"].item() == done[cell.key]["metrics"]["avg_jct_h"]
+    ds = again["titan"].sel(density=1.0, seed=1)
+    assert effect.iloc[0]["SRTF, naive switch (h)"] == float(
+        ds["avg_jct_h"].sel(algorithm="srtf", workload="authors"))
+    assert effect.equals(table3.switch_effect(data))
+    fifo = Store(tmp_path).done([c.key for c in cells])
+    assert len(fifo) == 12
+    # a store without the counterfactual's cells: the page would have to run them
+    Store(tmp_path).drop(grid.cells(free)[0].key)
+    with pytest.raises(RuntimeError, match="failed"):
+        table3.data("small", seeds=1, store=tmp_path)
+
+
+def test_the_cpu_report_labels_the_counterfactual_cells():
+    """``lorasched reproduce`` names the cells of a page's counterfactual and reference
+    runs by their sweep's label beside their policy; the pages' own runs keep none, and a
+    label leaves the cells' keys alone."""
+    from dataclasses import replace
+
+    from lorasched.experiments import grid
+    from lorasched.experiments.progress import policy
+
+    table3 = figures.figure("table3").sweeps("small", 1)
+    free = grid.cells(table3["switch_free"])
+    assert {policy(c.params) for c in free} == {"srtf [counterfactual: no switch cost]",
+                                                 "tiresias [counterfactual: no switch cost]"}
+    assert all("label" not in c.params for c in grid.cells(table3["titan"]))
+    order = grid.cells(figures.figure("authors").sweeps("small", 1)["order"])
+    assert {policy(c.params) for c in order} == {"fifo [reference: arrival order]"}
+    unlabelled = grid.cells(replace(table3["switch_free"], label=""))
+    assert [c.key for c in unlabelled] == [c.key for c in free]
+
+
+def test_the_authors_join_reads_lorasched_s_runs_from_the_store(tmp_path, monkeypatch):
+    """The authors'-code page's job-by-job join runs no policy of its own: lorasched's runs
+    it joins are kept cells of the catalogue's batch (one per run, each once), and once the
+    store holds them the join's tables build with the engine's cell runner and the systems'
+    simulate raising; a run lost from the store is computed again through the engine."""
+    import lorasched.experiments.executor as executor
+    import lorasched.systems as systems
+    from lorasched.experiments import Store, grid
+    from lorasched.figures.titan import authors_join as aj
+
+    sweeps = aj.join_sweeps("small")
+    assert sweeps == [s for s in figures.sweeps("small") if s.name.startswith("titan_join_")]
+    cells = [c for s in sweeps for c in grid.cells(s)]
+    assert all(c.params["keep"] for c in cells) and len({c.key for c in cells}) == len(cells)
+    assert not any(figures.CATALOGUE.ships(None, c.params) for c in cells)  # kept: not shipped
+    first = aj.gap_shares("small", store=tmp_path)
+    gap_keys = {grid.cells(aj.run_sweep_of("FM-1-vit", p, sc, o))[0].key
+                for p, sc, o in aj.GAP_RUNS.values()}
+    assert gap_keys <= set(Store(tmp_path).done())
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("a page ran a policy")
+
+    monkeypatch.setattr(executor, "run", no_run)
+    monkeypatch.setattr(systems, "simulate", no_run)
+    assert aj.gap_shares("small", store=tmp_path).equals(first)
+    Store(tmp_path).drop(next(iter(gap_keys)))
+    with pytest.raises(RuntimeError, match="failed"):
+        aj.gap_shares("small", store=tmp_path)  # the lost run goes back to the engine

@@ -12,6 +12,7 @@ import pandas as pd
 from ..base import Figure
 from ..catalog import Catalogue
 from .authors import AuthorsSetup
+from .authors_join import AuthorsJoin
 from .common import ALGORITHMS, NAMES, WORKLOADS, declaration, ships, table
 from .fig04 import Fig04
 from .fig05 import Fig05
@@ -26,8 +27,10 @@ from .table4 import Table4
 FIGURES: dict[str, Figure] = {f.key: f for f in (SolveTime(), Table2(), Fig04(), Table3(),
                                                   Table4(), Fig05(), AuthorsSetup())}
 
-#: the pages, and the batch that runs their cells (with the sensitivity page's, for all)
-CATALOGUE = Catalogue(FIGURES, "TITAN section 5", extra=(SENSITIVITY,), ships=ships)
+#: the pages, and the batch that runs their cells (with the sensitivity page's and the
+#: authors'-code page's job-by-job join, for all)
+CATALOGUE = Catalogue(FIGURES, "TITAN section 5", extra=(SENSITIVITY, AuthorsJoin()),
+                      ships=ships)
 figure = CATALOGUE.figure
 sweeps = CATALOGUE.sweeps
 reproduce = CATALOGUE.reproduce

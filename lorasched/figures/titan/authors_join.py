@@ -1,18 +1,20 @@
 """TITAN's authors'-code page, job by job: the authors' own runs joined with lorasched's
 authors'-code setup (:mod:`lorasched.titan.differential`), each behaviour of their
 simulator set back to the paper's one at a time, and TITAN over SRTF taken apart from
-lorasched's reading to their code's."""
+lorasched's reading to their code's. lorasched's runs are kept cells of the engine
+(:class:`AuthorsJoin`'s sweeps), read back whole from the store."""
 
 from __future__ import annotations
 
-import functools
+import hashlib
+import json
+import tempfile
 
 import pandas as pd
 
-from ...systems import simulate
+from ...experiments import Store, Sweep, grid, run_sweeps
 from ...titan import differential
-from ...titan.workload import titan_scenario
-from ..base import Prose, check_size
+from ..base import Prose, check_size, default_store
 from ..numbers import num, pct
 from .common import centre_of, paper_change
 
@@ -25,6 +27,8 @@ AUTHORS_RUN_LABELS = {"srtf": "SRTF", "tiresias": "Tiresias",
                       "titan_merge": "TITAN, their merger and objective"}
 #: the workload the page's sweeps and the ratio are on
 _VIT = "vit"
+#: how the CPU report names the join's cells
+LABEL = "authors' code, joined job by job"
 
 
 def workloads(size: str = "small") -> list[str]:
@@ -38,29 +42,56 @@ def workloads(size: str = "small") -> list[str]:
 
 
 def joined(workload: str, policy: str, scenario: dict | None = None,
-           clock: str = "printed", **options) -> pd.DataFrame:
+           clock: str = "printed", *, store=None, size: str = "small",
+           **options) -> pd.DataFrame:
     """The authors' run of ``policy`` on ``workload`` joined with lorasched's, as their code
     runs it with the scenario's ``scenario`` options (``titan_scenario``'s ``micro_batch``,
     ``target``) and the policy's ``options`` changed, their merged jobs read by ``clock``
-    (:func:`lorasched.titan.differential.compare`)."""
-    result = _ours(workload, policy, tuple(sorted((scenario or {}).items())),
-                   tuple(sorted(options.items())))
+    (:func:`lorasched.titan.differential.compare`); lorasched's run from ``store``'s kept
+    cells (default: ``size``'s store), computed there first where it is missing."""
+    result = ours(run_sweep_of(workload, policy, scenario, options), store=store, size=size)
     return differential.compare(differential.authors_run(workload, policy), result,
                                 clock=clock)
 
 
-@functools.lru_cache(maxsize=64)
-def _ours(workload: str, policy: str, scenario: tuple, options: tuple):
-    """lorasched's run of :func:`joined`, once per process for each workload, policy and
-    options (the page's tables share their runs; a run is deterministic)."""
+def run_sweep_of(workload: str, policy: str, scenario: dict | None = None,
+                 options: dict | None = None) -> Sweep:
+    """lorasched's run the page joins with the authors' ``policy`` on ``workload`` as a
+    kept sweep of one cell: the authors'-code setup with ``scenario``'s parameters, the
+    policy that runs as theirs (:data:`lorasched.titan.differential.AS_RUN`) with
+    ``options`` over its own, seed 0 (the authors' workloads are fixed files)."""
     density, model = differential.parse_workload(workload)
-    sc = titan_scenario(workload="authors", density=density, model=model,
-                        setup="authors_code", **dict(scenario))
-    ours, as_run = differential.AS_RUN[policy]
-    return simulate(sc, ours, **(as_run | dict(options)))
+    base = {"workload": "authors", "density": density, "model": model,
+            "setup": "authors_code", **(scenario or {})}
+    algorithm, as_run = differential.AS_RUN[policy]
+    chosen = as_run | (options or {})
+    what = json.dumps([workload, policy, base, chosen], sort_keys=True)
+    decl = {"name": f"titan_join_{hashlib.sha256(what.encode()).hexdigest()[:10]}",
+            "system": "titan", "base": base, "algorithms": [algorithm], "seeds": [0],
+            "keep": True, "label": LABEL,
+            "description": f"lorasched's {algorithm} joined with the authors' {policy} "
+                           f"run on {workload}"}
+    if chosen:
+        decl["options"] = {algorithm: chosen}
+    return Sweep.from_dict(decl)
 
 
-def table(size: str = "small") -> pd.DataFrame:
+def ours(sweep: Sweep, *, store=None, size: str = "small"):
+    """The one kept result of ``sweep`` (:func:`run_sweep_of`), read from ``store``
+    (default ``size``'s; ``False``: a temporary folder), computed there first where it is
+    missing."""
+    (cell,) = grid.cells(sweep)
+    with tempfile.TemporaryDirectory(prefix="lorasched-") as tmp:
+        where = tmp if store is False else (default_store(size) if store is None else store)
+        found = Store(where)
+        if cell.key not in found.done([cell.key]):
+            report = run_sweeps([sweep], where, serial=True, progress=False)
+            if report.failed:
+                raise RuntimeError(f"{sweep.name} failed: {report.failed}")
+        return found.result(cell.key)
+
+
+def table(size: str = "small", *, store=None) -> pd.DataFrame:
     """lorasched's authors'-code setup against the authors' own runs, job by job
     (:mod:`lorasched.titan.differential`): per workload and policy, the jobs within
     1 % and 10 % of their JCT there, both average JCTs, the first job that differs
@@ -68,7 +99,7 @@ def table(size: str = "small") -> pd.DataFrame:
     rows = []
     for workload in workloads(size):
         for policy in differential.AS_RUN:
-            table = joined(workload, policy)
+            table = joined(workload, policy, store=store, size=size)
             found = differential.agreement(table)
             first = differential.first_divergence(table)
             causes = table.loc[table["cause"] != "", "cause"].value_counts()
@@ -104,30 +135,38 @@ BEHAVIOURS = {
 }
 
 
-def behaviours() -> pd.DataFrame:
+def _behaviour_runs(changes: list) -> list[tuple[str, dict, dict]]:
+    """The runs of one (workload, policy) of :data:`BEHAVIOURS`: ``(label, scenario,
+    options)``, the authors'-code setup first, each behaviour alone, all together, then
+    each clock reading (``options`` then holds ``clock``, a reading, not a run's option)."""
+    runs = [("none (the authors'-code setup)", {}, {})]
+    behaviour = [c for c in changes if c[3] != "clock"]
+    for name, value, whose, kind in behaviour:
+        one = {name: value}
+        runs.append((f"{name}: {value} ({whose})", one if kind == "scenario" else {},
+                     {} if kind == "scenario" else one))
+    if len(behaviour) > 1:
+        runs.append(("all of the above",
+                     {n: v for n, v, _, k in behaviour if k == "scenario"},
+                     {n: v for n, v, _, k in behaviour if k == "policy"}))
+    runs += [(f"{name}: {value} ({whose})", {}, {name: value})
+             for name, value, whose, kind in changes if kind == "clock"]
+    return runs
+
+
+def behaviours(size: str = "small", *, store=None) -> pd.DataFrame:
     """Each behaviour of the authors' simulator that the authors'-code setup follows
     (:data:`BEHAVIOURS`: the baselines' :data:`lorasched.titan.policies.BASELINE_OPTIONS`,
     TITAN's estimate, the scenario's micro-batch and targets) set to lorasched's reading
     alone, on a workload where it acts, then all of a run's together, beside the
     authors'-code setup: the jobs within 1 % of the authors' run and both averages; with
     the merger, last, their merged jobs read on lorasched's clock (``clock``: each from its
-    own submission to the merged job's end)."""
+    own submission to the merged job's end). lorasched's runs from ``store``."""
     rows = []
     for (workload, policy), changes in BEHAVIOURS.items():
-        runs = [("none (the authors'-code setup)", {}, {})]
-        behaviour = [c for c in changes if c[3] != "clock"]
-        for name, value, whose, kind in behaviour:
-            one = {name: value}
-            runs.append((f"{name}: {value} ({whose})", one if kind == "scenario" else {},
-                         {} if kind == "scenario" else one))
-        if len(behaviour) > 1:
-            runs.append(("all of the above",
-                         {n: v for n, v, _, k in behaviour if k == "scenario"},
-                         {n: v for n, v, _, k in behaviour if k == "policy"}))
-        runs += [(f"{name}: {value} ({whose})", {}, {name: value})
-                 for name, value, whose, kind in changes if kind == "clock"]
-        for label, scenario, options in runs:
-            found = differential.agreement(joined(workload, policy, scenario, **options))
+        for label, scenario, options in _behaviour_runs(changes):
+            found = differential.agreement(joined(workload, policy, scenario, store=store,
+                                                  size=size, **options))
             rows.append({"workload": workload, "policy": AUTHORS_RUN_LABELS[policy],
                          "set to lorasched's reading": label,
                          "within 1 %": f"{found['within 1 %']} of {found['jobs']}",
@@ -136,7 +175,26 @@ def behaviours() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def gap_shares() -> pd.DataFrame:
+_CEIL = {"micro_batch": "ceil"}
+_POOLED = {"placement": "pooled"}
+_OWN_TITAN = {"candidates": "pairs", "merge_length": "log", "objective": "paper",
+              "estimate": "exact"} | _POOLED
+#: the runs of :func:`gap_shares` on FM-1-vit, by name: (policy, scenario, options)
+GAP_RUNS = {
+    "srtf, the paper's": ("srtf", _CEIL, {"placement": "pooled", "estimate": "exact"}),
+    "titan, lorasched's": ("titan_merge", _CEIL, _OWN_TITAN),
+    "srtf as run, ceil": ("srtf", _CEIL, {}),
+    "srtf as run": ("srtf", {}, {}),
+    "titan, lorasched's, floor": ("titan_merge", {}, _OWN_TITAN),
+    "titan, their candidates": ("titan_merge", {}, {"estimate": "exact",
+                                                    "merge_length": "first"} | _POOLED),
+    "titan, their estimate": ("titan_merge", {}, {"merge_length": "first"} | _POOLED),
+    "titan, their merged job": ("titan_merge", {}, _POOLED),
+    "titan as run": ("titan_merge", {}, {}),
+}
+
+
+def gap_shares(size: str = "small", *, store=None) -> pd.DataFrame:
     """FM-1-vit whole, TITAN's average JCT over SRTF's from lorasched's reading to the
     authors' code run here, one difference resolved per step: the baselines as their
     code runs them (nodes, SRTF's estimate), the micro-batch as their code rounds it,
@@ -146,36 +204,31 @@ def gap_shares() -> pd.DataFrame:
     setup); each step's share of
     the distance, and what remains; last, their ratio with each merged job's JCT counted
     from its own submission to the merged job's end (:func:`differential.redated`), and
-    the share that remains against it."""
-    def avg(policy, scenario=None, **options):
-        t = joined("FM-1-vit", policy, scenario, **options)
+    the share that remains against it. The runs: :data:`GAP_RUNS`, from ``store``."""
+    def avg(name):
+        policy, scenario, options = GAP_RUNS[name]
+        t = joined("FM-1-vit", policy, scenario, store=store, size=size, **options)
         return float(t["jct_s (ours)"].mean()), float(t["jct_s (theirs)"].mean())
 
-    ceil = {"micro_batch": "ceil"}
-    paper_srtf = {"placement": "pooled", "estimate": "exact"}
-    pooled = {"placement": "pooled"}
-    own_titan = {"candidates": "pairs", "merge_length": "log", "objective": "paper",
-                 "estimate": "exact"} | pooled
-    srtf_paper, srtf_theirs = avg("srtf", ceil, **paper_srtf)
-    titan_own, titan_theirs = avg("titan_merge", ceil, **own_titan)
-    srtf_run_ceil = avg("srtf", ceil)[0]
-    srtf_as_run = avg("srtf")[0]
+    srtf_paper, srtf_theirs = avg("srtf, the paper's")
+    titan_own, titan_theirs = avg("titan, lorasched's")
+    srtf_run_ceil = avg("srtf as run, ceil")[0]
+    srtf_as_run = avg("srtf as run")[0]
     steps = [("lorasched's TITAN (its merger, eq. (1)) over SRTF as the paper "
               "describes it (one pool, the exact remaining time)", titan_own / srtf_paper),
              ("SRTF as the authors' code runs it (their placement and estimate)",
               titan_own / srtf_run_ceil),
              ("the micro-batch as their code rounds it, in both",
-              avg("titan_merge", **own_titan)[0] / srtf_as_run),
+              avg("titan, lorasched's, floor")[0] / srtf_as_run),
              ("TITAN's merge candidates and objective as the authors' code runs them",
-              avg("titan_merge", estimate="exact", merge_length="first", **pooled)[0]
-              / srtf_as_run),
+              avg("titan, their candidates")[0] / srtf_as_run),
              ("TITAN's cut and objective on their remaining-time estimate",
-              avg("titan_merge", merge_length="first", **pooled)[0] / srtf_as_run),
+              avg("titan, their estimate")[0] / srtf_as_run),
              ("their merged job: the pair ordered by their list of datasets, one "
               "member's samples at the two batches summed",
-              avg("titan_merge", **pooled)[0] / srtf_as_run),
+              avg("titan, their merged job")[0] / srtf_as_run),
              ("TITAN's starts placed on nodes as their code places them (the "
-              "authors'-code setup)", avg("titan_merge")[0] / srtf_as_run)]
+              "authors'-code setup)", avg("titan as run")[0] / srtf_as_run)]
     target = titan_theirs / srtf_theirs
     start = steps[0][1]
     rows, prev = [], start
@@ -197,6 +250,36 @@ def gap_shares() -> pd.DataFrame:
                  "share of the distance": "remains on lorasched's clock: " + pct(
                      100 * (prev - clock) / (start - target), sign=False)})
     return pd.DataFrame(rows)
+
+
+def join_sweeps(size: str = "small") -> list[Sweep]:
+    """Every run of lorasched that the page joins at ``size`` (:func:`table`'s,
+    :func:`behaviours`' and :func:`gap_shares`'), each a kept sweep of one cell
+    (:func:`run_sweep_of`), each once."""
+    runs = [(w, p, {}, {}) for w in workloads(size) for p in differential.AS_RUN]
+    for (workload, policy), changes in BEHAVIOURS.items():
+        runs += [(workload, policy, scenario,
+                  {k: v for k, v in options.items() if k != "clock"})
+                 for _, scenario, options in _behaviour_runs(changes)]
+    runs += [("FM-1-vit", p, sc, opts) for p, sc, opts in GAP_RUNS.values()]
+    out = {}
+    for workload, policy, scenario, options in runs:
+        sweep = run_sweep_of(workload, policy, scenario, options)
+        out.setdefault(sweep.name, sweep)
+    return list(out.values())
+
+
+class AuthorsJoin:
+    """The authors'-code page's job-by-job join as the catalogue's batch sees it: no page
+    of its own, only the kept sweeps of lorasched's runs it joins (:func:`join_sweeps`),
+    so that ``lorasched reproduce`` computes them with every other cell."""
+
+    key, number, system = "authors_join", "the authors'-code join", "titan"
+
+    def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
+        """The join's sweeps by name (``seeds`` is ignored: the authors' workloads are
+        fixed files, each run once)."""
+        return {s.name: s for s in join_sweeps(size)}
 
 
 def findings(table: pd.DataFrame, behaviours: pd.DataFrame,

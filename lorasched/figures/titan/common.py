@@ -62,8 +62,9 @@ def ships(figure, params: dict) -> bool:
     """Whether a cell of ``figure`` is shipped with the repository
     (:mod:`lorasched.experiments.shipped`): those of the policies that solve a MILP at each
     decision (:data:`MILP`); SRTF's and Tiresias' cells cost about a second and are
-    computed where the book is built."""
-    return params.get("algorithm") in MILP
+    computed where the book is built, and so are kept cells (a whole result is no line of
+    a shipped file)."""
+    return params.get("algorithm") in MILP and not params.get("keep")
 
 
 def base(size: str) -> dict:
@@ -130,6 +131,23 @@ def switch_declaration(size: str, seeds: int | None = None) -> dict:
             "base": base(size) | {"density": 1.0},
             "axes": {"workload": list(WORKLOADS), "switch_scale": list(SWITCH_SCALES)},
             "algorithms": ["titan", "titan_noswitch"],
+            "seeds": _SEEDS[size] if seeds is None else int(seeds)}
+
+
+#: the baselines' switch costs in Table 3's counterfactual (the paper's baselines pay the
+#: naive switch, the shared sweep's runs): none
+SWITCH_FREE = "none"
+
+
+def switch_free_declaration(size: str, seeds: int | None = None) -> dict:
+    """SRTF and Tiresias at density 1 with free context switches (a counterfactual of
+    Table 3: how much of Tiresias' gap to SRTF its preemptions' switches explain)."""
+    return {"name": f"titan_switchfree_{size}", "system": "titan",
+            "description": "SRTF and Tiresias with free context switches",
+            "label": "counterfactual: no switch cost",
+            "base": base(size) | {"density": 1.0}, "axes": {"workload": list(WORKLOADS)},
+            "algorithms": ["srtf", "tiresias"],
+            "options": {a: {"switch": SWITCH_FREE} for a in ("srtf", "tiresias")},
             "seeds": _SEEDS[size] if seeds is None else int(seeds)}
 
 

@@ -3,14 +3,10 @@ TITAN under each other reading, and the switch cost swept."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 
 from ...experiments import Sweep
-from ...systems import simulate
-from ...titan.workload import titan_scenario
 from ..base import check_size, paragraphs
 from ..causes import line
 from ..centres import centre
@@ -45,6 +41,7 @@ from .common import (
     readings_declaration,
     said,
     switch_declaration,
+    switch_free_declaration,
 )
 
 
@@ -73,17 +70,16 @@ class Table3(TitanFigure):
                  "merger": cite("5e", "merger"), "switch": cite("5e", "switch"),
                  "tiresias": cite("5c")}
 
-    def __init__(self):
-        super().__init__()
-        self._effects: dict = {}  # id(dataset) -> (dataset, switch_effect's table)
-
     def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
-        """The shared sweep, plus TITAN at density 1 under each other reading."""
+        """The shared sweep, plus TITAN at density 1 under each other reading, with the
+        switch costs scaled, and SRTF and Tiresias without switch costs (the
+        counterfactual of :meth:`switch_effect`)."""
         check_size(size)
         out = super().sweeps(size, seeds)
         for reading in READINGS:
             out[reading] = Sweep.from_dict(readings_declaration(size, reading, seeds))
         out["switch"] = Sweep.from_dict(switch_declaration(size, seeds))
+        out["switch_free"] = Sweep.from_dict(switch_free_declaration(size, seeds))
         return out
 
     def switch_table(self, data) -> pd.DataFrame:
@@ -297,29 +293,21 @@ class Table3(TitanFigure):
         return pd.DataFrame(out)
 
     def switch_effect(self, data) -> pd.DataFrame:
-        """Tiresias and SRTF at density 1 with the naive switch and with none, on the
-        sweep's scenarios (seconds to compute: both run on the job engine): how much of
-        Tiresias' gap to SRTF its preemptions' switches explain (computed once per
-        dataset)."""
-        ds = data["titan"]
-        cached = self._effects.get(id(ds))
-        if cached is not None and cached[0] is ds:
-            return cached[1].copy()
-        decl = json.loads(ds.attrs["sweep"])
+        """Tiresias and SRTF at density 1 with the naive switch (the shared sweep's runs)
+        and with none (the counterfactual's, ``data["switch_free"]``), per workload and
+        seed: how much of Tiresias' gap to SRTF its preemptions' switches explain."""
+        ds, free = data["titan"], data["switch_free"]
         rows = []
         for wl in ds["workload"].values:
             for seed in ds["seed"].values:
-                sc = titan_scenario(workload=str(wl), density=1.0, seed=int(seed),
-                                    **decl["base"])
                 row = {"workload": WORKLOADS[str(wl)], "seed": int(seed)}
+                at = dict(workload=str(wl), seed=int(seed))
                 for alg in ("srtf", "tiresias"):
-                    for switch in ("naive", "none"):
-                        r = simulate(sc, alg, switch=switch)
-                        row[f"{NAMES[alg]}, {switch} switch (h)"] = r.attrs["avg_jct_h"]
+                    for switch, runs in (("naive", ds.sel(density=1.0)), ("none", free)):
+                        row[f"{NAMES[alg]}, {switch} switch (h)"] = float(
+                            runs["avg_jct_h"].sel(algorithm=alg, **at))
                 rows.append(row)
-        out = pd.DataFrame(rows)
-        self._effects[id(ds)] = (ds, out)
-        return out.copy()
+        return pd.DataFrame(rows)
 
     @staticmethod
     def _change_said(row: dict, what: str, against: str) -> str:
