@@ -135,5 +135,26 @@ def listing() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: what each of the ledger's files holds (:data:`.ledger.FILES`), as the data page lists it
+LEDGER_FILES = {
+    ledger.LEDGER: "every claim of the three papers, one record each: its reading, each "
+                   "look's values, interval and verdict, the final verdict, the why and "
+                   "its cause test",
+    ledger.COUNTS: "the summary's counts, as the summary page prints them",
+    ledger.HEADER: "what the ledger was judged by: the size, the code's fingerprint, when",
+    ledger.LOOKS_FILE: "the per-seed metrics of every run of Allpass's second look",
+    **{ledger.sensitivity_name(s): f"{name}'s sensitivity verdicts: each alternative to a "
+                                   "number lorasched chose, beside lorasched's choice"
+       for s, name in (("pdftsp", "pdFTSP"), ("titan", "TITAN"), ("allpass", "Allpass"))},
+}
+
+
+def ledger_listing() -> pd.DataFrame:
+    """The ledger's files (:data:`LEDGER_FILES`) as a table with links, for the data page
+    (one level below the site's root)."""
+    return pd.DataFrame([{"file": _anchor(name), "holds": what}
+                         for name, what in LEDGER_FILES.items()])
+
+
 def _anchor(name: str) -> str:
     return f'<a href="../{SITE_FOLDER}/{html.escape(name)}" download>{html.escape(name)}</a>'

@@ -89,7 +89,8 @@ def test_table3_and_fig05_claims_from_the_sweep(sweep_data):
     assert set(ds["workload"].values) == {"authors", "helios"}
     assert list(ds["density"].values) == [0.5, 1.0, 1.5, 2.0]
     table3 = figures.figure("table3").data("small", seeds=1, store=store)
-    assert set(table3) == {"titan", "preemptive", "literal", "application", "sum", "switch"}
+    assert set(table3) == {"titan", "preemptive", "literal", "application", "sum", "switch",
+                           "switch_free"}
     switch = figures.figure("table3").switch_table(table3)
     assert len(switch) == 2 * 4
     assert plots.switch_lines(table3["switch"], figures.NAMES, figures.WORKLOADS).data
