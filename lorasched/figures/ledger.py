@@ -57,8 +57,9 @@ def build(size: str = "small", *, store=None) -> pd.DataFrame:
 
 def counts(ledger: pd.DataFrame) -> pd.DataFrame:
     """The summary's counts, from the ledger alone: the paper's own claims in its own
-    setting (scope :data:`~.verdicts.PAPER`), by system and final verdict, with a total
-    row (:func:`.summary.counts` without the causes)."""
+    setting (scope :data:`~.verdicts.PAPER`), by system and final verdict, with the rows
+    whose cause test found no cause and a total row (:func:`.summary.counts` with the
+    ledger's :func:`causes`): the table the summary page shows."""
     return summary.counts(ledger[ledger["scope"] == PAPER].reset_index(drop=True),
                           causes(ledger))
 
@@ -157,8 +158,10 @@ def _fresh(folder: Path, size: str) -> bool:
 
 def load(size: str = "small", *, store=None, folder=None) -> pd.DataFrame:
     """The build's ledger: read from ``folder`` (default :func:`.datafiles.data_folder` of
-    ``size``) where it was made by this code, else made now (:func:`build`) and written
-    there (one process makes it while the others wait, then read it)."""
+    ``size``) where it was made by this code, else made now from ``store``'s cells
+    (:func:`build`) and written there with the files it publishes beside it (one process
+    makes it while the others wait, then read it). A ledger is the build's: made once per
+    code and folder, whichever store a later call names."""
     check_size(size)
     folder = Path(data_folder(size) if folder is None else folder)
     with locked(folder / LEDGER):
