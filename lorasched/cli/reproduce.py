@@ -106,6 +106,11 @@ def _register_reproduce(sub) -> None:
                       "from STORE, where they were computed (more seeds or settings without "
                       "computing the shipped ones again: `lorasched reproduce` with the "
                       "shipped cells first); the header lists each addition's provenance")
+    ship.add_argument("--rekey", default=None, metavar="WHY",
+                      help="re-key the file's cells to this code, computing none: for a "
+                      "change that moves every key but no number (the cell runner moved "
+                      "between modules), shown so by recomputing cells; WHY, written into "
+                      "the header, says what changed and how it was shown")
     ship.set_defaults(run=ship_cells)
 
 
@@ -231,6 +236,15 @@ def ship_cells(args) -> int:
         to = Path(args.to) if args.to else shipped_file("full", name)
         if to is None:
             raise InputError("ship-cells: not in a source checkout; say where with --to FILE")
+        if args.rekey is not None:
+            if args.add:
+                raise InputError("ship-cells: --rekey and --add: give one or the other")
+            old = shipped.read(to)
+            cells = shipped.rekey(old, args.rekey, provenance())
+            shipped.write(to, cells)
+            print(f"{name}: {len(cells.records)} cells re-keyed in {to}, none computed: "
+                  f"{len(set(cells.records) - set(old.records))} keys new")
+            continue
         keys = shipping()[name].shipped_keys("full")
         before = shipped.read(to) if to.is_file() else None
         if args.add and before is not None:

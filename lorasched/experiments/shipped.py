@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..model.errors import InputError
+from .grid import cell_key
 from .store import Store, atomic_write
 
 #: the header line's marker (its value is the format's version)
@@ -260,4 +261,44 @@ def extend(old: Shipped, store: Store, keys: Iterable[str], header: dict) -> Shi
                                                    {**header, "cells": len(new.records)}]},
                   records={**kept, **new.records})
     return out
+
+
+def rekey(old: Shipped, why: str, header: dict) -> Shipped:
+    """``old``'s records under the keys this code gives their parameters
+    (:func:`~.grid.cell_key`), not computed again: for a change of code that moves every
+    key but none of the numbers (the cell runner moved between modules), shown to be so
+    by recomputing cells with the new code (the shipped-cells tests recompute the
+    cheapest cell of each policy). Each record keeps its metrics and the provenance of
+    where it was computed; the header keeps ``old``'s and appends ``header`` with ``why``
+    and the count to its list ``rekeyed``, so the file says what was not recomputed.
+
+    Parameters
+    ----------
+    old : Shipped
+        The file's cells (:func:`read`).
+    why : str
+        What changed, and how it was shown not to change the numbers.
+    header : dict
+        Where and when the keys were made again.
+
+    Returns
+    -------
+    Shipped
+
+    Raises
+    ------
+    InputError
+        If ``why`` is empty, or two records' parameters give one key.
+    """
+    if not why.strip():
+        raise InputError("rekey: say why the numbers stand under the new keys")
+    records = {}
+    for record in old.records.values():
+        key = cell_key(record["params"])
+        if key in records:
+            raise InputError(f"rekey: two records' parameters give the key {key}")
+        records[key] = {**record, "key": key}
+    entry = {**header, "why": why.strip(), "cells": len(records)}
+    return Shipped(header={**old.header, "rekeyed": [*old.header.get("rekeyed", []), entry]},
+                   records=dict(sorted(records.items())))
 

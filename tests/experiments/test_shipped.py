@@ -136,3 +136,30 @@ def test_extending_keeps_the_shipped_adds_the_computed_and_says_where(tmp_path):
     shipped.seed(other, got, ["bb"])
     with pytest.raises(InputError, match="taken from shipped cells"):
         shipped.extend(old, other, ["aa", "bb"], {})
+
+
+def test_rekeying_gives_each_record_this_code_s_key_and_says_why(tmp_path):
+    """A re-keyed file holds the same records under the keys this code gives their
+    parameters (what the stale-keys check then finds), none recomputed, and its header
+    says why; an empty reason, or two records that would share a key, are refused."""
+    from lorasched.experiments.grid import cell_key
+
+    params = [{"system": "pdftsp", "scenario": {"nodes": n}, "algorithm": "titan",
+               "options": {}, "seed": 1} for n in (3, 4)]
+    old = shipped.Shipped({"commit": "one"}, {
+        f"old{n}": {"key": f"old{n}", "params": p, "metrics": {"welfare": 1.0 + n},
+                    "cpu_seconds": 9.0} for n, p in enumerate(params)})
+    got = shipped.rekey(old, "the runner moved; recomputed cells equal", {"commit": "two"})
+    assert sorted(got.records) == sorted(cell_key(p) for p in params)
+    assert all(r["key"] == k for k, r in got.records.items())
+    assert sorted(r["metrics"]["welfare"] for r in got.records.values()) == [1.0, 2.0]
+    assert got.header["commit"] == "one"
+    assert got.header["rekeyed"] == [{"commit": "two", "cells": 2,
+                                      "why": "the runner moved; recomputed cells equal"}]
+    shipped.write(tmp_path / "f.jsonl", got)
+    assert shipped.read(tmp_path / "f.jsonl").records == got.records
+    with pytest.raises(InputError, match="say why"):
+        shipped.rekey(old, "  ", {})
+    twice = shipped.Shipped({}, {"a": {"params": params[0]}, "b": {"params": params[0]}})
+    with pytest.raises(InputError, match="two records"):
+        shipped.rekey(twice, "why", {})
