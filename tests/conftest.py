@@ -36,8 +36,9 @@ def pytest_configure(config):
 
 #: the time limits (s) of tests that run the notebooks or build the book, unless a test
 #: names its own (``@pytest.mark.timeout``); every other test has pyproject.toml's
-#: ``timeout``
-NOTEBOOK_TIMEOUT, BOOK_TIMEOUT = 900, 1800
+#: ``timeout``. A notebook's limit holds the cells and the ledger that the first notebooks
+#: wait for (every figure's cells, then every claim judged: minutes in a fresh clone)
+NOTEBOOK_TIMEOUT, BOOK_TIMEOUT = 1800, 1800
 #: the test that builds the book, started as soon as the notebooks are under way
 BOOK_FIRST = "test_the_built_book_loads_only_local_scripts"
 
