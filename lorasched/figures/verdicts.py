@@ -374,6 +374,15 @@ def recording() -> Iterator[list]:
         _RECORD.reset(token)
 
 
+def replay(entries: list) -> None:
+    """Append ``entries`` (judgements a :func:`recording` caught before, e.g. of rows made
+    once and kept) to the recording now open, if any: a row judged earlier still finds its
+    reading."""
+    log = _RECORD.get()
+    if log is not None:
+        log.extend(entries)
+
+
 def _noted(judged, reading: Reading, verdict: str) -> str:
     log = _RECORD.get()
     if log is not None:

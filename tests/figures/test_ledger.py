@@ -121,3 +121,15 @@ def test_a_record_without_its_rule_is_counted_as_composed(tmp_path):
     found = ledger.recount(tmp_path)
     assert found.ok and found.verdicts == 3 and found.composed == 1 and found.not_compared == 1
     assert record.recountable(led.iloc[0].to_dict()) == "interval"
+
+
+def test_a_row_made_before_the_recording_still_finds_its_reading():
+    """A row kept from an earlier call (Allpass's second look, made once per data) finds
+    its reading in a later recording: the judgements are replayed with it."""
+    est = v.estimate([1.0, 2.0, 3.0], v.RATIO)
+    with v.recording() as first:
+        v.judge(est, 2.0)
+    with v.recording() as later:
+        v.replay(first)
+    assert record.of(est, v.CONSISTENT, later)["rule"] == v.JUDGE
+    assert record.of(est, v.CONSISTENT, [])["rule"] == ""  # without it, no reading

@@ -7,7 +7,7 @@ a claim shows one verdict everywhere."""
 from __future__ import annotations
 
 from ..sequential import UNDECIDED
-from ..verdicts import PAPER, at_level
+from ..verdicts import PAPER, at_level, recording, replay
 
 
 def undecided(fig, row: dict) -> bool:
@@ -25,8 +25,9 @@ def final_rows(fig, data, first: list[dict], design, second_data) -> list[dict]:
     alternative's runs: one look)."""
     if design is None or not any(undecided(fig, r) for r in first):
         return first
-    again = data.cached(("second look", fig.key),
-                        lambda: _second(fig, second_data(), design.level))
+    again, judged = data.cached(("second look", fig.key),
+                                lambda: _second(fig, second_data(), design.level))
+    replay(judged)  # the rows' readings, wherever the rows were first made
     by_key = {}
     for r in again:
         by_key.setdefault((r["claim"], r.get("variant", "")), []).append(r)
@@ -43,6 +44,8 @@ def final_rows(fig, data, first: list[dict], design, second_data) -> list[dict]:
     return out
 
 
-def _second(fig, data, level: float) -> list[dict]:
-    with at_level(level):
-        return fig.first_rows(data)
+def _second(fig, data, level: float) -> tuple[list[dict], list]:
+    """``fig``'s rows judged on ``data`` at ``level``, and the judgements that made them."""
+    with recording() as judged, at_level(level):
+        rows = fig.first_rows(data)
+    return rows, list(judged)
