@@ -4,7 +4,7 @@
 netCDF holds neither a ``None``, a dict nor a boolean as an attribute, turns a list into an
 array and a Python int into a numpy one, and may read a string variable back as objects, so
 the attributes of the Dataset and of each variable travel as one JSON text each
-(:data:`ATTRS`) and each variable's dtype is recorded (:data:`DTYPES`) and restored. Numeric
+(``ATTRS``) and each variable's dtype is recorded (``DTYPES``) and restored. Numeric
 variables are compressed (zlib, level 1, lossless): a result that carries its scenario's
 price book (most of its bytes) takes about a third of its size in memory.
 """
