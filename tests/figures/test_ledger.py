@@ -133,3 +133,15 @@ def test_a_row_made_before_the_recording_still_finds_its_reading():
         v.replay(first)
     assert record.of(est, v.CONSISTENT, later)["rule"] == v.JUDGE
     assert record.of(est, v.CONSISTENT, [])["rule"] == ""  # without it, no reading
+
+
+def test_a_page_without_claims_gets_an_empty_table_in_its_columns(tmp_path):
+    class _Quiet(_Page):
+        page, key = "calibration", "calibration"
+
+        def claim_rows(self, data):
+            return []
+
+    ledger.write(_ledger(), tmp_path, size="small")
+    got = ledger.page_claims(ledger.read(tmp_path), _Quiet())
+    assert got.empty and list(got.columns) == list(_Quiet().claims(None).columns)
