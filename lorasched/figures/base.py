@@ -206,6 +206,23 @@ class Figure:
         """The declared sweeps behind this figure, by part name (``{}``: not a sweep)."""
         return {}
 
+    def runs(self, size: str = "small") -> dict[str, Sweep]:
+        """The single runs the page reads whole beside its sweeps (a Gantt chart, every
+        decision of a run), by name: kept sweeps of one cell (:func:`.runs.one_run`) that
+        `lorasched reproduce` computes in its batch (``{}``: none)."""
+        return {}
+
+    def run(self, name: str, size: str = "small", *, store=None):
+        """The result of the page's single run ``name`` (:meth:`runs`), read from
+        ``store`` (default: ``size``'s; ``False``: a temporary folder), computed there
+        first where it is missing."""
+        from .runs import kept_result
+
+        runs = self.runs(size)
+        if name not in runs:
+            raise InputError(f"{self.number}: run must be one of {sorted(runs)}, got {name!r}")
+        return kept_result(runs[name], store=store, size=size)
+
     def sweep(self, size: str = "small", seeds: int | None = None) -> Sweep:
         """The figure's one sweep (``ValueError`` if it has none or several)."""
         parts = self.sweeps(size, seeds)
@@ -369,7 +386,8 @@ def figure_sweeps(figures, size: str = "full", seeds: int | None = None) -> list
     check_size(size)
     if isinstance(figures, dict):  # a catalogue: all its figures
         figures = list(figures.values())
-    return [s for f in figures for s in f.sweeps(size, seeds).values()]
+    return [s for f in figures for s in (*f.sweeps(size, seeds).values(),
+                                         *f.runs(size).values())]
 
 
 def reproduce(figures, size: str = "full", store=None, *, seeds: int | None = None,

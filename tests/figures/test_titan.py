@@ -207,9 +207,9 @@ def test_gantt_draws_every_segment():
 
 
 def test_solve_page_lists_every_solve(sweep_data):
-    ds, _ = sweep_data
+    ds, store = sweep_data
     fig = figures.figure("solve")
-    df = fig.decisions(ds)
+    df = fig.decisions("small", store=store)
     assert set(df["workload"]) == set(figures.WORKLOADS.values())
     assert (df["solve_ms"] > 0).all() and (df["candidates"] >= 1).all()
     assert len(plots.solve_scatter(df, (0.005, 0.16)).data) == 2

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ...experiments import Sweep
 from ...experiments import calibrate as _calibrate
 from ...model.errors import InputError
 from ...pdftsp.workload import LOADS
@@ -18,6 +19,7 @@ from ..centres import fmt, over_seeds
 from ..inventory import cite
 from ..numbers import interval, num, pct, quote_interval, signed_pct, usd
 from ..numbers import joined as _and
+from ..runs import one_run
 from ..verdicts import (
     BEYOND,
     GAIN,
@@ -130,6 +132,13 @@ def base(size: str = "small") -> dict:
     return {"nodes": round(100 * _SCALE[size]), "gpu": "mix", "vendors": 5,
             "deadline_policy": "slack", "load": _load("medium", size),
             "slots": _SLOTS[size]}
+
+
+def base_run(size: str = "small", seed: int = 1) -> Sweep:
+    """pdFTSP's day on the base scenario (:func:`base`, ``seed``), kept whole: what Figs. 10
+    and 11 draw their tasks from (a kept sweep of one cell, :func:`.runs.one_run`)."""
+    return one_run("pdftsp", base(size), "pdftsp", seed=seed, label="one day, kept whole",
+                   what="pdFTSP's day on the figures' base scenario")
 
 
 def scale(size: str = "small", seeds: int | None = None, costly: int | None = None) -> str:

@@ -5,14 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...experiments import Sweep
 from ...pdftsp import mechanism
-from ...pdftsp.system import simulate
 from ...pdftsp.workload import synthetic_scenario
 from ..base import Figure, paragraphs
 from ..inventory import cite
 from ..numbers import num, pct
+from ..runs import kept_result
 from ..verdicts import BEYOND, PAPER, Estimate, judge
-from .common import base, dollars
+from .common import base, base_run, dollars
 
 
 def usd(x: float) -> str:
@@ -32,8 +33,12 @@ class Fig10(Figure):
     key, number, title = "fig10", "Fig. 10", "Truthfulness"
     page = "fig10_truthfulness"
 
+    def runs(self, size: str = "small") -> dict[str, Sweep]:
+        """pdFTSP's day on the base scenario, seed 1 (:func:`.common.base_run`)."""
+        return {"day": base_run(size)}
+
     def data(self, size: str = "small", *, seed: int = 1, task: int | None = None,
-             **_ignored) -> dict:
+             store=None, **_ignored) -> dict:
         """The figures' base scenario (``seed``), every task of its day probed over a grid of
         bids under both payment rules (``"probe"``:
         :func:`lorasched.pdftsp.mechanism.misreport_gains`), and two illustrations:
@@ -44,10 +49,11 @@ class Fig10(Figure):
         winning range show (or ``task``), under the critical payment. ``"paper"``: the task
         that gains most by misreporting under eq. (14), under that payment, and
         ``"paper_critical"``: the same task under the critical payment; both absent if no
-        task gains. ``"scenario"`` is the scenario."""
+        task gains. ``"scenario"`` is the scenario. pdFTSP's day is a kept run read from
+        ``store`` (default ``size``'s, :func:`.common.base_run`)."""
         scenario = synthetic_scenario(**base(size), seed=seed)
         if task is None:
-            result = simulate(scenario, "pdftsp", seed=seed)
+            result = kept_result(base_run(size, seed), store=store, size=size)
             bid = result["bid"].values
             crit = bid - result["surplus"].values
             ok = np.flatnonzero(result["admitted"].values & (crit > 0.2 * bid)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...pdftsp.system import simulate
-from ...pdftsp.workload import synthetic_scenario
+from ...experiments import Sweep
 from ..base import Figure, paragraphs
 from ..inventory import cite
+from ..runs import kept_result
 from ..verdicts import REPRODUCED, Estimate, judge
-from .common import base, dollars
+from .common import base_run, dollars
 
 
 class Fig11(Figure):
@@ -19,10 +19,16 @@ class Fig11(Figure):
     key, number, title = "fig11", "Fig. 11", "Individual rationality"
     page = "fig11_rationality"
 
-    def data(self, size: str = "small", *, seed: int = 1, n: int = 10, **_ignored) -> tuple:
-        """A pdFTSP day on the base scenario and ``n`` of its admitted tasks drawn at
-        random (``numpy.random.default_rng(seed)``), sorted. Returns ``(result, tasks)``."""
-        result = simulate(synthetic_scenario(**base(size), seed=seed), "pdftsp", seed=seed)
+    def runs(self, size: str = "small") -> dict[str, Sweep]:
+        """pdFTSP's day on the base scenario, seed 1 (:func:`.common.base_run`)."""
+        return {"day": base_run(size)}
+
+    def data(self, size: str = "small", *, seed: int = 1, n: int = 10, store=None,
+             **_ignored) -> tuple:
+        """A pdFTSP day on the base scenario (a kept run read from ``store``, default
+        ``size``'s) and ``n`` of its admitted tasks drawn at random
+        (``numpy.random.default_rng(seed)``), sorted. Returns ``(result, tasks)``."""
+        result = kept_result(base_run(size, seed), store=store, size=size)
         admitted = np.flatnonzero(result["admitted"].values)
         tasks = np.sort(np.random.default_rng(seed).choice(
             admitted, size=min(n, admitted.size), replace=False))

@@ -17,6 +17,7 @@ from ...titan.workload import AUTHORS_CKPT_S
 from ..base import check_size, paragraphs
 from ..centres import centre
 from ..numbers import num, pct, quote, seconds
+from ..runs import one_run
 from ..verdicts import BEYOND, GAIN, INCONCLUSIVE, RATIO, REPRODUCED, Estimate
 from . import authors_join
 from .common import (
@@ -217,6 +218,15 @@ class AuthorsSetup(TitanFigure):
     gap_shares = staticmethod(authors_join.gap_shares)
     differential_findings = staticmethod(authors_join.findings)
     ratios = staticmethod(authors_join.ratios)
+    def runs(self, size: str = "small") -> dict[str, Sweep]:
+        """TITAN's schedule on ViT jobs in the authors'-code setup, seed 1: the page's
+        Gantt chart."""
+        check_size(size)
+        base = {"model": _VIT, "setup": "authors_code"} | ({"jobs": 40} if size == "small"
+                                                           else {})
+        return {"gantt": one_run("titan", base, "titan", seed=1, label="Gantt chart",
+                                 what="TITAN's schedule of ViT jobs, authors'-code setup")}
+
     def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
         check_size(size)
         every = {"model": list(MODELS), "density": list(DENSITIES)}

@@ -2,7 +2,7 @@
 authors'-code setup (:mod:`lorasched.titan.differential`), each behaviour of their
 simulator set back to the paper's one at a time, and TITAN over SRTF taken apart from
 lorasched's reading to their code's. lorasched's runs are kept cells of the engine
-(:class:`AuthorsJoin`'s sweeps), read back whole from the store."""
+(:class:`AuthorsJoin`'s runs), read back whole from the store."""
 
 from __future__ import annotations
 
@@ -277,8 +277,12 @@ class AuthorsJoin:
     key, number, system = "authors_join", "the authors'-code join", "titan"
 
     def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
-        """The join's sweeps by name (``seeds`` is ignored: the authors' workloads are
-        fixed files, each run once)."""
+        """None: the join's runs are single runs (:meth:`runs`)."""
+        return {}
+
+    def runs(self, size: str = "small") -> dict[str, Sweep]:
+        """The join's kept runs by name (the authors' workloads are fixed files, each run
+        once)."""
         return {s.name: s for s in join_sweeps(size)}
 
 

@@ -7,8 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from ...experiments import grid
-from ...systems import simulate
+from ...experiments import Sweep, grid
 from ...titan.cluster import TitanCluster
 from ...titan.policies import cluster_options
 from ...titan.scenario import to_arrays
@@ -18,6 +17,7 @@ from ..causes import Intervention, line, open_rows
 from ..centres import over_seeds
 from ..inventory import cite
 from ..numbers import num, quote, seconds
+from ..runs import one_run
 from ..verdicts import RATIO, REPRODUCED
 from .common import (
     PAPER_SOLVE,
@@ -25,6 +25,7 @@ from .common import (
     TitanFigure,
     by_claim,
     centre_of,
+    declaration,
     judged,
     ours,
     said,
@@ -77,16 +78,24 @@ class SolveTime(TitanFigure):
             out.append(line(r, ALL_QUEUED.label, after))
         return pd.DataFrame(out)
 
-    def decisions(self, ds, seed: int = 1) -> pd.DataFrame:
-        """Every MILP solve of TITAN at density 1 on each workload (the sweep's scenario,
-        ``seed``): its time, the units and merge candidates it was offered, and the queue."""
-        decl = json.loads(ds.attrs["sweep"])
+    def runs(self, size: str = "small") -> dict[str, Sweep]:
+        """TITAN at density 1 on each workload of the shared sweep, seed 1, kept whole:
+        every MILP solve of the page's scatter and table (:meth:`decisions`)."""
+        decl = declaration(size)
+        return {str(wl): one_run("titan", {**decl["base"], "workload": wl, "density": 1.0},
+                                 "titan", seed=1, label="every MILP solve",
+                                 what=f"TITAN's every MILP decision on {WORKLOADS[wl]}")
+                for wl in decl["axes"]["workload"]}
+
+    def decisions(self, size: str = "small", *, store=None) -> pd.DataFrame:
+        """Every MILP solve of TITAN at density 1 on each workload (the shared sweep's
+        scenario, seed 1; :meth:`runs`, read from ``store``): its time, the units and
+        merge candidates it was offered, and the queue."""
         frames = []
-        for wl in ds["workload"].values:
-            sc = titan_scenario(workload=str(wl), density=1.0, seed=seed, **decl["base"])
-            run = simulate(sc, "titan")
+        for wl in self.runs(size):
+            run = self.run(wl, size, store=store)
             frames.append(pd.DataFrame({
-                "workload": WORKLOADS[str(wl)],
+                "workload": WORKLOADS[wl],
                 "time_h": run["decision_time_s"].values / 3600,
                 "candidates": run["decision_candidates"].values,
                 "solve_ms": 1000 * run["solve_s"].values}))
@@ -115,7 +124,8 @@ class SolveTime(TitanFigure):
         or where TITAN's shipped cells were computed (:mod:`lorasched.experiments.shipped`),
         read from the store's records of TITAN's cells (``store``: default
         :func:`~lorasched.figures.base.default_store` of ``size``). The scatter and the
-        table of every solve (:meth:`decisions`) always run here."""
+        table of every solve (:meth:`decisions`: kept runs, never shipped) are always
+        measured where the book's cells are computed."""
         keys = {c.key for s in self.sweeps(size).values() for c in grid.cells(s)
                 if c.params["algorithm"] == "titan"}
         taken, where = measured_where(keys, size, "titan", store)

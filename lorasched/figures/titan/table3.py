@@ -12,6 +12,7 @@ from ..causes import line
 from ..centres import centre
 from ..inventory import cite
 from ..numbers import num, pct, quote
+from ..runs import one_run
 from ..verdicts import (
     COMPARED,
     CONSISTENT,
@@ -30,6 +31,7 @@ from .common import (
     READINGS,
     WORKLOADS,
     TitanFigure,
+    base,
     by_claim,
     cell,
     centre_of,
@@ -69,6 +71,12 @@ class Table3(TitanFigure):
                  "makespan_tiresias": cite("5d", "makespan, Tiresias"),
                  "merger": cite("5e", "merger"), "switch": cite("5e", "switch"),
                  "tiresias": cite("5c")}
+
+    def runs(self, size: str = "small") -> dict[str, Sweep]:
+        """TITAN's schedule of the authors' workload, seed 1: the page's Gantt chart."""
+        return {"gantt": one_run("titan", {"workload": "authors", **base(size)}, "titan",
+                                 seed=1, label="Gantt chart",
+                                 what="TITAN's schedule of the authors' workload")}
 
     def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
         """The shared sweep, plus TITAN at density 1 under each other reading, with the
