@@ -10,7 +10,8 @@
 #                `make book SIZE=small`: every figure scaled down, in minutes
 #                `make book RECOMPUTE=1`: compute the shipped cells too (notebooks/cells)
 #   make ship-cells  compute pdFTSP's and TITAN's costly cells here and write them into
-#                    notebooks/cells/<system>-full.jsonl (SHIP=titan: TITAN's only)
+#                    notebooks/cells/<system>-<size>.jsonl (SHIP=titan: TITAN's only;
+#                    SHIP_SIZES=small: the small build's only, about a minute)
 #   make publish make book, then commit book/_build/html to the gh-pages branch (no push)
 #   make lint    ruff only
 #   make lock    recompile requirements.lock (uv) and environment.yml from pyproject.toml;
@@ -127,19 +128,22 @@ $(SWEEPS_STAMP): $(STAMP) $(LIB_SOURCES) $(SHIPPED) $(if $(RECOMPUTE),FORCE)
 
 FORCE:
 
-# `make ship-cells`: compute each system of SHIP's cells here (none taken from the shipped
-# files), then write its costly ones into notebooks/cells/<system>-full.jsonl; run it for
-# the system whose test in tests/figures/test_shipped_cells.py fails after a change to the
-# code (`make ship-cells SHIP=titan`), and commit the file. To ship more seeds or settings
-# without computing the shipped cells again: `lorasched reproduce --size full --system S`
-# (it takes the shipped ones), then `lorasched ship-cells --system S --add`.
+# `make ship-cells`: compute each system of SHIP's cells here at each size of SHIP_SIZES
+# (none taken from the shipped files), then write its costly ones into
+# notebooks/cells/<system>-<size>.jsonl: the full size's for `make book`, the small one's
+# (about a minute) for `make test`; run it for the system whose test in
+# tests/figures/test_shipped_cells.py fails after a change to the code (`make ship-cells
+# SHIP=titan`), and commit the files. To ship more seeds or settings without computing the
+# shipped cells again: `lorasched reproduce --size full --system S` (it takes the shipped
+# ones), then `lorasched ship-cells --system S --add`.
 SHIP ?= pdftsp titan
+SHIP_SIZES ?= small full
 ship-cells: $(STAMP)
 	$(BIN)/python -m compileall -q lorasched
-	set -e; for system in $(SHIP); do \
-	  $(BIN)/lorasched reproduce --size full --system $$system --no-shipped; \
-	  $(BIN)/lorasched ship-cells --system $$system; \
-	done
+	set -e; for size in $(SHIP_SIZES); do for system in $(SHIP); do \
+	  $(BIN)/lorasched reproduce --size $$size --system $$system --no-shipped; \
+	  $(BIN)/lorasched ship-cells --size $$size --system $$system; \
+	done; done
 
 # The notebooks are executed NB_JOBS at a time (each is one kernel, mostly one core).
 NB_JOBS ?= 2

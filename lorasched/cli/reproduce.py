@@ -85,22 +85,26 @@ def _register_reproduce(sub) -> None:
     ship = sub.add_parser(
         "ship-cells", help="write the figures' costly cells from a store into the files "
         "shipped with the repository",
-        description="Write each chosen system's costly figure cells at the full size "
+        description="Write each chosen system's costly figure cells at SIZE "
         "(pdFTSP: Titan with either objective and the bounds, on their seeds, and the pdFTSP "
         "runs Fig. 13 times against Titan's; TITAN: the policies that solve a MILP at each "
-        "decision) from STORE into its file, notebooks/cells/SYSTEM-full.jsonl, one record "
+        "decision) from STORE into its file, notebooks/cells/SYSTEM-SIZE.jsonl, one record "
         "a line after a header that says where they were computed; cells of other keys "
         "leave the file. Every one must be finished in STORE and computed there (`lorasched "
-        "reproduce --system SYSTEM --no-shipped` first). `make book` then takes them instead "
-        "of computing them while the code that computed them is unchanged.")
+        "reproduce --size SIZE --system SYSTEM --no-shipped` first). `make book` (the full "
+        "size) and `make test` (the small one) then take them instead of computing them "
+        "while the code that computed them is unchanged.")
+    ship.add_argument("--size", default="full", choices=["full", "small"],
+                      help="whose cells: the book's (full, the default) or the small "
+                      "build's that `make test` makes")
     ship.add_argument("--system", default="all", choices=["all", *shipping()],
                       help="whose cells (all)")
     ship.add_argument("--store", default=None,
-                      help="folder of finished cells (default: build/sweeps/full in a "
+                      help="folder of finished cells (default: build/sweeps/SIZE in a "
                       "checkout)")
     ship.add_argument("--to", default=None, metavar="FILE",
                       help="the file, with one --system (default: "
-                      "notebooks/cells/SYSTEM-full.jsonl in a checkout)")
+                      "notebooks/cells/SYSTEM-SIZE.jsonl in a checkout)")
     ship.add_argument("--add", action="store_true",
                       help="keep the file's cells that are still wanted and add the others "
                       "from STORE, where they were computed (more seeds or settings without "
@@ -228,12 +232,12 @@ def shipping() -> dict:
 def ship_cells(args) -> int:
     """``lorasched ship-cells``: write each chosen system's costly figure cells from the
     store into its shipped file; print what each holds."""
-    store = Store(args.store or default_store("full"))
+    store = Store(args.store or default_store(args.size))
     chosen = list(shipping()) if args.system == "all" else [args.system]
     if args.to and len(chosen) > 1:
         raise InputError("ship-cells --to FILE: name one --system (each system has its file)")
     for name in chosen:
-        to = Path(args.to) if args.to else shipped_file("full", name)
+        to = Path(args.to) if args.to else shipped_file(args.size, name)
         if to is None:
             raise InputError("ship-cells: not in a source checkout; say where with --to FILE")
         if args.rekey is not None:
@@ -245,7 +249,7 @@ def ship_cells(args) -> int:
             print(f"{name}: {len(cells.records)} cells re-keyed in {to}, none computed: "
                   f"{len(set(cells.records) - set(old.records))} keys new")
             continue
-        keys = shipping()[name].shipped_keys("full")
+        keys = shipping()[name].shipped_keys(args.size)
         before = shipped.read(to) if to.is_file() else None
         if args.add and before is not None:
             cells = shipped.extend(before, store, keys, provenance())

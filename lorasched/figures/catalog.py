@@ -35,7 +35,7 @@ class Catalogue:
         the system's other runs), for :meth:`sweeps` and :meth:`reproduce`.
     ships : callable, optional
         ``ships(figure, params)``: whether a cell (its parameters) of a page is among those
-        shipped with the repository at the full size (:meth:`shipped_keys`); none where not
+        shipped with the repository (:meth:`shipped_keys`), at either size; none where not
         given.
     """
 
@@ -113,7 +113,7 @@ class Catalogue:
     def shipped_keys(self, size: str = "full") -> list[str]:
         """The keys of the cells of :meth:`sweeps` (every page's, at their own seeds) that
         :attr:`ships` selects: those ``lorasched ship-cells`` writes and a test holds
-        current. Sorted; empty where nothing is shipped or at the small size.
+        current. Sorted; empty where nothing is shipped.
 
         Parameters
         ----------
@@ -125,7 +125,7 @@ class Catalogue:
         list of str
         """
         check_size(size)
-        if self.ships is None or size != "full":
+        if self.ships is None:
             return []
         return sorted({c.key for fig in [*self.figures.values(), *self.extra]
                        for s in fig.sweeps(size).values() for c in grid.cells(s)

@@ -214,6 +214,14 @@ def test_ship_cells_writes_one_file_a_system(tmp_path, monkeypatch, capsys):
     assert "titan: 2 cells (4 CPU-s when computed)" in capsys.readouterr().out
     assert set(shipped.read(tmp_path / "pdftsp-full.jsonl").records) == {"aa"}
     assert set(shipped.read(tmp_path / "titan-full.jsonl").records) == {"bb", "cc"}
+    sizes = []  # --size small: the small build's file and the small build's keys
+    monkeypatch.setattr(Catalogue, "shipped_keys", lambda self, size: sizes.append(size)
+                        or self.keys)
+    assert main(["ship-cells", "--size", "small", "--store", str(store.folder),
+                 "--system", "titan"]) == 0
+    assert sizes == ["small"]
+    assert set(shipped.read(tmp_path / "titan-small.jsonl").records) == {"bb", "cc"}
+    capsys.readouterr()
     assert main(["ship-cells", "--store", str(store.folder), "--system", "titan", "--to",
                  str(tmp_path / "elsewhere.jsonl")]) == 0
     assert set(shipped.read(tmp_path / "elsewhere.jsonl").records) == {"bb", "cc"}

@@ -1,7 +1,8 @@
-"""The cells shipped in notebooks/cells/<system>-full.jsonl, which `make book` takes instead
-of computing them: exactly each system's costly figure cells of this code (a change to the
-code that computes them fails here until `make ship-cells` is run), each record's key its own
-parameters' key, and the cheapest of them recomputed here, bit for bit."""
+"""The cells shipped in notebooks/cells/<system>-<size>.jsonl, which `make book` (full) and
+`make test` (small) take instead of computing them: exactly each system's costly figure cells
+of this code at that size (a change to the code that computes them fails here until `make
+ship-cells` is run), each record's key its own parameters' key, and the cheapest of them
+recomputed here, bit for bit."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from lorasched.figures.base import shipped_file, shipped_files
 
 #: the systems whose costly cells are shipped, and their catalogues
 CATALOGUES = {"pdftsp": pdftsp.CATALOGUE, "titan": titan.CATALOGUE}
+#: the sizes shipped
+SIZES = ("full", "small")
 #: the smallest K at which a pdFTSP figure's cell is its full size (the sensitivity page's
 #: cells are smaller)
 FULL_K = 50
@@ -33,41 +36,48 @@ def system(request) -> str:
     return request.param
 
 
+@pytest.fixture(scope="module", params=SIZES)
+def size(request) -> str:
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def cells(system) -> shipped.Shipped:
-    """The system's shipped cells; none where its file is missing (so that the test of the
-    keys fails, naming every cell)."""
-    path = shipped_file("full", system)
+def cells(system, size) -> shipped.Shipped:
+    """The system's shipped cells of ``size``; none where its file is missing (so that the
+    test of the keys fails, naming every cell)."""
+    path = shipped_file(size, system)
     return shipped.read(path) if path.is_file() else shipped.Shipped(header={})
 
 
-def stale(cells: shipped.Shipped, wanted: list[str], system: str) -> str:
+def stale(cells: shipped.Shipped, wanted: list[str], system: str, size: str = "full") -> str:
     """What differs between the shipped keys and ``wanted``, for a reader; "" if nothing."""
     missing, extra = sorted(set(wanted) - set(cells.records)), sorted(set(cells.records)
                                                                      - set(wanted))
     if not missing and not extra:
         return ""
-    return (f"{len(missing)} of the {system} figures' {len(wanted)} costly cells are not "
-            f"shipped and {len(extra)} shipped cells are no longer wanted (shipped at "
-            f"{cells.header.get('commit', '?')}): the code that computes them changed. Run "
-            f"`make ship-cells SHIP={system}` (about an hour on 2 cores for pdFTSP, 20 min "
-            f"for TITAN) and commit {shipped_file('full', system)}")
+    return (f"{len(missing)} of the {system} figures' {len(wanted)} costly cells at the {size} "
+            f"size are not shipped and {len(extra)} shipped cells are no longer wanted "
+            f"(shipped at {cells.header.get('commit', '?')}): the code that computes them "
+            f"changed. Run `make ship-cells SHIP={system}` (about an hour on 2 cores for "
+            f"pdFTSP, 20 min for TITAN; `SHIP_SIZES=small`: the small size's only, a minute) "
+            f"and commit {shipped_file(size, system)}")
 
 
-def test_every_file_is_a_systems_that_ships():
-    assert {p.name for p in shipped_files("full")} == {f"{s}-full.jsonl" for s in CATALOGUES}
+def test_every_file_is_a_systems_that_ships(size):
+    assert {p.name for p in shipped_files(size)} == {f"{s}-{size}.jsonl" for s in CATALOGUES}
 
 
-def test_the_shipped_cells_are_the_figures_costly_cells_of_this_code(cells, system):
-    problem = stale(cells, CATALOGUES[system].shipped_keys("full"), system)
+def test_the_shipped_cells_are_the_figures_costly_cells_of_this_code(cells, system, size):
+    problem = stale(cells, CATALOGUES[system].shipped_keys(size), system, size)
     assert not problem, problem
 
 
-def test_a_change_to_the_code_is_caught(cells, system, monkeypatch):
+def test_a_change_to_the_code_is_caught(cells, system, size, monkeypatch):
     """The check above fails once the code's fingerprint changes."""
     real = grid.code_fingerprint
     monkeypatch.setattr(grid, "code_fingerprint", lambda system=None, *a: real(system) + "x")
-    assert "are not shipped" in stale(cells, CATALOGUES[system].shipped_keys("full"), system)
+    assert "are not shipped" in stale(cells, CATALOGUES[system].shipped_keys(size), system,
+                                      size)
 
 
 def test_each_record_is_keyed_by_its_own_parameters_and_system(cells, system):
