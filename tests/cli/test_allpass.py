@@ -121,7 +121,7 @@ def test_reproduce_allpass(tmp_path, capsys):
 
     assert reproduce.figure_modules()["allpass"] is allpass_figures
     argv = ["reproduce", "--system", "allpass", "--size", "small", "--seeds", "1",
-            "--figures", "fig06", "--store", str(tmp_path), "--no-progress"]
+            "--figures", "fig06", "--store", str(tmp_path), "--no-progress", "--serial"]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert out.startswith("allpass (small):") and "0 failed" in out

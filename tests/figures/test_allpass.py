@@ -53,8 +53,10 @@ NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 @pytest.fixture(scope="module")
 def page():
+    """The readings page on seed 1, from the default store, which the notebooks fill (in
+    `make test` read, not computed again)."""
     fig = figures.figure("readings")
-    return fig, fig.data("small", seeds=1, store=False)
+    return fig, fig.data("small", seeds=1)
 
 
 @pytest.mark.slow
@@ -149,7 +151,7 @@ def test_the_exported_allpass_sweep_gives_the_pages_metrics_cell_by_cell(page, t
 
 # --------------------------------------------------------------------------- the verdicts
 def test_summary_holds_every_claim_of_every_page_with_a_verdict_and_a_why(page):
-    table = figures.summary("small", seeds=1, store=False)
+    table = figures.summary("small", seeds=1)  # the default store, which the notebooks fill
     for column in ("figure", "claim", "setup", "trace", "paper", "ours", "verdict", "why",
                    "page"):
         assert column in table.columns
@@ -517,7 +519,7 @@ def test_the_second_look_judges_the_undecided_rows_again_on_more_seeds():
     for fig in figures.FIGURES.values():
         if not isinstance(fig, AllpassFigure) or fig.key == "readings":
             continue
-        data = fig.data("small", seeds=2, store=False)
+        data = fig.data("small", seeds=2)  # the default store, which the notebooks fill
         assert data.design is None  # seeds of the caller's choosing: one look
         first = fig.claim_rows(data)
         assert not any("first" in r for r in first)
