@@ -147,6 +147,25 @@ def test_attributes_and_dtypes_netcdf_cannot_hold_travel_exactly(tmp_path):
         kept.decode(path)
 
 
+def test_the_direct_reader_and_xarray_s_read_one_dataset(tmp_path):
+    """decode reads with the netCDF4 library directly, and through xarray where a file holds
+    a character array (bytes): both give the Dataset encoded, non-index coordinates
+    included."""
+    ds = xr.Dataset({"v": ("x", np.array([1.0, 2.0])), "n": ((), np.int64(3))},
+                    coords={"x": [10, 20], "label": ("x", np.array(["a", "b"]))},
+                    attrs={"k": 1})
+    path = tmp_path / "r.nc"
+    path.write_bytes(kept.encode(ds))
+    back = kept.decode(path)
+    assert back.identical(ds) and "label" in back.coords
+    assert kept._decode_xarray(path).identical(back)
+    with_bytes = ds.assign(b=("x", np.array([b"p", b"qq"])))
+    path.write_bytes(kept.encode(with_bytes))
+    back = kept.decode(path)  # through xarray
+    same_data(back, with_bytes)
+    assert "label" in back.coords
+
+
 @pytest.mark.slow
 def test_serial_and_dask_keep_the_same_results(tmp_path):
     serial = run_sweeps([KEPT], tmp_path / "serial", serial=True, progress=False)
