@@ -47,11 +47,11 @@ PARAMS_day_full := -p nodes 100 -p load high -p seed 1 -p size full
 params = $(or $(PARAMS_$(1)_$(SIZE)),$(if $(filter fig% summary calibration data titan_% allpass_% headline_% sensitivity_%,$(1)),-p size $(SIZE)))
 
 # The cells of every figure, computed once in parallel before the notebooks run; a change
-# to the library's source makes the cells' keys change, so they are recomputed. The costly
-# cells (pdFTSP's Titan and bounds, TITAN's MILP policies: four fifths of the batch's CPU
-# time) are shipped in notebooks/cells/<system>-full.jsonl and taken from there while
-# their keys match the code; RECOMPUTE=1 computes every cell here (about 75 min more on
-# 2 cores).
+# to the library's source makes the cells' keys change, so they are recomputed. Every
+# pdFTSP cell (its Titan and bounds the costliest) and TITAN's MILP policies' cells (four
+# fifths of the batch's CPU time) are shipped in notebooks/cells/<system>-full.jsonl and
+# taken from there while their keys match the code; RECOMPUTE=1 computes every cell here
+# (about 80 min more on 2 cores).
 SWEEPS_STAMP := build/sweeps/$(SIZE).stamp
 SHIPPED := $(wildcard notebooks/cells/*-$(SIZE).jsonl)
 REPRODUCE_FLAGS := $(if $(RECOMPUTE),--no-shipped)
