@@ -27,6 +27,7 @@ except ImportError:  # xarray before 2025.11
 from ..model.errors import InputError
 from . import allpass, pdftsp, titan
 from .allpass.common import AllpassData
+from .allpass.declared import Runs
 from .base import Figure, atomic_file, check_size, locked
 
 #: system -> {figure key -> Figure}: every figure that has a page
@@ -134,7 +135,7 @@ def _tree(obj, leaves: list) -> dict:
     """The JSON description of ``obj``; its leaves appended to ``leaves``."""
     if isinstance(obj, AllpassData):
         return {"kind": "allpass", "size": obj.size, "results": _tree(obj.results, leaves)}
-    if isinstance(obj, dict):
+    if isinstance(obj, dict | Runs):  # Allpass's runs are read as they are written
         return {"kind": "dict", "items": [[_key(k), _tree(v, leaves)] for k, v in obj.items()]}
     if isinstance(obj, tuple | list):
         return {"kind": type(obj).__name__, "items": [_tree(v, leaves) for v in obj]}
@@ -236,12 +237,9 @@ def written_digest(path) -> str | None:
     note :func:`write` left beside it while the file's size and modification time are
     still those it noted, else from the file itself."""
     path = Path(path)
-    try:
-        note = json.loads(_sidecar(path).read_text())
-        if note["stamp"] == _stamp(path):
-            return note["digest"]
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
+    note = _noted(path)
+    if "digest" in note:
+        return note["digest"]
     try:
         with netCDF4.Dataset(path) as root:
             return root.getncattr("lorasched_digest")
@@ -249,11 +247,14 @@ def written_digest(path) -> str | None:
         return None
 
 
-def write(data, path, *, figure: str = "", size: str = "") -> Path:
+def write(data, path, *, figure: str = "", size: str = "", source: str | None = None) -> Path:
     """Write ``data`` (a figure's data tree) to the netCDF file ``path``: to a temporary
     name of this process first, then renamed, so that an interrupted write leaves no
     broken file and two pages writing one shared file at once (``make book`` runs two
-    notebooks at a time) do not collide (HDF5 locks a file being written)."""
+    notebooks at a time) do not collide (HDF5 locks a file being written). ``source``:
+    what the data was read from, where it says (Allpass's runs: which kept result each
+    run is), noted beside the file so that a page reading the same source need not
+    compute the data's digest to find the file current."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     leaves: list[xr.Dataset] = []
@@ -270,9 +271,28 @@ def write(data, path, *, figure: str = "", size: str = "") -> Path:
         nodes["/shared"] = xr.Dataset(shared)
     with atomic_file(path) as tmp:
         _to_netcdf(nodes, tmp)
-    with atomic_file(_sidecar(path)) as tmp:
-        tmp.write_text(json.dumps({"digest": content, "stamp": _stamp(path)}))
+    _note(path, content, source)
     return path
+
+
+def _note(path: Path, content: str, source: str | None) -> None:
+    """Note beside the data file ``path`` its digest, its size and modification time and,
+    if given, its ``source``."""
+    note = {"digest": content, "stamp": _stamp(path)}
+    if source is not None:
+        note["source"] = source
+    with atomic_file(_sidecar(path)) as tmp:
+        tmp.write_text(json.dumps(note))
+
+
+def _noted(path: Path) -> dict:
+    """What :func:`_note` left beside ``path`` while the file's size and modification time
+    are still those it noted, else ``{}``."""
+    try:
+        note = json.loads(_sidecar(Path(path)).read_text())
+        return note if note["stamp"] == _stamp(Path(path)) else {}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
 
 
 class _DeferredWriter(ArrayWriter):
@@ -461,10 +481,14 @@ def write_page_files(fig: Figure, data, size: str = "full", folder=None, *,
     folder = data_folder(size) if folder is None else Path(folder)
     nc, csv = file_names(fig)
     data = without(data, fig.unpublished)
+    source = data.source() if hasattr(data, "source") else None
     with locked(folder / nc):  # pages sharing a file write it once
-        if written_digest(folder / nc) != digest(data):
-            write(data, folder / nc, figure=f"{fig.system}/{fig.data_name or fig.key}",
-                  size=size)
+        if source is None or _noted(folder / nc).get("source") != source:
+            if written_digest(folder / nc) != digest(data):
+                write(data, folder / nc, figure=f"{fig.system}/{fig.data_name or fig.key}",
+                      size=size, source=source)
+            elif source is not None:
+                _note(folder / nc, written_digest(folder / nc), source)
     (fig.claims(data) if claims is None else claims).to_csv(folder / csv, index=False)
     if fig.quotes:
         (fig.quoted(data) if quoted is None else quoted).to_csv(

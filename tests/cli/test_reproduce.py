@@ -14,7 +14,7 @@ from lorasched.cli import reproduce as command
 from lorasched.experiments import Store, compare_stores, executor, grid, shipped
 from lorasched.figures import allpass
 from lorasched.figures.allpass import declared
-from lorasched.figures.base import SystemReport
+from lorasched.figures.base import SystemReport, shipped_files
 
 
 @pytest.fixture()
@@ -36,9 +36,11 @@ def nothing_runs(monkeypatch):
 def test_all_systems_run_in_one_batch_where_told(nothing_runs, tmp_path, capsys):
     assert main(["reproduce", "--system", "all", "--size", "small", "--workers", "2",
                  "--store", str(tmp_path), "--no-progress"]) == 0
+    shipped_cells = nothing_runs["batch"][0].pop("shipped_cells")  # the small size's files
+    assert set(shipped_cells.records) == {k for path in shipped_files("small")
+                                          for k in shipped.read(path).records}
     assert nothing_runs["batch"] == [{"systems": ["pdftsp", "titan", "allpass"], "workers": 2,
-                                      "scheduler": None, "serial": False, "progress": False,
-                                      "shipped_cells": None}]  # none at the small size
+                                      "scheduler": None, "serial": False, "progress": False}]
     assert "allpass (small): 0 cells computed" in capsys.readouterr().out
     for option, value in (("--scheduler", "tcp://h:1"), ("--serial", None)):
         assert main(["reproduce", "--system", "allpass", "--size", "small", "--store",
@@ -132,7 +134,7 @@ def test_the_report_gives_a_labelled_policy_its_own_line():
 def test_a_small_batch_reports_cpu_seconds_and_takes_shipped_cells_apart(tmp_path, capsys):
     here, there = tmp_path / "here", tmp_path / "there"
     argv = ["reproduce", "--size", "small", "--figures", "fig06", "--serial", "--no-progress"]
-    assert main([*argv, "--store", str(here)]) == 0
+    assert main([*argv, "--store", str(here), "--no-shipped"]) == 0  # computed here
     out = capsys.readouterr().out
     rows = {tuple(line.split()[:2]): line.split()[2:] for line in out.splitlines()
             if line.startswith("  pdftsp ")}

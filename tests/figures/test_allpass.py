@@ -17,6 +17,7 @@ import pytest
 
 import lorasched.figures.allpass as figures
 import lorasched.plotting.allpass as plots
+from lorasched import systems
 from lorasched.allpass.diagnostics import demoted_overlap
 from lorasched.figures import prose
 from lorasched.figures.allpass import fig01 as fig01_module
@@ -582,3 +583,54 @@ def test_tl_p_preempts_yet_finishes_the_same_jobs_within_ten_minutes_as_tl_np():
     assert "not a bug" not in other
     assert f"{cut['jobs across ten minutes']} jobs finish on the other side of ten" in other
     assert "1 min of service" in other
+
+
+# --------------------------------------------------------------------------- kept runs, read lazily
+def test_the_runs_are_read_when_asked_for_and_their_metrics_from_the_records(tmp_path,
+                                                                             monkeypatch):
+    """kept_runs reads no result until a page asks for one; the metrics of every run come
+    from the store's records, equal to measuring the run read back; ``|`` and ``moved``
+    read none; the same runs give the same source, a run held in memory none."""
+    from lorasched.experiments import Store
+    from lorasched.figures.allpass import declared
+
+    chosen = declared.parts("small", 1)[:1]
+    declared.kept_runs(chosen, "small", tmp_path)  # computed into the store
+    declared.clear_cache()
+    reads = []
+    real = Store.result
+    monkeypatch.setattr(Store, "result", lambda self, key: reads.append(key) or real(self, key))
+    runs = declared.kept_runs(chosen, "small", tmp_path)
+    data = figures.common.AllpassData("small", runs, tmp_path)
+    both = runs | runs.moved({("limited", "x", 1): ("limited", "allpass", 1)})
+    assert not reads and len(data.metrics["seed"]) == 1 and ("limited", "x", 1) in both
+    system = systems.get("allpass")
+    for key in list(runs)[:3]:  # bit for bit, NaN as NaN
+        assert (json.dumps(runs.measured(key), sort_keys=True)
+                == json.dumps(system.measure(runs[key], runs[key]), sort_keys=True))
+    assert len(reads) == 3
+    assert runs.source() == declared.kept_runs(chosen, "small", tmp_path).source()
+    assert (runs | {("limited", "allpass", 1): runs[("limited", "allpass", 1)]}).source() is None
+    assert runs.loaded().source() is None
+
+
+def test_a_page_of_the_same_runs_finds_the_data_file_current_unread(tmp_path, monkeypatch):
+    """The runs' data file is written once; a page of the same runs (the same source) finds
+    it current without reading a run or computing the data's digest."""
+    from lorasched.figures import datafiles
+    from lorasched.figures.allpass import declared
+
+    fig = figures.figure("fig06")
+    data = figures.common.AllpassData(
+        "small", declared.kept_runs(declared.parts("small", 1), "small", tmp_path / "s"),
+        tmp_path / "s")
+    datafiles.write_page_files(fig, data, "small", tmp_path / "d")
+    nc = tmp_path / "d" / datafiles.file_names(fig)[0]
+    written = nc.stat().st_mtime_ns
+
+    def never(*args):
+        raise AssertionError("the data's digest computed again")
+
+    monkeypatch.setattr(datafiles, "digest", never)
+    datafiles.write_page_files(figures.figure("fig07"), data, "small", tmp_path / "d")
+    assert nc.stat().st_mtime_ns == written

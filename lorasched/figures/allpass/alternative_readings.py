@@ -245,15 +245,15 @@ class Readings(AllpassFigure):
         page's)."""
         if key in SCENARIOS:
             return data.cached(("counterfactual", key), lambda: AllpassData(
-                data.size, {**data.results, **alternative_runs(
+                data.size, data.results | alternative_runs(
                     data.size, SCENARIOS[key], list(data.seeds), data.store,
-                    label=counterfactual_label(key))}, data.store))
+                    label=counterfactual_label(key)), data.store))
         policy = _REPLACES.get(key, "allpass")
 
         def build():
-            swapped = {(setup, policy, seed): run
-                       for (setup, alg, seed), run in data.results.items() if alg == key}
-            return AllpassData(data.size, {**data.results, **swapped}, data.store)
+            swapped = data.results.moved({(setup, policy, seed): (setup, alg, seed)
+                                          for setup, alg, seed in data.results if alg == key})
+            return AllpassData(data.size, data.results | swapped, data.store)
         return data.cached(("counterfactual", key), build)
 
     def causes(self, data: AllpassData) -> pd.DataFrame:

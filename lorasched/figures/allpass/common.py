@@ -117,9 +117,12 @@ def metrics(results: dict) -> xr.Dataset:
               for m in system.metrics}
     at = ({s: i for i, s in enumerate(SETUPS)}, {a: i for i, a in enumerate(algorithms)},
           {k: i for i, k in enumerate(keys)})
-    for (setup, alg, seed), res in results.items():
+    measured = getattr(results, "measured", None)  # a store's records, none read (Runs)
+    for setup, alg, seed in results:
         where = (at[0][setup], at[1][alg], at[2][seed])
-        for m, v in system.measure(res, res).items():
+        res = None if measured else results[setup, alg, seed]
+        values = measured((setup, alg, seed)) if measured else system.measure(res, res)
+        for m, v in values.items():
             arrays[m][where] = v
     return xr.Dataset({m: (("setup", "algorithm", "seed"), a) for m, a in arrays.items()},
                       coords={"setup": list(SETUPS), "algorithm": algorithms, "seed": keys})
@@ -189,6 +192,13 @@ class AllpassData:
         self.seeds = sorted({k[2] for k in results})
         self.design = design
 
+    def source(self) -> str | None:
+        """What the runs are, none read (:meth:`.declared.Runs.source` and the size): the
+        data file of the same source need not be written again; None where a run is held
+        in memory."""
+        source = getattr(self.results, "source", lambda: None)()
+        return None if source is None else f"{self.size}:{source}"
+
     def cached(self, key, compute):
         """``compute()``, computed once per ``key`` for these runs (a page's measured
         tables are read by several of its claims)."""
@@ -231,8 +241,8 @@ class AllpassData:
     def capacity(self, setup: str):
         """The serverful cap of ``setup``'s runs, as their scenario records it (an
         alternative of the sensitivity page changes it), else :data:`SETUPS`'s."""
-        run = next((r for k, r in self.results.items() if k[0] == setup), None)
-        attrs = getattr(run, "attrs", {})
+        key = next((k for k in self.results if k[0] == setup), None)
+        attrs = {} if key is None else self.results[key].attrs
         return attrs["capacity"] if "capacity" in attrs else SETUPS[setup]
 
     def run(self, setup: str, algorithm: str, seed: int | None = None) -> xr.Dataset:
@@ -314,9 +324,8 @@ def looked_data(size: str, store, first: int, cap: int) -> AllpassData:
     """The runs of a second look: seeds 1 to ``cap`` (the pages' ``first`` and the added
     ones, :func:`.declared.look_parts`, read from ``store``'s kept results and computed
     first where it lacks them), judged in one look (made once per process)."""
-    return AllpassData(size, {**runs(size, first, False, store),
-                              **kept_runs(look_parts(size, Design(first, cap)), size, store)},
-                       store)
+    return AllpassData(size, runs(size, first, False, store)
+                       | kept_runs(look_parts(size, Design(first, cap)), size, store), store)
 
 
 def paper_table(data: AllpassData, rows: list[tuple]) -> pd.DataFrame:

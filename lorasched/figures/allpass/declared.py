@@ -8,13 +8,16 @@ the pages read them, ``(setup, algorithm key, seed)``. See :doc:`/reference/figu
 
 from __future__ import annotations
 
+import hashlib
 import json
 import tempfile
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import xarray as xr
 
 from ... import systems
 from ...allpass.scalers import F0
@@ -198,10 +201,11 @@ _CACHE: OrderedDict = OrderedDict()
 
 def kept_runs(chosen: list[Part], size: str, store=None, *, serial: bool | None = None,
               workers: int | None = None, scheduler: str | None = None,
-              progress: bool = False) -> dict:
+              progress: bool = False) -> Runs:
     """The checked runs of ``chosen``, ``(setup, key, seed) -> result Dataset``: the cells
     ``store`` lacks run through the engine first (:func:`lorasched.experiments.run_sweeps`),
-    then every kept result is read back (:meth:`lorasched.experiments.Store.result`).
+    then each kept result is read back when first asked for
+    (:meth:`lorasched.experiments.Store.result`, :class:`Runs`).
 
     Parameters
     ----------
@@ -220,8 +224,8 @@ def kept_runs(chosen: list[Part], size: str, store=None, *, serial: bool | None 
 
     Returns
     -------
-    dict
-        The runs. The same dict for the same runs and store while it is among the last
+    Runs
+        The runs. The same object for the same runs and store while it is among the last
         :data:`CACHED` read in this process.
 
     Raises
@@ -241,7 +245,7 @@ def kept_runs(chosen: list[Part], size: str, store=None, *, serial: bool | None 
     if where is None:
         with tempfile.TemporaryDirectory(prefix="lorasched-allpass-") as tmp:
             _complete(chosen, Path(tmp), options)
-            out = _read(chosen, Store(tmp))
+            out = _read(chosen, Store(tmp)).loaded()  # before the folder goes
     else:
         _complete(chosen, where, options)
         out = _read(chosen, Store(where))
@@ -281,27 +285,110 @@ def _complete(chosen: list[Part], where: Path, options: dict) -> None:
         raise RuntimeError(f"{len(report.failed)} Allpass run(s) failed:\n{lines}")
 
 
-def _read(chosen: list[Part], store: Store) -> dict:
-    """Every kept result of ``chosen``, keyed as the pages read them; the offer book, the
-    scenario's and the same in every policy's run of it, is held once per scenario (checked
-    equal), as the runs shared it when they were computed."""
-    out, books = {}, {}
-    for part in chosen:
-        for cell in grid.cells(part.sweep):
-            result = store.result(cell.key)
-            scenario = json.dumps([cell.params["scenario"], cell.params["seed"]],
-                                  sort_keys=True)
-            book = result["price_per_gpu_h"].variable
-            shared = books.setdefault(scenario, book)
-            if shared is not book and np.array_equal(shared.values, book.values,
-                                                     equal_nan=True):
-                book.data = shared.data
-            for where in cell.where:
-                at = dict(where)
-                out[at["setup"], part.key(at["algorithm"]), at["seed"]] = result
-    return out
+@dataclass(frozen=True)
+class _Kept:
+    """Where one kept run is: its store's folder and cell key, its scenario (the offer book
+    is shared by the runs of one scenario), and the metrics and file digest its record
+    holds."""
+
+    folder: str
+    key: str
+    scenario: str
+    metrics: dict
+    sha256: str  # the kept result file's, as its record gives it
+
+
+#: results read so far in this process, by (store folder, cell key); and the offer book of
+#: each scenario, held once (the same in every policy's run of it)
+_DECODED: dict = {}
+_BOOKS: dict = {}
+
+
+class Runs(Mapping):
+    """``(setup, algorithm key, seed) -> result Dataset``, what :func:`kept_runs` returns:
+    each run read from its store's kept result when first asked for (a page reads a few runs
+    whole and the metrics of all, which the store's records hold: :meth:`measured`), or a
+    Dataset held in memory. ``a | b``: the runs of both, ``b``'s where both have a key."""
+
+    def __init__(self, entries: dict):
+        self._entries = dict(entries)
+
+    def __getitem__(self, key) -> xr.Dataset:
+        entry = self._entries[key]
+        return entry if isinstance(entry, xr.Dataset) else _result(entry)
+
+    def __iter__(self):
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key) -> bool:
+        return key in self._entries
+
+    def __or__(self, other: Mapping) -> Runs:
+        more = other._entries if isinstance(other, Runs) else dict(other)
+        return Runs({**self._entries, **more})
+
+    def measured(self, key) -> dict:
+        """The run's metrics (``lorasched.allpass.system.measure``): its record's for a
+        kept run, equal bit for bit to measuring the result read back."""
+        entry = self._entries[key]
+        if isinstance(entry, _Kept):
+            return entry.metrics
+        return systems.get("allpass").measure(entry, entry)
+
+    def moved(self, keys: dict) -> Runs:
+        """The runs of ``keys``' values under its keys (``{new: old}``), none read."""
+        return Runs({new: self._entries[old] for new, old in keys.items()})
+
+    def source(self) -> str | None:
+        """A SHA-256 of which result file each key reads (their recorded digests), none
+        read: the same runs give the same source; None where a run is held in memory."""
+        if not all(isinstance(e, _Kept) for e in self._entries.values()):
+            return None
+        pairs = sorted((json.dumps(k), e.sha256) for k, e in self._entries.items())
+        return hashlib.sha256(json.dumps(pairs).encode()).hexdigest()
+
+    def loaded(self) -> Runs:
+        """The same runs, every one read into memory now."""
+        return Runs({k: self[k] for k in self._entries})
+
+
+def _result(entry: _Kept) -> xr.Dataset:
+    """The kept run ``entry``, read once per process; its offer book held once per scenario
+    (checked equal), as the runs shared it when they were computed."""
+    at = (entry.folder, entry.key)
+    if at not in _DECODED:
+        result = Store(entry.folder).result(entry.key)
+        book = result["price_per_gpu_h"].variable
+        shared = _BOOKS.setdefault(entry.scenario, book)
+        if shared is not book and np.array_equal(shared.values, book.values, equal_nan=True):
+            book.data = shared.data
+        _DECODED[at] = result
+    return _DECODED[at]
+
+
+def _read(chosen: list[Part], store: Store) -> Runs:
+    """Every kept run of ``chosen``, keyed as the pages read them, each read when first
+    asked for (:class:`Runs`)."""
+    cells = [(part, cell) for part in chosen for cell in grid.cells(part.sweep)]
+    records = store.done([cell.key for _, cell in cells])
+    folder = str(store.folder)
+    entries = {}
+    for part, cell in cells:
+        record = records[cell.key]
+        entry = _Kept(folder, cell.key, json.dumps([cell.params["scenario"],
+                                                    cell.params["seed"]], sort_keys=True),
+                      record["metrics"], record["result"]["sha256"])
+        for where in cell.where:
+            at = dict(where)
+            entries[at["setup"], part.key(at["algorithm"]), at["seed"]] = entry
+    return Runs(entries)
 
 
 def clear_cache() -> None:
     """Forget the runs :func:`kept_runs` holds in memory (the next call reads the store)."""
     _CACHE.clear()
+    _DECODED.clear()
+    _BOOKS.clear()

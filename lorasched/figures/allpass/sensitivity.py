@@ -109,11 +109,12 @@ class Sensitivity(SensitivityPage, Figure):
         n = self.seeds(size, seeds)
         changes = [alternative_sweep(size, alt, range(1, n + 1)) for alt in self.alternatives]
         complete([*parts(size), *changes], size, store)  # one batch of what the store lacks
-        base = {k: v for k, v in runs(size, store=store).items() if k[2] <= n}
+        every = runs(size, store=store)
+        base = every.moved({k: k for k in every if k[2] <= n})
         out = {CHOICE: AllpassData(size, base, store)}
         for alt in self.alternatives:
             changed = alternative_runs(size, alt, list(range(1, n + 1)), store)
-            out[alt.label] = AllpassData(size, {**base, **changed}, store)
+            out[alt.label] = AllpassData(size, base | changed, store)
         return out
 
     def columns(self, data) -> dict:
