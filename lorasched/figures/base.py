@@ -23,6 +23,7 @@ from ..experiments.progress import policy as policy_label
 from ..model.errors import InputError
 from . import inventory, numbers, record
 from .files import atomic_file, locked  # noqa: F401 - where the pages import them
+from .runs import kept_result
 from .verdicts import (
     BEYOND,
     COLOURS,
@@ -216,12 +217,10 @@ class Figure:
         """The result of the page's single run ``name`` (:meth:`runs`), read from
         ``store`` (default: ``size``'s; ``False``: a temporary folder), computed there
         first where it is missing."""
-        from .runs import kept_result
-
         runs = self.runs(size)
         if name not in runs:
             raise InputError(f"{self.number}: run must be one of {sorted(runs)}, got {name!r}")
-        return kept_result(runs[name], store=store, size=size)
+        return kept_result(runs[name], default_store(size) if store is None else store)
 
     def sweep(self, size: str = "small", seeds: int | None = None) -> Sweep:
         """The figure's one sweep (``ValueError`` if it has none or several)."""

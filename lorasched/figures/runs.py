@@ -13,7 +13,6 @@ import tempfile
 import xarray as xr
 
 from ..experiments import Store, Sweep, grid, run_sweeps
-from .base import default_store
 
 
 def one_run(system: str, base: dict, algorithm: str, *, seed: int, label: str,
@@ -53,19 +52,17 @@ def one_run(system: str, base: dict, algorithm: str, *, seed: int, label: str,
     return Sweep.from_dict(decl)
 
 
-def kept_result(sweep: Sweep, *, store=None, size: str = "small") -> xr.Dataset:
-    """The one kept result of ``sweep`` (:func:`one_run`), read from ``store`` (default:
-    ``size``'s store; ``False``: a temporary folder), computed there first where it is
-    missing (as a page opened before `lorasched reproduce` ran finds it).
+def kept_result(sweep: Sweep, store) -> xr.Dataset:
+    """The one kept result of ``sweep`` (:func:`one_run`), read from ``store`` (``False``:
+    a temporary folder), computed there first where it is missing (as a page opened before
+    `lorasched reproduce` ran finds it).
 
     Parameters
     ----------
     sweep : Sweep
         A kept sweep of one cell.
-    store : path or False, optional
+    store : path or False
         The folder of finished cells.
-    size : str
-        ``"small"`` or ``"full"``: whose default store.
 
     Returns
     -------
@@ -79,7 +76,7 @@ def kept_result(sweep: Sweep, *, store=None, size: str = "small") -> xr.Dataset:
     """
     (cell,) = grid.cells(sweep)
     with tempfile.TemporaryDirectory(prefix="lorasched-") as tmp:
-        where = tmp if store is False else (default_store(size) if store is None else store)
+        where = tmp if store is False else store
         found = Store(where)
         if cell.key not in found.done([cell.key]):
             report = run_sweeps([sweep], where, serial=True, progress=False)

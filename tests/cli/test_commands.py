@@ -301,7 +301,8 @@ def test_bad_titan_options_exit_2_with_a_message(argv, message, capsys):
 def test_reproduce_titan_small_fills_the_store(tmp_path, capsys):
     store = tmp_path / "store"
     assert main(["reproduce", "--system", "titan", "--figures", "fig05", "--size", "small",
-                 "--seeds", "1", "--store", str(store), "--serial", "--no-progress"]) == 0
+                 "--seeds", "1", "--store", str(store), "--serial", "--no-progress",
+                 "--no-shipped"]) == 0
     assert "titan (small): 40 cells computed" in capsys.readouterr().out
 
 

@@ -8,7 +8,7 @@ import pandas as pd
 from ...experiments import Sweep
 from ...pdftsp import mechanism
 from ...pdftsp.workload import synthetic_scenario
-from ..base import Figure, paragraphs
+from ..base import Figure, default_store, paragraphs
 from ..inventory import cite
 from ..numbers import num, pct
 from ..runs import kept_result
@@ -53,7 +53,8 @@ class Fig10(Figure):
         ``store`` (default ``size``'s, :func:`.common.base_run`)."""
         scenario = synthetic_scenario(**base(size), seed=seed)
         if task is None:
-            result = kept_result(base_run(size, seed), store=store, size=size)
+            result = kept_result(base_run(size, seed),
+                             default_store(size) if store is None else store)
             bid = result["bid"].values
             crit = bid - result["surplus"].values
             ok = np.flatnonzero(result["admitted"].values & (crit > 0.2 * bid)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...experiments import Sweep
-from ..base import Figure, paragraphs
+from ..base import Figure, default_store, paragraphs
 from ..inventory import cite
 from ..runs import kept_result
 from ..verdicts import REPRODUCED, Estimate, judge
@@ -28,7 +28,8 @@ class Fig11(Figure):
         """A pdFTSP day on the base scenario (a kept run read from ``store``, default
         ``size``'s) and ``n`` of its admitted tasks drawn at random
         (``numpy.random.default_rng(seed)``), sorted. Returns ``(result, tasks)``."""
-        result = kept_result(base_run(size, seed), store=store, size=size)
+        result = kept_result(base_run(size, seed),
+                             default_store(size) if store is None else store)
         admitted = np.flatnonzero(result["admitted"].values)
         tasks = np.sort(np.random.default_rng(seed).choice(
             admitted, size=min(n, admitted.size), replace=False))

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tempfile
 
 import pandas as pd
 
-from ...experiments import Store, Sweep, grid, run_sweeps
+from ...experiments import Sweep
 from ...titan import differential
 from ..base import Prose, check_size, default_store
 from ..numbers import num, pct
+from ..runs import kept_result
 from .common import centre_of, paper_change
 
 #: the authors' main result files, FM-1-vit, average JCT (h): TITAN
@@ -79,16 +79,8 @@ def run_sweep_of(workload: str, policy: str, scenario: dict | None = None,
 def ours(sweep: Sweep, *, store=None, size: str = "small"):
     """The one kept result of ``sweep`` (:func:`run_sweep_of`), read from ``store``
     (default ``size``'s; ``False``: a temporary folder), computed there first where it is
-    missing."""
-    (cell,) = grid.cells(sweep)
-    with tempfile.TemporaryDirectory(prefix="lorasched-") as tmp:
-        where = tmp if store is False else (default_store(size) if store is None else store)
-        found = Store(where)
-        if cell.key not in found.done([cell.key]):
-            report = run_sweeps([sweep], where, serial=True, progress=False)
-            if report.failed:
-                raise RuntimeError(f"{sweep.name} failed: {report.failed}")
-        return found.result(cell.key)
+    missing (:func:`..runs.kept_result`)."""
+    return kept_result(sweep, default_store(size) if store is None else store)
 
 
 def table(size: str = "small", *, store=None) -> pd.DataFrame:
