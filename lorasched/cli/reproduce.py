@@ -85,15 +85,15 @@ def _register_reproduce(sub) -> None:
     ship = sub.add_parser(
         "ship-cells", help="write the figures' costly cells from a store into the files "
         "shipped with the repository",
-        description="Write each chosen system's costly figure cells at SIZE "
-        "(pdFTSP: Titan with either objective and the bounds, on their seeds, and the pdFTSP "
-        "runs Fig. 13 times against Titan's; TITAN: the policies that solve a MILP at each "
-        "decision) from STORE into its file, notebooks/cells/SYSTEM-SIZE.jsonl, one record "
-        "a line after a header that says where they were computed; cells of other keys "
-        "leave the file. Every one must be finished in STORE and computed there (`lorasched "
-        "reproduce --size SIZE --system SYSTEM --no-shipped` first). `make book` (the full "
-        "size) and `make test` (the small one) then take them instead of computing them "
-        "while the code that computed them is unchanged.")
+        description="Write each chosen system's costly figure cells at SIZE (pdFTSP: "
+        "every cell but a kept run, Titan's and the bounds' the costliest; TITAN: the "
+        "policies that solve a MILP at each decision) from STORE into its file, "
+        "notebooks/cells/SYSTEM-SIZE.jsonl, one record a line after a header that says "
+        "where they were computed; cells of other keys leave the file. Every one must be "
+        "finished in STORE and computed there (`lorasched reproduce --size SIZE --system "
+        "SYSTEM --no-shipped` first). `make book` (the full size) and `make test` (the "
+        "small one) then take them instead of computing them while the code that computed "
+        "them is unchanged.")
     ship.add_argument("--size", default="full", choices=["full", "small"],
                       help="whose cells: the book's (full, the default) or the small "
                       "build's that `make test` makes")

@@ -68,7 +68,7 @@ def decode(path) -> xr.Dataset:
     """The Dataset that :func:`encode` wrote into the file ``path``, loaded into memory.
 
     The file is read with the netCDF4 library directly (a page reads hundreds of kept
-    results: a quarter of the time xarray's own reader takes); a file holding what that
+    results: two thirds of the time xarray's own reader takes); a file holding what that
     reading does not cover (a character array) is read through xarray instead, to the
     same Dataset.
 
