@@ -54,7 +54,7 @@ class Fig10(Figure):
         scenario = synthetic_scenario(**base(size), seed=seed)
         if task is None:
             result = kept_result(base_run(size, seed),
-                             default_store(size) if store is None else store)
+                                 default_store(size) if store is None else store)
             bid = result["bid"].values
             crit = bid - result["surplus"].values
             ok = np.flatnonzero(result["admitted"].values & (crit > 0.2 * bid)
