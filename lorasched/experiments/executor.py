@@ -15,6 +15,7 @@ import os
 import time
 import traceback
 
+import dask
 from tqdm import tqdm
 
 from .. import systems
@@ -142,8 +143,11 @@ def _run_dask(pending: list[Cell], record, *, scheduler: str | None,
     else:
         n = workers or os.cpu_count() or 1
         logging.getLogger("distributed").setLevel(logging.ERROR)
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+        # without the workers' statistical profiler: it samples the running cell's stack
+        # every 10 ms: a batch of 735 short cells took 311 CPU-s with it, 231 without
+        with dask.config.set({"distributed.worker.profile.enabled": False}):
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.ERROR)
         client = Client(cluster)
     try:
         by_future = {}
