@@ -1,8 +1,11 @@
 """Causes tested, not only told: a claim that is not reproduced is judged again on the
 runs of the counterfactual its "why" implies (the mechanism removed, or set to the paper's
 assumption), and the effect on its number is classified -- into the band, part-way (how
-much of the distance to the paper's number it closes), none (the cause ruled out) or away
-from the paper."""
+much of the distance to the paper's number it closes), past the paper's number, the sign
+flipped, none (the cause ruled out) or away from the paper. One strict rule concludes
+(:func:`status`): only a counterfactual whose row is reproduced there explains it; one
+that stops short or overshoots explains it in part; one fitted to the paper's number is
+circular, a calibration and never a cause."""
 
 from __future__ import annotations
 
@@ -11,12 +14,29 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .verdicts import COMPARED, CONTRADICTED, MAGNITUDE_OFF, PAPER, REPRODUCED, Estimate, _to
+from .verdicts import (
+    COMPARED,
+    CONTRADICTED,
+    GAIN,
+    LINEAR,
+    MAGNITUDE_OFF,
+    PAPER,
+    RATIO,
+    REPRODUCED,
+    SAVING,
+    Estimate,
+    _to,
+)
 
 #: the effects a counterfactual can have on a row
-INTO_BAND, PART_WAY, NONE, AWAY, DIRECTION, CROSSED, PAST = (
+INTO_BAND, PART_WAY, NONE, AWAY, DIRECTION, CROSSED, PAST, FLIPPED = (
     "into the band", "part-way", "none (ruled out)", "away from the paper",
-    "direction now holds", "to the paper's side, undecided", "past the paper's number")
+    "direction now holds", "to the paper's side, undecided", "past the paper's number",
+    "the sign flipped")
+#: what a line says of a counterfactual whose parameter was fitted to the row's own number
+CIRCULAR_EFFECT = "fitted to the paper's number"
+#: what a counterfactual that runs another algorithm than the paper's adds to its label
+NOT_THE_PAPERS = " (not the paper's algorithm)"
 #: the share of the distance to the paper's number below which a move counts as none
 NEGLIGIBLE = 0.1
 
@@ -24,10 +44,37 @@ NEGLIGIBLE = 0.1
 @dataclass(frozen=True)
 class Intervention:
     """A counterfactual run: its label and what it changes (the mechanism it removes or
-    sets to the paper's assumption)."""
+    sets to the paper's assumption).
+
+    Parameters
+    ----------
+    label, what : str
+        Its name in a causes table, and what it changes.
+    changes_algorithm : bool
+        It runs another algorithm than the paper describes (made preemptive, an oracle,
+        another payment or other constants): its label says so (:data:`NOT_THE_PAPERS`).
+    fitted_to : tuple of str
+        The claims (by the start of their names) whose paper number its parameter was
+        chosen to meet: on those rows it is circular (:data:`CIRCULAR`), a calibration.
+    """
 
     label: str
     what: str
+    changes_algorithm: bool = False
+    fitted_to: tuple = ()
+
+    @property
+    def shown(self) -> str:
+        """Its label as a causes table shows it."""
+        return self.label + (NOT_THE_PAPERS if self.changes_algorithm else "")
+
+    def circular_for(self, claim: str) -> bool:
+        """Whether its parameter was fitted to the number of ``claim``."""
+        return any(claim.startswith(c) for c in self.fitted_to)
+
+
+#: the value of each scale at which a quantity changes sign: no effect (a share has none)
+_NULL = {RATIO: 1.0, GAIN: 0.0, SAVING: 0.0, LINEAR: 0.0}
 
 
 def _distance(est: Estimate, paper: float) -> float:
@@ -45,9 +92,11 @@ def effect(before: dict, after: dict) -> tuple[str, float | None]:
     or -1 below). Returns the effect and the share of the
     distance it closes (1: all of it; negative: it moved away): for a number, the distance
     of our centre to the paper's (a centre moved to the paper's other side and not into
-    its band is *past* it); for a direction, the distance of a centre on the wrong
-    side to the threshold (a centre on the paper's side is none: what keeps such a row
-    undecided is its spread, which the share does not measure)."""
+    its band is *past* it, and where it then lies across the scale's null from the
+    paper's number, ours says the opposite: *the sign flipped*); for a direction, the
+    distance of a centre on the wrong side to the threshold (a centre on the paper's side
+    is none: what keeps such a row undecided is its spread, which the share does not
+    measure)."""
     if after["verdict"] == REPRODUCED:
         return (INTO_BAND if before.get("paper_value") is not None else DIRECTION), 1.0
     b_est, a_est = before.get("estimate"), after.get("estimate")
@@ -68,6 +117,9 @@ def effect(before: dict, after: dict) -> tuple[str, float | None]:
     closed = (d0 - d1) / d0
     if "paper_value" in before and (b_est.mean - target) * (a_est.mean - target) < 0 \
             and closed < 1 - NEGLIGIBLE:  # it overshot: the mechanism acts, and then some
+        null = _NULL.get(a_est.scale)
+        if null is not None and (a_est.mean - null) * (target - null) < 0:
+            return FLIPPED, closed  # ... so far that ours now says the opposite
         return PAST, closed
     if abs(closed) < NEGLIGIBLE:
         return NONE, closed
@@ -83,23 +135,36 @@ def open_rows(fig, rows: list[dict]) -> list[dict]:
 
 #: what a causes table says of a row whose cause no run of its page can test
 NONE_RUN = "none run here"
+#: the columns of a causes table's line (:func:`line`)
+LINE_COLUMNS = ["claim", "variant", "verdict", "ours", "counterfactual", "judged there",
+                "ours there", "effect"]
 
 
-def line(before: dict, label: str | None = None, after: dict | None = None) -> dict:
+def line(before: dict, counterfactual: Intervention | str | None = None,
+         after: dict | None = None) -> dict:
     """One line of a page's causes table: the row as judged (``before``: its claim, its
-    variant where it has one, verdict and ours), and, for a counterfactual ``label`` and
-    the row judged on its runs (``after``), its verdict and ours there and the effect
-    (:func:`effect`, with the share of the distance where it is part-way); without one,
+    variant where it has one, verdict and ours), and, for a ``counterfactual`` (an
+    :class:`Intervention`, or a label) and the row judged on its runs (``after``), its
+    verdict and ours there and the effect (:func:`effect`, with the share of the distance
+    it closes where it is part-way, and how far beyond the paper's number it ends, as a
+    share of the distance it started from, where it passed it; :data:`CIRCULAR_EFFECT`
+    first where the intervention was fitted to this row's number); without one,
     :data:`NONE_RUN`."""
     out = {"claim": before["claim"], "variant": before.get("variant", ""),
            "verdict": before["verdict"], "ours": before["ours"],
            "counterfactual": NONE_RUN, "judged there": "", "ours there": "", "effect": ""}
     if after is not None:
         what, closed = effect(before, after)
+        text = what + (f", {100 * closed:.0f} % of the distance" if what == PART_WAY
+                       else f", by {100 * (1 - closed):.0f} % of the distance"
+                       if what in (PAST, FLIPPED) else "")
+        label = counterfactual
+        if isinstance(counterfactual, Intervention):
+            label = counterfactual.shown
+            if counterfactual.circular_for(before["claim"]):
+                text = f"{CIRCULAR_EFFECT}: {text}"
         out.update({"counterfactual": label, "judged there": after["verdict"],
-                    "ours there": after["ours"],
-                    "effect": what + (f", {100 * closed:.0f} % of the distance"
-                                      if what == PART_WAY else "")})
+                    "ours there": after["ours"], "effect": text})
     return out
 
 
@@ -120,30 +185,40 @@ def joined(lines: list[dict]) -> dict:
 
 
 #: what a causes table concludes of a row (:func:`status`)
-EXPLAINED, PARTLY, NOT_FOUND, UNDECIDED = ("explained", "partly explained", "not explained",
-                                           "undecided")
-#: the effects that find a row's cause, wholly or in part
-_WHOLLY = (INTO_BAND, DIRECTION, PAST)
+EXPLAINED, PARTLY, NOT_FOUND, UNDECIDED, CIRCULAR = (
+    "explained", "partly explained", "not explained", "undecided", "circular (a calibration)")
+#: the effects that explain a row: its counterfactual's own verdict is reproduced
+_WHOLLY = (INTO_BAND, DIRECTION)
+#: the effects that explain it in part: a move toward the paper that stops short or
+#: overshoots (on the paper's side of the null)
+_IN_PART = (PART_WAY, CROSSED, PAST)
 
 
 def status(verdict: str, effect_text: str) -> str:
-    """What a causes table's line concludes of its row: :data:`EXPLAINED` where the
-    counterfactual brings the row into the band, makes its direction hold or passes the
-    paper's number; :data:`PARTLY` where it closes part of the distance (or moves a
-    direction's centre to the paper's side, undecided);
-    otherwise (none run, no effect, a move away) :data:`NOT_FOUND` for a row that
-    disagrees with the paper (*contradicted*, *magnitude off*) and :data:`UNDECIDED` for
-    one its seeds leave undecided (*consistent, not decided*, *inconclusive*), whose
-    cause is their spread. A line of several counterfactuals (:func:`joined`) concludes
-    what the best of them finds."""
+    """What a causes table's line concludes of its row, by the strict rule:
+    :data:`EXPLAINED` only where the counterfactual's own verdict is reproduced (the row
+    comes into the band, or its direction now holds); :data:`PARTLY` where it moves the
+    row toward the paper's number but stops short, overshoots it, or moves a direction's
+    centre to the paper's side, undecided; :data:`CIRCULAR` where the counterfactual's
+    parameter was fitted to this row's number (whatever it moved: a calibration, not a
+    cause); otherwise (none run, no effect, a move away, the sign flipped)
+    :data:`NOT_FOUND` for a row that disagrees with the paper (*contradicted*, *magnitude
+    off*) and :data:`UNDECIDED` for one its seeds leave undecided (*consistent, not
+    decided*, *inconclusive*), whose cause is their spread. A line of several
+    counterfactuals (:func:`joined`) concludes what the best of them finds, a circular
+    one counting only where no other finds anything."""
     effects = effect_text.split(SEPARATOR)  # a row with several counterfactuals: the best
-    if any(e.startswith(_WHOLLY) for e in effects):
+    fair = [e for e in effects if not e.startswith(CIRCULAR_EFFECT)]
+    if any(e.startswith(_WHOLLY) for e in fair):
         return EXPLAINED
-    if any(e.startswith((PART_WAY, CROSSED)) for e in effects):
+    if any(e.startswith(_IN_PART) for e in fair):
         return PARTLY
+    if len(fair) < len(effects):
+        return CIRCULAR
     return NOT_FOUND if verdict in (CONTRADICTED, MAGNITUDE_OFF) else UNDECIDED
 
 
-__all__ = ["AWAY", "CROSSED", "DIRECTION", "EXPLAINED", "INTO_BAND", "NEGLIGIBLE", "NONE",
-           "NONE_RUN", "NOT_FOUND", "PART_WAY", "PARTLY", "PAST", "SEPARATOR", "UNDECIDED",
+__all__ = ["AWAY", "CIRCULAR", "CIRCULAR_EFFECT", "CROSSED", "DIRECTION", "EXPLAINED",
+           "FLIPPED", "INTO_BAND", "LINE_COLUMNS", "NEGLIGIBLE", "NONE", "NONE_RUN", "NOT_FOUND",
+           "NOT_THE_PAPERS", "PART_WAY", "PARTLY", "PAST", "SEPARATOR", "UNDECIDED",
            "Intervention", "effect", "joined", "line", "open_rows", "status"]

@@ -44,6 +44,12 @@ def build(size: str = "small", *, store=None) -> pd.DataFrame:
     check_size(size)
     table = summary.claims(size, store=store, readings=True)
     tested = summary.causes(size, store=store, table=table)
+    on = ["system", "figure", "claim", "setting"]
+    lost = tested[on].merge(table[on], how="left", on=on, indicator=True)
+    lost = lost[lost["_merge"] == "left_only"]
+    if len(lost):  # a cause test whose claim is not in the table would vanish from it
+        raise RuntimeError(f"{len(lost)} cause tests match no claim of the table, the "
+                           f"first {'/'.join(map(str, lost.iloc[0][on]))!r}")
     joined = table.merge(tested[["system", "figure", "claim", "setting", *_CAUSE]],
                          how="left", on=["system", "figure", "claim", "setting"],
                          validate="many_to_one")

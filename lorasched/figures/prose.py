@@ -13,6 +13,7 @@ from ..model.errors import InputError
 from .verdicts import (
     CONSISTENT,
     CONTRADICTED,
+    DEPENDS,
     INCONCLUSIVE,
     MAGNITUDE_OFF,
     NOT_TESTABLE,
@@ -28,6 +29,7 @@ MARKERS = {
     CONTRADICTED: ("unlike the paper",),
     INCONCLUSIVE: ("the seeds cannot tell",),
     NOT_TESTABLE: ("cannot be tested here",),
+    DEPENDS: ("depends on the reading",),
 }
 #: words that assert agreement with the paper's result (patterns): only a reproduced
 #: claim's sentence may use them ("as in the paper's evaluation" names a method, not a

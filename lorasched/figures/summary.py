@@ -173,7 +173,9 @@ def counts(table: pd.DataFrame, causes: pd.DataFrame | None = None) -> pd.DataFr
         wide[NOT_EXPLAINED] = (table["why"].str.startswith(NOT_EXPLAINED)
                                .groupby(table["system"]).sum())
     else:
-        found = causes[causes["cause"] == _causes.NOT_FOUND].groupby("system").size()
+        # a circular counterfactual explains nothing: its row counts as not explained
+        found = causes[causes["cause"].isin([_causes.NOT_FOUND, _causes.CIRCULAR])]
+        found = found.groupby("system").size()
         wide[NOT_EXPLAINED] = found.reindex(wide.index, fill_value=0)
     wide.loc["all"] = wide.sum()
     wide.index.name = "system"
@@ -406,7 +408,8 @@ _CAUSES = {"pdftsp": _pdftsp_causes, "titan": _titan_causes, "allpass": _allpass
 CAUSE_COLUMNS = ["system", "figure", "claim", "setting", "verdict", "ours", "counterfactual",
                  "judged there", "ours there", "effect", "cause"]
 #: what :func:`cause_counts` counts, in its order
-_STATUSES = (_causes.EXPLAINED, _causes.PARTLY, _causes.NOT_FOUND, _causes.UNDECIDED)
+_STATUSES = (_causes.EXPLAINED, _causes.PARTLY, _causes.NOT_FOUND, _causes.UNDECIDED,
+             _causes.CIRCULAR)
 
 
 def causes(size: str = "small", *, seeds: int | None = None, store=None,
@@ -478,12 +481,17 @@ def causes_findings(causes: pd.DataFrame) -> Prose:
                    f"reproduced, {run} {'has' if run == 1 else 'have'} a counterfactual run; "
                    + ", ".join(parts) + ".")
     return Prose(
-        " ".join(out) + f" A row is {_causes.EXPLAINED} where its counterfactual brings it "
-        f"into the band or makes its direction hold, {_causes.PARTLY} where it closes part "
-        f"of the distance to the paper's number, {_causes.NOT_FOUND} where the row disagrees "
-        "with the paper and no run moved it, and "
+        " ".join(out) + f" The rule is strict: a row is {_causes.EXPLAINED} only where "
+        "its counterfactual's own verdict is reproduced (the row comes into the band, or "
+        f"its direction now holds); {_causes.PARTLY} where it moves toward the paper's "
+        "number but stops short or overshoots; "
+        f"{_causes.NOT_FOUND} where the row disagrees with the paper and no run moved it "
+        "toward the paper (no move, a move away, or a sign flipped); "
         f"{_causes.UNDECIDED} where its seeds leave it undecided and no run moved it (its "
-        "cause is their spread).")
+        f"cause is their spread); and {_causes.CIRCULAR} where the counterfactual's "
+        "parameter was chosen to meet the row's own number. A counterfactual that runs "
+        f"another algorithm than the paper's says so in its name "
+        f"(\"{_causes.NOT_THE_PAPERS.strip(' ()')}\").")
 
 
 #: each system's sensitivity page

@@ -29,6 +29,9 @@ CONSISTENT = "consistent, not decided"
 MAGNITUDE_OFF = "magnitude off"
 CONTRADICTED = "contradicted"
 INCONCLUSIVE = "inconclusive"
+#: the paper's sentence admits two readings, declared before the results, and they give
+#: different verdicts: the row shows both (:func:`either`)
+DEPENDS = "depends on the reading"
 #: the setting lacks the claim's precondition (no contention, a cap never approached)
 NOT_TESTABLE = "not testable here"
 #: the paper states the claim without a number or a direction we can test
@@ -38,12 +41,12 @@ NOT_RUN = "not run by the paper"
 #: the paper shows this as a plot only, with no claim in its text
 PLOT_ONLY = "plot only"
 
-COMPARED = (REPRODUCED, CONSISTENT, MAGNITUDE_OFF, CONTRADICTED, INCONCLUSIVE)
+COMPARED = (REPRODUCED, CONSISTENT, MAGNITUDE_OFF, CONTRADICTED, INCONCLUSIVE, DEPENDS)
 NOT_COMPARED = (NOT_TESTABLE, NO_NUMBER, NOT_RUN, PLOT_ONLY)
 VERDICTS = COMPARED + NOT_COMPARED
 #: the colour of each verdict in the book's tables (a not-compared verdict is grey)
 COLOURS = {REPRODUCED: "#2a9d8f", CONSISTENT: "#4c78a8", MAGNITUDE_OFF: "#b08900",
-           CONTRADICTED: "#e76f51", INCONCLUSIVE: "#5e60ce"}
+           CONTRADICTED: "#e76f51", INCONCLUSIVE: "#5e60ce", DEPENDS: "#8d6e63"}
 GREY = "#6c757d"
 #: what a row that is not reproduced says when its page measures no reason
 NOT_EXPLAINED = "not explained"
@@ -493,6 +496,16 @@ def judge_all(verdicts: Iterable[str]) -> str:
     return next(v for v in _WORST if v in got)
 
 
+def either(verdicts: Iterable[str]) -> str:
+    """One verdict for a claim judged under each reading the paper's sentence admits
+    (declared before the results): their common verdict, or :data:`DEPENDS` where they
+    differ, so that no row shows the favourable reading alone."""
+    got = list(dict.fromkeys(verdicts))
+    if not got or not set(got) <= set(COMPARED) - {DEPENDS}:
+        raise InputError(f"either takes compared verdicts, got {got}")
+    return got[0] if len(got) == 1 else DEPENDS
+
+
 def inconclusive_why(ours: Estimate, threshold: float = 0.0, fmt=None,
                      unit: str = "seeds") -> str:
     """The measured reason of an *inconclusive* verdict: the interval, what it holds, how
@@ -536,7 +549,9 @@ it is. The verdict, in this order:
 - *{CONSISTENT}*: the direction holds and our interval overlaps the band, but is wider than
   it or reaches outside it: consistent with the paper's number, not yet shown equal to it;
 - *{MAGNITUDE_OFF}*: the direction holds but our whole interval lies outside the band; the
-  row gives ours / paper.
+  row gives ours / paper;
+- *{DEPENDS}*: the paper's sentence admits two readings, declared before the results, and
+  they give different verdicts; the row shows both, never the favourable one alone.
 
 A claim made "at every setting" takes the worst verdict of its settings. A claim with
 nothing to compare says why instead: *{NOT_TESTABLE}* (the setting lacks the claim's

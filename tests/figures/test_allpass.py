@@ -468,7 +468,7 @@ def test_each_row_not_reproduced_is_judged_again_on_its_counterfactual(page):
     assert data.results is not swapped.results
     table = fig.causes(data)
     assert set(table["verdict"]) <= set(COMPARED) - {REPRODUCED}
-    labels = {i.label for i in INTERVENTIONS.values()}
+    labels = {i.shown for i in INTERVENTIONS.values()}
     runs_named = {x for c in table["counterfactual"] for x in c.split(SEPARATOR)}
     assert runs_named <= labels | {"none run here"}
     mapped = table[table["counterfactual"] != "none run here"]

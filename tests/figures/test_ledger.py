@@ -107,6 +107,20 @@ def test_the_counts_are_the_summary_s_from_the_ledger():
     assert got.loc["TITAN", summary.NOT_EXPLAINED] == 1  # the one cause not found
 
 
+def test_a_cause_test_that_matches_no_claim_stops_the_build(monkeypatch):
+    """A causes table whose rows lose their setting (a page's variant column dropped) would
+    vanish from the ledger's join: the build refuses it, naming the row."""
+    table = _ledger().drop(columns=["counterfactual", "judged there", "ours there",
+                                    "effect", "cause", "id"])
+    tested = _ledger()[_ledger()["cause"] != ""][summary.CAUSE_COLUMNS].copy()
+    monkeypatch.setattr(summary, "claims", lambda *a, **k: table)
+    monkeypatch.setattr(summary, "causes", lambda *a, **k: tested)
+    assert len(ledger.build("small")) == len(table)  # every cause test found its claim
+    tested["setting"] = "FM-1"  # "a gain" has no setting
+    with pytest.raises(RuntimeError, match="TITAN/Table 3/a gain/FM-1"):
+        ledger.build("small")
+
+
 def test_a_page_s_claims_come_back_from_the_ledger_as_the_page_computes_them(tmp_path):
     ledger.write(_ledger(), tmp_path, size="small")
     got = ledger.page_claims(ledger.read(tmp_path), _Page())

@@ -19,6 +19,7 @@ from lorasched.figures.glossary import undefined
 from lorasched.figures.pdftsp import day
 from lorasched.figures.pdftsp import fig13 as fig13_module
 from lorasched.figures.record import RECORD_COLUMNS
+from lorasched.figures.verdicts import DEPENDS
 from lorasched.model.errors import InputError
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
@@ -245,6 +246,12 @@ def test_rank_and_trend_claims_follow_the_data():
         row = table.loc[(f"gain over {b} grows with load", "Lemma 2")]
         assert row["sentence"] == f"§5.2g ({b})" and row["scope"] == "paper"
         assert table.loc[(f"gain over {b} grows with load", "calibrated"), "scope"] != "paper"
+    # an improvement that is none: pdFTSP (Lemma 2) loses to Titan at every load, so the
+    # claim is judged on its premise; over NTM it gains, and the trend is judged
+    premise = table.loc[("gain over Titan grows with load", "Lemma 2")]
+    assert premise["verdict"] == "contradicted" and "premise fails" in premise["why"]
+    assert premise["ours"].startswith("against Titan: no gain at any load, at best -50 %")
+    assert "premise" not in table.loc[("gain over NTM grows with load", "Lemma 2"), "why"]
     # a trend is a fitted slope over the seeds: seeds that disagree leave it inconclusive
     noisy = _page("load", loads, rows)
     noisy["welfare"].loc[{"seed": 2, "algorithm": "titan"}] = \
@@ -508,12 +515,18 @@ def test_fig13_findings_follow_the_timings():
             "equal)") in text
     assert "its time per task grows with the problem, as the paper reports" in text
     # the other reading, across the days' means: log(9/5) / log(80/30), every point a run
-    assert "across the loads, where the cluster is fuller too, give elasticity +0.599 (" in text
+    assert "across the loads compare clusters that are fuller too, and give elasticity " \
+           "+0.599 (" in text
     assert "the same verdict" in text
     falling = _scaled(ds, "titan", 1.0, "decision_time_mean")  # the days' means fall
     t = falling["decision_time_mean"].loc[{"algorithm": "titan"}]
     falling["decision_time_mean"].loc[{"algorithm": "titan"}] = t.values[::-1]
-    assert "on that reading the claim would be contradicted" in fig13.findings(falling)
+    # two readings that disagree: the row says so and shows both, never one alone
+    assert "the verdict depends on the reading of the paper's sentence" in \
+        fig13.findings(falling)
+    grows = next(r for r in fig13.claim_rows(falling) if r["claim"] == fig13_module.GROWS)
+    assert grows["verdict"] == DEPENDS
+    assert "(reproduced)" in grows["ours"] and "(contradicted)" in grows["ours"]
     assert "decides 50 to 90 times faster than Titan (geometric means over seeds" in text
     assert "Both findings of the paper are reproduced" in text
     # the ratio's centre is the claim's, a geometric mean over seeds (not means' ratio)
@@ -523,24 +536,35 @@ def test_fig13_findings_follow_the_timings():
     assert "decides 500 to 900 times faster" in fig13.findings(apart)
     slower = fig13.findings(_scaled(ds, "titan", 0.0001, "decision_time_mean"))
     assert "1 of the paper's 2 findings is reproduced" in slower
-    # the days' means alone do not decide it: reversed on one seed, the verdict stands
+    # the days' means are the other reading: reversed on one seed, they cannot tell, and
+    # the row is no longer reproduced on the slots alone
     noisy = ds.copy(deep=True)
     t = noisy["decision_time_mean"].loc[{"algorithm": "titan"}]
     t.loc[{"seed": 2}] = t.sel(seed=2).values[::-1]
     noisy["decision_time_mean"].loc[{"algorithm": "titan"}] = t
-    assert "its time per task grows with the problem" in fig13.findings(noisy)
-    # seeds whose slots disagree: the interval holds zero, and the verdict is inconclusive
+    assert "(it grows); across the loads, the days' means give elasticity" in \
+        fig13.findings(noisy)
+    assert "(its interval holds zero): the verdict depends on the reading" in \
+        fig13.findings(noisy)
+    # seeds whose slots disagree: that reading's interval holds zero, the days' means
+    # still grow, and the row depends on the reading
     _, noisy = _timing(slots=(0.5, -0.3))
-    assert "cannot tell whether it grows" in fig13.findings(noisy)
+    assert "(its interval holds zero); across the loads" in fig13.findings(noisy)
     row = fig13.claims(noisy).set_index("claim").loc[
         "Titan's time per task grows with the problem"]
-    assert row["verdict"] == "inconclusive" and "a slot brings 30 and 80 tasks" in row["why"]
-    assert "The 95 % interval over 2 seeds" in row["why"]
+    assert row["verdict"] == DEPENDS and "a slot brings 30 and 80 tasks" in row["why"]
+    assert "within a day, inconclusive; across the loads, reproduced" in row["why"]
     table = fig13.slot_table(noisy)  # the per-seed values behind the estimate
     assert table.loc["a seed's mean over its days"].tolist() == [0.5, -0.3]
     assert table.columns.tolist() == ["seed 1", "seed 2"] and len(table) == 3
-    _, shrinking = _timing(slots=(-0.5, -0.5))
+    _, shrinking = _timing(slots=(-0.5, -0.5))  # within a day; the days' means grow
     assert fig13.claims(shrinking).set_index("claim").loc[
+        "Titan's time per task grows with the problem", "verdict"] == DEPENDS
+    # both readings shrink: contradicted on both, one verdict
+    both = shrinking.copy(deep=True)
+    t = both["decision_time_mean"].loc[{"algorithm": "titan"}]
+    both["decision_time_mean"].loc[{"algorithm": "titan"}] = t.values[::-1]
+    assert fig13.claims(both).set_index("claim").loc[
         "Titan's time per task grows with the problem", "verdict"] == "contradicted"
     # Fig. 4's runs over K, said as beyond the paper
     assert ("Titan needs 5 → 5 ms per task for K = 50 and 100"

@@ -160,18 +160,25 @@ def test_the_causes_counts_and_the_unexplained_come_from_the_causes_tables():
     causes = _causes([("pdFTSP", "a", v.CONTRADICTED, "prices lowered", c.INTO_BAND),
                       ("pdFTSP", "b", v.MAGNITUDE_OFF, "prices lowered", c.NONE),
                       ("TITAN", "faster", v.CONTRADICTED, None, ""),
-                      ("TITAN", "c", v.INCONCLUSIVE, None, "")])
+                      ("TITAN", "c", v.INCONCLUSIVE, None, ""),
+                      ("Allpass", "d", v.MAGNITUDE_OFF, "4.7 min",
+                       f"{c.CIRCULAR_EFFECT}: {c.INTO_BAND}")])
     got = summary.cause_counts(causes)
-    assert list(got.index) == ["pdFTSP", "TITAN", "all"]
+    assert list(got.index) == ["pdFTSP", "TITAN", "Allpass", "all"]
     assert got.loc["pdFTSP"].to_dict() == {
         "rows not reproduced": 2, "counterfactual run": 2, c.EXPLAINED: 1, c.PARTLY: 0,
-        c.NOT_FOUND: 1, c.UNDECIDED: 0}
+        c.NOT_FOUND: 1, c.UNDECIDED: 0, c.CIRCULAR: 0}
+    # a counterfactual fitted to the row's number explains nothing: counted apart
+    assert got.loc["Allpass", c.CIRCULAR] == 1 and got.loc["Allpass", c.EXPLAINED] == 0
     assert got.loc["TITAN", "counterfactual run"] == 0 and got.loc["TITAN", c.UNDECIDED] == 1
     # the claims counts take their "not explained" from the causes, not from the whys:
     # TITAN's row whose why says so and pdFTSP's whose counterfactual moved nothing
     table = pd.concat([summary.tidy("pdftsp", P), summary.tidy("titan", T)])
     assert summary.counts(table, causes).loc["pdFTSP", v.NOT_EXPLAINED] == 1
     assert summary.counts(table).loc["pdFTSP", v.NOT_EXPLAINED] == 0
+    allpass = pd.DataFrame([{"system": "Allpass", "verdict": v.MAGNITUDE_OFF, "why": "",
+                             "claim": "d"}])
+    assert summary.counts(allpass, causes).loc["Allpass", v.NOT_EXPLAINED] == 1
     text = summary.causes_findings(causes)
     assert "pdFTSP: of 2 headline rows compared and not reproduced, 2 have a " \
            "counterfactual run; 1 explained, 1 not explained." in text

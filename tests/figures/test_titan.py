@@ -68,9 +68,15 @@ def test_fig04_claims_name_each_workload():
     assert set(df["workload"]) == set(figures.WORKLOADS.values())
     claims = fig.claims(df)
     assert set(claims["verdict"]) <= set(VERDICTS)
-    helios_all = claims[claims["workload"].str.startswith("Helios Venus, all")]
-    assert helios_all["verdict"].tolist() == [REPRODUCED]  # 56 % of the filtered trace
-    assert helios_all["ours"].tolist() == ["56 %"]
+    # the paper's claim is about FMTrace, which is not public: not testable, Helios Venus
+    # (56 % of the filtered trace) measured beside it, not in its place
+    fmtrace = claims[claims["workload"] == "FMTrace"]
+    assert fmtrace["verdict"].tolist() == [NOT_TESTABLE]
+    assert fmtrace["scope"].tolist() == ["paper"]
+    assert fmtrace["ours"].tolist() == ["56 % of Helios Venus's jobs of 5 min-10 h"]
+    short = claims[(claims["claim"] == "jobs within 30 minutes")
+                   & (claims["workload"] != "FMTrace")]
+    assert len(short) == 3 and (short["scope"] != "paper").all()
     off = claims[~claims["verdict"].isin([REPRODUCED, "no number in the paper"])]
     assert (off["why"] != NOT_EXPLAINED).all()
     show = plots.duration_cdf(df), plots.gpu_requests(df)
@@ -215,7 +221,9 @@ def test_solve_page_lists_every_solve(sweep_data):
     assert len(plots.solve_scatter(df, (0.005, 0.16)).data) == 2
     claims = fig.claims(ds)
     assert len(claims) == 4
-    assert claims["paper"].str.startswith(("0.005 s", "0.16 s")).all()
+    # a claim of speed, read as ours at most the paper's time: a faster solve agrees
+    assert claims["paper"].str.startswith(("at most 0.005 s", "at most 0.16 s")).all()
+    assert set(claims["verdict"]) == {REPRODUCED}  # a few ms at the small size
     table = fig.solve_table(df)
     assert table["MILP solves"].tolist() == df.groupby("workload", sort=False).size().tolist()
     largest = df.groupby("workload", sort=False)["solve_ms"].max()
@@ -315,7 +323,8 @@ def test_table4_causes_run_titan_held_to_the_requested_widths(sweep_data):
     assert float(held.max()) < float(elastic.min())
     causes = fig.causes(data)
     assert len(causes) > 0
-    assert (causes["counterfactual"] == "TITAN at the requested widths").all()
+    assert (causes["counterfactual"] == "TITAN at the requested widths (not the paper's "
+                                         "algorithm)").all()
     assert (causes["effect"] != "").all()
     table = fig.requested_table(data)
     assert len(table) == 2 * req.sizes["density"]
@@ -436,10 +445,15 @@ def test_solve_causes_offer_every_job_at_once(sweep_data):
     assert (queued["solve (s)"] > 0).all()
     jobs = float(ds["n_jobs"].sel(workload="helios", density=1.0, algorithm="titan").max())
     assert (queued["jobs"] == jobs).all()
-    causes = fig.causes(ds).set_index("claim")
-    for claim, run in ((fig.LARGEST, "every job queued at once"), (fig.MEAN, "none run here")):
-        if claim in causes.index:
-            assert causes.loc[claim, "counterfactual"] == run
+    assert fig.causes(ds).empty  # every solve within the paper's times at the small size
+    slow = ds.copy()  # solves a thousand times slower than measured: over the paper's
+    for var in ("solve_time_mean", "solve_time_max"):
+        slow[var] = ds[var] * 1e3
+    causes = fig.causes(slow)
+    causes = causes[causes["variant"] == figures.WORKLOADS["helios"]].set_index("claim")
+    assert causes.loc[fig.LARGEST, "counterfactual"] == "every job queued at once"
+    assert causes.loc[fig.MEAN, "counterfactual"] == "none run here"
+    assert causes.loc[fig.LARGEST, "effect"] != ""
     assert "not 320" not in " ".join(r.get("why", "") for r in fig.claim_rows(ds))
 
 

@@ -214,6 +214,16 @@ def test_a_claim_at_every_setting_takes_its_worst_verdict():
         v.judge_all([v.NOT_RUN])
 
 
+def test_a_claim_of_two_readings_shows_that_its_verdict_depends_on_them():
+    assert v.either([v.REPRODUCED, v.REPRODUCED]) == v.REPRODUCED
+    assert v.either([v.REPRODUCED, v.CONTRADICTED]) == v.DEPENDS
+    assert v.either([v.INCONCLUSIVE, v.INCONCLUSIVE, v.MAGNITUDE_OFF]) == v.DEPENDS
+    with pytest.raises(InputError):
+        v.either([])
+    with pytest.raises(InputError):  # a reading is judged, not left out
+        v.either([v.REPRODUCED, v.NOT_TESTABLE])
+
+
 def test_an_inconclusive_row_says_what_makes_it_so():
     text = v.inconclusive_why(v.estimate([0.8, -9.0, 11.0]))
     assert "3 seeds" in text and "holds 0" in text and "-23.9 to 25.8" in text

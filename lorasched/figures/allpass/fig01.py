@@ -133,7 +133,8 @@ class Fig01(Figure):
                 f"for all of Kalos, whose P90 of {seconds(PAPER_KALOS['p90'])} (under "
                 f"{seconds(SHORT_S)}) puts at least 90 % of its jobs within 10 min: the "
                 "subset lacks the jobs the claim counts, and the paper's own Table 1 "
-                "implies the claim on the whole trace, which is not public here.")
+                "implies the claim on the whole trace, whose file (InternLM/AcmeTrace) could "
+                "not be obtained here.")
 
     def findings(self, data) -> Prose:
         k, h, m = (fig1_shares(d) for d in data.values())
@@ -159,7 +160,8 @@ class Fig01(Figure):
             f"On Kalos (the Acme subset, {num(data[KALOS].size)} jobs), "
             + "; ".join(said) + ".",
             "Helios Venus, the trace lorasched's Allpass workload draws its jobs from (Seren "
-            "is not public here), gives "
+            "is public, in InternLM/AcmeTrace, but its file could not be obtained here), "
+            "gives "
             + quote(f"{HELIOS}: jobs within 10 min, %", 100 * h["share_within_10min"], _pct)
             + " and "
             + quote(f"{HELIOS}: GPU time of the longest 10 %, %", 100 * h["top10_time_share"],

@@ -110,7 +110,7 @@ class Fig10(AllpassFigure):
 
     def _fall_row(self, data: AllpassData, rising) -> dict:
         ratios = data.per_seed("limited", "allpass", self.fall_over_rise)
-        est = seeds_estimate(ratios)
+        est = seeds_estimate(ratios, RATIO)  # a ratio of rates: on the log scale
         text = "F falls more slowly than it rose (fall rate over rise rate)"
         if not np.isfinite(ratios).any() or float(np.nanmean(rising)) < self.MIN_PRESSURE:
             return {"claim": text, "variant": "limited", "paper": "slower",

@@ -17,10 +17,10 @@ INTERVENTIONS = {
     "calibrated": Intervention(
         "prices lowered", "pdFTSP's prices from the constants calibrated on the held-out "
         "day in place of Lemma 2's (whose price floor prices tasks out), the baselines as "
-        "the paper ran them"),
+        "the paper ran them", changes_algorithm=True),
     "critical": Intervention(
         "critical payment", "each admitted task pays its critical bid, which counts the "
-        "schedule's operating cost that eq. (14) leaves out"),
+        "schedule's operating cost that eq. (14) leaves out", changes_algorithm=True),
 }
 #: the constants' labels in a figure's data (``constants`` coordinate)
 _LEMMA2, _CALIBRATED = "Lemma 2", "calibrated"
@@ -63,17 +63,18 @@ def causes(size: str = "small", *, seeds: int | None = None, store=None) -> pd.D
                 after = next(a for a in again if a["claim"] == r["claim"]
                              and a.get("variant") == r.get("variant"))
                 out.append({"figure": fig.number} | line(
-                    r, INTERVENTIONS["calibrated"].label, after))
+                    r, INTERVENTIONS["calibrated"], after))
         elif fig.key == "fig10":
             critical = next(a for a in fig.claim_rows(data) if a["claim"] == _CRITICAL)
             for r in rows:
                 out.append({"figure": fig.number} | line(
-                    r, INTERVENTIONS["critical"].label, critical if r["claim"] == _EQ14
+                    r, INTERVENTIONS["critical"], critical if r["claim"] == _EQ14
                     else None))
         else:
             out += [{"figure": fig.number} | line(r) for r in rows]
-    return pd.DataFrame(out, columns=["figure", "claim", "verdict", "ours", "counterfactual",
-                                      "judged there", "ours there", "effect"])
+    return pd.DataFrame(out, columns=["figure", "claim", "variant", "verdict", "ours",
+                                      "counterfactual", "judged there", "ours there",
+                                      "effect"])
 
 
 __all__ = ["INTERVENTIONS", "WELFARE_FIGURES", "causes", "counterfactual"]

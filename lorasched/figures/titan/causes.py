@@ -27,8 +27,9 @@ def causes(size: str = "small", *, seeds: int | None = None, store=None) -> pd.D
             continue
         out += [{"figure": fig.number} | line(r)
                 for r in open_rows(fig, fig.claim_rows(data))]
-    return pd.DataFrame(out, columns=["figure", "claim", "verdict", "ours", "counterfactual",
-                                      "judged there", "ours there", "effect"])
+    return pd.DataFrame(out, columns=["figure", "claim", "variant", "verdict", "ours",
+                                      "counterfactual", "judged there", "ours there",
+                                      "effect"])
 
 
 __all__ = ["causes"]

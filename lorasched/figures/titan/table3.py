@@ -3,12 +3,14 @@ TITAN under each other reading, and the switch cost swept."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
 from ...experiments import Sweep
 from ..base import check_size, paragraphs
-from ..causes import line
+from ..causes import Intervention, line
 from ..centres import centre
 from ..inventory import cite
 from ..numbers import num, pct, quote
@@ -232,21 +234,24 @@ class Table3(TitanFigure):
                 "order itself (SRTF knows every job's remaining time exactly, Tiresias only "
                 "the service a job has had), the rest from the switches.")
 
-    #: the counterfactual each row's why implies: claim key -> (its label, what it changes)
+    #: the counterfactual each row's why implies: claim key -> what it runs
     COUNTERFACTUALS = {
-        "makespan": ("running jobs re-allocated", "TITAN re-allocates running jobs at "
-                     "each event (the preemptive reading), so the last jobs need not finish "
-                     "on the few GPUs they started on"),
-        "makespan_tiresias": ("running jobs re-allocated", "as above, against Tiresias"),
-        "switch": ("switch costs at the sweep's largest scale", "the switch costs scaled up "
-                   "to the sweep's largest (SWITCH_SCALES), where a pipelined switch saves "
-                   "most"),
-        "tiresias": ("no switch cost", "Tiresias and SRTF re-run with free context switches "
-                     "(the preemptions' cost removed)"),
+        "makespan": Intervention(
+            "running jobs re-allocated", "TITAN re-allocates running jobs at each event (the "
+            "preemptive reading), so the last jobs need not finish on the few GPUs they "
+            "started on; the paper's TITAN does not preempt", changes_algorithm=True),
+        "makespan_tiresias": Intervention("running jobs re-allocated",
+                                          "as above, against Tiresias",
+                                          changes_algorithm=True),
+        "switch": Intervention(
+            "switch costs at the sweep's largest scale", "the switch costs scaled up to the "
+            "sweep's largest (SWITCH_SCALES), where a pipelined switch saves most"),
+        "tiresias": Intervention("no switch cost", "Tiresias and SRTF re-run with free "
+                                 "context switches (the preemptions' cost removed)"),
         # against Tiresias the why compounds two rows; Tiresias' excess is the one a run
         # can take away
-        "jct_tiresias": ("Tiresias with no switch cost", "TITAN against Tiresias re-run "
-                         "with free context switches"),
+        "jct_tiresias": Intervention("Tiresias with no switch cost", "TITAN against "
+                                     "Tiresias re-run with free context switches"),
     }
 
     def _counterfactual_values(self, data, wl: str, key: str) -> np.ndarray:
@@ -293,11 +298,12 @@ class Table3(TitanFigure):
             else:
                 after = judged(r["claim"], r["variant"], values, r["paper_value"],
                                scale=GAIN)
-            label = self.COUNTERFACTUALS[key][0]
+            what = self.COUNTERFACTUALS[key]
             if key == "switch":
-                label = (f"switch costs {num(float(data['switch']['switch_scale'].max()))}"
-                         " times the measured")
-            out.append(line(r, label, after))
+                what = replace(what, label=f"switch costs "
+                               f"{num(float(data['switch']['switch_scale'].max()))} times "
+                               "the measured")
+            out.append(line(r, what, after))
         return pd.DataFrame(out)
 
     def switch_effect(self, data) -> pd.DataFrame:

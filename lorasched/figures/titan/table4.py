@@ -44,7 +44,8 @@ WIDTH_CHANGE = 0.10
 REQUESTED = Intervention(
     "TITAN at the requested widths", "TITAN's MILP offered, for each job, only the "
     "allocation nearest the GPUs it requested (a merged job: its members' largest), as SRTF "
-    "runs it: TITAN still orders, merges and packs jobs, but no longer widens or narrows them")
+    "runs it: TITAN still orders, merges and packs jobs, but no longer widens or narrows them",
+    changes_algorithm=True)
 
 
 def requested_declaration(size: str, seeds: int | None = None) -> dict:
@@ -203,7 +204,7 @@ class Table4(TitanFigure):
                 share = fast if r["claim"] == self.side_claim(d, "faster") else slow
                 after = judged(r["claim"], r["variant"], share.sel(density=d).values,
                                r["paper_value"], fmt=r["fmt"], scale=SHARE)
-            out.append(line(r, REQUESTED.label, after))
+            out.append(line(r, REQUESTED, after))
         return pd.DataFrame(out)
 
     def requested_table(self, data) -> pd.DataFrame:
