@@ -5,9 +5,10 @@ file back (:mod:`.datafiles`; a page's links to its files and their publishing:
 """
 
 from . import allpass, datafiles, pdftsp, publish, titan
-from .base import Figure, Prose, default_store, quoted_table, reproduce, styled
+from .base import Figure, Prose, default_store, reproduce
 from .datafiles import FIGURES, load
 from .publish import data_files
+from .tables import quoted_table, styled
 
 __all__ = ["FIGURES", "Figure", "Prose", "allpass", "data_files", "datafiles",
            "default_store", "load", "pdftsp", "publish", "quoted_table", "reproduce",

@@ -202,8 +202,10 @@ def tables(size: str = "small", *, seeds=None, store=None, systems=tuple(summary
 
 def causes(ledger: pd.DataFrame) -> pd.DataFrame:
     """The causes table (:func:`.summary.causes`' columns) from the ledger: every record
-    with a cause test."""
-    rows = ledger[ledger["cause"].fillna("").astype(str) != ""]
+    of the paper's own setting with a cause test (a claim a fit decides keeps its cause
+    test in its record and on its page, counted apart as it is)."""
+    rows = ledger[(ledger["cause"].fillna("").astype(str) != "")
+                  & (ledger["scope"] == PAPER)]
     return rows[summary.CAUSE_COLUMNS].reset_index(drop=True)
 
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..model.errors import InputError
-from .base import Prose, check_size, paragraphs, seed_words, styled
+from .base import Prose, check_size, paragraphs, seed_words
+from .tables import styled
 from .verdicts import CONTRADICTED, MAGNITUDE_OFF, REPRODUCED, VERDICTS
 
 #: the column of lorasched's own choice, the one every alternative is compared with

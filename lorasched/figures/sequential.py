@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..model.errors import InputError
 from .numbers import num
-from .verdicts import CONSISTENT, INCONCLUSIVE, LEVEL, PAPER
+from .verdicts import CONSISTENT, INCONCLUSIVE, LEVEL, OWN
 
 #: the verdicts a second look is for: the interval overlaps the band without lying inside
 #: it, or holds the claim's threshold
@@ -61,8 +61,8 @@ class Design:
 
 def undecided(table: pd.DataFrame) -> pd.Series:
     """The rows of a claims table a second look is for: the paper's own setting, their
-    verdict undecided (:data:`UNDECIDED`)."""
-    return (table["scope"] == PAPER) & table["verdict"].isin(UNDECIDED)
+    verdict undecided (:data:`UNDECIDED`); one a fit decides too (:data:`~.verdicts.OWN`)."""
+    return table["scope"].isin(OWN) & table["verdict"].isin(UNDECIDED)
 
 
 def combine(first: pd.DataFrame, second: pd.DataFrame, key=("page", "claim"),

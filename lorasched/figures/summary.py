@@ -17,21 +17,25 @@ from . import sequential as _sequential
 from .allpass import sequential as _allpass_sequential
 from .allpass.causes import causes as _allpass_causes
 from .allpass.sensitivity import SENSITIVITY as _ALLPASS_SENSITIVITY
-from .base import WHY_ANCHOR, Prose, check_size, md_link, paragraphs
+from .base import WHY_ANCHOR, Prose, check_size, paragraphs
 from .numbers import joined
 from .pdftsp.causes import causes as _pdftsp_causes
 from .pdftsp.sensitivity import SENSITIVITY as _PDFTSP_SENSITIVITY
+from .tables import md_link
 from .titan.causes import causes as _titan_causes
 from .titan.sensitivity import SENSITIVITY as _TITAN_SENSITIVITY
 from .verdicts import (
     BEYOND,
+    CALIBRATION,
     COMPARED,
     CONSISTENT,
     CONTRADICTED,
+    DEPENDENT,
     INCONCLUSIVE,
     MAGNITUDE_OFF,
     NOT_COMPARED,
     NOT_EXPLAINED,
+    OWN,
     PAPER,
     REPRODUCED,
     RULE,
@@ -129,6 +133,13 @@ def worked_rows(table: pd.DataFrame) -> pd.DataFrame:
     return table[table["scope"] == WORKED].reset_index(drop=True)
 
 
+def calibration_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The paper's own claims that a fit of lorasched's decides: calibration checks (the
+    fitted number itself) and claims not independent of a fit, judged as the others and
+    counted apart (scopes :data:`~.verdicts.CALIBRATION`, :data:`~.verdicts.DEPENDENT`)."""
+    return table[table["scope"].isin([CALIBRATION, DEPENDENT])].reset_index(drop=True)
+
+
 def inventory_counts(table: pd.DataFrame) -> pd.DataFrame:
     """Per paper: its inventory's claim sentences and the claims they state
     (:func:`.inventory.counts`), the rows in the paper's own setting that answer them,
@@ -144,6 +155,8 @@ def inventory_counts(table: pd.DataFrame) -> pd.DataFrame:
         out[name] = {"claim sentences": c["sentences"], "of them repeats": c["repeats"],
                      "claims stated": c["claims"],
                      "rows (paper's setting)": int((rows["scope"] == PAPER).sum()),
+                     "rows a fit decides": int(rows["scope"].isin(
+                         [CALIBRATION, DEPENDENT]).sum()),
                      "worked checks": c["worked checks"],
                      "worked rows": int((rows["scope"] == WORKED).sum()),
                      "problems": len(probs)}
@@ -186,7 +199,7 @@ def counts(table: pd.DataFrame, causes: pd.DataFrame | None = None) -> pd.DataFr
 def linked(table: pd.DataFrame) -> pd.DataFrame:
     """The table for the summary page: each figure links to its page and each why (its
     :func:`short_why`) to the section of that page that measures it (anchor
-    :data:`~.base.WHY_ANCHOR`), as markdown links that :func:`~.base.styled` shows as HTML
+    :data:`~.base.WHY_ANCHOR`), as markdown links that :func:`~.tables.styled` shows as HTML
     links; the ``page`` column dropped, and the looks' (:data:`LOOKS`: a second look's row
     says its seeds and level in ours)."""
     out = table.copy()
@@ -252,6 +265,17 @@ def findings(table: pd.DataFrame, causes: pd.DataFrame | None = None) -> Prose:
                    f"lorasched's calibrated constants and extra settings, and cells another "
                    f"figure already counts): {total['claims']} rows, "
                    + _tally(total, VERDICTS) + ". They are not counted above.")
+    fitted = calibration_rows(table)
+    if not fitted.empty:
+        total = counts(fitted).loc["all"]
+        checks = int((fitted["scope"] == CALIBRATION).sum())
+        out.append(f"**Claims a fit decides** (the paper's own claims whose number lorasched "
+                   f"fitted to the paper's, {checks} calibration "
+                   f"check{'s' if checks != 1 else ''}, or that depend on such a fit, "
+                   f"{len(fitted) - checks} not independent): {total['claims']} "
+                   f"row{'s' if total['claims'] != 1 else ''}, "
+                   + _tally(total, VERDICTS) + ". They are judged as the others and not "
+                   "counted above: a fit met says nothing of the paper's result.")
     worked = worked_rows(table)
     if not worked.empty:
         total = counts(worked).loc["all"]
@@ -285,7 +309,8 @@ def second_look(table: pd.DataFrame, system: str) -> pd.DataFrame:
     """``system``'s headline rows that its sequential design judged a second time
     (:func:`claims`'s ``look`` 2), each with its verdict at both looks and ours at the
     second; none for a system without a design."""
-    rows = headline_rows(table[table["system"] == SYSTEMS.get(system, system)])
+    rows = table[table["system"] == SYSTEMS.get(system, system)]
+    rows = rows[rows["scope"].isin(OWN)]  # a claim a fit decides is looked at again too
     if "look" not in rows.columns:
         rows = rows.assign(look=1, **{"first verdict": rows["verdict"]})
     taken = rows[rows["look"] == 2]
@@ -302,7 +327,8 @@ def looks_findings(table: pd.DataFrame, system: str, size: str) -> Prose:
     number from :func:`second_look` and ``table``."""
     design = _DESIGNS[system](size)
     taken = second_look(table, system)
-    head = headline_rows(table[table["system"] == SYSTEMS.get(system, system)])
+    own = table[table["system"] == SYSTEMS.get(system, system)]
+    head = own[own["scope"].isin(OWN)]
     now = int(head["verdict"].isin(_sequential.UNDECIDED).sum())
     n = len(taken)
     settled = taken[~taken["second look"].isin(_sequential.UNDECIDED)]
@@ -499,9 +525,10 @@ _SENSITIVITY = {"pdftsp": _PDFTSP_SENSITIVITY, "titan": _TITAN_SENSITIVITY,
                 "allpass": _ALLPASS_SENSITIVITY}
 
 
-__all__ = ["CAUSE_COLUMNS", "COLUMNS", "SYSTEMS", "UNTUNED", "beyond_rows", "cause_counts",
-           "causes", "causes_findings", "claims", "counts", "findings",
-           "headline", "headline_rows", "inventory_counts", "inventory_table", "linked",
+__all__ = ["CAUSE_COLUMNS", "COLUMNS", "SYSTEMS", "UNTUNED", "beyond_rows",
+           "calibration_rows", "cause_counts", "causes", "causes_findings", "claims",
+           "counts", "findings", "headline", "headline_rows", "inventory_counts",
+           "inventory_table", "linked",
            "looks_findings", "rule", "second_look", "sensitivity", "sensitivity_table",
            "short_why", "tidy", "tuning",
            "worked_rows"]

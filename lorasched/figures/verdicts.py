@@ -63,7 +63,15 @@ REASONS = {NO_NUMBER: "The paper states this without a number to compare.",
 PAPER = "paper"
 WORKED = "worked example"
 BEYOND = "beyond the paper"
-SCOPES = (PAPER, WORKED, BEYOND)
+#: the paper's own claim in its own setting whose number lorasched fitted to the paper's
+#: (it checks the fit; it reproduces nothing), and one whose number depends on such a fit:
+#: each judged as the others, counted apart from them (:attr:`~.base.Figure.fitted`)
+CALIBRATION = "calibration check"
+DEPENDENT = "not independent"
+SCOPES = (PAPER, WORKED, BEYOND, CALIBRATION, DEPENDENT)
+#: the scopes of the paper's own claims in its own setting, each answering a claim of the
+#: inventory once
+OWN = (PAPER, CALIBRATION, DEPENDENT)
 
 # ------------------------------------------------------------------------------ scales
 #: an unbounded quantity (a difference, a slope): the interval on the quantity itself

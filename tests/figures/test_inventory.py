@@ -102,6 +102,14 @@ def test_the_summary_counts_the_inventory_beside_its_rows():
     counts = summary.inventory_counts(table)
     assert (counts["problems"] == 0).all()
     assert (counts["claims stated"] == counts["rows (paper's setting)"]).all()
+    assert (counts["rows a fit decides"] == 0).all()
+    # a claim a fit decides still answers its part of the inventory, counted apart
+    fitted = table.copy()
+    fitted.loc[fitted["sentence"] == "§A.2a (price)", "scope"] = "calibration check"
+    again = summary.inventory_counts(fitted)
+    assert again.loc["Allpass", "problems"] == 0 and again.loc["Allpass", "rows a fit decides"] == 1
+    assert again.loc["Allpass", "rows (paper's setting)"] == \
+        counts.loc["Allpass", "rows (paper's setting)"] - 1
     assert counts.loc["TITAN", "worked rows"] == counts.loc["TITAN", "worked checks"] > 0
     assert counts.loc["Allpass", "of them repeats"] > 0
     inv = summary.inventory_table(table, "allpass")

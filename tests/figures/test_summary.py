@@ -10,7 +10,8 @@ import pytest
 
 from lorasched.figures import styled, summary
 from lorasched.figures import verdicts as v
-from lorasched.figures.base import FOLD_AFTER, WHY_ANCHOR
+from lorasched.figures.base import WHY_ANCHOR
+from lorasched.figures.tables import FOLD_AFTER
 
 
 def _system(rows, variant="variant"):
@@ -116,6 +117,15 @@ def test_findings_count_the_papers_claims_apart_from_what_lies_beyond():
     text = summary.findings(both)
     assert "**Worked examples**" in text and ": 1 row, 1 reproduced. They are not counted " \
         "above either." in text
+    # a claim whose number lorasched fitted is judged, and counted apart from the paper's
+    fit = T.iloc[:1].assign(scope=v.CALIBRATION, verdict=v.REPRODUCED, claim="price")
+    fitted = pd.concat([table, summary.tidy("titan", fit)])
+    text = summary.findings(fitted)
+    assert text.startswith("**The papers' own claims, in their own settings, each counted "
+                           "once:** 3.")
+    assert "**Claims a fit decides**" in text and "1 calibration check, or that depend " \
+        "on such a fit, 0 not independent): 1 row, 1 reproduced." in text
+    assert len(summary.calibration_rows(fitted)) == 1
     assert text.startswith("**The papers' own claims, in their own settings, each counted "
                            "once:** 3.")
     assert len(summary.worked_rows(both)) == 1

@@ -11,7 +11,7 @@ from ..base import Prose, paragraphs
 from ..centres import centre, fmt, seeds_estimate
 from ..inventory import cite
 from ..numbers import interval, num, pct, seconds, usd
-from ..verdicts import RATIO, SAVING, SHARE, judge
+from ..verdicts import DEPENDENT, RATIO, SAVING, SHARE, judge
 from .common import (
     CLOUD_NAMES,
     NAMES,
@@ -54,6 +54,14 @@ class Fig09(AllpassFigure):
                          "work (A100-h)": fmt(data.values("work_h", st, a))})
         return pd.DataFrame(rows)
 
+    #: the bills scale with the jobs' work, sized to the paper's Modal-only bill, and with
+    #: the offer prices, fitted to Fig. 12's average
+    _SIZED = (DEPENDENT, "Not independent, so counted apart: every bill scales with the "
+                         "jobs' work, which lorasched sized to the paper's Modal-only bill, "
+                         "and with the offer prices, whose spread it fitted to the paper's "
+                         "average marketplace price (Fig. 12).")
+    fitted = {"Allpass's total": _SIZED, "Allpass's serverless part": _SIZED,
+              "HPA's cost over": _SIZED, "Modal's cost over": _SIZED}
     sentences = {"Allpass's total": cite("5.4a", "Allpass"),
                  "Allpass's saving against Tiresias-L": cite("5.4a", "Tiresias-L"),
                  "Allpass's saving against SJF": cite("5.4a", "SJF"),

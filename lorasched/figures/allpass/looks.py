@@ -7,14 +7,15 @@ a claim shows one verdict everywhere."""
 from __future__ import annotations
 
 from ..sequential import UNDECIDED
-from ..verdicts import PAPER, at_level, recording, replay
+from ..verdicts import OWN, at_level, recording, replay
 
 
 def undecided(fig, row: dict) -> bool:
     """Whether ``row`` (a page's claim row) is one a second look is for: the paper's own
-    setting, its verdict undecided (:data:`..sequential.UNDECIDED`)."""
+    setting (one a fit decides too), its verdict undecided
+    (:data:`..sequential.UNDECIDED`)."""
     scope = row.get("scope") or fig.scope(row)
-    return scope == PAPER and row["verdict"] in UNDECIDED
+    return scope in OWN and row["verdict"] in UNDECIDED
 
 
 def final_rows(fig, data, first: list[dict], design, second_data) -> list[dict]:

@@ -4,7 +4,7 @@ chapter's measurements and the reproduction summary. Sizes and algorithms:
 :doc:`/reference/figures`.
 """
 
-from ..base import styled
+from ..tables import styled
 from .catalog import CATALOGUE, FIGURES, figure, reproduce, sweeps
 from .common import (
     ALGORITHMS,

@@ -1,5 +1,5 @@
 """What every pdFTSP figure shares: the base scenario and sizes, the two pdFTSP variants
-(Lemma 2, and constants calibrated on a held-out day), Titan solved to the paper's standard
+(Lemma 2, and constants calibrated on a held-out day), Titan solved to a stated gap
 (and its budget-limited reading, an option), Titan with the welfare objective, lorasched's
 cost-plus rule, tables by method, claim rows and the prose helpers (:class:`SweepFigure` is
 in :mod:`.sweep_figure`)."""
@@ -43,7 +43,7 @@ ALGORITHMS = ("pdftsp", "titan", "eft", "ntm")
 #: never among :data:`BASELINES`, so the paper's claims are judged against its own
 LORASCHED_BASELINES = ("cost_plus",)
 ORACLE_FIGURES = ("fig04", "fig08")
-#: Titan's per-slot solve in every figure: the paper's standard, each slot's compact MILP
+#: Titan's per-slot solve in every figure: lorasched's stated gap, each slot's compact MILP
 #: solved to a certified
 #: :data:`~lorasched.pdftsp.baselines.titan_per_slot.MILP_REL_GAP` gap in the stages of
 #: ``lorasched.pdftsp.slot_milp.STAGES``, within the library's node count a slot

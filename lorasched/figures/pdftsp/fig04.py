@@ -135,7 +135,7 @@ class Fig04(SweepFigure):
             return text[0]
         slow = "nearly stops gaining" if g[TITAN] < 1 else "gains less than half as much"
         text.append(f"{TITAN} {slow}, although EFT's gain shows that the cluster has room for "
-                    "more welfare; each of its slots is solved to the paper's standard "
+                    "more welfare; each of its slots is solved to lorasched's stated gap "
                     "(the setting above gives the gaps it certified), so a solve stopped early is "
                     "not the limit; this page does not trace what is.")
         adm = _mean(ds, "n_admitted").sel(nodes=k1)

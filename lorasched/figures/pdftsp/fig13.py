@@ -1,5 +1,5 @@
-"""Fig. 13: running time per task, pdFTSP against Titan (each slot's MILP solved to the
-paper's standard) on the runs of Fig. 8, K = 100 at the three loads, the problem growing
+"""Fig. 13: running time per task, pdFTSP against Titan (each slot's MILP solved to a
+stated gap) on the runs of Fig. 8, K = 100 at the three loads, the problem growing
 with the tasks a slot brings; Fig. 4's runs give Titan's time over K."""
 
 from __future__ import annotations

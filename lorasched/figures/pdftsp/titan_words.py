@@ -55,8 +55,9 @@ def titan_solve_text(ds: xr.Dataset) -> str:
         return f"Titan: budget-limited, {titan_options_text(options)}."
     nodes = options.get("mip_max_nodes", _titan.MILP_MAX_NODES)
     text = (f"Titan: each slot's mixed-integer linear program (MILP) in compact form solved "
-            f"to a certified {num(100 * _titan.MILP_REL_GAP)} % gap (the solver's bound), the "
-            f"paper's standard, within {num(nodes)} branch-and-bound nodes a slot")
+            f"to a certified {num(100 * _titan.MILP_REL_GAP)} % gap (the solver's bound; the "
+            f"paper names Gurobi, whose default is 0.01 %), within {num(nodes)} "
+            "branch-and-bound nodes a slot")
     if "max_gap" not in ds or "algorithm" not in ds.dims:
         return text + "."
     # Titan ignores pdFTSP's constants: one run per setting and seed
