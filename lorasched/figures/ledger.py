@@ -7,6 +7,7 @@ published files alone (``lorasched recount DATA_DIR``). See :doc:`/reference/fig
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..experiments.grid import code_fingerprint
+from ..experiments import codegraph
 from ..model.errors import InputError
 from . import record, summary
 from .allpass import common as allpass_common
@@ -123,7 +124,7 @@ def write(ledger: pd.DataFrame, folder, *, size: str, looks: dict | None = None,
         with atomic_file(folder / name) as tmp:
             frame.to_csv(tmp, index=name == COUNTS)
         paths.append(folder / name)
-    header = {"size": size, "code": code_fingerprint(), "records": len(ledger),
+    header = {"size": size, "code": judging_code(), "records": len(ledger),
               "made": datetime.now(UTC).isoformat(timespec="seconds")}
     with atomic_file(folder / HEADER) as tmp:
         tmp.write_text(json.dumps(header, indent=1) + "\n")
@@ -153,12 +154,20 @@ def read(folder) -> pd.DataFrame:
     return out
 
 
+@functools.cache
+def judging_code() -> str:
+    """A hash of the whole package's code, the figures' included: a ledger is made again
+    when the cells or the rules that judge them change (the cells' own keys leave the
+    figures out, so that a page's words recompute no cell)."""
+    return codegraph.fingerprint(codegraph.PACKAGE_ROOT.rglob("*.py"), presentation=True)
+
+
 def _fresh(folder: Path, size: str) -> bool:
     try:
         header = json.loads((folder / HEADER).read_text())
     except (OSError, ValueError):
         return False
-    return (header.get("size") == size and header.get("code") == code_fingerprint()
+    return (header.get("size") == size and header.get("code") == judging_code()
             and (folder / LEDGER).is_file())
 
 

@@ -94,6 +94,19 @@ def test_presentation_never_enters_a_key(copy, module):
     assert edited(module) == before
 
 
+def test_the_code_that_judges_claims_is_fingerprinted_with_its_presentation(tmp_path):
+    """A ledger is made again when the rules that judge the claims change: its fingerprint
+    takes the presentation layers (the figures) that the cells' keys leave out."""
+    root = _fresh(tmp_path)
+    files = list(root.rglob("*.py"))
+    before = codegraph.fingerprint(files, root, presentation=True)
+    cells = codegraph.fingerprint(files, root)
+    with (root / "figures" / "causes.py").open("a") as fh:
+        fh.write("\n\nSTRICT = True\n")
+    assert codegraph.fingerprint(files, root, presentation=True) != before
+    assert codegraph.fingerprint(files, root) == cells
+
+
 @pytest.mark.parametrize("module", ["experiments/progress.py", "experiments/sweep.py"])
 def test_the_progress_bar_and_the_sweeps_around_the_runner_never_enter_a_key(copy, module):
     """What forecasts the cells' time, shows progress or starts the workers cannot change a
