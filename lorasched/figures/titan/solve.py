@@ -162,7 +162,8 @@ class SolveTime(TitanFigure):
         paper = row["paper"].removeprefix("at most ")
         return said(row, what, {REPRODUCED: f"{what}, within the paper's {paper}, as the paper "
                                             "reports",
-                                CONTRADICTED: f"{what}, slower than the paper's {paper}"})
+                                CONTRADICTED: f"{what}, unlike the paper's {paper}: "
+                                              "slower"})
 
     def claim_rows(self, ds):
         rows = []
