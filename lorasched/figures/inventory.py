@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..model.errors import InputError
-from .verdicts import CALIBRATION, DEPENDENT
+from .verdicts import FITTED
 
 #: the kinds of sentence: a claim of the evaluation, or a worked example (arithmetic the
 #: paper shows to explain its design: a check of the implementation, counted apart)
@@ -106,22 +106,17 @@ def check_cite(system: str, cited: str) -> str:
     return cited
 
 
-#: the scopes (:data:`~.verdicts.SCOPES`) of rows that answer a claim of the inventory
-#: besides ``paper``: the paper's own claims that a fit of lorasched's decides
-APART = (CALIBRATION, DEPENDENT)
-
-
 def problems(system: str, rows: pd.DataFrame, *, paper="paper", worked="worked example"
              ) -> list[str]:
     """What breaks the inventory in ``system``'s claims table ``rows`` (columns
     ``sentence``, ``scope``, ``verdict``, ``figure``, ``claim``): a row in the paper's
-    own setting (scope ``paper``, or one of :data:`APART`) or a worked example's that
-    cites nothing, or a sentence
-    of the other kind; a part two such rows answer (said first when their verdicts
-    differ); a part of the inventory no such row answers. Empty when the table holds."""
+    own setting (scope ``paper``, or a fitted one: :data:`~.verdicts.FITTED`) or a
+    worked example's that cites nothing, or a sentence of the other kind; a part two such
+    rows answer (said first when their verdicts differ); a part of the inventory no such
+    row answers. Empty when the table holds."""
     known = known_cites(system)
     out = []
-    counted = rows[rows["scope"].isin([paper, worked, *APART])]
+    counted = rows[rows["scope"].isin([paper, worked, *FITTED])]
     by_part: dict[str, list] = {}
     for r in counted.to_dict("records"):
         name = f"{r['figure']}: {r['claim']!r}"
@@ -156,7 +151,7 @@ def table(system: str, rows: pd.DataFrame, *, paper="paper", worked="worked exam
     sentence, with the row in the paper's own setting (or the worked example's) that
     answers it and its verdict (a sentence that repeats another points to that one's row,
     whose verdict answers both)."""
-    counted = rows[rows["scope"].isin([paper, worked, *APART])]
+    counted = rows[rows["scope"].isin([paper, worked, *FITTED])]
     verdict = dict(zip(counted["sentence"], counted["verdict"], strict=True))
     claim = dict(zip(counted["sentence"], counted["claim"], strict=True))
     out = []

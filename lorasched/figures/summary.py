@@ -30,7 +30,7 @@ from .verdicts import (
     COMPARED,
     CONSISTENT,
     CONTRADICTED,
-    DEPENDENT,
+    FITTED,
     INCONCLUSIVE,
     MAGNITUDE_OFF,
     NOT_COMPARED,
@@ -136,8 +136,8 @@ def worked_rows(table: pd.DataFrame) -> pd.DataFrame:
 def calibration_rows(table: pd.DataFrame) -> pd.DataFrame:
     """The paper's own claims that a fit of lorasched's decides: calibration checks (the
     fitted number itself) and claims not independent of a fit, judged as the others and
-    counted apart (scopes :data:`~.verdicts.CALIBRATION`, :data:`~.verdicts.DEPENDENT`)."""
-    return table[table["scope"].isin([CALIBRATION, DEPENDENT])].reset_index(drop=True)
+    counted apart (scopes :data:`~.verdicts.FITTED`)."""
+    return table[table["scope"].isin(FITTED)].reset_index(drop=True)
 
 
 def inventory_counts(table: pd.DataFrame) -> pd.DataFrame:
@@ -155,8 +155,7 @@ def inventory_counts(table: pd.DataFrame) -> pd.DataFrame:
         out[name] = {"claim sentences": c["sentences"], "of them repeats": c["repeats"],
                      "claims stated": c["claims"],
                      "rows (paper's setting)": int((rows["scope"] == PAPER).sum()),
-                     "rows a fit decides": int(rows["scope"].isin(
-                         [CALIBRATION, DEPENDENT]).sum()),
+                     "rows a fit decides": len(calibration_rows(rows)),
                      "worked checks": c["worked checks"],
                      "worked rows": int((rows["scope"] == WORKED).sum()),
                      "problems": len(probs)}

@@ -68,10 +68,11 @@ BEYOND = "beyond the paper"
 #: each judged as the others, counted apart from them (:attr:`~.base.Figure.fitted`)
 CALIBRATION = "calibration check"
 DEPENDENT = "not independent"
-SCOPES = (PAPER, WORKED, BEYOND, CALIBRATION, DEPENDENT)
+FITTED = (CALIBRATION, DEPENDENT)
+SCOPES = (PAPER, WORKED, BEYOND, *FITTED)
 #: the scopes of the paper's own claims in its own setting, each answering a claim of the
 #: inventory once
-OWN = (PAPER, CALIBRATION, DEPENDENT)
+OWN = (PAPER, *FITTED)
 
 # ------------------------------------------------------------------------------ scales
 #: an unbounded quantity (a difference, a slope): the interval on the quantity itself
