@@ -157,8 +157,8 @@ class Fig13(SweepFigure):
                   "verdict": verdict, "estimate": ests[slowest], "fmt": times,
                   "sentence": cite("5.2m", "faster")}
         slope = lambda v: num(v, sign=True)  # noqa: E731
-        # the two readings of "Titan's runtime becomes worse as the problem size grows",
-        # declared here before either was measured: within a day (each slot a problem of
+        # the two readings the paper's "Titan's runtime becomes worse as the problem size
+        # grows" admits, both judged and both shown: within a day (each slot a problem of
         # its own size on one cluster) and across the loads (each day's mean)
         readings = {"within a day": trend_verdict(fit), "across the loads": trend_verdict(days)}
         grows = {"claim": GROWS, "paper": "grows",
