@@ -44,9 +44,7 @@ def make(args) -> int:
     folder = Path(args.folder) if args.folder else data_folder(args.size)
     start, cpu = time.perf_counter(), time.process_time()
     if args.force:
-        ledger.write(ledger.build(args.size, store=args.store), folder, size=args.size,
-                     looks=ledger.look_data(args.size, store=args.store),
-                     tables=ledger.sensitivity_tables(args.size, store=args.store))
+        ledger.make(args.size, folder, store=args.store)
     table = ledger.load(args.size, store=args.store, folder=folder)
     print(f"ledger ({args.size}): {len(table)} records -> {folder / ledger.LEDGER} "
           f"({time.perf_counter() - start:.0f} s, {time.process_time() - cpu:.0f} CPU-s)")

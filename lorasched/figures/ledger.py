@@ -1,9 +1,10 @@
 """The ledger of a build: one record per claim of every page of the three papers, each
 verdict computed once (:func:`build`) and every page rendering its rows from it. A record
 holds the paper's sentence, the claim's reading (rule, paper's number and band, threshold,
-side), its scale, each look's seeds, centre, interval and verdict, the final verdict, the
-why and its cause test; :func:`recount` repeats every interval, verdict and count from the
-published files alone (``lorasched recount DATA_DIR``). See :doc:`/reference/figures`."""
+side), its scale, each look's seeds, centre, interval and verdict, the final verdict (where
+a number lorasched chose decides it, :func:`survive`, with its verdict under that choice),
+the why and its cause test; :func:`recount` repeats every interval, verdict and count from
+the published files alone (``lorasched recount DATA_DIR``). See :doc:`/reference/figures`."""
 
 from __future__ import annotations
 
@@ -17,12 +18,13 @@ import pandas as pd
 
 from ..experiments import codegraph
 from ..model.errors import InputError
-from . import record, summary
+from . import prose, record, summary
+from . import sensitivity as _sensitivity
 from .allpass import common as allpass_common
 from .base import check_size
 from .datafiles import data_folder
 from .files import atomic_file, locked
-from .verdicts import NOT_COMPARED, PAPER, VERDICTS
+from .verdicts import DEPENDS_ON, NOT_COMPARED, OWN, PAPER, VERDICTS
 
 #: the ledger's files, relative to a data folder: the records, the counts of the summary
 #: as it printed them, and what the ledger was made from
@@ -35,13 +37,19 @@ FILES = (LEDGER, COUNTS, HEADER, LOOKS_FILE,
 KEY = ["system", "page", "claim", "setting"]
 #: what a record holds beyond the summary's columns, in its order
 _CAUSE = ["counterfactual", "judged there", "ours there", "effect", "cause"]
+#: the columns :func:`survive` adds: a record's verdict under lorasched's choice, and the
+#: clause that says which other value of a number lorasched chose gives which verdict, where
+#: its final verdict is :data:`~.verdicts.DEPENDS_ON` ("" elsewhere)
+AT_CHOICE, DEPENDS = "at choice", "depends"
 
 
-def build(size: str = "small", *, store=None) -> pd.DataFrame:
+def build(size: str = "small", *, store=None, tables: dict | None = None) -> pd.DataFrame:
     """Every claim of every page of the three papers at ``size``, judged once on the cells
     of ``store`` (default: the size's): :func:`.summary.claims` with each row's record
     (:mod:`.record`) and looks, joined with its cause test (:func:`.summary.causes`), one
-    row per :data:`KEY`, with ``id`` its key in words."""
+    row per :data:`KEY`, with ``id`` its key in words; each headline record whose verdict a
+    number lorasched chose decides made :data:`~.verdicts.DEPENDS_ON` (:func:`survive`, on
+    the sensitivity ``tables``: :func:`sensitivity_tables`, made now where not given)."""
     check_size(size)
     table = summary.claims(size, store=store, readings=True)
     tested = summary.causes(size, store=store, table=table)
@@ -59,7 +67,46 @@ def build(size: str = "small", *, store=None) -> pd.DataFrame:
     dup = joined["id"][joined["id"].duplicated()]
     if len(dup):
         raise RuntimeError(f"two records share the key {dup.iloc[0]!r}")
-    return joined
+    if tables is None:
+        tables = sensitivity_tables(size, store=store)
+    return survive(joined, tables)
+
+
+def survive(ledger: pd.DataFrame, tables: dict) -> pd.DataFrame:
+    """``ledger`` with each headline record (scopes :data:`~.verdicts.OWN`) whose verdict
+    depends on lorasched's choice made so: where another value of a number lorasched chose
+    where the paper is silent (an alternative of kind :data:`~.sensitivity.CHOSEN` on its
+    system's sensitivity page, ``tables`` by :func:`sensitivity_name`) turns its decided
+    verdict into another decided one (:func:`~.sensitivity.dependent`), its verdict becomes
+    :data:`~.verdicts.DEPENDS_ON`, its verdict under lorasched's choice goes to
+    :data:`AT_CHOICE` and the clause that says both (:func:`~.sensitivity.depends_clause`)
+    to :data:`DEPENDS` and to the head of its why. ``RuntimeError`` where the record's
+    verdict is not the table's under lorasched's choice (the table would judge another
+    claim, or other seeds)."""
+    out = ledger.copy()
+    out[AT_CHOICE], out[DEPENDS] = "", ""
+    for system, name in summary.SYSTEMS.items():
+        table = tables.get(sensitivity_name(system))
+        if table is None:
+            continue
+        page = summary.sensitivity_page(system)
+        for key, (verdict, moved) in _sensitivity.dependent(table, page.alternatives).items():
+            hit = out.index[(out["system"] == name) & out["scope"].isin(OWN)
+                            & (out[["figure", "claim", "setting"]] == list(key)).all(axis=1)]
+            if not len(hit):  # a claim the page re-tests that the headline does not count
+                continue
+            i = hit[0]
+            if out.at[i, "verdict"] != verdict:
+                raise RuntimeError(f"{out.at[i, 'id']}: {out.at[i, 'verdict']!r} in the "
+                                   f"ledger, {verdict!r} under lorasched's choice on its "
+                                   "sensitivity page")
+            clause = _sensitivity.depends_clause(verdict, moved, page.alternatives,
+                                                 page.choices())
+            why = str(out.at[i, "why"] or "")
+            out.at[i, "why"] = f"{clause[0].upper()}{clause[1:]}." + (f" {why}" if why else "")
+            out.at[i, "verdict"], out.at[i, AT_CHOICE], out.at[i, DEPENDS] = (
+                DEPENDS_ON, verdict, clause)
+    return out
 
 
 def counts(ledger: pd.DataFrame) -> pd.DataFrame:
@@ -181,10 +228,16 @@ def load(size: str = "small", *, store=None, folder=None) -> pd.DataFrame:
     folder = Path(data_folder(size) if folder is None else folder)
     with locked(folder / LEDGER):
         if not _fresh(folder, size):
-            write(build(size, store=store), folder, size=size,
-                  looks=look_data(size, store=store),
-                  tables=sensitivity_tables(size, store=store))
+            make(size, folder, store=store)
     return read(folder)
+
+
+def make(size: str, folder, *, store=None) -> list[Path]:
+    """Judge the ledger now (:func:`build`, on the sensitivity tables it publishes beside
+    it) and write it into ``folder`` with its files (:func:`write`); the paths written."""
+    tables = sensitivity_tables(size, store=store)
+    return write(build(size, store=store, tables=tables), folder, size=size,
+                 looks=look_data(size, store=store), tables=tables)
 
 
 def table(ledger: pd.DataFrame) -> pd.DataFrame:
@@ -222,10 +275,18 @@ def page(fig, data, size: str = "small", seeds=None, *, store=None) -> pd.DataFr
     """Page ``fig``'s claims table as the book shows it: the build's ledger's records of
     the page (:func:`page_claims`: one verdict per claim, the same on every page), where
     the page runs at ``size``'s own seeds; else (seeds of the caller's choosing, which no
-    ledger judged) the claims computed from ``data`` (:meth:`~.base.Figure.claims`)."""
+    ledger judged) the claims computed from ``data`` (:meth:`~.base.Figure.claims`). The
+    page's prose then speaks for the same verdicts: a sentence about a record whose verdict
+    depends on lorasched's choice says so (:func:`.prose.composing`)."""
     if seeds is not None:
+        prose.composing({})
         return fig.claims(data)
-    return page_claims(load(size, store=store), fig)
+    led = load(size, store=store)
+    rows = led[(led["system"] == summary.SYSTEMS[fig.system]) & (led["page"] == fig.page)
+               & (led["verdict"] == DEPENDS_ON)]
+    prose.composing({(r["claim"], r["setting"]): (r[AT_CHOICE], r[DEPENDS])
+                     for _, r in rows.iterrows()})
+    return page_claims(led, fig)
 
 
 def page_claims(ledger: pd.DataFrame, fig) -> pd.DataFrame:
@@ -254,11 +315,14 @@ class Recount:
 
     records: int = 0
     #: records whose interval was made again from their values, whose verdict was judged
-    #: again by their reading, whose compared verdict the page composed from others (the
-    #: worst of several settings: not recounted), and whose verdict compares nothing
+    #: again by their reading, whose compared verdict was composed from others (by its page,
+    #: the worst of several settings; by the ledger, its verdict under lorasched's choice and
+    #: under another value of it, :func:`survive`: not recounted, though the verdict under
+    #: lorasched's choice is judged again), and whose verdict compares nothing
     intervals: int = 0
     verdicts: int = 0
     composed: int = 0
+    depends: int = 0
     not_compared: int = 0
     differences: list = field(default_factory=list)
 
@@ -270,15 +334,19 @@ class Recount:
         head = (f"{self.records} records: {self.intervals} intervals made again from their "
                 f"per-seed values, {self.verdicts} verdicts judged again by their reading, "
                 f"{self.composed} compared verdicts composed by their page from several "
-                f"settings (not recounted), {self.not_compared} that compare nothing; "
+                f"settings (not recounted), {self.depends} composed by the ledger from "
+                f"lorasched's choice and another value of it (their verdict under "
+                f"lorasched's choice judged again), {self.not_compared} that compare "
+                "nothing; "
                 f"{len(self.differences)} difference(s)")
         return "\n".join([head, *(f"  {d}" for d in self.differences)])
 
 
 def recount(folder) -> Recount:
     """Count the published ledger in ``folder`` again from its own files: every interval
-    from its per-seed values, every verdict by its reading, the final verdict from the
-    looks, and every count of the summary (:data:`COUNTS`) from the records."""
+    from its per-seed values, every verdict by its reading (a verdict that depends on
+    lorasched's choice: its verdict under that choice, :data:`AT_CHOICE`), the final verdict
+    from the looks, and every count of the summary (:data:`COUNTS`) from the records."""
     ledger = read(folder)
     out = Recount(records=len(ledger))
     for _, row in ledger.iterrows():
@@ -286,6 +354,14 @@ def recount(folder) -> Recount:
         if row["verdict"] not in VERDICTS:
             out.differences.append(f"{row['id']}: verdict {row['verdict']!r} is no verdict")
             continue
+        if row["verdict"] == DEPENDS_ON:
+            at = row.get(AT_CHOICE, "")
+            if at not in _sensitivity.DECIDED:
+                out.differences.append(f"{row['id']}: {row['verdict']!r} with {at!r} under "
+                                       "lorasched's choice, no decided verdict")
+                continue
+            row = row | {"verdict": at}
+            out.depends += 1
         can = record.recountable(row)
         out.intervals += "interval" in can
         out.verdicts += "verdict" in can
@@ -313,7 +389,7 @@ def _count(frame: pd.DataFrame, system, verdict) -> int:
         return 0
 
 
-__all__ = ["COUNTS", "FILES", "HEADER", "KEY", "LEDGER", "LOOKS_FILE", "Recount", "build",
-           "causes", "counts", "load", "look_data", "page", "page_claims", "read", "recount",
-           "sensitivity", "sensitivity_name", "sensitivity_tables", "table", "tables",
-           "write"]
+__all__ = ["AT_CHOICE", "COUNTS", "DEPENDS", "FILES", "HEADER", "KEY", "LEDGER", "LOOKS_FILE",
+           "Recount", "build", "causes", "counts", "load", "look_data", "make", "page",
+           "page_claims", "read", "recount", "sensitivity", "sensitivity_name",
+           "sensitivity_tables", "survive", "table", "tables", "write"]

@@ -1,7 +1,9 @@
 """Prose that cannot contradict its verdict: a sentence that states a direction or a
 magnitude about a claim is written by :func:`says` with the verdict of the claim's own
-test, which refuses words another verdict owns; :func:`check_page` reads a built page back
-and names every sentence whose words or verdict disagree with the page's claims table."""
+test, which refuses words another verdict owns (and, for a claim whose verdict the build's
+ledger found to depend on lorasched's choice, :func:`composing`, says so and speaks for that
+verdict); :func:`check_page` reads a built page back and names every sentence whose words or
+verdict disagree with the page's claims table."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from .verdicts import (
     CONSISTENT,
     CONTRADICTED,
     DEPENDS,
+    DEPENDS_ON,
     INCONCLUSIVE,
     MAGNITUDE_OFF,
     NOT_TESTABLE,
@@ -30,7 +33,11 @@ MARKERS = {
     INCONCLUSIVE: ("the seeds cannot tell",),
     NOT_TESTABLE: ("cannot be tested here",),
     DEPENDS: ("depends on the reading",),
+    DEPENDS_ON: ("depends on lorasched's choice",),
 }
+#: the verdicts a sentence states two of, each in its own words: it carries its own marker
+#: and may carry the markers (and the agreement) of the verdicts it composes
+COMPOSED = (DEPENDS_ON,)
 #: words that assert agreement with the paper's result (patterns): only a reproduced
 #: claim's sentence may use them ("as in the paper's evaluation" names a method, not a
 #: result)
@@ -62,18 +69,47 @@ def words_problem(verdict: str, text: str) -> str:
         return f"no sentence speaks for the verdict {verdict!r}"
     if not _has(text, MARKERS[verdict]):
         return f"a {verdict} claim's sentence lacks {MARKERS[verdict][0]!r}"
-    others = [w for v, ws in MARKERS.items() if v != verdict for w in _has(text, ws)]
-    if verdict != REPRODUCED:
+    others = [w for v, ws in MARKERS.items() if v != verdict and (
+        verdict not in COMPOSED or v in COMPOSED) for w in _has(text, ws)]
+    if verdict not in (REPRODUCED, *COMPOSED):
         others += _agrees(text)
     if others:
         return f"a {verdict} claim's sentence says {sorted(set(others))}"
     return ""
 
 
+#: the claims whose sentences :func:`says` composes: ``(claim, variant) -> (verdict under
+#: lorasched's choice, the clause that says what else it depends on)``, as the page whose
+#: rows the build's ledger renders set it (:func:`composing`)
+_COMPOSING: dict = {}
+
+
+def composing(claims: dict) -> None:
+    """From now on (until the next call), a sentence :func:`says` writes about a claim of
+    ``claims`` (``(claim, variant) -> (verdict, clause)``) with that claim's ``verdict``
+    (its verdict under lorasched's choice) speaks for :data:`~.verdicts.DEPENDS_ON`: its
+    words, then ``; <clause>`` (which carries that verdict's marker). The page that renders
+    its claims table from the build's ledger sets its own (:func:`.ledger.page`), so that
+    its prose gives the verdict its claims table gives."""
+    bad = [k for k, (_, clause) in claims.items() if not _has(clause, MARKERS[DEPENDS_ON])]
+    if bad:
+        raise InputError(f"{bad[0]}: the clause lacks {MARKERS[DEPENDS_ON][0]!r}")
+    _COMPOSING.clear()
+    _COMPOSING.update(claims)
+
+
 def says(verdict: str, text: str, claim: str = "", variant: str = "") -> str:
     """``text``, a sentence about ``claim`` (as the claims table names it, with its
-    ``variant``) judged ``verdict``, marked for :func:`check_page`. ``InputError`` if the
-    words do not fit the verdict (:func:`words_problem`): such a page is not built."""
+    ``variant``) judged ``verdict``, marked for :func:`check_page`; for a claim whose
+    verdict depends on lorasched's choice (:func:`composing`), ``text`` and the clause
+    that says so, marked :data:`~.verdicts.DEPENDS_ON`. ``InputError`` if the words do not
+    fit the verdict (:func:`words_problem`): such a page is not built."""
+    composed = _COMPOSING.get((claim, variant))
+    if composed is not None and composed[0] == verdict:
+        problem = words_problem(verdict, text)  # its own words first, then the clause
+        if problem:
+            raise InputError(f"{claim or 'a claim'}: {problem}: {text!r}")
+        verdict, text = DEPENDS_ON, f"{text}; {composed[1]}"
     problem = words_problem(verdict, text)
     if problem:
         raise InputError(f"{claim or 'a claim'}: {problem}: {text!r}")
@@ -149,4 +185,5 @@ def check_page(page_html: str, verdicts: dict | None = None) -> list[str]:
     return problems
 
 
-__all__ = ["AGREEMENT", "CLASS", "MARKERS", "check_page", "says", "words_problem"]
+__all__ = ["AGREEMENT", "CLASS", "COMPOSED", "MARKERS", "check_page", "composing", "says",
+           "words_problem"]

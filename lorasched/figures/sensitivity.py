@@ -1,7 +1,8 @@
 """Sensitivity of a paper's headline verdicts to the numbers lorasched chose where the paper
-is silent: each alternative value's verdicts beside lorasched's choice, paired on seed, the
-flips, and the prose said from that table (each system's declaration: its ``sensitivity``
-module)."""
+is silent (and to settings and readings other than the paper's): each alternative's verdicts
+beside lorasched's choice, paired on seed, the flips, the claims whose verdict a choice of
+lorasched's decides (:func:`dependent`, which the ledger's build applies to the headline), and
+the prose said from that table (each system's declaration: its ``sensitivity`` module)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pandas as pd
 from ..model.errors import InputError
 from .base import Prose, check_size, paragraphs, seed_words
 from .tables import styled
-from .verdicts import CONTRADICTED, MAGNITUDE_OFF, REPRODUCED, VERDICTS
+from .verdicts import CONTRADICTED, DEPENDS_ON, MAGNITUDE_OFF, REPRODUCED, VERDICTS
 
 #: the column of lorasched's own choice, the one every alternative is compared with
 CHOICE = "lorasched's choice"
@@ -22,10 +23,20 @@ KEY = ["figure", "claim", "setting"]
 #: how a flipped cell is drawn
 FLIP_STYLE = "background-color: #fde2b8"
 
+#: the kinds of alternative: another value of a number lorasched chose where the paper is
+#: silent (only these can make a headline verdict :data:`~.verdicts.DEPENDS_ON`), a setting
+#: other than the one the paper states (its number, its cap, its cluster's GPU: where the
+#: claims meet contention, say), and another reading of how the paper ran
+CHOSEN, SETTING, READING = "choice", "setting", "reading"
+KINDS = {CHOSEN: "a number lorasched chose where the paper is silent",
+         SETTING: "a setting other than the paper's",
+         READING: "another reading of how the paper ran"}
+
 
 @dataclass(frozen=True)
 class Alternative:
-    """One alternative value of one number lorasched chose.
+    """One alternative value of one number lorasched chose, or one setting or reading other
+    than the paper's.
 
     Parameters
     ----------
@@ -43,6 +54,11 @@ class Alternative:
         The policies whose ``options`` it sets (default: every policy that accepts one;
         name them where another policy has an option of the same name that means
         something else).
+    kind : str
+        What it varies (:data:`KINDS`): :data:`CHOSEN`, a number lorasched chose where the
+        paper is silent; :data:`SETTING`, a setting other than the paper's; :data:`READING`,
+        another reading of how the paper ran. Every alternative names its own
+        (``InputError`` otherwise).
     """
 
     number: str
@@ -51,6 +67,12 @@ class Alternative:
     options: dict = field(default_factory=dict)
     source: str = ""
     policies: tuple = ()
+    kind: str = ""
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise InputError(f"alternative {self.label!r}: kind must be one of "
+                             f"{sorted(KINDS)}, got {self.kind!r}")
 
     @property
     def label(self) -> str:
@@ -64,9 +86,10 @@ class Alternative:
 
 
 def alternatives_table(alternatives) -> pd.DataFrame:
-    """The alternatives as the page lists them: the number, its value, its source."""
-    return pd.DataFrame([{"number": a.number, "value": a.value, "source": a.source}
-                         for a in alternatives])
+    """The alternatives as the page lists them: the number, its value, what kind of
+    alternative it is (:data:`KINDS`, in words), its source."""
+    return pd.DataFrame([{"number": a.number, "value": a.value, "kind": KINDS[a.kind],
+                          "source": a.source} for a in alternatives])
 
 
 def verdict_table(columns: dict) -> pd.DataFrame:
@@ -126,6 +149,49 @@ def reversals(table: pd.DataFrame) -> pd.DataFrame:
     return flips(table) & decided & decided[[cols[0]]].values
 
 
+def moves(choice: str, other: str) -> bool:
+    """Whether an alternative's verdict ``other`` moves a claim judged ``choice`` under
+    lorasched's choice: a decided verdict (:data:`DECIDED`) turned into another decided one.
+    A move to or from an undecided verdict (inconclusive, consistent) is left out: it may be
+    the alternative's noise on the first look's seeds, and a row the first look leaves
+    undecided is decided, where it is, by a second look the alternatives do not run."""
+    return choice in DECIDED and other in DECIDED and choice != other
+
+
+def dependent(table: pd.DataFrame, alternatives) -> dict:
+    """The claims of ``table`` whose verdict depends on lorasched's choice: ``{(figure,
+    claim, setting): (verdict under lorasched's choice, [(label, verdict), ...])}``, each
+    with the alternatives of kind :data:`CHOSEN` that move it (:func:`moves`), in the
+    table's order. An alternative of another kind (a setting, a reading) never makes a
+    claim depend. ``InputError`` where a verdict column is no alternative's label (its kind
+    unknown)."""
+    cols = verdict_columns(table)
+    kinds = {a.label: a.kind for a in alternatives}
+    unknown = [c for c in cols[1:] if c not in kinds]
+    if unknown:
+        raise InputError(f"columns {unknown} are no alternative's: their kind is unknown")
+    chosen = [c for c in cols[1:] if kinds[c] == CHOSEN]
+    out = {}
+    for _, row in table.iterrows():
+        moved = [(c, row[c]) for c in chosen if moves(row[cols[0]], row[c])]
+        if moved:
+            out[tuple(row[k] for k in KEY)] = (row[cols[0]], moved)
+    return out
+
+
+def depends_clause(verdict: str, moved: list, alternatives, choices: dict) -> str:
+    """What a claim whose verdict depends on lorasched's choice says of it, with the
+    verdict marker of :data:`~.verdicts.DEPENDS_ON`: "its verdict depends on lorasched's
+    choice: contradicted at lorasched's <number>, <lorasched's value>; reproduced at
+    <alternative's label>", ``moved`` as :func:`dependent` gives it and ``choices`` the
+    number -> lorasched's value in words (each system's ``choices()``)."""
+    number = {a.label: a.number for a in alternatives}
+    numbers = list(dict.fromkeys(number[label] for label, _ in moved))
+    ours = " and ".join(f"{n}, {choices[n]}" if choices.get(n) else n for n in numbers)
+    others = "; ".join(f"{v} at {label}" for label, v in moved)
+    return f"its verdict {DEPENDS_ON}: {verdict} at lorasched's {ours}; {others}"
+
+
 def flip_rows(table: pd.DataFrame) -> pd.DataFrame:
     """Every flip, one row each: the claim, the alternative, the verdict under lorasched's
     choice and under the alternative."""
@@ -163,18 +229,56 @@ def _most(changed: pd.DataFrame, cols: list[str], n: int) -> str:
             f"({int(per_alt.max())} of {n})")
 
 
-def findings(table: pd.DataFrame, seeds: int) -> Prose:
+def _kinds(alternatives) -> str:
+    """How many alternatives of each kind, in words: "4 other values of numbers lorasched
+    chose where the paper is silent, 2 settings other than the paper's"."""
+    words = {CHOSEN: ("other value of a number lorasched chose where the paper is silent",
+                      "other values of numbers lorasched chose where the paper is silent"),
+             SETTING: ("setting other than the paper's", "settings other than the paper's"),
+             READING: ("other reading of how the paper ran",
+                       "other readings of how the paper ran")}
+    n = {k: sum(a.kind == k for a in alternatives) for k in KINDS}
+    return ", ".join(f"{n[k]} {words[k][n[k] != 1]}" for k in KINDS if n[k])
+
+
+def depends_text(table: pd.DataFrame, alternatives, choices: dict | None = None) -> str:
+    """What the table says of the claims whose verdict depends on lorasched's choice
+    (:func:`dependent`), with the marker of :data:`~.verdicts.DEPENDS_ON`: how many, then
+    each with its verdicts (:func:`depends_clause`), one line each; where none does, that
+    none does."""
+    found = dependent(table, alternatives)
+    rule = ("another value of a number lorasched chose where the paper is silent turns a "
+            "decided verdict (reproduced, magnitude off, contradicted) into another")
+    if not found:
+        return (f"No claim's verdict {DEPENDS_ON}: nowhere does {rule}; a setting or a "
+                "reading other than the paper's never makes a headline verdict depend.")
+    n = len(found)
+    lines = [f"- {_claim(dict(zip(KEY, key, strict=True)))}: "
+             f"{depends_clause(verdict, moved, alternatives, choices or {})}."
+             for key, (verdict, moved) in found.items()]
+    return (f"For {n} claim{'s' if n != 1 else ''} {rule}: the headline reads "
+            f"{'its' if n == 1 else 'each'} verdict as *{DEPENDS_ON}*, with both verdicts "
+            "(a setting or a reading other than the paper's never makes a headline verdict "
+            "depend).\n\n" + "\n".join(lines))
+
+
+def findings(table: pd.DataFrame, seeds: int, alternatives=None,
+             choices: dict | None = None) -> Prose:
     """The page's prose, every number and word from ``table``: how many claims keep their
-    verdict under every alternative, then each flip, grouped by claim."""
+    verdict under every alternative, then each flip, grouped by claim; with
+    ``alternatives`` (the table's, with their kinds), then the claims whose verdict depends
+    on lorasched's choice (:func:`depends_text`, ``choices`` lorasched's values)."""
     cols = verdict_columns(table)
     changed = flips(table)
     n, k = len(table), len(cols) - 1
     steady = int((~changed.any(axis=1)).sum())
     head = (f"Of the {n} claims re-tested here, each on {seeds} seed"
             f"{'s' if seeds != 1 else ''} paired with lorasched's choice, {steady} keep "
-            f"their verdict under all {k} alternatives")
+            f"their verdict under all {k} alternatives"
+            + (f" ({_kinds(alternatives)})" if alternatives else ""))
+    depends = depends_text(table, alternatives, choices) if alternatives else ""
     if steady == n:
-        return Prose(head + ": no verdict flips.")
+        return paragraphs(head + ": no verdict flips.", depends)
     lines = []
     for i in table.index[changed.any(axis=1)]:
         row = table.loc[i]
@@ -192,26 +296,34 @@ def findings(table: pd.DataFrame, seeds: int) -> Prose:
              f"any alternative.")
     most = _most(changed, cols, n)
     return paragraphs(head + f", and {n - steady} flip under at least one. "
-                      f"{most[0].upper()}{most[1:]}." + kinds, "\n".join(lines))
+                      f"{most[0].upper()}{most[1:]}." + kinds, "\n".join(lines), depends)
 
 
-def what_flips(table: pd.DataFrame, seeds: int, page: str) -> Prose:
+def what_flips(table: pd.DataFrame, seeds: int, page: str, alternatives=None,
+               choices: dict | None = None) -> Prose:
     """What a paper's headline page says of its sensitivity page (``page``, linked), every
     word from ``table``: in one sentence, how many claims keep their verdict under every
     alternative, how many flip, how many of those turn one decided verdict into another
     (a reversal) and the alternative that flips most; then each claim that flips, its
-    verdict under lorasched's choice and under each alternative that moves it."""
+    verdict under lorasched's choice and under each alternative that moves it; with
+    ``alternatives`` (the table's, with their kinds), the kinds counted and then the claims
+    whose verdict depends on lorasched's choice (:func:`depends_text`, ``choices``
+    lorasched's values)."""
     cols = verdict_columns(table)
     changed = flips(table)
     reversed_ = reversals(table)
     n, k = len(table), len(cols) - 1
     steady = int((~changed.any(axis=1)).sum())
+    under = (f"{k} alternative{'s' if k != 1 else ''} ({_kinds(alternatives)})"
+             if alternatives else
+             f"{k} other value{'s' if k != 1 else ''} of the numbers lorasched chose where "
+             "the paper is silent")
     head = (f"The [sensitivity page]({page}.ipynb) re-tests {n} claim{'s' if n != 1 else ''} "
-            f"on {seed_words(seeds)}, paired, under {k} other value{'s' if k != 1 else ''} of "
-            "the numbers lorasched chose where the paper is silent: ")
+            f"on {seed_words(seeds)}, paired, under {under}: ")
+    depends = depends_text(table, alternatives, choices) if alternatives else ""
     if steady == n:
-        return Prose(head + f"{'every one keeps its' if n != 1 else 'it keeps its'} verdict "
-                     "under every alternative.")
+        return paragraphs(head + f"{'every one keeps its' if n != 1 else 'it keeps its'} "
+                          "verdict under every alternative.", depends)
     moved, n_flip = [], n - steady
     for i in table.index[changed.any(axis=1)]:
         row = table.loc[i]
@@ -230,12 +342,13 @@ def what_flips(table: pd.DataFrame, seeds: int, page: str) -> Prose:
            "(reproduced, magnitude off, contradicted) to another")
     sentence = (head + f"{steady} {keep} verdict under every one and {n_flip} "
                 f"flip{'s' if n_flip == 1 else ''}, {rev}; {_most(changed, cols, n)}.")
-    return paragraphs(sentence, "\n".join(moved))
+    return paragraphs(sentence, "\n".join(moved), depends)
 
 
-__all__ = ["CHOICE", "DECIDED", "KEY", "Alternative", "alternatives_table", "findings", "flip_rows",
-           "flips", "reversals", "styled_table", "verdict_columns", "verdict_table",
-           "what_flips"]
+__all__ = ["CHOICE", "CHOSEN", "DECIDED", "KEY", "KINDS", "READING", "SETTING", "Alternative",
+           "alternatives_table", "dependent", "depends_clause", "depends_text", "findings",
+           "flip_rows", "flips", "moves", "reversals", "styled_table", "verdict_columns",
+           "verdict_table", "what_flips"]
 
 
 class SensitivityPage:
@@ -246,6 +359,8 @@ class SensitivityPage:
 
     key, number = "sensitivity", "Sensitivity"
     title = "Sensitivity of the headline to lorasched's numbers"
+    #: the alternatives (:class:`Alternative`), each of its kind
+    alternatives: tuple = ()
     #: seeds per alternative, by size
     seed_counts: dict = {}
     #: where the alternatives run, said after the seeds in the build note ("" or " at ...")
@@ -260,6 +375,10 @@ class SensitivityPage:
         """Label -> the claims rows of that column (``figure``, ``claim``, ``setting``,
         ``verdict``, ``ours``)."""
         raise NotImplementedError
+
+    def choices(self) -> dict:
+        """lorasched's value of each number the alternatives change, in words, by number."""
+        return {}
 
     def table(self, data) -> pd.DataFrame:
         """:func:`verdict_table` of :meth:`columns`."""

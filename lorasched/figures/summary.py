@@ -30,6 +30,8 @@ from .verdicts import (
     COMPARED,
     CONSISTENT,
     CONTRADICTED,
+    DEPENDS,
+    DEPENDS_ON,
     FITTED,
     INCONCLUSIVE,
     MAGNITUDE_OFF,
@@ -224,6 +226,10 @@ def short_why(why: str, words: int = WHY_WORDS) -> str:
                                      else "")
 
 
+def _lower(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
 def _share(k: int, n: int) -> str:
     return f"{k} of {n}" if n else "none"
 
@@ -341,14 +347,17 @@ def looks_findings(table: pd.DataFrame, system: str, size: str) -> Prose:
 
 
 #: the verdicts a part's headline names one by one, worst first
-_MISSES = (CONTRADICTED, MAGNITUDE_OFF, INCONCLUSIVE, CONSISTENT)
+_MISSES = (CONTRADICTED, MAGNITUDE_OFF, DEPENDS_ON, DEPENDS, INCONCLUSIVE, CONSISTENT)
+#: how many rows whose verdict depends on lorasched's choice a part's headline names
+_DEPENDS_SAID = 3
 
 
 def headline(table: pd.DataFrame, system: str) -> Prose:
     """The paragraph a paper's part opens with: of that paper's own claims in its own
     setting, what reproduces, what does not, and the measured reason of the misses that
-    matter most (contradicted first, then magnitude off), in three or four sentences,
-    every word from ``table`` (:func:`claims`)."""
+    matter most (contradicted first, then magnitude off), then each claim whose verdict
+    depends on lorasched's choice with both its verdicts, every word from ``table``
+    (:func:`claims`)."""
     name = SYSTEMS.get(system, system)
     head = headline_rows(table)
     head = head[head["system"] == name]
@@ -372,6 +381,13 @@ def headline(table: pd.DataFrame, system: str) -> Prose:
                         + f", is {verdict}: paper {r['paper']}, ours {r['ours']}. "
                         f"Measured reason: {short_why(why, 40)}")
             said += 1
+    hinge = compared[compared["verdict"] == DEPENDS_ON].to_dict("records")
+    for r in hinge[:_DEPENDS_SAID]:
+        text.append(f"{r['figure']}, {r['claim']}"
+                    + (f" ({r['setting']})" if r.get("setting") else "")
+                    + f": {_lower(short_why(r['why'], 60))}")
+    if len(hinge) > _DEPENDS_SAID:
+        text.append(f"{len(hinge) - _DEPENDS_SAID} more {DEPENDS_ON} (the table below)")
     out = " ".join(t if t.endswith((".", "…")) else t + "." for t in text)
     terms = glossary.spelled_out(out)
     return Prose((f"Abbreviations below: {terms}. " if terms else "") + out)
@@ -399,6 +415,11 @@ def tuning(table: pd.DataFrame, system: str) -> Prose:
     return Prose(UNTUNED[system])
 
 
+def sensitivity_page(system: str):
+    """``system``'s sensitivity page (its alternatives, their kinds, lorasched's values)."""
+    return _SENSITIVITY[system]
+
+
 def sensitivity_table(system: str, size: str = "small", *, seeds: int | None = None,
                       store=None) -> pd.DataFrame:
     """``system``'s sensitivity page's verdict table (its alternatives on its seeds, paired
@@ -418,7 +439,8 @@ def sensitivity(system: str, size: str = "small", *, store=None,
     page = _SENSITIVITY[system]
     if table is None:
         table = sensitivity_table(system, size, store=store)
-    out = _sensitivity.what_flips(table, page.seeds(size), page.page)
+    out = _sensitivity.what_flips(table, page.seeds(size), page.page, page.alternatives,
+                                  page.choices())
     if system in _DESIGNS:
         d = _DESIGNS[system](size)
         out = (f"Every verdict here is the first look's, on the pages' {d.first} seeds, each "
@@ -528,6 +550,7 @@ __all__ = ["CAUSE_COLUMNS", "COLUMNS", "SYSTEMS", "UNTUNED", "beyond_rows",
            "calibration_rows", "cause_counts", "causes", "causes_findings", "claims",
            "counts", "findings", "headline", "headline_rows", "inventory_counts",
            "inventory_table", "linked",
-           "looks_findings", "rule", "second_look", "sensitivity", "sensitivity_table",
+           "looks_findings", "rule", "second_look", "sensitivity", "sensitivity_page",
+           "sensitivity_table",
            "short_why", "tidy", "tuning",
            "worked_rows"]

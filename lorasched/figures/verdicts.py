@@ -32,6 +32,10 @@ INCONCLUSIVE = "inconclusive"
 #: the paper's sentence admits two readings, declared before the results, and they give
 #: different verdicts: the row shows both (:func:`either`)
 DEPENDS = "depends on the reading"
+#: a headline claim whose verdict a number lorasched chose where the paper is silent decides:
+#: another reasonable value of it (a sensitivity page's alternative) turns its decided verdict
+#: into another decided one; the row shows both (:mod:`.sensitivity`, the ledger's build)
+DEPENDS_ON = "depends on lorasched's choice"
 #: the setting lacks the claim's precondition (no contention, a cap never approached)
 NOT_TESTABLE = "not testable here"
 #: the paper states the claim without a number or a direction we can test
@@ -41,12 +45,14 @@ NOT_RUN = "not run by the paper"
 #: the paper shows this as a plot only, with no claim in its text
 PLOT_ONLY = "plot only"
 
-COMPARED = (REPRODUCED, CONSISTENT, MAGNITUDE_OFF, CONTRADICTED, INCONCLUSIVE, DEPENDS)
+COMPARED = (REPRODUCED, CONSISTENT, MAGNITUDE_OFF, CONTRADICTED, INCONCLUSIVE, DEPENDS,
+            DEPENDS_ON)
 NOT_COMPARED = (NOT_TESTABLE, NO_NUMBER, NOT_RUN, PLOT_ONLY)
 VERDICTS = COMPARED + NOT_COMPARED
 #: the colour of each verdict in the book's tables (a not-compared verdict is grey)
 COLOURS = {REPRODUCED: "#2a9d8f", CONSISTENT: "#4c78a8", MAGNITUDE_OFF: "#b08900",
-           CONTRADICTED: "#e76f51", INCONCLUSIVE: "#5e60ce", DEPENDS: "#8d6e63"}
+           CONTRADICTED: "#e76f51", INCONCLUSIVE: "#5e60ce", DEPENDS: "#8d6e63",
+           DEPENDS_ON: "#c2185b"}
 GREY = "#6c757d"
 #: what a row that is not reproduced says when its page measures no reason
 NOT_EXPLAINED = "not explained"
@@ -560,7 +566,11 @@ it is. The verdict, in this order:
 - *{MAGNITUDE_OFF}*: the direction holds but our whole interval lies outside the band; the
   row gives ours / paper;
 - *{DEPENDS}*: the paper's sentence admits two readings, declared before the results, and
-  they give different verdicts; the row shows both, never the favourable one alone.
+  they give different verdicts; the row shows both, never the favourable one alone;
+- *{DEPENDS_ON}*: a claim of the paper's own setting whose decided verdict (reproduced,
+  magnitude off, contradicted) another reasonable value of a number lorasched chose where
+  the paper is silent turns into another decided one, on the same seeds (the sensitivity
+  pages' alternatives); the row shows both.
 
 A claim made "at every setting" takes the worst verdict of its settings. A claim with
 nothing to compare says why instead: *{NOT_TESTABLE}* (the setting lacks the claim's

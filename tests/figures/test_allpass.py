@@ -378,7 +378,7 @@ def test_an_alternative_option_reaches_only_the_policies_it_means():
     assert by_label["DBF window T = 10 min"] == {"allpass": {"window_s": 600.0}}
     assert set(by_label["Tiresias-L's first queue limit = 10 min"]) == {"tl_p", "tl_np"}
     # without naming its policies, every policy with an option of that name takes it
-    loose = Alternative("DBF window T", "10 min", options={"window_s": 600.0})
+    loose = Alternative("DBF window T", "10 min", options={"window_s": 600.0}, kind="setting")
     assert set(changes(loose)) == {"allpass", "hpa"}
     # every alternative has its short name in reports
     assert set(sensitivity.SHORT) == {a.label for a in sensitivity.ALTERNATIVES}

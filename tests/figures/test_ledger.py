@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from lorasched.cli import main
-from lorasched.figures import ledger, record, summary
+from lorasched.figures import ledger, prose, record, summary
+from lorasched.figures import sensitivity as sens
 from lorasched.figures import verdicts as v
 from lorasched.figures.base import Figure
 
@@ -115,6 +116,7 @@ def test_a_cause_test_that_matches_no_claim_stops_the_build(monkeypatch):
     tested = _ledger()[_ledger()["cause"] != ""][summary.CAUSE_COLUMNS].copy()
     monkeypatch.setattr(summary, "claims", lambda *a, **k: table)
     monkeypatch.setattr(summary, "causes", lambda *a, **k: tested)
+    monkeypatch.setattr(ledger, "sensitivity_tables", lambda *a, **k: {})
     assert len(ledger.build("small")) == len(table)  # every cause test found its claim
     tested["setting"] = "FM-1"  # "a gain" has no setting
     with pytest.raises(RuntimeError, match="TITAN/Table 3/a gain/FM-1"):
@@ -159,3 +161,120 @@ def test_a_page_without_claims_gets_an_empty_table_in_its_columns(tmp_path):
     ledger.write(_ledger(), tmp_path, size="small")
     got = ledger.page_claims(ledger.read(tmp_path), _Quiet())
     assert got.empty and list(got.columns) == list(_Quiet().claims(None).columns)
+
+
+# ------------------------------------------------------------------ survival
+#: a number lorasched chose where the paper is silent, and a setting other than the paper's
+LIMIT = sens.Alternative("first queue limit", "10 min", kind=sens.CHOSEN)
+CAP = sens.Alternative("cap", "8", kind=sens.SETTING)
+
+
+class _Sensitivity(sens.SensitivityPage):
+    alternatives = (LIMIT, CAP)
+
+    def choices(self):
+        return {"first queue limit": "60 min (lorasched's)"}
+
+
+def _table(limit: dict, cap: dict) -> dict:
+    """TITAN's sensitivity table over :func:`_ledger`'s claims: lorasched's choice is each
+    record's verdict; the limit and the cap change the verdicts of the claims they name."""
+    rows = _ledger()
+    choice = [{"figure": "Table 3", "claim": r["claim"], "setting": r["setting"],
+               "verdict": r["verdict"]} for _, r in rows.iterrows()]
+    return {ledger.sensitivity_name("titan"): sens.verdict_table({
+        sens.CHOICE: choice,
+        LIMIT.label: [r | {"verdict": limit.get(r["claim"], r["verdict"])} for r in choice],
+        CAP.label: [r | {"verdict": cap.get(r["claim"], r["verdict"])} for r in choice]})}
+
+
+@pytest.fixture
+def survived(monkeypatch):
+    """:func:`_ledger` after survival: the limit reverses "faster" and "below one" (the
+    latter only to an undecided verdict) and the row not run; the cap reverses "below one"."""
+    monkeypatch.setattr(summary, "sensitivity_page", lambda system: _Sensitivity())
+    tables = _table(limit={"faster": v.CONTRADICTED, "below one": v.INCONCLUSIVE},
+                    cap={"below one": v.CONTRADICTED})
+    return ledger.survive(_ledger(), tables)
+
+
+def test_a_headline_verdict_a_choice_of_lorasched_s_reverses_depends_on_it(survived):
+    """The reviewer's case: under another value of the limit lorasched chose, a reproduced
+    row is contradicted: the record reads *depends on lorasched's choice*, keeps its verdict
+    under lorasched's choice and says both in its why; the counts count it so."""
+    got = survived.set_index("claim")
+    assert got.loc["faster", "verdict"] == v.DEPENDS_ON
+    assert got.loc["faster", ledger.AT_CHOICE] == v.REPRODUCED
+    assert got.loc["faster", "why"] == (
+        "Its verdict depends on lorasched's choice: reproduced at lorasched's first queue "
+        "limit, 60 min (lorasched's); contradicted at first queue limit = 10 min.")
+    assert got.loc["faster", ledger.DEPENDS] == ("its verdict depends on lorasched's choice: "
+                                                 "reproduced at lorasched's first queue limit, "
+                                                 "60 min (lorasched's); contradicted at first "
+                                                 "queue limit = 10 min")
+    counts = ledger.counts(survived)
+    assert counts.loc["TITAN", v.DEPENDS_ON] == 1 and counts.loc["TITAN", v.REPRODUCED] == 1
+    assert counts.loc["TITAN", "claims"] == 4
+
+
+def test_a_setting_or_an_undecided_verdict_never_moves_a_headline_record(survived):
+    """"below one" is contradicted under the cap (a setting other than the paper's) and
+    inconclusive under the limit (undecided): it keeps its verdict, as does every record
+    that no alternative moves."""
+    got = survived.set_index("claim")
+    assert got.loc["below one", "verdict"] == v.REPRODUCED
+    assert got.loc["below one", ledger.AT_CHOICE] == ""
+    unmoved = survived[survived["claim"] != "faster"]
+    pd.testing.assert_frame_equal(unmoved.drop(columns=[ledger.AT_CHOICE, ledger.DEPENDS]),
+                                  _ledger()[_ledger()["claim"] != "faster"])
+
+
+def test_a_table_that_judges_another_verdict_under_lorasched_s_choice_stops_survival(
+        monkeypatch):
+    monkeypatch.setattr(summary, "sensitivity_page", lambda system: _Sensitivity())
+    tables = _table(limit={"faster": v.CONTRADICTED}, cap={})
+    led = _ledger()
+    led.loc[led["claim"] == "faster", "verdict"] = v.MAGNITUDE_OFF
+    with pytest.raises(RuntimeError, match="'magnitude off' in the ledger, 'reproduced'"):
+        ledger.survive(led, tables)
+
+
+def test_a_verdict_that_depends_is_recounted_at_lorasched_s_choice(survived, tmp_path):
+    """The recount judges the record again by its reading and finds its verdict under
+    lorasched's choice, not a difference; a verdict under lorasched's choice changed by hand
+    is caught."""
+    ledger.write(survived, tmp_path, size="small")
+    found = ledger.recount(tmp_path)
+    assert found.ok, str(found)
+    assert (found.depends, found.verdicts, found.composed) == (1, 4, 0)
+    assert "1 composed by the ledger from lorasched's choice" in str(found)
+    path = tmp_path / ledger.LEDGER
+    bad = pd.read_csv(path, dtype=str, keep_default_na=False)
+    bad.loc[bad["claim"] == "faster", ledger.AT_CHOICE] = v.CONTRADICTED
+    bad.to_csv(path, index=False)
+    assert any("verdict 'contradicted' published, 'reproduced' recounted" in d
+               for d in ledger.recount(tmp_path).differences)
+    bad.loc[bad["claim"] == "faster", ledger.AT_CHOICE] = v.INCONCLUSIVE
+    bad.to_csv(path, index=False)
+    assert any("no decided verdict" in d for d in ledger.recount(tmp_path).differences)
+
+
+def test_the_page_and_its_prose_give_the_ledger_s_verdict(survived, monkeypatch):
+    """The page renders the record (its claims table reads *depends on lorasched's
+    choice*), and a sentence its prose says of the claim with the verdict under
+    lorasched's choice speaks for the record's verdict, with the clause that says both."""
+    monkeypatch.setattr(ledger, "load", lambda *a, **k: survived)
+    claims = ledger.page(_Page(), None, "small")
+    assert claims.set_index("claim").loc["faster", "verdict"] == v.DEPENDS_ON
+    said = prose.says(v.REPRODUCED, "TITAN is 2.05x faster, as the paper reports", "faster",
+                      "FM-1")
+    assert f'data-verdict="{v.DEPENDS_ON}"' in said
+    assert ("as the paper reports; its verdict depends on lorasched's choice: reproduced at "
+            "lorasched's first queue limit") in said
+    verdicts = dict(zip(zip(claims["claim"], claims["variant"]), claims["verdict"],
+                        strict=True))
+    assert prose.check_page(said, verdicts) == []
+    # a page run on seeds of its own renders no ledger: its prose says the verdict it judged
+    ledger.page(_Page(), None, "small", seeds=3)
+    assert f'data-verdict="{v.REPRODUCED}"' in prose.says(
+        v.REPRODUCED, "It is faster, as the paper reports", "faster", "FM-1")

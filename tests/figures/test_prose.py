@@ -72,6 +72,38 @@ def test_a_page_edited_to_state_a_direction_its_verdict_does_not_support_fails()
                                        "evaluation."), table) == []
 
 
+def test_a_sentence_about_a_claim_that_depends_on_lorasched_s_choice_says_both():
+    """A claim whose verdict the ledger found to depend on lorasched's choice: its sentence,
+    written with the verdict under lorasched's choice, carries that verdict's words and the
+    clause, and speaks for the composed verdict; its words are still checked, and a sentence
+    of any other verdict may not borrow the composed verdict's marker."""
+    clause = ("its verdict depends on lorasched's choice: contradicted at lorasched's limit, "
+              "60 min; reproduced at limit = 10 min")
+    try:
+        prose.composing({(CLAIM, "Lemma 2"): (v.CONTRADICTED, clause)})
+        out = prose.says(v.CONTRADICTED, "Unlike the paper, it is not the best", CLAIM,
+                         "Lemma 2")
+        assert f'data-verdict="{v.DEPENDS_ON}"' in out
+        assert out.endswith(f"Unlike the paper, it is not the best; {clause}</span>")
+        assert prose.check_page(out, {(CLAIM, "Lemma 2"): v.DEPENDS_ON}) == []
+        assert "the claims table says 'contradicted'" in prose.check_page(
+            out, {(CLAIM, "Lemma 2"): v.CONTRADICTED})[0]
+        with pytest.raises(InputError, match="lacks 'unlike the paper'"):
+            prose.says(v.CONTRADICTED, "It is not the best", CLAIM, "Lemma 2")
+        # another verdict of the same claim (a page judged on other seeds) is said as it is
+        plain = prose.says(v.INCONCLUSIVE, INCONCLUSIVE_TEXT, CLAIM, "Lemma 2")
+        assert f'data-verdict="{v.INCONCLUSIVE}"' in plain and clause not in plain
+        with pytest.raises(InputError, match="lacks \"depends on lorasched's choice\""):
+            prose.composing({(CLAIM, "Lemma 2"): (v.CONTRADICTED, "it depends")})
+    finally:
+        prose.composing({})
+    assert "says [\"depends on lorasched's choice\"]" in prose.words_problem(
+        v.CONTRADICTED, "Unlike the paper, it is low; it depends on lorasched's choice.")
+    assert prose.words_problem(v.DEPENDS_ON, "It is low, as the paper reports.") == (
+        "a depends on lorasched's choice claim's sentence lacks \"depends on lorasched's "
+        "choice\"")
+
+
 # ------------------------------------------------------------------ the built book
 
 

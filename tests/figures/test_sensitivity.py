@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from lorasched.figures import sensitivity as sens
-from lorasched.figures.verdicts import CONTRADICTED, INCONCLUSIVE, REPRODUCED
+from lorasched.figures.verdicts import (
+    CONSISTENT,
+    CONTRADICTED,
+    DEPENDS_ON,
+    INCONCLUSIVE,
+    MAGNITUDE_OFF,
+    REPRODUCED,
+)
 from lorasched.model.errors import InputError
 
 
@@ -70,17 +77,111 @@ def test_a_broken_column_is_refused(column):
 
 
 def test_alternative_names():
-    alt = sens.Alternative("operating cost", "x0.5", {"operating_cost_scale": 0.5})
+    alt = sens.Alternative("operating cost", "x0.5", {"operating_cost_scale": 0.5},
+                           kind=sens.CHOSEN)
     assert alt.label == "operating cost = x0.5" and alt.slug == "operating_cost_x0_5"
 
 
-def test_the_alternatives_are_listed_with_their_sources():
-    alts = [sens.Alternative("operating cost", "x0.5", source="a bracket"),
-            sens.Alternative("co-location gain", "1.0", options={"gain": 1.0})]
+def test_the_alternatives_are_listed_with_their_kinds_and_sources():
+    alts = [sens.Alternative("operating cost", "x0.5", source="a bracket", kind=sens.CHOSEN),
+            sens.Alternative("cap", "8", {"capacity": 8}, kind=sens.SETTING)]
     table = sens.alternatives_table(alts)
     assert table.to_dict("records") == [
-        {"number": "operating cost", "value": "x0.5", "source": "a bracket"},
-        {"number": "co-location gain", "value": "1.0", "source": ""}]
+        {"number": "operating cost", "value": "x0.5",
+         "kind": "a number lorasched chose where the paper is silent", "source": "a bracket"},
+        {"number": "cap", "value": "8", "kind": "a setting other than the paper's",
+         "source": ""}]
+
+
+@pytest.mark.parametrize("kind", ["", "a choice", None])
+def test_an_alternative_must_name_its_kind(kind):
+    with pytest.raises(InputError, match="kind must be one of"):
+        sens.Alternative("cap", "8", kind=kind)
+
+
+def test_every_alternative_of_the_three_papers_names_its_kind():
+    """Only a number the paper leaves open is lorasched's choice: Tiresias-L's first queue
+    limit is; Allpass's cap (the paper's 30) and its DBF window (the paper's 30 min), TITAN's
+    switch cost (the paper's Fig. 3) and its LUT's GPU are settings; one fixed trace is a
+    reading of how the paper ran."""
+    from lorasched.figures import summary
+
+    kinds = {(system, a.label): a.kind for system in summary.SYSTEMS
+             for a in summary.sensitivity_page(system).alternatives}
+    assert set(kinds.values()) <= set(sens.KINDS)
+    assert kinds["allpass", "Tiresias-L's first queue limit = 10 min"] == sens.CHOSEN
+    assert kinds["allpass", "serverful cap (limited setup) = 8"] == sens.SETTING
+    assert kinds["allpass", "DBF window T = 10 min"] == sens.SETTING
+    assert kinds["allpass", "the jobs a seed draws = one fixed trace (seed 1's)"] == \
+        sens.READING
+    assert {k for (s, _), k in kinds.items() if s == "titan"} == {sens.SETTING}
+    assert {k for (s, _), k in kinds.items() if s == "pdftsp"} == {sens.CHOSEN}
+
+
+#: the reviewer's case: a limit lorasched chose reverses a claim, a contention setting
+#: reverses another
+LIMIT = sens.Alternative("first queue limit", "10 min", kind=sens.CHOSEN)
+CAP = sens.Alternative("cap", "8", kind=sens.SETTING)
+CHOSEN = {"first queue limit": "60 min (lorasched's)"}
+
+
+def _reversed():
+    return sens.verdict_table({
+        sens.CHOICE: _rows(CONTRADICTED, REPRODUCED, MAGNITUDE_OFF, CONSISTENT, REPRODUCED),
+        LIMIT.label: _rows(REPRODUCED, REPRODUCED, CONTRADICTED, REPRODUCED, INCONCLUSIVE),
+        CAP.label: _rows(CONTRADICTED, CONTRADICTED, MAGNITUDE_OFF, CONSISTENT, REPRODUCED)})
+
+
+def test_a_choice_that_turns_a_decided_verdict_into_another_makes_the_claim_depend():
+    """A decided verdict turned into another decided one by a number lorasched chose: the
+    claim depends on it. A move to or from an undecided verdict does not (claims 3 and 4),
+    nor does a setting's reversal (claim 1, under the cap)."""
+    got = sens.dependent(_reversed(), [LIMIT, CAP])
+    assert got == {("Fig. 1", "claim 0", ""): (CONTRADICTED, [(LIMIT.label, REPRODUCED)]),
+                   ("Fig. 1", "claim 2", ""): (MAGNITUDE_OFF, [(LIMIT.label, CONTRADICTED)])}
+    assert sens.moves(CONTRADICTED, REPRODUCED) and not sens.moves(CONSISTENT, REPRODUCED)
+    assert not sens.moves(REPRODUCED, INCONCLUSIVE) and not sens.moves(REPRODUCED, REPRODUCED)
+
+
+def test_a_setting_or_a_reading_never_makes_a_claim_depend():
+    trace = sens.Alternative("the jobs a seed draws", "one fixed trace", kind=sens.READING)
+    table = sens.verdict_table({sens.CHOICE: _rows(CONTRADICTED, REPRODUCED),
+                                CAP.label: _rows(REPRODUCED, CONTRADICTED),
+                                trace.label: _rows(REPRODUCED, MAGNITUDE_OFF)})
+    assert sens.dependent(table, [CAP, trace]) == {}
+    with pytest.raises(InputError, match="kind is unknown"):
+        sens.dependent(table, [CAP])  # the trace's column: no alternative says its kind
+
+
+def test_a_claim_that_depends_says_both_verdicts_with_the_alternative_s_label():
+    clause = sens.depends_clause(CONTRADICTED, [(LIMIT.label, REPRODUCED)], [LIMIT, CAP],
+                                 CHOSEN)
+    assert clause == ("its verdict depends on lorasched's choice: contradicted at "
+                      "lorasched's first queue limit, 60 min (lorasched's); reproduced at "
+                      "first queue limit = 10 min")
+    text = sens.depends_text(_reversed(), [LIMIT, CAP], CHOSEN)
+    assert text.startswith("For 2 claims another value of a number lorasched chose where "
+                           "the paper is silent turns a decided verdict")
+    assert f"*{DEPENDS_ON}*" in text
+    assert "\n- Fig. 1, claim 2: its verdict depends on lorasched's choice: magnitude off " \
+           "at lorasched's first queue limit, 60 min (lorasched's); contradicted at first " \
+           "queue limit = 10 min." in text
+    steady = sens.verdict_table({sens.CHOICE: _rows(REPRODUCED), CAP.label: _rows(
+        CONTRADICTED)})
+    assert sens.depends_text(steady, [CAP]).startswith(
+        "No claim's verdict depends on lorasched's choice")
+
+
+def test_the_pages_prose_counts_the_kinds_and_names_what_depends():
+    table = _reversed()
+    text = sens.what_flips(table, 3, "s", [LIMIT, CAP], CHOSEN)
+    assert "paired, under 2 alternatives (1 other value of a number lorasched chose where " \
+           "the paper is silent, 1 setting other than the paper's): " in text
+    assert "- Fig. 1, claim 0: its verdict depends on lorasched's choice: contradicted" in text
+    page = sens.findings(table, 3, [LIMIT, CAP], CHOSEN)
+    assert "under all 2 alternatives (1 other value" in page
+    assert "For 2 claims another value" in page
+    assert "depends on lorasched's choice" not in sens.findings(table, 3)  # no kinds given
 
 
 def test_the_styled_table_names_its_verdict_columns_and_shades_each_flip():

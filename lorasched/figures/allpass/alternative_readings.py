@@ -13,7 +13,7 @@ from ..base import Prose, paragraphs
 from ..causes import Intervention, joined, line, open_rows
 from ..centres import centre, centre_share, fmt
 from ..numbers import minutes, num, pct, quote, seconds, usd
-from ..sensitivity import Alternative
+from ..sensitivity import SETTING, Alternative
 from ..verdicts import NOT_RUN, SHARE
 from .common import (
     NAMES,
@@ -63,7 +63,7 @@ SCENARIOS = {
     "seren_jobs": Alternative("the jobs", "the mixture fitted to Seren", {"source": "mixture"},
                               source="the paper's jobs came from Seren: lengths and "
                                      "arrivals from the log-normal mixture fitted to its "
-                                     "Table 1"),
+                                     "Table 1", kind=SETTING),
     "contention": next(a for a in ALTERNATIVES if a.scenario == {"capacity": 8}),
 }
 INTERVENTIONS |= {

@@ -10,7 +10,7 @@ from ...allpass.cluster import TIRESIAS_THRESHOLD_S
 from ...allpass.pressure import WINDOW_S
 from ..base import Figure
 from ..numbers import minutes
-from ..sensitivity import CHOICE, Alternative, SensitivityPage
+from ..sensitivity import CHOICE, CHOSEN, READING, SETTING, Alternative, SensitivityPage
 from ..verdicts import PAPER
 from .common import AllpassData, runs
 from .declared import _SEEDS, SETUPS, Part, alternative_part, complete, kept_runs, parts
@@ -34,23 +34,23 @@ _DBF = ("allpass", "allpass_fixed60", "allpass_fixed600", "queue_all_oracle")
 
 ALTERNATIVES = (
     Alternative("DBF window T", "10 min", options={"window_s": 600.0},
-                source="a third of sec. 5.1's 30 min", policies=_DBF),
+                source="a third of sec. 5.1's 30 min", policies=_DBF, kind=SETTING),
     Alternative("DBF window T", "60 min", options={"window_s": 3600.0},
-                source="twice sec. 5.1's 30 min", policies=_DBF),
+                source="twice sec. 5.1's 30 min", policies=_DBF, kind=SETTING),
     Alternative("Tiresias-L's first queue limit", "10 min", options={"threshold_s": 600.0},
                 source="a sixth of lorasched's hour: TL-P can preempt within Fig. 6's "
-                       "ten minutes"),
+                       "ten minutes", kind=CHOSEN),
     Alternative("Tiresias-L's first queue limit", "4 h", options={"threshold_s": 14400.0},
-                source="the TITAN authors' Tiresias, four GPU-hours"),
+                source="the TITAN authors' Tiresias, four GPU-hours", kind=CHOSEN),
     Alternative("serverful cap (limited setup)", "8", {"capacity": 8},
                 source="contention: about a quarter of the paper's 30 GPUs, so that jobs "
-                       "queue for the serverful tier"),
+                       "queue for the serverful tier", kind=SETTING),
     Alternative("serverful cap (limited setup)", "4", {"capacity": 4},
-                source="contention: more queueing still"),
+                source="contention: more queueing still", kind=SETTING),
     Alternative("the jobs a seed draws", "one fixed trace (seed 1's)", {"trace_seed": 1},
                 source="the paper ran one sample of 200 jobs once: every seed runs the "
                        "same jobs, and varies only the marketplace's offers and the "
-                       "providers' start-ups"),
+                       "providers' start-ups", kind=READING),
 )
 
 
@@ -102,6 +102,10 @@ class Sensitivity(SensitivityPage, Figure):
     page = "sensitivity_allpass"
     alternatives = ALTERNATIVES
     seed_counts = SEEDS
+
+    def choices(self) -> dict:
+        """lorasched's value of each number the alternatives change (:func:`choices`)."""
+        return choices()
 
     def data(self, size: str = "small", *, store=None, seeds: int | None = None, **_):
         """Label -> :class:`~.common.AllpassData` of that column: lorasched's choice is the

@@ -10,7 +10,7 @@ from ...model import profiles
 from ...pdftsp.workload import SLACK_RANGES, VALUE_SPREAD
 from ..base import Figure
 from ..numbers import num, pct
-from ..sensitivity import CHOICE, Alternative, SensitivityPage
+from ..sensitivity import CHOICE, CHOSEN, Alternative, SensitivityPage
 from ..verdicts import judge
 from .common import (
     _SEEDS,
@@ -51,29 +51,31 @@ ALTERNATIVES = (
                 source=f"measured: {_MEASURED['low']:g}-{_MEASURED['high']:g}x one "
                        f"adapter's samples/s with 2-8 adapters run in sequence "
                        f"({_MEASURED['gpu']}, {_MEASURED['model']}; {_MEASURED['source']}); "
-                       "1 is the least the model admits"),
+                       "1 is the least the model admits", kind=CHOSEN),
     Alternative("co-location gain", "1.3", {"colocation_gain": 1.3},
                 source=f"published: LoRAFusion over mLoRA, "
                        f"{_FUSION['LoRAFusion', 'mLoRA']['mean']:g}x mean "
-                       f"({_FUSION['LoRAFusion', 'mLoRA']['source']})"),
+                       f"({_FUSION['LoRAFusion', 'mLoRA']['source']})", kind=CHOSEN),
     Alternative("co-location gain", "2.0", {"colocation_gain": 2.0},
                 source=f"published: LoRAFusion over Megatron-LM, "
                        f"{_FUSION['LoRAFusion', 'Megatron-LM']['best']:g}x best "
-                       f"({_FUSION['LoRAFusion', 'Megatron-LM']['source']})"),
+                       f"({_FUSION['LoRAFusion', 'Megatron-LM']['source']})", kind=CHOSEN),
     Alternative("value spread v_max/v_min", "2", {"value_ratio": 2.0},
-                source="a bracket around lorasched's 4 (the paper gives no spread)"),
+                source="a bracket around lorasched's 4 (the paper gives no spread)", kind=CHOSEN),
     Alternative("value spread v_max/v_min", "16", {"value_ratio": 16.0},
-                source="a bracket around lorasched's 4 (the paper gives no spread)"),
+                source="a bracket around lorasched's 4 (the paper gives no spread)", kind=CHOSEN),
     Alternative("operating cost", "x0", {"operating_cost_scale": 0.0},
-                source="free electricity: the auction without its cost term"),
+                source="free electricity: the auction without its cost term", kind=CHOSEN),
     Alternative("operating cost", "x0.5", {"operating_cost_scale": 0.5},
-                source="half lorasched's (EIA price, Uptime PUE)"),
+                source="half lorasched's (EIA price, Uptime PUE)", kind=CHOSEN),
     Alternative("operating cost", "x2", {"operating_cost_scale": 2.0},
-                source="twice lorasched's (EIA price, Uptime PUE)"),
+                source="twice lorasched's (EIA price, Uptime PUE)", kind=CHOSEN),
     Alternative("deadline slack", "tight", {"deadline_policy": "tight"},
-                source=f"sigma in {SLACK_RANGES['tight']} (the paper's Fig. 9 policy)"),
+                source=f"sigma in {SLACK_RANGES['tight']} (the paper's Fig. 9 policy)",
+                kind=CHOSEN),
     Alternative("deadline slack", "loose", {"deadline_policy": "loose"},
-                source=f"sigma in {SLACK_RANGES['loose']} (the paper's Fig. 9 policy)"),
+                source=f"sigma in {SLACK_RANGES['loose']} (the paper's Fig. 9 policy)",
+                kind=CHOSEN),
 )
 
 
@@ -126,6 +128,10 @@ class Sensitivity(SensitivityPage, Figure):
     page = "sensitivity_pdftsp"
     alternatives = ALTERNATIVES
     seed_counts = SEEDS
+
+    def choices(self) -> dict:
+        """lorasched's value of each number the alternatives change (:func:`choices`)."""
+        return choices()
 
     def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
         """Per alternative (and lorasched's choice, :data:`CHOICE`), the cut sweeps of Figs.

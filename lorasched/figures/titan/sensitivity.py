@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ...experiments import Sweep
 from ...titan.switch import NAIVE_S, PIPELINED_S
-from ..sensitivity import CHOICE, Alternative, SensitivityPage
+from ..sensitivity import CHOICE, SETTING, Alternative, SensitivityPage
 from ..verdicts import GAIN, RATIO
 from .common import (
     _SEEDS,
@@ -30,14 +30,14 @@ WORKLOAD, DENSITY = "helios", 1.0
 
 ALTERNATIVES = (
     Alternative("switch cost", "x0", options={"switch_scale": 0.0},
-                source="no switch cost: every start free"),
+                source="no switch cost: every start free", kind=SETTING),
     Alternative("switch cost", "x0.5", options={"switch_scale": 0.5},
-                source="half the authors' measured seconds"),
+                source="half the authors' measured seconds", kind=SETTING),
     Alternative("switch cost", "x2", options={"switch_scale": 2.0},
-                source="twice the authors' measured seconds"),
+                source="twice the authors' measured seconds", kind=SETTING),
     Alternative("LUT", "A100", {"gpu": "A100"},
                 source="the authors' A100 measurements of ViT-L/16 (lorasched's choice: "
-                       "their V100 ones, the paper's cluster's GPU)"),
+                       "their V100 ones, the paper's cluster's GPU)", kind=SETTING),
 )
 
 
@@ -60,6 +60,10 @@ class Sensitivity(SensitivityPage, TitanFigure):
     page = "sensitivity_titan"
     alternatives = ALTERNATIVES
     seed_counts = SEEDS
+
+    def choices(self) -> dict:
+        """lorasched's value of each number the alternatives change (:func:`choices`)."""
+        return choices()
     run_where = " at density one"
 
     def sweeps(self, size: str = "small", seeds: int | None = None) -> dict[str, Sweep]:
