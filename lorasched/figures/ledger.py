@@ -40,7 +40,7 @@ _CAUSE = ["counterfactual", "judged there", "ours there", "effect", "cause"]
 #: the columns :func:`survive` adds: a record's verdict under lorasched's choice, and the
 #: clause that says which other value of a number lorasched chose gives which verdict, where
 #: its final verdict is :data:`~.verdicts.DEPENDS_ON` ("" elsewhere)
-AT_CHOICE, DEPENDS = "at choice", "depends"
+AT_CHOICE, CLAUSE = "at choice", "depends"
 
 
 def build(size: str = "small", *, store=None, tables: dict | None = None) -> pd.DataFrame:
@@ -80,11 +80,11 @@ def survive(ledger: pd.DataFrame, tables: dict) -> pd.DataFrame:
     verdict into another decided one (:func:`~.sensitivity.dependent`), its verdict becomes
     :data:`~.verdicts.DEPENDS_ON`, its verdict under lorasched's choice goes to
     :data:`AT_CHOICE` and the clause that says both (:func:`~.sensitivity.depends_clause`)
-    to :data:`DEPENDS` and to the head of its why. ``RuntimeError`` where the record's
+    to :data:`CLAUSE` and to the head of its why. ``RuntimeError`` where the record's
     verdict is not the table's under lorasched's choice (the table would judge another
     claim, or other seeds)."""
     out = ledger.copy()
-    out[AT_CHOICE], out[DEPENDS] = "", ""
+    out[AT_CHOICE], out[CLAUSE] = "", ""
     for system, name in summary.SYSTEMS.items():
         table = tables.get(sensitivity_name(system))
         if table is None:
@@ -104,7 +104,7 @@ def survive(ledger: pd.DataFrame, tables: dict) -> pd.DataFrame:
                                                  page.choices())
             why = str(out.at[i, "why"] or "")
             out.at[i, "why"] = f"{clause[0].upper()}{clause[1:]}." + (f" {why}" if why else "")
-            out.at[i, "verdict"], out.at[i, AT_CHOICE], out.at[i, DEPENDS] = (
+            out.at[i, "verdict"], out.at[i, AT_CHOICE], out.at[i, CLAUSE] = (
                 DEPENDS_ON, verdict, clause)
     return out
 
@@ -236,8 +236,29 @@ def make(size: str, folder, *, store=None) -> list[Path]:
     """Judge the ledger now (:func:`build`, on the sensitivity tables it publishes beside
     it) and write it into ``folder`` with its files (:func:`write`); the paths written."""
     tables = sensitivity_tables(size, store=store)
-    return write(build(size, store=store, tables=tables), folder, size=size,
-                 looks=look_data(size, store=store), tables=tables)
+    led = build(size, store=store, tables=tables)
+    return write(led, folder, size=size, looks=look_data(size, store=store),
+                 tables=headlined(tables, led))
+
+
+def headlined(tables: dict, ledger: pd.DataFrame) -> dict:
+    """Each sensitivity table of ``tables`` (:func:`sensitivity_tables`) with the verdict the
+    headline counts for each of its claims (:data:`.sensitivity.HEADLINE`): its record's
+    final verdict where the ledger counts it (scopes :data:`~.verdicts.OWN`), "" where it
+    does not; so that a sensitivity page and its paper's headline say which verdicts depend
+    on lorasched's choice as the ledger judged them."""
+    out = {}
+    for system, name in summary.SYSTEMS.items():
+        table = tables.get(sensitivity_name(system))
+        if table is None:
+            continue
+        own = ledger[(ledger["system"] == name) & ledger["scope"].isin(OWN)]
+        final = {tuple(r): v for r, v in zip(own[["figure", "claim", "setting"]].values
+                                             .tolist(), own["verdict"], strict=True)}
+        keyed = table[_sensitivity.KEY].values.tolist()
+        out[sensitivity_name(system)] = table.assign(
+            **{_sensitivity.HEADLINE: [final.get(tuple(k), "") for k in keyed]})
+    return out
 
 
 def table(ledger: pd.DataFrame) -> pd.DataFrame:
@@ -284,7 +305,7 @@ def page(fig, data, size: str = "small", seeds=None, *, store=None) -> pd.DataFr
     led = load(size, store=store)
     rows = led[(led["system"] == summary.SYSTEMS[fig.system]) & (led["page"] == fig.page)
                & (led["verdict"] == DEPENDS_ON)]
-    prose.composing({(r["claim"], r["setting"]): (r[AT_CHOICE], r[DEPENDS])
+    prose.composing({(r["claim"], r["setting"]): (r[AT_CHOICE], r[CLAUSE])
                      for _, r in rows.iterrows()})
     return page_claims(led, fig)
 
@@ -389,7 +410,7 @@ def _count(frame: pd.DataFrame, system, verdict) -> int:
         return 0
 
 
-__all__ = ["AT_CHOICE", "COUNTS", "DEPENDS", "FILES", "HEADER", "KEY", "LEDGER", "LOOKS_FILE",
-           "Recount", "build", "causes", "counts", "load", "look_data", "make", "page",
-           "page_claims", "read", "recount", "sensitivity", "sensitivity_name",
+__all__ = ["AT_CHOICE", "CLAUSE", "COUNTS", "FILES", "HEADER", "KEY", "LEDGER", "LOOKS_FILE",
+           "Recount", "build", "causes", "counts", "headlined", "load", "look_data", "make",
+           "page", "page_claims", "read", "recount", "sensitivity", "sensitivity_name",
            "sensitivity_tables", "survive", "table", "tables", "write"]

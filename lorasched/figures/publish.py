@@ -138,13 +138,15 @@ def listing() -> pd.DataFrame:
 #: what each of the ledger's files holds (:data:`.ledger.FILES`), as the data page lists it
 LEDGER_FILES = {
     ledger.LEDGER: "every claim of the three papers, one record each: its reading, each "
-                   "look's values, interval and verdict, the final verdict, the why and "
-                   "its cause test",
+                   "look's values, interval and verdict, the final verdict (where it "
+                   "depends on lorasched's choice, its verdict at that choice too), the why "
+                   "and its cause test",
     ledger.COUNTS: "the summary's counts, as the summary page prints them",
     ledger.HEADER: "what the ledger was judged by: the size, the code's fingerprint, when",
     ledger.LOOKS_FILE: "the per-seed metrics of every run of Allpass's second look",
     **{ledger.sensitivity_name(s): f"{name}'s sensitivity verdicts: each alternative to a "
-                                   "number lorasched chose, beside lorasched's choice"
+                                   "number lorasched chose (or to the paper's setting or "
+                                   "reading), beside lorasched's choice"
        for s, name in (("pdftsp", "pdFTSP"), ("titan", "TITAN"), ("allpass", "Allpass"))},
 }
 

@@ -22,6 +22,9 @@ CHOICE = "lorasched's choice"
 KEY = ["figure", "claim", "setting"]
 #: how a flipped cell is drawn
 FLIP_STYLE = "background-color: #fde2b8"
+#: the column the ledger adds to a published table: the verdict the headline counts for the
+#: claim (its record's final verdict; "" where the headline does not count the claim)
+HEADLINE = "headline"
 
 #: the kinds of alternative: another value of a number lorasched chose where the paper is
 #: silent (only these can make a headline verdict :data:`~.verdicts.DEPENDS_ON`), a setting
@@ -124,8 +127,9 @@ def verdict_table(columns: dict) -> pd.DataFrame:
 
 
 def verdict_columns(table: pd.DataFrame) -> list[str]:
-    """The verdict columns of :func:`verdict_table`'s table (lorasched's choice first)."""
-    return [c for c in table.columns if c not in KEY]
+    """The verdict columns of :func:`verdict_table`'s table (lorasched's choice first; the
+    headline's verdict, :data:`HEADLINE`, where the ledger added it, is none of them)."""
+    return [c for c in table.columns if c not in (*KEY, HEADLINE)]
 
 
 def flips(table: pd.DataFrame) -> pd.DataFrame:
@@ -204,10 +208,12 @@ def flip_rows(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def styled_table(table: pd.DataFrame):
-    """The table for display: verdicts coloured as on every claims table, each flipped cell
-    shaded (:data:`FLIP_STYLE`)."""
+    """The table for display: verdicts coloured as on every claims table (the headline's,
+    where the ledger gave it, last), each flipped cell shaded (:data:`FLIP_STYLE`)."""
     cols = verdict_columns(table)
-    out = table.rename(columns={c: f"verdict: {c}" for c in cols})
+    head = [HEADLINE] if HEADLINE in table.columns else []
+    out = table[[*KEY, *cols, *head]].rename(
+        columns={c: f"verdict: {c}" for c in [*cols, *head]})
     changed = flips(table).rename(columns={c: f"verdict: {c}" for c in cols})
     shade = pd.DataFrame("", index=out.index, columns=out.columns)
     for c in changed.columns:
@@ -249,17 +255,42 @@ def depends_text(table: pd.DataFrame, alternatives, choices: dict | None = None)
     found = dependent(table, alternatives)
     rule = ("another value of a number lorasched chose where the paper is silent turns a "
             "decided verdict (reproduced, magnitude off, contradicted) into another")
+    apart = ("a setting or a reading other than the paper's never makes a headline verdict "
+             "depend")
+    counted = _counted(table, found)
     if not found:
-        return (f"No claim's verdict {DEPENDS_ON}: nowhere does {rule}; a setting or a "
-                "reading other than the paper's never makes a headline verdict depend.")
+        return (f"No claim's verdict {DEPENDS_ON}: for none does {rule} ({apart}).")
     n = len(found)
     lines = [f"- {_claim(dict(zip(KEY, key, strict=True)))}: "
-             f"{depends_clause(verdict, moved, alternatives, choices or {})}."
+             f"{depends_clause(verdict, moved, alternatives, choices or {})}"
+             + ("" if counted is None or key in counted else
+                " (a claim the headline does not count)") + "."
              for key, (verdict, moved) in found.items()]
-    return (f"For {n} claim{'s' if n != 1 else ''} {rule}: the headline reads "
-            f"{'its' if n == 1 else 'each'} verdict as *{DEPENDS_ON}*, with both verdicts "
-            "(a setting or a reading other than the paper's never makes a headline verdict "
-            "depend).\n\n" + "\n".join(lines))
+    if counted is None:  # a table judged now, on seeds of the caller's choosing
+        reads = (f"where the headline counts {'it' if n == 1 else 'one'}, it reads "
+                 f"*{DEPENDS_ON}*, with both verdicts")
+    else:
+        k = len(counted)
+        reads = (f"the headline counts {k} of {'it' if n == 1 else 'them'}, each as "
+                 f"*{DEPENDS_ON}*, with both verdicts" if k else
+                 "the headline counts none of them")
+    return (f"For {n} claim{'s' if n != 1 else ''} {rule}: {reads} ({apart}).\n\n"
+            + "\n".join(lines))
+
+
+def _counted(table: pd.DataFrame, found: dict) -> set | None:
+    """The claims of ``found`` (:func:`dependent`) that the headline counts as
+    :data:`~.verdicts.DEPENDS_ON`, from the ledger's :data:`HEADLINE` column (None where the
+    table has none). ``InputError`` where that column and ``found`` disagree."""
+    if HEADLINE not in table.columns:
+        return None
+    said = {tuple(r[k] for k in KEY) for _, r in table.iterrows()
+            if r[HEADLINE] == DEPENDS_ON}
+    odd = sorted(said - set(found))
+    if odd:
+        raise InputError(f"the headline reads {odd[0]} as {DEPENDS_ON!r}, which no "
+                         "alternative's verdict makes it")
+    return said
 
 
 def findings(table: pd.DataFrame, seeds: int, alternatives=None,
@@ -345,10 +376,10 @@ def what_flips(table: pd.DataFrame, seeds: int, page: str, alternatives=None,
     return paragraphs(sentence, "\n".join(moved), depends)
 
 
-__all__ = ["CHOICE", "CHOSEN", "DECIDED", "KEY", "KINDS", "READING", "SETTING", "Alternative",
-           "alternatives_table", "dependent", "depends_clause", "depends_text", "findings",
-           "flip_rows", "flips", "moves", "reversals", "styled_table", "verdict_columns",
-           "verdict_table", "what_flips"]
+__all__ = ["CHOICE", "CHOSEN", "DECIDED", "HEADLINE", "KEY", "KINDS", "READING", "SETTING",
+           "Alternative", "alternatives_table", "dependent", "depends_clause", "depends_text",
+           "findings", "flip_rows", "flips", "moves", "reversals", "styled_table",
+           "verdict_columns", "verdict_table", "what_flips"]
 
 
 class SensitivityPage:

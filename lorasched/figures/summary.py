@@ -230,6 +230,11 @@ def _lower(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
+def _first_sentence(why: str) -> str:
+    """A why's first sentence, whole (a link's words kept), without its full stop."""
+    return _SENTENCE.split(_LINK.sub(r"\1", why).strip(), maxsplit=1)[0].rstrip(".")
+
+
 def _share(k: int, n: int) -> str:
     return f"{k} of {n}" if n else "none"
 
@@ -385,7 +390,7 @@ def headline(table: pd.DataFrame, system: str) -> Prose:
     for r in hinge[:_DEPENDS_SAID]:
         text.append(f"{r['figure']}, {r['claim']}"
                     + (f" ({r['setting']})" if r.get("setting") else "")
-                    + f": {_lower(short_why(r['why'], 60))}")
+                    + f": {_lower(_first_sentence(r['why']))}")
     if len(hinge) > _DEPENDS_SAID:
         text.append(f"{len(hinge) - _DEPENDS_SAID} more {DEPENDS_ON} (the table below)")
     out = " ".join(t if t.endswith((".", "…")) else t + "." for t in text)

@@ -208,7 +208,7 @@ def test_a_headline_verdict_a_choice_of_lorasched_s_reverses_depends_on_it(survi
     assert got.loc["faster", "why"] == (
         "Its verdict depends on lorasched's choice: reproduced at lorasched's first queue "
         "limit, 60 min (lorasched's); contradicted at first queue limit = 10 min.")
-    assert got.loc["faster", ledger.DEPENDS] == ("its verdict depends on lorasched's choice: "
+    assert got.loc["faster", ledger.CLAUSE] == ("its verdict depends on lorasched's choice: "
                                                  "reproduced at lorasched's first queue limit, "
                                                  "60 min (lorasched's); contradicted at first "
                                                  "queue limit = 10 min")
@@ -225,7 +225,7 @@ def test_a_setting_or_an_undecided_verdict_never_moves_a_headline_record(survive
     assert got.loc["below one", "verdict"] == v.REPRODUCED
     assert got.loc["below one", ledger.AT_CHOICE] == ""
     unmoved = survived[survived["claim"] != "faster"]
-    pd.testing.assert_frame_equal(unmoved.drop(columns=[ledger.AT_CHOICE, ledger.DEPENDS]),
+    pd.testing.assert_frame_equal(unmoved.drop(columns=[ledger.AT_CHOICE, ledger.CLAUSE]),
                                   _ledger()[_ledger()["claim"] != "faster"])
 
 
@@ -271,10 +271,20 @@ def test_the_page_and_its_prose_give_the_ledger_s_verdict(survived, monkeypatch)
     assert f'data-verdict="{v.DEPENDS_ON}"' in said
     assert ("as the paper reports; its verdict depends on lorasched's choice: reproduced at "
             "lorasched's first queue limit") in said
-    verdicts = dict(zip(zip(claims["claim"], claims["variant"]), claims["verdict"],
-                        strict=True))
+    keys = zip(claims["claim"], claims["variant"], strict=True)
+    verdicts = dict(zip(keys, claims["verdict"], strict=True))
     assert prose.check_page(said, verdicts) == []
     # a page run on seeds of its own renders no ledger: its prose says the verdict it judged
     ledger.page(_Page(), None, "small", seeds=3)
     assert f'data-verdict="{v.REPRODUCED}"' in prose.says(
         v.REPRODUCED, "It is faster, as the paper reports", "faster", "FM-1")
+
+
+def test_the_published_sensitivity_table_gives_the_headline_s_verdicts(survived):
+    """Beside the alternatives' verdicts, the verdict the headline counts: the record's
+    final one (the claim that depends reads so), blank for a claim it does not count."""
+    tables = ledger.headlined(_table(limit={"faster": v.CONTRADICTED}, cap={}), survived)
+    got = tables[ledger.sensitivity_name("titan")].set_index("claim")[sens.HEADLINE]
+    assert got.to_dict() == {"faster": v.DEPENDS_ON, "a gain": v.INCONCLUSIVE,
+                             "most short": v.INCONCLUSIVE, "below one": v.REPRODUCED,
+                             "not run": ""}

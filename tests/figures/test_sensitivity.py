@@ -211,3 +211,22 @@ def test_the_alternatives_run_on_the_headlines_seeds(system, size):
     assert page.seeds(size) == common._SEEDS[size]
     for sweep in page.sweeps(size).values():
         assert len(sweep.seeds) == common._SEEDS[size]
+
+
+def test_the_headline_s_verdicts_the_ledger_adds_say_which_claims_it_counts():
+    """The ledger's column of the headline's verdicts is no alternative's: the flips and the
+    kinds ignore it, the styled table shows it last, and the prose says which claims that
+    depend the headline counts (claim 2 it does not: blank); a column that reads a claim as
+    depending where no alternative makes it so is refused."""
+    table = _reversed().assign(**{sens.HEADLINE: [DEPENDS_ON, REPRODUCED, "", CONSISTENT,
+                                                  REPRODUCED]})
+    assert sens.verdict_columns(table) == [sens.CHOICE, LIMIT.label, CAP.label]
+    assert list(sens.styled_table(table).data.columns)[-1] == f"verdict: {sens.HEADLINE}"
+    text = sens.depends_text(table, [LIMIT, CAP], CHOSEN)
+    assert "the headline counts 1 of them, each as *depends on lorasched's choice*" in text
+    assert "contradicted at first queue limit = 10 min (a claim the headline does not " \
+           "count)." in text
+    assert "reproduced at first queue limit = 10 min (a claim" not in text
+    wrong = table.assign(**{sens.HEADLINE: [DEPENDS_ON] * 2 + [""] * 3})
+    with pytest.raises(InputError, match="which no alternative's verdict makes it"):
+        sens.depends_text(wrong, [LIMIT, CAP])

@@ -143,6 +143,28 @@ def test_a_parts_headline_comes_from_its_rows():
     assert summary.headline(table, "allpass").startswith("None of Allpass's own claims")
 
 
+def test_a_parts_headline_counts_and_names_what_depends_on_lorasched_s_choice():
+    """A row whose verdict a number lorasched chose decides: counted as such, apart from
+    the contradicted ones, and named with both its verdicts (its why's first sentence)."""
+    why = ("Its verdict depends on lorasched's choice: contradicted at lorasched's limit, 60 "
+           "min; reproduced at limit = 10 min. TL-P never preempts within the hour.")
+    rows = _system([("Fig. 6", "TL-P finishes more", "limited", v.DEPENDS_ON, why,
+                     "allpass_fig06"),
+                    ("Fig. 6", "SJF-P finishes fewer", "limited", v.CONTRADICTED, "waits",
+                     "allpass_fig06")], variant="setup")
+    table = summary.tidy("allpass", rows)
+    text = summary.headline(table, "allpass")
+    assert "0 reproduce; 1 contradicted, 1 depends on lorasched's choice." in text
+    assert ("Fig. 6, TL-P finishes more (limited): its verdict depends on lorasched's "
+            "choice: contradicted at lorasched's limit, 60 min; reproduced at limit = 10 "
+            "min.") in text
+    assert "SJF-P finishes fewer (limited), is contradicted" in text
+    assert "TL-P finishes more (limited), is contradicted" not in text
+    c = summary.counts(table)
+    assert c.loc["Allpass", v.DEPENDS_ON] == 1 and c.loc["Allpass", v.CONTRADICTED] == 1
+    assert "1 depends on lorasched's choice" in summary.findings(table)
+
+
 def test_the_summary_shows_a_short_why_and_links_to_the_rest():
     long = ("With 1 vendor: pdFTSP admits 41.5 of 228 tasks ($3.53 of welfare per admitted "
             "task), EFT 70.5 ($3.18). Then more.")
