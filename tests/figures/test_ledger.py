@@ -288,3 +288,20 @@ def test_the_published_sensitivity_table_gives_the_headline_s_verdicts(survived)
     assert got.to_dict() == {"faster": v.DEPENDS_ON, "a gain": v.INCONCLUSIVE,
                              "most short": v.INCONCLUSIVE, "below one": v.REPRODUCED,
                              "not run": ""}
+
+
+def test_the_build_applies_survival_once_on_the_tables_it_publishes(monkeypatch):
+    """:func:`ledger.build` judges the claims, then makes each record a choice of
+    lorasched's reverses depend on it: the ledger every page renders carries the verdict."""
+    table = _ledger().drop(columns=["counterfactual", "judged there", "ours there",
+                                    "effect", "cause", "id"])
+    monkeypatch.setattr(summary, "claims", lambda *a, **k: table)
+    monkeypatch.setattr(summary, "causes", lambda *a, **k: _ledger()[
+        _ledger()["cause"] != ""][summary.CAUSE_COLUMNS])
+    monkeypatch.setattr(summary, "sensitivity_page", lambda system: _Sensitivity())
+    tables = _table(limit={"faster": v.CONTRADICTED}, cap={})
+    monkeypatch.setattr(ledger, "sensitivity_tables", lambda *a, **k: tables)
+    built = ledger.build("small").set_index("claim")
+    assert built.loc["faster", "verdict"] == v.DEPENDS_ON
+    assert ledger.build("small", tables={}).set_index("claim").loc["faster", "verdict"] == \
+        v.REPRODUCED
