@@ -18,7 +18,7 @@ from ..experiments import Store, Sweep, grid, run_sweep, run_sweeps, shipped
 from ..experiments.progress import expected_seconds
 from ..experiments.progress import policy as policy_label
 from ..model.errors import InputError
-from . import inventory, numbers, record
+from . import inventory, numbers, prose, record
 from .files import atomic_file, locked  # noqa: F401 - where the pages import them
 from .runs import kept_result
 from .verdicts import (
@@ -352,16 +352,23 @@ class Figure:
         return self.why_bullets(self.claims(data))
 
     def why_bullets(self, claims: pd.DataFrame) -> Prose:
-        """One bullet per claim that is not reproduced: the claim, its verdict, its why."""
+        """One bullet per claim that is not reproduced: the claim, its verdict, its why. The
+        verdict is the one the page's claims table gives: where the build's ledger found a
+        claim to depend on lorasched's choice (:func:`.prose.composed`), that verdict, its
+        why opening with both verdicts."""
         variant = self.variant_column
-        off = claims[claims["verdict"] != REPRODUCED]
-        if off.empty:
+        lines = []
+        for r in claims.to_dict("records"):
+            verdict, clause = prose.composed(r["verdict"], r["claim"], r.get(variant) or "")
+            if verdict == REPRODUCED:
+                continue
+            what = r["claim"] + (f" ({r[variant]})" if r.get(variant) else "")
+            why = " ".join(filter(None, (f"{clause[:1].upper()}{clause[1:]}." if clause
+                                         else "", r["why"])))
+            lines.append(f"- **{what}**: *{verdict}*. {why}")
+        if not lines:
             return Prose("Every claim on this page is reproduced within the band of the "
                          "verdict rule.")
-        lines = []
-        for r in off.to_dict("records"):
-            what = r["claim"] + (f" ({r[variant]})" if r.get(variant) else "")
-            lines.append(f"- **{what}**: *{r['verdict']}*. {r['why']}")
         return Prose("\n".join(lines))
 
     def findings(self, data) -> Prose:

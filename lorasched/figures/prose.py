@@ -98,18 +98,29 @@ def composing(claims: dict) -> None:
     _COMPOSING.update(claims)
 
 
+def composed(verdict: str, claim: str, variant: str = "") -> tuple[str, str]:
+    """The verdict a page says of ``claim`` (with its ``variant``) judged ``verdict`` by
+    its own test, and the clause it adds: :data:`~.verdicts.DEPENDS_ON` and the clause
+    that says both verdicts where the build's ledger found it to depend on lorasched's
+    choice (:func:`composing`), else ``verdict`` and ""."""
+    hit = _COMPOSING.get((claim, variant))
+    if hit is not None and hit[0] == verdict:
+        return DEPENDS_ON, hit[1]
+    return verdict, ""
+
+
 def says(verdict: str, text: str, claim: str = "", variant: str = "") -> str:
     """``text``, a sentence about ``claim`` (as the claims table names it, with its
     ``variant``) judged ``verdict``, marked for :func:`check_page`; for a claim whose
     verdict depends on lorasched's choice (:func:`composing`), ``text`` and the clause
     that says so, marked :data:`~.verdicts.DEPENDS_ON`. ``InputError`` if the words do not
     fit the verdict (:func:`words_problem`): such a page is not built."""
-    composed = _COMPOSING.get((claim, variant))
-    if composed is not None and composed[0] == verdict:
+    said, clause = composed(verdict, claim, variant)
+    if clause:
         problem = words_problem(verdict, text)  # its own words first, then the clause
         if problem:
             raise InputError(f"{claim or 'a claim'}: {problem}: {text!r}")
-        verdict, text = DEPENDS_ON, f"{text}; {composed[1]}"
+        verdict, text = said, f"{text}; {clause}"
     problem = words_problem(verdict, text)
     if problem:
         raise InputError(f"{claim or 'a claim'}: {problem}: {text!r}")
@@ -185,5 +196,5 @@ def check_page(page_html: str, verdicts: dict | None = None) -> list[str]:
     return problems
 
 
-__all__ = ["AGREEMENT", "CLASS", "COMPOSED", "MARKERS", "check_page", "composing", "says",
-           "words_problem"]
+__all__ = ["AGREEMENT", "CLASS", "COMPOSED", "MARKERS", "check_page", "composed", "composing",
+           "says", "words_problem"]

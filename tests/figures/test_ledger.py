@@ -274,10 +274,15 @@ def test_the_page_and_its_prose_give_the_ledger_s_verdict(survived, monkeypatch)
     keys = zip(claims["claim"], claims["variant"], strict=True)
     verdicts = dict(zip(keys, claims["verdict"], strict=True))
     assert prose.check_page(said, verdicts) == []
+    # the page's section "Why ours differs" lists it with that verdict and both verdicts
+    assert ("- **faster (FM-1)**: *depends on lorasched's choice*. Its verdict depends on "
+            "lorasched's choice: reproduced at lorasched's first queue limit") in \
+        _Page().why(None)
     # a page run on seeds of its own renders no ledger: its prose says the verdict it judged
     ledger.page(_Page(), None, "small", seeds=3)
     assert f'data-verdict="{v.REPRODUCED}"' in prose.says(
         v.REPRODUCED, "It is faster, as the paper reports", "faster", "FM-1")
+    assert "faster (FM-1)" not in _Page().why(None)
 
 
 def test_the_published_sensitivity_table_gives_the_headline_s_verdicts(survived):
