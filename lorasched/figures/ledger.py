@@ -76,36 +76,60 @@ def survive(ledger: pd.DataFrame, tables: dict) -> pd.DataFrame:
     """``ledger`` with each headline record (scopes :data:`~.verdicts.OWN`) whose verdict
     depends on lorasched's choice made so: where another value of a number lorasched chose
     where the paper is silent (an alternative of kind :data:`~.sensitivity.CHOSEN` on its
-    system's sensitivity page, ``tables`` by :func:`sensitivity_name`) turns its decided
-    verdict into another decided one (:func:`~.sensitivity.dependent`), its verdict becomes
+    system's sensitivity page, ``tables`` by :func:`sensitivity_name`) turns the record's
+    decided verdict into another decided one (:func:`~.sensitivity.dependent`, against the
+    record's verdict: :func:`headlined`), its verdict becomes
     :data:`~.verdicts.DEPENDS_ON`, its verdict under lorasched's choice goes to
     :data:`AT_CHOICE` and the clause that says both (:func:`~.sensitivity.depends_clause`)
-    to :data:`CLAUSE` and to the head of its why. ``RuntimeError`` where the record's
-    verdict is not the table's under lorasched's choice (the table would judge another
-    claim, or other seeds)."""
+    to :data:`CLAUSE` and to the head of its why. A claim the headline does not count
+    keeps its record."""
     out = ledger.copy()
     out[AT_CHOICE], out[CLAUSE] = "", ""
-    for system, name in summary.SYSTEMS.items():
-        table = tables.get(sensitivity_name(system))
-        if table is None:
-            continue
+    own = out[out["scope"].isin(OWN)]
+    at = {k: i for i, k in zip(own.index, _keys(own), strict=True)}
+    for system, table in headlined(tables, ledger).items():
         page = summary.sensitivity_page(system)
-        for key, (verdict, moved) in _sensitivity.dependent(table, page.alternatives).items():
-            hit = out.index[(out["system"] == name) & out["scope"].isin(OWN)
-                            & (out[["figure", "claim", "setting"]] == list(key)).all(axis=1)]
-            if not len(hit):  # a claim the page re-tests that the headline does not count
+        name = summary.SYSTEMS[system]
+        found = _sensitivity.dependent(table, page.alternatives)
+        counted = set(map(tuple, table.loc[table[_sensitivity.HEADLINE] != "",
+                                           _sensitivity.KEY].values.tolist()))
+        for key, (verdict, moved, paired) in found.items():
+            if key not in counted:  # a claim the page re-tests that the headline does not count
                 continue
-            i = hit[0]
-            if out.at[i, "verdict"] != verdict:
-                raise RuntimeError(f"{out.at[i, 'id']}: {out.at[i, 'verdict']!r} in the "
-                                   f"ledger, {verdict!r} under lorasched's choice on its "
-                                   "sensitivity page")
+            i = at[(name, *key)]
             clause = _sensitivity.depends_clause(verdict, moved, page.alternatives,
-                                                 page.choices())
+                                                 page.choices(), paired)
             why = str(out.at[i, "why"] or "")
             out.at[i, "why"] = f"{clause[0].upper()}{clause[1:]}." + (f" {why}" if why else "")
             out.at[i, "verdict"], out.at[i, AT_CHOICE], out.at[i, CLAUSE] = (
                 DEPENDS_ON, verdict, clause)
+    return out
+
+
+def _keys(ledger: pd.DataFrame) -> list[tuple]:
+    """Each record's ``(system's name, figure, claim, setting)``."""
+    return list(map(tuple, ledger[["system", "figure", "claim", "setting"]].values.tolist()))
+
+
+def headlined(tables: dict, ledger: pd.DataFrame) -> dict:
+    """Each sensitivity table of ``tables`` (:func:`sensitivity_tables`), by system, with the
+    verdict the headline judged each of its claims under lorasched's choice, every look
+    taken (:data:`.sensitivity.HEADLINE`: the record's verdict, or its verdict at lorasched's
+    choice where it depends on it; "" where the headline does not count the claim, scopes
+    :data:`~.verdicts.OWN`): what an alternative's verdict is compared with, as the ledger
+    and the pages compare it."""
+    own = ledger[ledger["scope"].isin(OWN)]
+    at_choice = (own[AT_CHOICE].where(own[AT_CHOICE] != "", own["verdict"])
+                 if AT_CHOICE in own.columns else own["verdict"])
+    judged = dict(zip(_keys(own), at_choice, strict=True))
+    out = {}
+    for system, name in summary.SYSTEMS.items():
+        table = tables.get(sensitivity_name(system))
+        if table is None:
+            continue
+        keyed = table[_sensitivity.KEY].values.tolist()
+        out[system] = table.assign(**{_sensitivity.HEADLINE: [judged.get((name, *k), "")
+                                                               for k in keyed]})
     return out
 
 
@@ -238,27 +262,8 @@ def make(size: str, folder, *, store=None) -> list[Path]:
     tables = sensitivity_tables(size, store=store)
     led = build(size, store=store, tables=tables)
     return write(led, folder, size=size, looks=look_data(size, store=store),
-                 tables=headlined(tables, led))
+                 tables={sensitivity_name(s): t for s, t in headlined(tables, led).items()})
 
-
-def headlined(tables: dict, ledger: pd.DataFrame) -> dict:
-    """Each sensitivity table of ``tables`` (:func:`sensitivity_tables`) with the verdict the
-    headline counts for each of its claims (:data:`.sensitivity.HEADLINE`): its record's
-    final verdict where the ledger counts it (scopes :data:`~.verdicts.OWN`), "" where it
-    does not; so that a sensitivity page and its paper's headline say which verdicts depend
-    on lorasched's choice as the ledger judged them."""
-    out = {}
-    for system, name in summary.SYSTEMS.items():
-        table = tables.get(sensitivity_name(system))
-        if table is None:
-            continue
-        own = ledger[(ledger["system"] == name) & ledger["scope"].isin(OWN)]
-        final = {tuple(r): v for r, v in zip(own[["figure", "claim", "setting"]].values
-                                             .tolist(), own["verdict"], strict=True)}
-        keyed = table[_sensitivity.KEY].values.tolist()
-        out[sensitivity_name(system)] = table.assign(
-            **{_sensitivity.HEADLINE: [final.get(tuple(k), "") for k in keyed]})
-    return out
 
 
 def table(ledger: pd.DataFrame) -> pd.DataFrame:

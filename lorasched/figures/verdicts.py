@@ -569,8 +569,9 @@ it is. The verdict, in this order:
   they give different verdicts; the row shows both, never the favourable one alone;
 - *{DEPENDS_ON}*: a claim of the paper's own setting whose decided verdict (reproduced,
   magnitude off, contradicted) another reasonable value of a number lorasched chose where
-  the paper is silent turns into another decided one, on the same seeds (the sensitivity
-  pages' alternatives); the row shows both.
+  the paper is silent turns into another decided one (the sensitivity pages' alternatives,
+  paired on the seeds); the row shows both. A move to *{INCONCLUSIVE}* or *{CONSISTENT}*
+  does not count: the seeds cannot tell there, which contradicts neither verdict.
 
 A claim made "at every setting" takes the worst verdict of its settings. A claim with
 nothing to compare says why instead: *{NOT_TESTABLE}* (the setting lacks the claim's
