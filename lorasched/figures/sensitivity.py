@@ -285,9 +285,10 @@ def depends_text(table: pd.DataFrame, alternatives, choices: dict | None = None)
                  f"*{DEPENDS_ON}*, with both verdicts")
     else:
         k = len(set(found) & counted)
-        reads = (f"the headline counts {k} of {'it' if n == 1 else 'them'}, each as "
-                 f"*{DEPENDS_ON}*, with both verdicts" if k else
-                 "the headline counts none of them")
+        reads = ("the headline does not count " + ("it" if n == 1 else "them") if not k else
+                 f"the headline counts it as *{DEPENDS_ON}*, with both verdicts" if n == 1
+                 else f"the headline counts {k} of them, each as *{DEPENDS_ON}*, with both "
+                 "verdicts")
     return (f"For {n} claim{'s' if n != 1 else ''} {rule}: {reads} ({apart}).\n\n"
             + "\n".join(lines))
 

@@ -233,6 +233,11 @@ def test_the_headline_s_verdicts_the_ledger_adds_are_what_the_alternatives_move(
     assert "the headline counts 2 of them, each as *depends on lorasched's choice*" in text
     assert "contradicted at first queue limit = 10 min (a claim the headline does not " \
            "count)." in text
+    one = table[table["claim"] == "claim 0"]
+    assert "the headline counts it as *depends on lorasched's choice*, with both" in \
+        sens.depends_text(one, [LIMIT, CAP])
+    assert "the headline does not count it (" in sens.depends_text(
+        one.assign(**{sens.HEADLINE: ""}), [LIMIT, CAP])
     assert "reproduced at lorasched's first queue limit, 60 min (lorasched's), consistent, " \
            "not decided on the alternatives' own seeds; contradicted at first queue limit " \
            "= 10 min." in text
