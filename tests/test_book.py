@@ -603,7 +603,7 @@ def test_every_figure_page_links_its_data_and_its_claims_come_back_from_it(built
     (lorasched.figures.inventory: a row per claim, none that answers none)."""
     import pandas as pd
 
-    from lorasched.figures import FIGURES, inventory, ledger, styled
+    from lorasched.figures import FIGURES, inventory, ledger, styled, summary
 
     site = built_book
     assert publish.verify(site) == []
@@ -629,6 +629,16 @@ def test_every_figure_page_links_its_data_and_its_claims_come_back_from_it(built
         again = fig.claims(loaded[nc])
         first = (claims["first look"].eq("") if "first look" in claims
                  else pd.Series(True, index=claims.index))
+        # a verdict the ledger composed (depends on lorasched's choice): its verdict at
+        # lorasched's choice is the one the page computes
+        records = published[(published["system"] == summary.SYSTEMS[fig.system])
+                            & (published["page"] == fig.page)]
+        depends = claims["verdict"].eq(verdicts.DEPENDS_ON)
+        if list(again["verdict"][depends.values]) != list(records[ledger.AT_CHOICE][
+                depends.values]):
+            problems.append(f"{page}: a verdict that depends on lorasched's choice is not "
+                            f"the one computed from data/{nc} at that choice")
+        first &= ~depends
         cols = [c for c in again.columns if c != "per seed"]
         if (again[first.values][cols].to_csv(index=False)
                 != claims[first][cols].to_csv(index=False)):

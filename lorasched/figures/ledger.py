@@ -308,8 +308,7 @@ def page(fig, data, size: str = "small", seeds=None, *, store=None) -> pd.DataFr
         prose.composing({})
         return fig.claims(data)
     led = load(size, store=store)
-    rows = led[(led["system"] == summary.SYSTEMS[fig.system]) & (led["page"] == fig.page)
-               & (led["verdict"] == DEPENDS_ON)]
+    rows = led[led["verdict"] == DEPENDS_ON]  # every page's: a page may speak of another's
     prose.composing({(r["claim"], r["setting"]): (r[AT_CHOICE], r[CLAUSE])
                      for _, r in rows.iterrows()})
     return page_claims(led, fig)
