@@ -269,6 +269,9 @@ def depends_text(table: pd.DataFrame, alternatives, choices: dict | None = None)
             "decided verdict (reproduced, magnitude off, contradicted) into another")
     apart = ("a setting or a reading other than the paper's never makes a headline verdict "
              "depend")
+    if not any(a.kind == CHOSEN for a in alternatives):
+        return (f"None of these alternatives is a number lorasched chose where the paper is "
+                f"silent, so no claim's verdict here {DEPENDS_ON} ({apart}).")
     if not found:
         return (f"No claim's verdict {DEPENDS_ON}: for none does {rule.replace('turns', 'turn')} "
                 f"({apart}).")

@@ -151,6 +151,9 @@ def test_a_setting_or_a_reading_never_makes_a_claim_depend():
                                 CAP.label: _rows(REPRODUCED, CONTRADICTED),
                                 trace.label: _rows(REPRODUCED, MAGNITUDE_OFF)})
     assert sens.dependent(table, [CAP, trace]) == {}
+    assert sens.depends_text(table, [CAP, trace]).startswith(
+        "None of these alternatives is a number lorasched chose where the paper is silent, "
+        "so no claim's verdict here depends on lorasched's choice")
     with pytest.raises(InputError, match="kind is unknown"):
         sens.dependent(table, [CAP])  # the trace's column: no alternative says its kind
 
@@ -168,10 +171,11 @@ def test_a_claim_that_depends_says_both_verdicts_with_the_alternative_s_label():
     assert "\n- Fig. 1, claim 2: its verdict depends on lorasched's choice: magnitude off " \
            "at lorasched's first queue limit, 60 min (lorasched's); contradicted at first " \
            "queue limit = 10 min." in text
-    steady = sens.verdict_table({sens.CHOICE: _rows(REPRODUCED), CAP.label: _rows(
-        CONTRADICTED)})
-    assert sens.depends_text(steady, [CAP]).startswith(
-        "No claim's verdict depends on lorasched's choice")
+    steady = sens.verdict_table({sens.CHOICE: _rows(REPRODUCED), LIMIT.label: _rows(
+        INCONCLUSIVE), CAP.label: _rows(CONTRADICTED)})
+    assert sens.depends_text(steady, [LIMIT, CAP]).startswith(
+        "No claim's verdict depends on lorasched's choice: for none does another value of a "
+        "number lorasched chose where the paper is silent turn a decided verdict")
 
 
 def test_the_pages_prose_counts_the_kinds_and_names_what_depends():
