@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..model.errors import InputError
 from .base import Prose, check_size, paragraphs, seed_words
+from .numbers import joined
 from .tables import styled
 from .verdicts import CONTRADICTED, DEPENDS_ON, MAGNITUDE_OFF, REPRODUCED, VERDICTS
 
@@ -201,7 +202,11 @@ def depends_clause(verdict: str, moved: list, alternatives, choices: dict,
     second look decided the headline's on more seeds)."""
     number = {a.label: a.number for a in alternatives}
     numbers = list(dict.fromkeys(number[label] for label, _ in moved))
-    ours = " and ".join(f"{n}, {choices[n]}" if choices.get(n) else n for n in numbers)
+    if len(numbers) == 1:
+        ours = f"{numbers[0]}, {choices[numbers[0]]}" if choices.get(numbers[0]) else numbers[0]
+    else:
+        ours = "values of " + joined(f"the {n} ({choices[n]})" if choices.get(n) else
+                                     f"the {n}" for n in numbers)
     seeds = f", {paired} on the alternatives' own seeds" if paired and paired != verdict \
         else ""
     others = "; ".join(f"{v} at {label}" for label, v in moved)

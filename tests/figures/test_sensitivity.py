@@ -164,6 +164,13 @@ def test_a_claim_that_depends_says_both_verdicts_with_the_alternative_s_label():
     assert clause == ("its verdict depends on lorasched's choice: contradicted at "
                       "lorasched's first queue limit, 60 min (lorasched's); reproduced at "
                       "first queue limit = 10 min")
+    other = sens.Alternative("value spread", "2", kind=sens.CHOSEN)
+    assert sens.depends_clause(CONTRADICTED, [(LIMIT.label, REPRODUCED), (other.label,
+                                                                         MAGNITUDE_OFF)],
+                               [LIMIT, other], CHOSEN) == (
+        "its verdict depends on lorasched's choice: contradicted at lorasched's values of the "
+        "first queue limit (60 min (lorasched's)) and the value spread; reproduced at first "
+        "queue limit = 10 min; magnitude off at value spread = 2")
     text = sens.depends_text(_reversed(), [LIMIT, CAP], CHOSEN)
     assert text.startswith("For 2 claims another value of a number lorasched chose where "
                            "the paper is silent turns a decided verdict")
