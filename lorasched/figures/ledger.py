@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..experiments import codegraph
 from ..model.errors import InputError
-from . import record, summary
+from . import readings, record, summary
 from .allpass import common as allpass_common
 from .base import check_size
 from .datafiles import data_folder
@@ -41,9 +41,16 @@ def build(size: str = "small", *, store=None) -> pd.DataFrame:
     """Every claim of every page of the three papers at ``size``, judged once on the cells
     of ``store`` (default: the size's): :func:`.summary.claims` with each row's record
     (:mod:`.record`) and looks, joined with its cause test (:func:`.summary.causes`), one
-    row per :data:`KEY`, with ``id`` its key in words."""
+    row per :data:`KEY`, with ``id`` its key in words. ``RuntimeError`` where a row in the
+    paper's own setting was judged by a reading its claim does not declare
+    (:func:`.readings.problems`)."""
     check_size(size)
     table = summary.claims(size, store=store, readings=True)
+    declared = [p for system, name in summary.SYSTEMS.items()
+                for p in readings.problems(system, table[table["system"] == name])]
+    if declared:  # a row judged by a reading its claim does not declare
+        raise RuntimeError(f"{len(declared)} row(s) leave their declared reading, the "
+                           f"first: {declared[0]}")
     tested = summary.causes(size, store=store, table=table)
     on = ["system", "figure", "claim", "setting"]
     lost = tested[on].merge(table[on], how="left", on=on, indicator=True)

@@ -159,3 +159,21 @@ def test_a_page_without_claims_gets_an_empty_table_in_its_columns(tmp_path):
     ledger.write(_ledger(), tmp_path, size="small")
     got = ledger.page_claims(ledger.read(tmp_path), _Quiet())
     assert got.empty and list(got.columns) == list(_Quiet().claims(None).columns)
+
+
+def test_a_row_judged_by_a_reading_its_claim_does_not_declare_stops_the_build(monkeypatch):
+    """The ledger holds every row in the paper's own setting to the reading its claim
+    declares in the inventory: a row judged on another scale stops the build."""
+    row = {"system": "pdFTSP", "figure": "Fig. 4", "claim": "K=5: pdFTSP over Titan",
+           "setting": "Lemma 2", "scope": v.PAPER, "sentence": "§5.2b (Titan)",
+           "verdict": v.CONTRADICTED, "rule": v.JUDGE, "scale": v.GAIN, "threshold": 0.0,
+           "side": 1.0, "paper number": 30.78, "band low": 23.085, "band high": 38.475,
+           "strict": False, "page": "fig04"}
+    tested = pd.DataFrame(columns=summary.CAUSE_COLUMNS)
+    monkeypatch.setattr(summary, "causes", lambda *a, **k: tested)
+    monkeypatch.setattr(summary, "claims", lambda *a, **k: pd.DataFrame([row]))
+    assert len(ledger.build("small")) == 1
+    monkeypatch.setattr(summary, "claims",
+                        lambda *a, **k: pd.DataFrame([row | {"scale": v.RATIO}]))
+    with pytest.raises(RuntimeError, match="does not declare"):
+        ledger.build("small")
