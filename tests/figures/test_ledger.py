@@ -177,3 +177,20 @@ def test_a_row_judged_by_a_reading_its_claim_does_not_declare_stops_the_build(mo
                         lambda *a, **k: pd.DataFrame([row | {"scale": v.RATIO}]))
     with pytest.raises(RuntimeError, match="does not declare"):
         ledger.build("small")
+
+
+def test_a_tied_row_is_recounted_with_the_sign_test_it_was_made_with():
+    """A row of tied seeds publishes its method, and the recount makes the same interval
+    again by it; a row that claims Student's t for them is caught."""
+    with v.recording() as log:
+        est = v.estimate([0.0] * 56 + [-0.5] * 4)
+        verdict = v.judge(est, 5.0)
+    row = record.of(est, verdict, log) | {"verdict": verdict}
+    assert row["method"] == v.SIGN_TEST and row["high"] == 0.0
+    assert verdict == v.INCONCLUSIVE and record.recount(row) == []
+    assert record.recountable(row) == "interval and verdict"
+    as_t = row | {"method": v.STUDENT_T, "high": -0.0015080097040996304,
+                  "verdict": v.CONTRADICTED}  # what Student's t alone gave
+    found = record.recount(as_t)
+    assert "method 't' published, 't+sign' recounted" in found
+    assert any(d.startswith("high") for d in found) and any("verdict" in d for d in found)
