@@ -489,6 +489,8 @@ def inconclusive_why(ours: Estimate, threshold: float = 0.0, fmt=None,
     (:data:`SIGN_TEST`), the exact sign test of the seeds off the value they are tied
     at."""
     fmt = fmt or num
+    if not ours.spread and ours.n == 1:
+        return f"The one run gives {fmt(ours.mean)}, the threshold {fmt(threshold)} itself."
     if not ours.spread:
         return (f"Every one of the {ours.n} {unit} gives {fmt(ours.mean)}, the threshold "
                 f"{fmt(threshold)} itself.")

@@ -232,6 +232,8 @@ def test_an_inconclusive_row_says_what_makes_it_so():
     assert "larger than the effect" not in text
     same = v.inconclusive_why(v.Estimate(30.0, 30.0, 30.0, 3, v.LINEAR, (30.0,) * 3), 30.0)
     assert same.startswith("Every one of the 3 seeds gives 30")
+    assert v.inconclusive_why(v.Estimate.point(30.0), 30.0) == (
+        "The one run gives 30, the threshold 30 itself.")  # not "the 1 seeds"
 
 
 def test_per_seed_values_are_shown_in_seed_order():
