@@ -43,6 +43,7 @@ from lorasched.figures.verdicts import (
     NOT_TESTABLE,
     REPRODUCED,
     VERDICTS,
+    WILSON,
     Estimate,
     estimate,
 )
@@ -637,3 +638,11 @@ def test_a_page_of_the_same_runs_finds_the_data_file_current_unread(tmp_path, mo
     monkeypatch.setattr(datafiles, "digest", never)
     datafiles.write_page_files(figures.figure("fig07"), data, "small", tmp_path / "d")
     assert nc.stat().st_mtime_ns == written
+
+
+def test_fig01_s_share_of_short_jobs_is_a_share_of_one_sample():
+    """The jobs are one sample of 0/1 values: Wilson's interval of a share, not Student's t
+    of their mean."""
+    got = fig01_module.Fig01.short_share([60.0, 6000.0, 30.0, 9000.0])
+    assert got.method == WILSON and got.n == 4 and got.mean == 50.0
+    assert (got.low, got.high) == pytest.approx((15.0, 85.0), abs=0.1)

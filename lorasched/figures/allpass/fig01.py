@@ -19,8 +19,8 @@ from ..verdicts import (
     NOT_TESTABLE,
     REPRODUCED,
     Estimate,
-    estimate,
     judge,
+    share_of,
 )
 
 #: Table 1's Kalos row: jobs and runtime statistics (s)
@@ -62,9 +62,10 @@ class Fig01(Figure):
 
     @staticmethod
     def short_share(d) -> Estimate:
-        """The share of jobs (percent) lasting at most 10 min, with its 95 % interval over
-        the jobs (each job a 0/1 value)."""
-        return estimate(100.0 * (np.asarray(d, dtype=float) <= SHORT_S))
+        """The share of jobs (percent) lasting at most 10 min, with its 95 % Wilson interval
+        over the jobs (one sample of 0/1 values: a share of draws, not a mean over seeds)."""
+        d = np.asarray(d, dtype=float)
+        return share_of(int((d <= SHORT_S).sum()), int(d.size))
 
     def table(self, data) -> pd.DataFrame:
         rows = []
