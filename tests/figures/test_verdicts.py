@@ -317,7 +317,10 @@ def test_an_inconclusive_tied_row_says_the_sign_test_decided():
     assert "exact sign test of the 4 others (0 above 0, 4 below)" in text
     assert "standard errors" not in text
     one = v.inconclusive_why(v.estimate([0.0] * 19 + [-0.5]))
-    assert "the one other" in one
+    assert "the one other" in one and "holds 0 whatever Student's t gives" in one
+    # tied at 100, judged against 50, which Student's t alone holds: its reason is t's
+    wide = v.inconclusive_why(v.estimate([100.0] * 3 + [40.0, 60.0, 70.0], v.SHARE), 50.0)
+    assert "standard errors" in wide and "sign test" not in wide
 
 
 def test_the_rule_names_its_interval_for_tied_seeds():
