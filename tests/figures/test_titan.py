@@ -596,6 +596,7 @@ def test_a_fixed_trace_is_judged_as_one_run_not_as_seeds_all_equal(sweep_data):
     helios = claims[claims["workload"] == "Helios-derived workload"]
     assert len(authors) == 7 and (authors["n"] == 1).all()
     assert (authors["method"] == "point").all()
+    assert set(authors["scale"]) == {"gain", "ratio"}  # judged on their own scales
     assert not authors["ours"].str.contains("seeds").any()
     assert (helios["n"] == 3).all() and helios["ours"].str.contains("3 seeds, all equal").all()
     assert judged("x", "", [-38.0] * 10, -38.0, one=True)["ours"] == "-38 %"

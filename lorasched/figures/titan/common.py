@@ -30,6 +30,7 @@ from ..verdicts import (
     NOT_RUN,
     NOT_TESTABLE,
     PAPER,
+    POINT,
     RATIO,
     REPRODUCED,
     WORKED,
@@ -240,10 +241,10 @@ def fixed_trace(ds: xr.Dataset, workload: str, *densities: float) -> bool:
         not np.isclose(float(d), 0.5) for d in densities)
 
 
-def once(values) -> Estimate:
+def once(values, scale: str = LINEAR) -> Estimate:
     """One run of a setting no seed changes (:func:`fixed_trace`), from its per-seed
-    values: a point, n = 1. ``InputError`` where the seeds give different values (the
-    setting is not what it was declared) or none is finite."""
+    values: a point on ``scale``, n = 1. ``InputError`` where the seeds give different
+    values (the setting is not what it was declared) or none is finite."""
     x = np.asarray(values, dtype=float).ravel()
     x = x[np.isfinite(x)]
     if x.size == 0:
@@ -251,7 +252,8 @@ def once(values) -> Estimate:
     if not np.allclose(x, x[0], rtol=1e-9, atol=0.0):
         raise InputError(f"a setting no seed changes gave different values over its seeds: "
                          f"{x.tolist()}")
-    return Estimate.point(x[0])
+    return Estimate(float(x[0]), float(x[0]), float(x[0]), 1, scale, (float(x[0]),),
+                    method=POINT)
 
 
 def judged(claim: str, variant: str, values, paper: float | None, *, threshold: float = 0.0,
@@ -265,7 +267,7 @@ def judged(claim: str, variant: str, values, paper: float | None, *, threshold: 
     if isinstance(values, Estimate):
         est = values
     else:
-        est = once(values) if one else estimate(values, scale)
+        est = once(values, scale) if one else estimate(values, scale)
     verdict = judge(est, paper, threshold=threshold, side=side)
     if verdict == INCONCLUSIVE:
         why = inconclusive_why(est, threshold, fmt, unit)

@@ -175,7 +175,7 @@ class Table4(TitanFigure):
                     claim = self.side_claim(d, name)
                     values = share.sel(density=d).values
                     if p is None:
-                        est = once(values) if one(d) else estimate(values, SHARE)
+                        est = once(values, SHARE) if one(d) else estimate(values, SHARE)
                         rows.append({"claim": claim, "variant": WORKLOADS[wl], "paper": "",
                                      "ours": interval(est, lambda x: pct(x, sign=False)),
                                      "verdict": NOT_RUN})
