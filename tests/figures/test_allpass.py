@@ -190,8 +190,8 @@ def test_fig01_judges_the_short_jobs_on_kalos_and_shows_helios_as_context():
     data = fig.data()
     rows = fig.claims(data)
     kalos = rows[rows["trace"] == fig01_module.KALOS].set_index("claim")
-    helios = rows[rows["trace"] == fig01_module.HELIOS]
-    assert set(helios["verdict"]) == {NOT_RUN}
+    context = rows[rows["trace"] == fig01_module.HEADLINE]   # the headline workload's
+    assert len(context) == 2 and set(context["verdict"]) == {NOT_RUN}
     d = read_trace("acme").duration_s.astype(float)
     short_row = kalos.loc["more than 80 % of jobs last at most 10 min"]
     # the public subset keeps completed long jobs only: it cannot test a claim about the
@@ -200,6 +200,30 @@ def test_fig01_judges_the_short_jobs_on_kalos_and_shows_helios_as_context():
     assert f"keeps {num(d.size)} of the 62,413" in short_row["why"]
     assert short_row["ours"].endswith("on the subset")
     assert "likely holds" not in short_row["why"]
+
+
+def test_fig01_gives_each_sources_fit_to_seren_and_the_headline_it_chose():
+    """The table's distances and the prose's choice are the fit's
+    (lorasched.allpass.seren.seren_fit), the headline's rows its workload's."""
+    from lorasched.allpass.seren import CANDIDATES, best_fitting, seren_fit
+    from lorasched.allpass.workload import HEADLINE_SOURCE
+    fig = figures.figure("fig01")
+    data = fig.data()
+    fit = seren_fit().set_index("candidate")["overall"]
+    table = fig.table(data).set_index("trace")["off Seren's Fig. 1"]
+    for label, name in ((fig01_module.HELIOS, "helios"), (fig01_module.MIX, "mixture"),
+                        (fig01_module.KALOS, "acme")):
+        assert table[label] == fig01_module._points(fit[name])
+    assert fig01_module.HEADLINE == fig01_module.LABELS[HEADLINE_SOURCE]
+    assert "lorasched's workload" in fig01_module.HEADLINE
+    text = str(fig.findings(data))
+    best = CANDIDATES[best_fitting()]
+    assert (f"The headline runs the closer source, {best}" in text) == (
+        best_fitting() == HEADLINE_SOURCE)
+    quoted = fig.quoted(data).set_index("quantity")["value"]
+    for name in CANDIDATES:
+        assert quoted[f"{CANDIDATES[name]}: distance to Seren's Fig. 1, points"] == (
+            pytest.approx(100 * fit[name]))
 
 
 def _with_peaks(data, peak: float):
