@@ -146,8 +146,6 @@ def test_best_fitting_takes_the_closest_source_only():
         best_fitting(_frame([("acme", False, 0.0)]))
 
 
-@pytest.mark.xfail(strict=True, reason="the mixture fits Seren's Fig. 1 closer; the headline "
-                   "stays Helios Venus until the switch is decided (HEADLINE_SOURCE)")
 def test_the_headline_is_the_best_fitting_source():
     """The headline workload cannot drift from the measurement that chose it."""
     assert HEADLINE_SOURCE == best_fitting()
