@@ -52,14 +52,10 @@ class RootCause:
     ----------
     label, what : str
         Its name in the table of root causes, and the mechanism in a sentence.
-    tests : tuple of str
-        The counterfactuals (keys of :data:`INTERVENTIONS`) that take it away (none: no
-        run here tests it).
     """
 
     label: str
     what: str
-    tests: tuple = ()
 
 
 #: the root causes of pdFTSP's headline rows: key -> :class:`RootCause`
@@ -67,8 +63,7 @@ ROOT_CAUSES = {
     "prices": RootCause(
         "Lemma 2's constants price tasks out",
         "Lemma 2's α and β, with money in lorasched's unit, raise pdFTSP's compute price far "
-        "above Lemma 2's floor, so it rejects tasks while nodes are partly free",
-        ("calibrated_tuned", "calibrated")),
+        "above Lemma 2's floor, so it rejects tasks while nodes are partly free"),
     "vendors": RootCause(
         "more vendors lower only the labelling price",
         "a vendor changes only the labelling price pdFTSP pays, a small share of the "
@@ -76,7 +71,7 @@ ROOT_CAUSES = {
     "payment": RootCause(
         "eq. (14) leaves out the operating cost",
         "the payment of eq. (14) leaves out the schedule's operating cost that admission by "
-        "eq. (11) counts", ("critical",)),
+        "eq. (11) counts"),
     "bound": RootCause(
         "the offline bound is a relaxation",
         "the ratio is taken to a bound on the offline optimum (its LP relaxation or the "

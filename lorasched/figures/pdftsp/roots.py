@@ -115,18 +115,29 @@ def shared(causes: pd.DataFrame) -> str:
         return ""
     n = int(table["rows"].sum())
     lead = table.loc[table["rows"].idxmax()]
-    what = next(r.what for r in ROOT_CAUSES.values() if r.label == lead["root cause"])
+    what = ROOT_CAUSES[_key(lead["root cause"])].what
 
     def rows_of(r) -> str:
         return _count(f"rows of root cause: {r['root cause']}", int(r["rows"]))
 
     others = [f"{r['root cause']} ({rows_of(r)})" for _, r in table.iterrows()
               if r["root cause"] != lead["root cause"]]
+    rows = rooted(causes)
+    against = rows["verdict"] == CONTRADICTED
+    k = int((against & (rows["root"] == _key(lead["root cause"]))).sum())
+    of = (f" ({_count('contradicted rows of the leading root cause', k)} of the "
+          f"{_count('contradicted rows', int(against.sum()))} contradicted)"
+          if against.any() else "")
     return (f"**What the misses share.** Of pdFTSP's "
             f"{_count('headline rows compared and not reproduced', n)} headline {_rows(n)} "
-            f"that are compared and not reproduced, {rows_of(lead)} share one root cause, "
-            f"{lead['root cause']}: {what}."
+            f"that are compared and not reproduced, {rows_of(lead)}{of} share one root "
+            f"cause, {lead['root cause']}: {what}."
             + (f" The others: {', '.join(others)}." if others else ""))
+
+
+def _key(label: str) -> str:
+    """The key of the root cause labelled ``label``."""
+    return next(k for k, r in ROOT_CAUSES.items() if r.label == label)
 
 
 #: the root cause the calibrated constants take away (:data:`~.causes.ROOT_CAUSES`)
