@@ -79,12 +79,7 @@ def root_cause_table(causes: pd.DataFrame) -> pd.DataFrame:
         unfair = group[group["uncounted"] != ""]
         out.append({
             "root cause": root.label, "rows": len(group),
-            "which rows": "; ".join(f"{f}, {c}" + (f" ({v})" if isinstance(v, str) and v
-                                                    else "")
-                                    for f, c, v in zip(group["figure"], group["claim"],
-                                                       group.get("setting", group.get(
-                                                           "variant", [""] * len(group))),
-                                                       strict=True)),
+            "which rows": _which(group),
             "counterfactual": "; ".join(tests),
             "finding (counted)": _tally(group["counted"]),
             "against untuned baselines (not counted)": _tally(unfair["uncounted"])
@@ -96,6 +91,15 @@ def root_cause_table(causes: pd.DataFrame) -> pd.DataFrame:
         raise RuntimeError(f"the root causes group {int(table['rows'].sum())} rows of "
                            f"{len(rows)}")
     return table
+
+
+def _which(group: pd.DataFrame) -> str:
+    """The rows of ``group`` by figure, claim and pdFTSP setting ("Fig. 4, K=5: pdFTSP
+    over EFT (Lemma 2); ...")."""
+    setting = next((group[c] for c in ("setting", "variant") if c in group.columns),
+                   pd.Series("", index=group.index))
+    return "; ".join(f"{f}, {c}" + (f" ({v})" if isinstance(v, str) and v else "")
+                     for f, c, v in zip(group["figure"], group["claim"], setting, strict=True))
 
 
 def _count(quantity: str, k: int) -> str:
