@@ -29,8 +29,8 @@ INTERVENTIONS = {
     "calibrated_tuned": Intervention(
         "prices lowered, baselines tuned alike", "pdFTSP's prices from the constants "
         "calibrated on the held-out day in place of Lemma 2's, each baseline with a free "
-        "option (EFT's and NTM's posted price) tuned by the same scan on the same day (Titan "
-        "has none)", changes_algorithm=True),
+        "option (EFT's and NTM's posted price, cost-plus's markup) tuned by the same scan on "
+        "the same day (Titan has none)", changes_algorithm=True),
     "critical": Intervention(
         "critical payment", "each admitted task pays its critical bid, which counts the "
         "schedule's operating cost that eq. (14) leaves out", changes_algorithm=True),
