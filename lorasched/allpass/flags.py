@@ -9,7 +9,7 @@ import argparse
 from ..model.flags import Flag, Flags, Run, existing_file, positive_int
 from .scenario import PAPER_CAPACITY, capacity_value
 from .system import measure
-from .workload import PAPER_JOBS
+from .workload import HEADLINE_SOURCE, PAPER_JOBS, SOURCES
 
 
 def capacity_arg(value: str):
@@ -46,8 +46,9 @@ def describe(run: Run) -> str:
 RENTS = "rents A100 workers from its clouds; cap the serverful ones with --capacity"
 
 FLAGS = Flags(scenario="jobs on three GPU clouds", flags=(
-    Flag("--trace", "helios (default) or mixture (fitted to Seren)", parameter="source",
-         choices=("helios", "mixture")),
+    Flag("--trace", " or ".join(s + {"mixture": " (fitted to Seren)"}.get(s, "")
+                                + (" (default)" if s == HEADLINE_SOURCE else "")
+                                for s in SOURCES), parameter="source", choices=SOURCES),
     Flag("--jobs", f"jobs of the workload ({PAPER_JOBS})", type=positive_int),
     Flag("--capacity", "cap on concurrent serverful workers, or none for unlimited "
          f"({PAPER_CAPACITY})", type=capacity_arg),

@@ -35,6 +35,9 @@ INTO_BAND, PART_WAY, NONE, AWAY, DIRECTION, CROSSED, PAST, FLIPPED = (
     "the sign flipped")
 #: what a line says of a counterfactual whose parameter was fitted to the row's own number
 CIRCULAR_EFFECT = "fitted to the paper's number"
+#: what a line says first of a counterfactual measured in an unfair comparison
+#: (:attr:`Intervention.unfair`): shown, never counted by :func:`status`
+UNFAIR_EFFECT = "not counted"
 #: what a counterfactual that runs another algorithm than the paper's adds to its label
 NOT_THE_PAPERS = " (not the paper's algorithm)"
 #: the share of the distance to the paper's number below which a move counts as none
@@ -56,12 +59,18 @@ class Intervention:
     fitted_to : tuple of str
         The claims (by the start of their names) whose paper number its parameter was
         chosen to meet: on those rows it is circular (:data:`CIRCULAR`), a calibration.
+    unfair : str
+        Why its comparison is not a fair one, where it is not ("" where it is): its
+        policy tuned on data and the rivals it is measured against not, say. Its effect is
+        shown, marked :data:`UNFAIR_EFFECT` and the reason, and no conclusion counts it
+        (:func:`status`).
     """
 
     label: str
     what: str
     changes_algorithm: bool = False
     fitted_to: tuple = ()
+    unfair: str = ""
 
     @property
     def shown(self) -> str:
@@ -148,7 +157,8 @@ def line(before: dict, counterfactual: Intervention | str | None = None,
     verdict and ours there and the effect (:func:`effect`, with the share of the distance
     it closes where it is part-way, and how far beyond the paper's number it ends, as a
     share of the distance it started from, where it passed it; :data:`CIRCULAR_EFFECT`
-    first where the intervention was fitted to this row's number); without one,
+    first where the intervention was fitted to this row's number, and before all
+    :data:`UNFAIR_EFFECT` with its reason where its comparison is unfair); without one,
     :data:`NONE_RUN`."""
     out = {"claim": before["claim"], "variant": before.get("variant", ""),
            "verdict": before["verdict"], "ours": before["ours"],
@@ -163,6 +173,8 @@ def line(before: dict, counterfactual: Intervention | str | None = None,
             label = counterfactual.shown
             if counterfactual.circular_for(before["claim"]):
                 text = f"{CIRCULAR_EFFECT}: {text}"
+            if counterfactual.unfair:
+                text = f"{UNFAIR_EFFECT} ({counterfactual.unfair}): {text}"
         out.update({"counterfactual": label, "judged there": after["verdict"],
                     "ours there": after["ours"], "effect": text})
     return out
@@ -206,8 +218,10 @@ def status(verdict: str, effect_text: str) -> str:
     off*) and :data:`UNDECIDED` for one its seeds leave undecided (*consistent, not
     decided*, *inconclusive*), whose cause is their spread. A line of several
     counterfactuals (:func:`joined`) concludes what the best of them finds, a circular
-    one counting only where no other finds anything."""
-    effects = effect_text.split(SEPARATOR)  # a row with several counterfactuals: the best
+    one counting only where no other finds anything; one measured in an unfair comparison
+    (:data:`UNFAIR_EFFECT`) never counts (:func:`uncounted` gives what it would find)."""
+    effects = [e for e in effect_text.split(SEPARATOR)  # several counterfactuals: the best
+               if not e.startswith(UNFAIR_EFFECT)]
     fair = [e for e in effects if not e.startswith(CIRCULAR_EFFECT)]
     if any(e.startswith(_WHOLLY) for e in fair):
         return EXPLAINED
@@ -218,7 +232,17 @@ def status(verdict: str, effect_text: str) -> str:
     return NOT_FOUND if verdict in (CONTRADICTED, MAGNITUDE_OFF) else UNDECIDED
 
 
+def uncounted(effect_text: str) -> str:
+    """The effects of a line's counterfactuals measured in an unfair comparison, their mark
+    (:data:`UNFAIR_EFFECT` and its reason) taken off, joined as :func:`joined` joins them
+    ("" where it has none): what :func:`status` would conclude of them, were they counted,
+    is ``status(verdict, uncounted(effect_text))``."""
+    return SEPARATOR.join(e.split("): ", 1)[1] for e in effect_text.split(SEPARATOR)
+                          if e.startswith(UNFAIR_EFFECT + " ("))
+
+
 __all__ = ["AWAY", "CIRCULAR", "CIRCULAR_EFFECT", "CROSSED", "DIRECTION", "EXPLAINED",
            "FLIPPED", "INTO_BAND", "LINE_COLUMNS", "NEGLIGIBLE", "NONE", "NONE_RUN", "NOT_FOUND",
            "NOT_THE_PAPERS", "PART_WAY", "PARTLY", "PAST", "SEPARATOR", "UNDECIDED",
-           "Intervention", "effect", "joined", "line", "open_rows", "status"]
+           "UNFAIR_EFFECT", "Intervention", "effect", "joined", "line", "open_rows", "status",
+           "uncounted"]

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..experiments import codegraph
 from ..model.errors import InputError
-from . import prose, record, summary
+from . import prose, readings, record, summary
 from . import sensitivity as _sensitivity
 from .allpass import common as allpass_common
 from .base import check_size
@@ -49,9 +49,16 @@ def build(size: str = "small", *, store=None, tables: dict | None = None) -> pd.
     (:mod:`.record`) and looks, joined with its cause test (:func:`.summary.causes`), one
     row per :data:`KEY`, with ``id`` its key in words; each headline record whose verdict a
     number lorasched chose decides made :data:`~.verdicts.DEPENDS_ON` (:func:`survive`, on
-    the sensitivity ``tables``: :func:`sensitivity_tables`, made now where not given)."""
+    the sensitivity ``tables``: :func:`sensitivity_tables`, made now where not given).
+    ``RuntimeError`` where a row in the paper's own setting was judged by a reading its
+    claim does not declare (:func:`.readings.problems`)."""
     check_size(size)
     table = summary.claims(size, store=store, readings=True)
+    declared = [p for system, name in summary.SYSTEMS.items()
+                for p in readings.problems(system, table[table["system"] == name])]
+    if declared:  # a row judged by a reading its claim does not declare
+        raise RuntimeError(f"{len(declared)} row(s) leave their declared reading, the "
+                           f"first: {declared[0]}")
     tested = summary.causes(size, store=store, table=table)
     on = ["system", "figure", "claim", "setting"]
     lost = tested[on].merge(table[on], how="left", on=on, indicator=True)

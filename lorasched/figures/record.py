@@ -15,6 +15,7 @@ from .verdicts import (
     EACH,
     JUDGE,
     POINT,
+    SIGN_TEST,
     STUDENT_T,
     WILSON,
     Estimate,
@@ -106,7 +107,7 @@ def remade(row) -> Estimate | None:
     not made from the values, e.g. a fitted slope)."""
     method, values = row.get("method", ""), _values(row)
     n, level, scale = int(_float(row.get("n")) or 0), _float(row.get("level")), row["scale"]
-    if method == STUDENT_T and values:
+    if method in (STUDENT_T, SIGN_TEST) and values:  # the values' shape picks which
         return estimate(values, scale, level)
     if method == POINT and values:
         return Estimate.point(values[0])
@@ -133,12 +134,15 @@ def _close(a: float, b: float) -> bool:
 
 def recount(row) -> list[str]:
     """What differs when a record row is counted again from its own columns: its interval
-    made again from its values (where its method can be repeated), then its verdict judged
+    made again from its values (where its method can be repeated; the method too, since
+    the values' shape picks it), then its verdict judged
     again on that interval by its reading (where it has one). An empty list: nothing."""
     out = []
     est = published(row)
     again = remade(row) if est is not None else None
     if again is not None:
+        if again.method != est.method:
+            out.append(f"method {est.method!r} published, {again.method!r} recounted")
         for name, a, b in (("centre", again.mean, est.mean), ("low", again.low, est.low),
                            ("high", again.high, est.high)):
             if not _close(a, b):

@@ -11,6 +11,7 @@ import pandas as pd
 
 from . import allpass, glossary, inventory, pdftsp, titan
 from . import causes as _causes
+from . import readings as _readings
 from . import record as _record
 from . import sensitivity as _sensitivity
 from . import sequential as _sequential
@@ -154,6 +155,8 @@ def inventory_counts(table: pd.DataFrame) -> pd.DataFrame:
             continue
         c = inventory.counts(system)
         probs = inventory.problems(system, rows)
+        if "rule" in rows.columns:  # with the records: the readings each claim declares
+            probs += _readings.problems(system, rows)
         out[name] = {"claim sentences": c["sentences"], "of them repeats": c["repeats"],
                      "claims stated": c["claims"],
                      "rows (paper's setting)": int((rows["scope"] == PAPER).sum()),
@@ -167,10 +170,14 @@ def inventory_counts(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def inventory_table(table: pd.DataFrame, system: str) -> pd.DataFrame:
-    """``system``'s claim sentences, quoted with their section, each part beside the row
-    that answers it and that row's verdict (:func:`.inventory.table`)."""
+    """``system``'s claim sentences, quoted with their section, each part beside the
+    reading its sentence declares (:func:`.readings.text`), the row that answers it and
+    that row's verdict (:func:`.inventory.table`)."""
     rows = table[table["system"] == SYSTEMS.get(system, system)]
-    return inventory.table(system, rows)
+    out = inventory.table(system, rows)
+    out.insert(out.columns.get_loc("row"), "declared reading",
+               out["sentence"].map(_readings.text(system)).fillna(""))
+    return out
 
 
 def counts(table: pd.DataFrame, causes: pd.DataFrame | None = None) -> pd.DataFrame:

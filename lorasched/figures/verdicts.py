@@ -14,12 +14,12 @@ from statistics import NormalDist
 import numpy as np
 
 from ..model.errors import InputError
+from .intervals import LEVEL, TIED_LEAST, TIED_SHARE, mass, sign_p, t_quantile
+from .intervals import t975 as t975  # named here too, where the pages take it
 from .numbers import num
 
 #: the relative band around the paper's number within which ours is *reproduced*
 BAND = 0.25
-#: the level of every interval
-LEVEL = 0.95
 
 REPRODUCED = "reproduced"
 #: the paper's number (or part of its band) lies inside our interval, but our interval is
@@ -140,64 +140,13 @@ def _in_domain(scale: str, x: np.ndarray) -> bool:
 #: (a ratio of 0, a gain of -100 %): the interval is then on the quantity, cut there
 _FLOOR = {RATIO: 0.0, GAIN: -100.0, SHARE: 0.0}
 
-#: two-sided 95 % quantiles of Student's t by degrees of freedom (1.96 beyond 30)
-_T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
-         9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131,
-         16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086, 25: 2.060, 30: 2.042}
-
-
-def t975(df: int) -> float:
-    """The two-sided 95 % quantile of Student's t with ``df`` degrees of freedom (rounded
-    down to a tabulated ``df``: a slightly wider interval, never a narrower one)."""
-    if df < 1:
-        raise InputError(f"degrees of freedom must be >= 1, got {df}")
-    if df > 30:
-        return 1.96
-    return _T975[max(d for d in _T975 if d <= df)]
-
-
-def _t_within(t: float, df: int) -> float:
-    """P(|T| < t) for Student's t with integer ``df`` degrees of freedom, in closed form
-    (Abramowitz and Stegun 26.7.3-4)."""
-    theta = math.atan(t / math.sqrt(df))
-    c2, s = math.cos(theta) ** 2, math.sin(theta)
-    if df % 2:  # odd
-        term, acc = math.cos(theta), 0.0
-        for k in range(1, (df - 1) // 2 + 1):  # cos, (2/3) cos^3, (2*4)/(3*5) cos^5, ...
-            acc += term
-            term *= c2 * (2 * k) / (2 * k + 1)
-        return 2.0 / math.pi * (theta + s * acc)
-    term, acc = 1.0, 0.0
-    for k in range(1, df // 2 + 1):  # 1, (1/2) cos^2, (1*3)/(2*4) cos^4, ...
-        acc += term
-        term *= c2 * (2 * k - 1) / (2 * k)
-    return s * acc
-
-
-def t_quantile(df: int, level: float = LEVEL) -> float:
-    """The two-sided ``level`` quantile of Student's t with ``df`` degrees of freedom: at
-    the book's :data:`LEVEL`, :func:`t975`'s table; at another level (a sequential
-    design's second look) the closed-form distribution inverted by bisection."""
-    if not 0.0 < level < 1.0:
-        raise InputError(f"a level must lie between 0 and 1, got {level}")
-    if level == LEVEL:
-        return t975(df)
-    if df < 1:
-        raise InputError(f"degrees of freedom must be >= 1, got {df}")
-    lo, hi = 0.0, 1.0
-    while _t_within(hi, df) < level:
-        hi *= 2.0
-    for _ in range(100):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if _t_within(mid, df) < level else (lo, mid)
-    return hi
-
-
 #: how an :class:`Estimate`'s interval was made: Student's t on its scale
-#: (:func:`estimate`), Wilson's score interval of one sample's share (:func:`share_of`), a
-#: single number (:meth:`Estimate.point`)
-STUDENT_T, WILSON, POINT = "t", "wilson", "point"
-METHODS = (STUDENT_T, WILSON, POINT)
+#: (:func:`estimate`); for tied per-seed values (:func:`~.intervals.mass`), Student's t
+#: widened to reach the value they are tied at wherever the exact sign test of the seeds
+#: off it cannot tell their side (:func:`estimate`); Wilson's score interval of one
+#: sample's share (:func:`share_of`); a single number (:meth:`Estimate.point`)
+STUDENT_T, SIGN_TEST, WILSON, POINT = "t", "t+sign", "wilson", "point"
+METHODS = (STUDENT_T, SIGN_TEST, WILSON, POINT)
 
 #: the level of the intervals :func:`estimate` and :func:`share_of` make where none is
 #: given: :data:`LEVEL`, or another inside :func:`at_level`
@@ -266,13 +215,19 @@ class Estimate:
 
 def estimate(values: Iterable[float], scale: str = LINEAR,
              level: float | None = None) -> Estimate:
-    """The centre of ``values`` (one per seed; NaNs dropped) with its Student-t interval at
-    ``level`` (default: 95 %, or :func:`at_level`'s) on ``scale`` (:data:`SCALES`): the
-    mean and interval of the transformed values, transformed back, so that the interval
-    stays inside the quantity's support. Values outside the scale's domain (a gain of
-    -100 %, a ratio of 0) fall back to the interval on the quantity itself, cut at the
-    support's end. One value gives a point. ``InputError`` if none is finite or the scale
-    is unknown."""
+    """The centre of ``values`` (one per seed; NaNs dropped) with its interval at ``level``
+    (default: 95 %, or :func:`at_level`'s) on ``scale`` (:data:`SCALES`).
+
+    The interval is Student's t of the transformed values' mean, transformed back, so
+    that it stays inside the quantity's support (:data:`STUDENT_T`). Values outside the
+    scale's domain (a gain of -100 %, a ratio of 0) fall back to the interval on the
+    quantity itself, cut at the support's end. Where the values are tied
+    (:func:`~.intervals.mass`: a quarter of the seeds or more give one and the same
+    number), the exact sign test of the seeds off that number decides too: where it
+    cannot tell their side at ``level`` the interval is widened to reach the number
+    (:data:`SIGN_TEST`), so that a few seeds off a point mass never decide a sign the
+    t interval's normal approximation alone would give them. One value gives a point.
+    ``InputError`` if none is finite or the scale is unknown."""
     level = _LEVEL.get() if level is None else float(level)
     if scale not in SCALES:
         raise InputError(f"scale must be one of {SCALES}, got {scale!r}")
@@ -285,14 +240,25 @@ def estimate(values: Iterable[float], scale: str = LINEAR,
     if x.size == 1 or np.ptp(x) == 0:
         m = float(x.mean())
         return Estimate(m, m, m, int(x.size), scale, kept, level, STUDENT_T)
+    centre, low, high = _t_interval(x, scale, level)
+    at = mass(x)
+    if at is None:
+        return Estimate(centre, low, high, int(x.size), scale, kept, level, STUDENT_T)
+    if sign_p(x, at) >= 1.0 - level:  # the sign test cannot tell: the interval reaches it
+        low, high = min(low, at), max(high, at)
+    return Estimate(centre, low, high, int(x.size), scale, kept, level, SIGN_TEST)
+
+
+def _t_interval(x: np.ndarray, scale: str, level: float) -> tuple[float, float, float]:
+    """The centre of ``x`` (finite, not all equal) and its Student-t interval on
+    ``scale`` (:func:`estimate`)."""
     t = t_quantile(x.size - 1, level)
     if _in_domain(scale, x):
         y = _to(scale, x)
         centre = float(y.mean())
         half = t * float(y.std(ddof=1)) / math.sqrt(x.size)
         ends = sorted((_back(scale, centre - half), _back(scale, centre + half)))
-        return Estimate(_back(scale, centre), ends[0], ends[1], int(x.size), scale, kept,
-                        level, STUDENT_T)
+        return _back(scale, centre), ends[0], ends[1]
     mean = float(x.mean())
     half = t * float(x.std(ddof=1)) / math.sqrt(x.size)
     low, high = mean - half, mean + half
@@ -301,7 +267,7 @@ def estimate(values: Iterable[float], scale: str = LINEAR,
         low = max(low, floor)
     if scale in (SHARE, SAVING) and (x <= 100.0).all():
         high = min(high, 100.0)
-    return Estimate(mean, low, high, int(x.size), scale, kept, level, STUDENT_T)
+    return mean, low, high
 
 
 def share_of(k: int, n: int) -> Estimate:
@@ -524,9 +490,13 @@ def either(verdicts: Iterable[str]) -> str:
 def inconclusive_why(ours: Estimate, threshold: float = 0.0, fmt=None,
                      unit: str = "seeds") -> str:
     """The measured reason of an *inconclusive* verdict: the interval, what it holds, how
-    many seeds lie on each side, and the t-quantile its width comes from (so that a wide
-    interval from few seeds reads as such)."""
+    many seeds lie on each side, and what its width comes from: the t-quantile (so that
+    a wide interval from few seeds reads as such) or, for tied values
+    (:data:`SIGN_TEST`), the exact sign test of the seeds off the value they are tied
+    at."""
     fmt = fmt or num
+    if not ours.spread and ours.n == 1:
+        return f"The one run gives {fmt(ours.mean)}, the threshold {fmt(threshold)} itself."
     if not ours.spread:
         return (f"Every one of the {ours.n} {unit} gives {fmt(ours.mean)}, the threshold "
                 f"{fmt(threshold)} itself.")
@@ -536,9 +506,31 @@ def inconclusive_why(ours: Estimate, threshold: float = 0.0, fmt=None,
     sides = ""
     if vals.size == ours.n:
         above, below = int((vals > threshold).sum()), int((vals < threshold).sum())
-        sides = f"{above} of the {ours.n} lie above it and {below} below, and "
+        sides = f"{above} of the {ours.n} lie above it and {below} below"
+    if ours.method == SIGN_TEST and vals.size == ours.n and _by_sign(ours, threshold):
+        at = mass(vals)
+        on = int((vals == at).sum())
+        up, down = int((vals > at).sum()), int((vals < at).sum())
+        others = "the one other" if up + down == 1 else f"the {up + down} others"
+        return (f"{head}: {sides}; {on} of the {ours.n} {unit} give exactly {fmt(at)}, and "
+                f"the exact sign test of {others} ({up} above {fmt(at)}, {down} below) "
+                f"cannot tell their side (p = {sign_p(vals, at):.2g}), so the interval "
+                f"holds {fmt(at)} whatever Student's t gives.")
+    sides += ", and " if sides else ""
     return (f"{head}: {sides}with {ours.n} {unit} the interval reaches {ours.t():.3g} "
             "standard errors either side of the centre.")
+
+
+def _by_sign(ours: Estimate, threshold: float) -> bool:
+    """Whether the sign test of tied values (:data:`SIGN_TEST`) is what makes ``ours``
+    hold ``threshold``: the threshold is the value they are tied at, or Student's t alone
+    would leave it out."""
+    x = np.asarray(ours.values, dtype=float)
+    at = mass(x)
+    if at is None or sign_p(x, at) < 1.0 - ours.level or not ours.holds(threshold):
+        return False
+    _, low, high = _t_interval(x, ours.scale, ours.level)
+    return at == threshold or not low <= threshold <= high
 
 
 #: the rule as the book's summary page states it (markdown)
@@ -550,11 +542,19 @@ policies is paired on the seed. Every claim is judged on our centre over seeds a
 support: a ratio, a time or a bill on the log scale (its centre the geometric mean); a
 relative gain or a saving on the log of the ratio (a gain never below -100 %, a saving
 never above +100 %); a share on the logit scale (inside 0-100 %); a difference or a slope as
-it is. The verdict, in this order:
+it is. Where the seeds are **tied** (at least {TIED_SHARE * 100:.0f} % of them, and at least
+{TIED_LEAST}, give one and the same number, such as a difference of zero wherever two
+policies agree), the exact sign test of the seeds off that number decides too: where it
+cannot tell their side at the same level, the interval reaches the number. A few seeds off
+a point mass are a sample of a few, not of all the seeds: measured on such samples with no
+difference, Student's t alone, and a bootstrap more often still, gives them a sign more
+often than its level allows, where the sign test keeps to its level. A setting that no
+seed changes (a fixed trace run by policies that draw nothing) is one run, not many. The
+verdict, in this order:
 
 - *{INCONCLUSIVE}*: our interval holds the claim's threshold (zero for a gain, one for a
   ratio, the bound of an "at most" claim), so the seeds cannot tell the sign; its reason
-  gives the interval, how many seeds lie on each side, and its t-quantile;
+  gives the interval, how many seeds lie on each side, and its t-quantile or sign test;
 - *{CONTRADICTED}*: our centre lies on the other side of the threshold than the paper's;
 - *{REPRODUCED}*: our whole interval lies inside the **band** around the paper's number,
   ±{BAND * 100:.0f} % of it (relative) or, where the paper prints its number to fewer digits

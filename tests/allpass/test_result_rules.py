@@ -18,7 +18,7 @@ from lorasched.model.errors import ResultError
 
 
 def _scenario() -> xr.Dataset:
-    return allpass_scenario(jobs=30, seed=1, capacity=30)
+    return allpass_scenario(jobs=30, seed=1, capacity=30, source="helios")  # its jobs' shapes
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,7 @@ from lorasched.allpass.scenario import (
     validate,
 )
 from lorasched.allpass.workload import (
+    HEADLINE_SOURCE,
     PER_EPOCH_S,
     TABLE4_SOURCE,
     allpass_scenario,
@@ -49,7 +50,7 @@ def test_shape_and_attrs(scenario):
     assert ds.attrs["system"] == "allpass"
     assert ds.attrs["capacity"] == PAPER_CAPACITY == 30
     assert ds.attrs["book_hours"] == pytest.approx(2.0)
-    assert ds.attrs["sizing"] == "cost" and ds.attrs["source"] == "helios"
+    assert ds.attrs["sizing"] == "cost" and ds.attrs["source"] == HEADLINE_SOURCE
     # the book's attrs come along, prefixed
     assert "book_median" in ds.attrs and "book_churn" in ds.attrs
     prices = ds["price_per_gpu_h"].values
@@ -182,11 +183,13 @@ def test_the_check_fails_when_the_option_is_ignored(monkeypatch):
 
 
 def test_per_epoch_s_scenario_simulates_and_checks():
+    # Helios's jobs: this window holds LLaMA3-8B jobs
     ds = allpass_scenario(jobs=12, seed=2, book_hours=2, per_epoch_s={"LLaMA3-8B": 952.0},
-                          per_epoch_label="half-speed GPU")
+                          per_epoch_label="half-speed GPU", source="helios")
     result = simulate(ds, "allpass", seed=0)
     check_result(result)
-    base = simulate(allpass_scenario(jobs=12, seed=2, book_hours=2), "allpass", seed=0)
+    base = simulate(allpass_scenario(jobs=12, seed=2, book_hours=2, source="helios"),
+                    "allpass", seed=0)
     assert (ds["model"].values == "LLaMA3-8B").any()
     assert result.attrs["cost_usd"] > base.attrs["cost_usd"]
 

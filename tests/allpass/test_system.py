@@ -68,7 +68,9 @@ def test_every_policy_passes_the_checker(results, metrics, name, cap):
     assert res.attrs["algorithm"] == name and res.attrs["seed"] == 3
     assert res.attrs["capacity"] == (30 if cap == 30 else -1)
     assert np.isfinite(res["finish_s"].values).all()
-    assert (res["jct_s"].values >= res["work_s"].values).all()
+    # a job's JCT (finish - submit) is at least its work, up to the rounding of the
+    # subtraction (the mixture's short jobs, submitted late, meet it)
+    assert (res["jct_s"].values >= res["work_s"].values * (1 - 1e-12)).all()
     m = metrics[name, cap]
     assert m["cost_usd"] > 0 and m["avg_jct_min"] > 0
     assert m["cost_usd"] == pytest.approx(m["cost_modal_usd"] + m["cost_vast_usd"]

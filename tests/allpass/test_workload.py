@@ -79,7 +79,7 @@ def test_deadlines_models_epochs(source):
 
 def test_helios_window_keeps_trace_gaps():
     from lorasched.model.traces import read_trace
-    ds = allpass_workload(jobs=20, seed=4, iat_scale=1.0, duration_scale=1.0)
+    ds = allpass_workload(jobs=20, source="helios", seed=4, iat_scale=1.0, duration_scale=1.0)
     tr = read_trace("helios")
     d = tr.duration_s.astype(float)
     # the window is 20 consecutive rows: find it by its durations
@@ -124,7 +124,8 @@ def test_trace_table1_helios():
 
 @pytest.mark.parametrize(("kwargs", "name"), [
     ({"jobs": 0}, "jobs"), ({"jobs": 2.5}, "jobs"), ({"jobs": True}, "jobs"),
-    ({"jobs": 10**7}, "jobs"), ({"source": "seren"}, "source"), ({"seed": -1}, "seed"),
+    ({"jobs": 10**7, "source": "helios"}, "jobs"), ({"source": "seren"}, "source"),
+    ({"seed": -1}, "seed"),
     ({"seed": 1.5}, "seed"), ({"duration_scale": 0}, "duration_scale"),
     ({"iat_scale": float("nan")}, "iat_scale"), ({"iat_scale": "x"}, "iat_scale"),
     ({"sizing": "paper"}, "sizing"), ({"sizing": None}, "sizing"),

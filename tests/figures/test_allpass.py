@@ -43,6 +43,7 @@ from lorasched.figures.verdicts import (
     NOT_TESTABLE,
     REPRODUCED,
     VERDICTS,
+    WILSON,
     Estimate,
     estimate,
 )
@@ -189,8 +190,8 @@ def test_fig01_judges_the_short_jobs_on_kalos_and_shows_helios_as_context():
     data = fig.data()
     rows = fig.claims(data)
     kalos = rows[rows["trace"] == fig01_module.KALOS].set_index("claim")
-    helios = rows[rows["trace"] == fig01_module.HELIOS]
-    assert set(helios["verdict"]) == {NOT_RUN}
+    context = rows[rows["trace"] == fig01_module.HEADLINE]   # the headline workload's
+    assert len(context) == 2 and set(context["verdict"]) == {NOT_RUN}
     d = read_trace("acme").duration_s.astype(float)
     short_row = kalos.loc["more than 80 % of jobs last at most 10 min"]
     # the public subset keeps completed long jobs only: it cannot test a claim about the
@@ -199,6 +200,30 @@ def test_fig01_judges_the_short_jobs_on_kalos_and_shows_helios_as_context():
     assert f"keeps {num(d.size)} of the 62,413" in short_row["why"]
     assert short_row["ours"].endswith("on the subset")
     assert "likely holds" not in short_row["why"]
+
+
+def test_fig01_gives_each_sources_fit_to_seren_and_the_headline_it_chose():
+    """The table's distances and the prose's choice are the fit's
+    (lorasched.allpass.seren.seren_fit), the headline's rows its workload's."""
+    from lorasched.allpass.seren import CANDIDATES, best_fitting, seren_fit
+    from lorasched.allpass.workload import HEADLINE_SOURCE
+    fig = figures.figure("fig01")
+    data = fig.data()
+    fit = seren_fit().set_index("candidate")["overall"]
+    table = fig.table(data).set_index("trace")["off Seren's Fig. 1"]
+    for label, name in ((fig01_module.HELIOS, "helios"), (fig01_module.MIX, "mixture"),
+                        (fig01_module.KALOS, "acme")):
+        assert table[label] == fig01_module._points(fit[name])
+    assert fig01_module.HEADLINE == fig01_module.LABELS[HEADLINE_SOURCE]
+    assert "lorasched's workload" in fig01_module.HEADLINE
+    text = str(fig.findings(data))
+    best = CANDIDATES[best_fitting()]
+    assert (f"The headline runs the closer source, {best}" in text) == (
+        best_fitting() == HEADLINE_SOURCE)
+    quoted = fig.quoted(data).set_index("quantity")["value"]
+    for name in CANDIDATES:
+        assert quoted[f"{CANDIDATES[name]}: distance to Seren's Fig. 1, points"] == (
+            pytest.approx(100 * fit[name]))
 
 
 def _with_peaks(data, peak: float):
@@ -330,8 +355,10 @@ def test_the_runs_are_declared_sweeps_named_for_reports():
     assert {"allpass", "hpa", "allpass [reading literal]", "allpass [look 2]",
             "tl_np [look 2]", "allpass [look 2 reading window]", "queue_all_oracle [beyond text]",
             "tl_p [counterfactual overhead]", "tl_p [look 2 counterfactual overhead]",
-            "allpass [sensitivity window 10 min]", "sjf_p [sensitivity one trace]",
-            "modal [counterfactual seren jobs]"} <= labels
+            "allpass [sensitivity window 10 min]", "sjf_p [sensitivity one trace]"} <= labels
+    from lorasched.figures.allpass.alternative_readings import SCENARIOS
+    # the Seren jobs' counterfactual, where the headline does not run them already
+    assert ("modal [counterfactual seren jobs]" in labels) == ("seren_jobs" in SCENARIOS)
     looks = declared.look_parts("small")
     assert {s for p in looks for s in p.sweep.seeds} == set(range(6, 16))
     assert len(looks) == len(declared.parts("small"))
@@ -492,10 +519,16 @@ def test_a_scenario_counterfactual_runs_every_policy_again(page):
     """The counterfactuals that change the scenario (the paper's Seren jobs, a cap where
     jobs queue) replace every policy's runs, seed by seed, with its runs there; the other
     readings' runs stay."""
+    from lorasched.allpass.workload import HEADLINE_SOURCE
     from lorasched.figures.allpass.alternative_readings import SCENARIOS
 
     _, data = page
     fig = figures.figure("readings")
+    # a headline that runs the Seren mixture already has no Seren counterfactual
+    assert ("seren_jobs" in SCENARIOS) == (HEADLINE_SOURCE != "mixture")
+    if "seren_jobs" not in SCENARIOS:
+        assert data.results["limited", "allpass", data.seeds[0]].attrs["source"] == "mixture"
+        return
     seren = fig.counterfactual(data, "seren_jobs")
     for alg in ("allpass", "tl_np", "hpa"):
         for setup in SETUPS:
@@ -557,8 +590,8 @@ def test_tl_p_preempts_yet_finishes_the_same_jobs_within_ten_minutes_as_tl_np():
     from lorasched.figures.allpass.fig06 import _preemption_row
 
     runs, short = {}, {}
-    for seed in (1, 3):  # the paper's 200 jobs: seed 1 preempts, seed 3 does not
-        sc = allpass_scenario(jobs=200, capacity=30, seed=seed)
+    for seed in (1, 3):  # 200 Helios jobs: seed 1 preempts, seed 3 does not
+        sc = allpass_scenario(jobs=200, capacity=30, seed=seed, source="helios")
         for a in ("tl_p", "tl_np"):
             runs["limited", a, seed] = systems.simulate(sc, a, seed=seed)
             if seed == 1:
@@ -637,3 +670,11 @@ def test_a_page_of_the_same_runs_finds_the_data_file_current_unread(tmp_path, mo
     monkeypatch.setattr(datafiles, "digest", never)
     datafiles.write_page_files(figures.figure("fig07"), data, "small", tmp_path / "d")
     assert nc.stat().st_mtime_ns == written
+
+
+def test_fig01_s_share_of_short_jobs_is_a_share_of_one_sample():
+    """The jobs are one sample of 0/1 values: Wilson's interval of a share, not Student's t
+    of their mean."""
+    got = fig01_module.Fig01.short_share([60.0, 6000.0, 30.0, 9000.0])
+    assert got.method == WILSON and got.n == 4 and got.mean == 50.0
+    assert (got.low, got.high) == pytest.approx((15.0, 85.0), abs=0.1)

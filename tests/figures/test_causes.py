@@ -139,3 +139,30 @@ def test_a_row_with_two_mechanisms_shows_both_runs_and_concludes_the_best():
     assert causes.status(MAGNITUDE_OFF, out["effect"]) == causes.PARTLY
     assert causes.status(MAGNITUDE_OFF, lines[0]["effect"]) == causes.NOT_FOUND
     assert causes.joined(lines[:1]) == lines[0]
+
+
+def test_a_counterfactual_in_an_unfair_comparison_is_shown_and_never_counted():
+    # pdFTSP's constants tuned on data against baselines as the paper ran them: into the
+    # band; the same constants against baselines tuned alike: part-way
+    tuned_alone = causes.Intervention("prices lowered", "calibrated", changes_algorithm=True,
+                                      unfair="its constants tuned, the baselines not")
+    alike = causes.Intervention("prices lowered, baselines tuned", "calibrated, tuned alike",
+                                changes_algorithm=True)
+    before = _row([40.0, 40.0], MAGNITUDE_OFF, paper_value=0.4) | {"claim": "gain",
+                                                                  "ours": "40"}
+    unfair = causes.line(before, tuned_alone, _row([0.4, 0.41], REPRODUCED) | {"ours": "0.4"})
+    assert unfair["effect"] == (f"{causes.UNFAIR_EFFECT} (its constants tuned, the baselines "
+                                f"not): {causes.INTO_BAND}")
+    assert causes.status(MAGNITUDE_OFF, unfair["effect"]) == causes.NOT_FOUND
+    assert causes.uncounted(unfair["effect"]) == causes.INTO_BAND
+    fair = causes.line(before, alike, _row([4.0, 4.0], MAGNITUDE_OFF) | {"ours": "4"})
+    both = causes.joined([unfair, fair])
+    # the fair comparison concludes, the unfair one is what it would have found
+    assert causes.status(MAGNITUDE_OFF, both["effect"]) == causes.PARTLY
+    assert causes.status(MAGNITUDE_OFF, causes.uncounted(both["effect"])) == causes.EXPLAINED
+    assert causes.uncounted(fair["effect"]) == ""
+    # the fair one finding nothing leaves the row not explained, whatever the unfair found
+    none = causes.line(before, alike, _row([40.0, 41.0], MAGNITUDE_OFF) | {"ours": "40"})
+    assert causes.status(MAGNITUDE_OFF, causes.joined([unfair, none])["effect"]) == \
+        causes.NOT_FOUND
+    assert causes.status(INCONCLUSIVE, unfair["effect"]) == causes.UNDECIDED

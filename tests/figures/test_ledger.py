@@ -163,6 +163,42 @@ def test_a_page_without_claims_gets_an_empty_table_in_its_columns(tmp_path):
     assert got.empty and list(got.columns) == list(_Quiet().claims(None).columns)
 
 
+def test_a_row_judged_by_a_reading_its_claim_does_not_declare_stops_the_build(monkeypatch):
+    """The ledger holds every row in the paper's own setting to the reading its claim
+    declares in the inventory: a row judged on another scale stops the build."""
+    row = {"system": "pdFTSP", "figure": "Fig. 4", "claim": "K=5: pdFTSP over Titan",
+           "setting": "Lemma 2", "scope": v.PAPER, "sentence": "§5.2b (Titan)",
+           "verdict": v.CONTRADICTED, "rule": v.JUDGE, "scale": v.GAIN, "threshold": 0.0,
+           "side": 1.0, "paper number": 30.78, "band low": 23.085, "band high": 38.475,
+           "strict": False, "page": "fig04"}
+    tested = pd.DataFrame(columns=summary.CAUSE_COLUMNS)
+    monkeypatch.setattr(summary, "causes", lambda *a, **k: tested)
+    monkeypatch.setattr(summary, "claims", lambda *a, **k: pd.DataFrame([row]))
+    monkeypatch.setattr(ledger, "sensitivity_tables", lambda *a, **k: {})
+    assert len(ledger.build("small")) == 1
+    monkeypatch.setattr(summary, "claims",
+                        lambda *a, **k: pd.DataFrame([row | {"scale": v.RATIO}]))
+    with pytest.raises(RuntimeError, match="does not declare"):
+        ledger.build("small")
+
+
+def test_a_tied_row_is_recounted_with_the_sign_test_it_was_made_with():
+    """A row of tied seeds publishes its method, and the recount makes the same interval
+    again by it; a row that claims Student's t for them is caught."""
+    with v.recording() as log:
+        est = v.estimate([0.0] * 56 + [-0.5] * 4)
+        verdict = v.judge(est, 5.0)
+    row = record.of(est, verdict, log) | {"verdict": verdict}
+    assert row["method"] == v.SIGN_TEST and row["high"] == 0.0
+    assert verdict == v.INCONCLUSIVE and record.recount(row) == []
+    assert record.recountable(row) == "interval and verdict"
+    as_t = row | {"method": v.STUDENT_T, "high": -0.0015080097040996304,
+                  "verdict": v.CONTRADICTED}  # what Student's t alone gave
+    found = record.recount(as_t)
+    assert "method 't' published, 't+sign' recounted" in found
+    assert any(d.startswith("high") for d in found) and any("verdict" in d for d in found)
+
+
 # ------------------------------------------------------------------ survival
 #: a number lorasched chose where the paper is silent, and a setting other than the paper's
 LIMIT = sens.Alternative("first queue limit", "10 min", kind=sens.CHOSEN)

@@ -57,3 +57,8 @@ def test_quote_interval_names_the_mean_and_bounds():
     assert [r[0] for r in rows] == ["change, %, mean over seeds", "change, %, 95 % low",
                                     "change, %, 95 % high", "fixed"]
     assert [r[1] for r in rows] == [9.5, -44.4, 63.5, 3.0]
+
+
+def test_one_run_prints_as_its_number_and_repeated_seeds_as_all_equal():
+    assert n.interval(Estimate.point(-38.0), n.pct) == "-38 %"
+    assert n.interval(Estimate(-38.0, -38.0, -38.0, 10), n.pct) == "-38 % (10 seeds, all equal)"

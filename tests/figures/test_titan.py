@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 import pytest
+import xarray as xr
 
 import lorasched.figures.titan as figures
 import lorasched.plotting.titan as plots
@@ -16,6 +17,7 @@ from lorasched.figures.base import VERDICTS, default_store
 from lorasched.figures.numbers import num
 from lorasched.figures.titan.common import PAPER_TABLE3, PAPER_TABLE4
 from lorasched.figures.verdicts import NOT_EXPLAINED, NOT_TESTABLE, PAPER, REPRODUCED, WORKED
+from lorasched.model.errors import InputError
 
 
 @pytest.fixture(scope="module")
@@ -553,3 +555,50 @@ def test_the_authors_join_reads_lorasched_s_runs_from_the_store(tmp_path, monkey
     Store(tmp_path).drop(next(iter(gap_keys)))
     with pytest.raises(RuntimeError, match="failed"):
         aj.gap_shares("small", store=tmp_path)  # the lost run goes back to the engine
+
+
+def test_only_the_authors_file_itself_is_a_fixed_trace():
+    """The rule :func:`fixed_trace` states is the scenario's: the authors' file at density
+    1 is the same whatever the seed; its seeded half (0.5), a drawn subset (the small
+    size's jobs) and the Helios-derived workload are not."""
+    from lorasched.figures.titan.common import declaration, fixed_trace
+    from lorasched.titan.workload import titan_scenario
+
+    def same(**kw):
+        a, b = titan_scenario(seed=1, **kw), titan_scenario(seed=2, **kw)
+        return a.equals(b)
+
+    full = xr.Dataset(attrs={"sweep": json.dumps(declaration("full"))})
+    small = xr.Dataset(attrs={"sweep": json.dumps(declaration("small"))})
+    assert fixed_trace(full, "authors", 1.0) and same(workload="authors", density=1.0)
+    assert not fixed_trace(full, "authors", 0.5) and not same(workload="authors", density=0.5)
+    assert not fixed_trace(full, "authors", 1.0, 0.5)
+    assert not fixed_trace(small, "authors", 1.0)
+    assert not same(workload="authors", density=1.0, jobs=40)
+    assert not fixed_trace(full, "helios", 1.0)
+
+
+def test_a_fixed_trace_is_judged_as_one_run_not_as_seeds_all_equal(sweep_data):
+    """Table 3 on the authors' file (its full size: no jobs drawn) over three seeds that
+    repeat one run: each row one run, n = 1, not "3 seeds, all equal"; the Helios-derived
+    workload's rows stay seeds."""
+    from lorasched.figures.titan.common import judged, once
+
+    ds, store = sweep_data
+    fig = figures.figure("table3")
+    data = fig.data("small", seeds=1, store=store)
+    three = xr.concat([ds.isel(seed=[0])] * 3, dim="seed").assign_coords(seed=[1, 2, 3])
+    decl = json.loads(ds.attrs["sweep"])
+    decl["base"].pop("jobs")
+    three.attrs = dict(ds.attrs) | {"sweep": json.dumps(decl)}
+    claims = fig.claims(data | {"titan": three}, readings=True)
+    authors = claims[claims["workload"] == "authors' workload"]
+    helios = claims[claims["workload"] == "Helios-derived workload"]
+    assert len(authors) == 7 and (authors["n"] == 1).all()
+    assert (authors["method"] == "point").all()
+    assert set(authors["scale"]) == {"gain", "ratio"}  # judged on their own scales
+    assert not authors["ours"].str.contains("seeds").any()
+    assert (helios["n"] == 3).all() and helios["ours"].str.contains("3 seeds, all equal").all()
+    assert judged("x", "", [-38.0] * 10, -38.0, one=True)["ours"] == "-38 %"
+    with pytest.raises(InputError, match="different values"):
+        once([1.0, 1.5])

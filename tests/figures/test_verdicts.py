@@ -232,6 +232,8 @@ def test_an_inconclusive_row_says_what_makes_it_so():
     assert "larger than the effect" not in text
     same = v.inconclusive_why(v.Estimate(30.0, 30.0, 30.0, 3, v.LINEAR, (30.0,) * 3), 30.0)
     assert same.startswith("Every one of the 3 seeds gives 30")
+    assert v.inconclusive_why(v.Estimate.point(30.0), 30.0) == (
+        "The one run gives 30, the threshold 30 itself.")  # not "the 1 seeds"
 
 
 def test_per_seed_values_are_shown_in_seed_order():
@@ -273,3 +275,53 @@ def test_the_rule_as_stated_names_every_verdict_and_scale():
         assert f"*{name}*" in v.RULE
     assert "25 %" in v.RULE and "95 %" in v.RULE
     assert "unit of replication is the seed" in v.RULE and "logit" in v.RULE
+
+
+def test_tied_seeds_reach_their_mass_where_the_sign_test_cannot_tell():
+    """19 of 20 seeds at 0 (Allpass's TL-NP row) hold 0; so do 56 of 60 at 0 and four
+    below it, which Student's t alone excludes (a sign the exact test gives p = 1/8)."""
+    few = v.estimate([0.0] * 19 + [-0.5])
+    assert few.method == v.SIGN_TEST and few.holds(0.0)
+    assert v.judge(few, 5.0) == v.INCONCLUSIVE
+    four = v.estimate([0.0] * 56 + [-0.5] * 4)
+    assert four.method == v.SIGN_TEST and four.high == 0.0 and four.mean == pytest.approx(-1 / 30)
+    assert v.judge(four, 5.0) == v.INCONCLUSIVE  # Student's t alone: contradicted
+    fixed = v.estimate([0.0] * 18 + [3.0, 5.0], v.SAVING)  # Fixed-600s: 18 of 20 at 0 %
+    assert fixed.method == v.SIGN_TEST and fixed.holds(0.0)
+    saving = v.estimate([0.0] * 15 + [3.0, 4.0, 5.0, 4.0, 4.0], v.SAVING)  # p = 1/16
+    assert saving.method == v.SIGN_TEST and saving.low == 0.0
+    assert v.judge(saving, 30.0) == v.INCONCLUSIVE  # Student's t alone: magnitude off
+
+
+def test_tied_seeds_the_sign_test_can_tell_keep_their_t_interval():
+    x = [0.0] * 10 + [-1.0, -2.0, -1.5, -0.5, -1.0, -2.0, -3.0, -1.0, -1.0, -2.5]
+    got = v.estimate(x)
+    assert got.method == v.SIGN_TEST and got.high < 0  # ten of ten below: p = 1/512
+    half = v.t975(19) * float(np.std(x, ddof=1)) / math.sqrt(20)
+    assert (got.low, got.high) == pytest.approx((np.mean(x) - half, np.mean(x) + half))
+    assert v.judge(got, 1.0) == v.CONTRADICTED
+
+
+def test_untied_seeds_keep_student_t():
+    x = [84.0, 80.0, 88.0, 81.5, 86.0]
+    got = v.estimate(x)
+    assert got.method == v.STUDENT_T
+    half = v.t975(4) * float(np.std(x, ddof=1)) / math.sqrt(5)
+    assert (got.low, got.high) == pytest.approx((np.mean(x) - half, np.mean(x) + half))
+    assert v.estimate([1.0, 1.0, 2.0, 3.0]).method == v.STUDENT_T  # 2 of 4: no mass
+
+
+def test_an_inconclusive_tied_row_says_the_sign_test_decided():
+    text = v.inconclusive_why(v.estimate([0.0] * 56 + [-0.5] * 4))
+    assert "56 of the 60 seeds give exactly 0" in text and "p = 0.12" in text
+    assert "exact sign test of the 4 others (0 above 0, 4 below)" in text
+    assert "standard errors" not in text
+    one = v.inconclusive_why(v.estimate([0.0] * 19 + [-0.5]))
+    assert "the one other" in one and "holds 0 whatever Student's t gives" in one
+    # tied at 100, judged against 50, which Student's t alone holds: its reason is t's
+    wide = v.inconclusive_why(v.estimate([100.0] * 3 + [40.0, 60.0, 70.0], v.SHARE), 50.0)
+    assert "standard errors" in wide and "sign test" not in wide
+
+
+def test_the_rule_names_its_interval_for_tied_seeds():
+    assert "sign test" in v.RULE and "**tied**" in v.RULE and v.SIGN_TEST in v.METHODS

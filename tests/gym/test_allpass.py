@@ -25,7 +25,9 @@ SEED = 5
 
 @pytest.fixture(scope="module")
 def small():
-    return allpass_scenario(jobs=10, seed=2, capacity=2, sizing="trace", book_hours=1)
+    # a Helios window whose jobs queue for the two workers
+    return allpass_scenario(jobs=10, seed=2, capacity=2, sizing="trace", book_hours=1,
+                            source="helios")
 
 
 def recorded(monkeypatch, scenario, **options):
@@ -150,7 +152,9 @@ def test_misuse_is_refused(small):
 @pytest.fixture(scope="module")
 def queued():
     """A scenario whose queue for a serverful worker grows to several jobs."""
-    return allpass_scenario(jobs=25, seed=4, capacity=3, sizing="trace", book_hours=2)
+    # a Helios window whose queue outgrows the three workers
+    return allpass_scenario(jobs=25, seed=4, capacity=3, sizing="trace", book_hours=2,
+                            source="helios")
 
 
 def test_the_fixed_observation_space_is_the_same_for_every_scenario(small, queued):

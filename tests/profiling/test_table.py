@@ -197,9 +197,10 @@ def test_a_scenario_on_the_measured_h200_simulates_and_checks():
     """The measured seconds go into allpass_scenario: LLaMA3-8B and BERT jobs take their
     H200 epochs, LLaMA2-13B jobs keep Table 4; Allpass runs on it and its result checks."""
     per = measured.allpass_per_epoch(sorted(SHIPPED.glob("H200-*.csv")))
+    # a Helios window that holds jobs of all three models
     ds = lorasched.allpass_scenario(jobs=12, seed=2, book_hours=2, per_epoch_s=per,
-                                    per_epoch_label="H200 (measured)")
-    default = lorasched.allpass_scenario(jobs=12, seed=2, book_hours=2)
+                                    per_epoch_label="H200 (measured)", source="helios")
+    default = lorasched.allpass_scenario(jobs=12, seed=2, book_hours=2, source="helios")
     model = ds["model"].values
     assert set(model) == set(PER_EPOCH_S)
     expected = np.array([per.get(m, PER_EPOCH_S[m]) for m in model])

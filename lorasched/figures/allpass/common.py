@@ -56,6 +56,15 @@ NAMES = dict(LABELS) | {"allpass_literal": "Allpass (literal Alg. 2)",
                         "allpass_laxity": "Allpass (necessary demand)",
                         "allpass_slip": "Allpass (units slip)",
                         "tl_p_overhead": "TL-P (4.7 min per preemption)"}
+#: where a run's jobs come from, by workload source (the setting's words; the headline's
+#: source: :data:`lorasched.allpass.workload.HEADLINE_SOURCE`)
+WORKLOAD_WORDS = {"helios": "from a Helios Venus window: trace durations",
+                  "mixture": "drawn from the log-normal mixture fitted to Seren's Table 1, "
+                             "arriving as a Poisson process at Helios Venus's mean gap: "
+                             "durations"}
+#: the jobs of a run, by workload source, as a why names them (with its verb)
+JOBS_GIVE = {"helios": "lorasched's Helios window gives",
+             "mixture": "lorasched's jobs drawn from the Seren mixture give"}
 #: Fig. 6 (limited): share of jobs with JCT <= 10 min, percent
 PAPER_FIG6 = {"allpass": 68.5, "tl_np": 12.5, "tl_p": 48.0, "sjf_np": 54.5, "sjf_p": 46.5}
 #: Fig. 7: HPA's average JCT over Allpass's (unlimited)
@@ -288,8 +297,8 @@ class AllpassFigure(Figure):
         first = data.run("limited", "allpass")
         work = data.values("work_h", "limited", "allpass")
         seeds = data.seeds
-        source = {"helios": "Helios Venus", "mixture": "mixture fitted to Seren"}.get(
-            first.attrs["source"], first.attrs["source"])
+        source = first.attrs["source"]
+        drawn = WORKLOAD_WORDS.get(source, f"from {source}: durations")
         sizing = (f"the *cost sizing*: every job's work multiplied by "
                   f"{num(first.attrs['work_scale'])}, one factor set so that "
                   f"{num(PAPER_JOBS)} jobs hold, in expectation, the {num(PAPER_WORK_H)} "
@@ -297,8 +306,8 @@ class AllpassFigure(Figure):
                   if first.attrs["sizing"] == "cost" else
                   "the trace sizing: the scaled durations as they are")
         return (
-            f"{num(first.sizes['job'])} jobs per run from a {source} window: trace "
-            f"durations times {num(first.attrs['duration_scale'])} ({sizing}), "
+            f"{num(first.sizes['job'])} jobs per run {drawn} times "
+            f"{num(first.attrs['duration_scale'])} ({sizing}), "
             f"inter-arrival times times {num(first.attrs['iat_scale'])}; "
             f"{num(centre(work))} A100-hours of work per seed "
             f"({num(work.min())} to {num(work.max())}). Seeds {seeds[0]} to {seeds[-1]} "

@@ -14,6 +14,7 @@ from ..inventory import cite
 from ..numbers import interval, num, quote, seconds
 from ..verdicts import NOT_TESTABLE, RATIO, judge
 from .common import (
+    JOBS_GIVE,
     NAMES,
     PAPER_FIG10,
     SETUPS,
@@ -131,7 +132,8 @@ class Fig10(AllpassFigure):
                 f"most {num(centre(jobs))} would run at once ({num(jobs.min())} to "
                 f"{num(jobs.max())} by seed); HPA asks for the busy workers over its target "
                 f"utilisation of {share(HPA_TARGET)}, at most about "
-                f"{num(centre(jobs) / HPA_TARGET)} workers, so lorasched's Helios window gives "
+                f"{num(centre(jobs) / HPA_TARGET)} workers, so "
+                f"{JOBS_GIVE[data.run('unlimited', 'hpa').attrs['source']]} "
                 "it no reason to reach the paper's peak.")
 
     def findings(self, data: AllpassData) -> Prose:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ...allpass.cluster import TIRESIAS_THRESHOLD_S
 from ...allpass.pressure import WINDOW_S
+from ...allpass.workload import HEADLINE_SOURCE
 from ..base import Figure
 from ..numbers import minutes
 from ..sensitivity import CHOICE, CHOSEN, READING, SETTING, Alternative, SensitivityPage
@@ -54,15 +55,20 @@ ALTERNATIVES = (
 )
 
 
+#: what a seed draws of the headline workload's jobs, by source
+_DRAWN = {"helios": "which jobs of the Helios window", "mixture": "the mixture's draws"}
+
+
 def choices() -> dict:
     """lorasched's (and sec. 5.1's) value of each number the alternatives change."""
     return {"DBF window T": f"{minutes(WINDOW_S / 60)} (sec. 5.1), every tick up to it",
             "Tiresias-L's first queue limit": f"{minutes(TIRESIAS_THRESHOLD_S / 60)} "
                                               "(lorasched's; the paper names none)",
             "serverful cap (limited setup)": f"{SETUPS['limited']} (sec. 5.1)",
-            "the jobs a seed draws": "a fresh trace per seed: which jobs of the Helios "
-                                     "window, their arrivals, lengths and deadlines, with "
-                                     "the offers and the start-ups"}
+            "the jobs a seed draws": "a fresh trace per seed: "
+                                     + _DRAWN[HEADLINE_SOURCE] + ", their arrivals, "
+                                     "lengths and deadlines, with the offers and the "
+                                     "start-ups"}
 
 
 #: each alternative's name in reports (``allpass [sensitivity window 10 min]``), by label

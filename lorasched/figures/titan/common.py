@@ -14,6 +14,7 @@ import pandas as pd
 import xarray as xr
 
 from ...experiments import Sweep
+from ...model.errors import InputError
 from ...titan.workload import titan_scenario
 from ..base import SCALES, Figure, check_size, seed_words
 from ..centres import CENTRE_WORDS, seeds_estimate
@@ -29,6 +30,7 @@ from ..verdicts import (
     NOT_RUN,
     NOT_TESTABLE,
     PAPER,
+    POINT,
     RATIO,
     REPRODUCED,
     WORKED,
@@ -227,13 +229,45 @@ def paper_change(policy: str, against: str, column: int = 0) -> float:
     return 100.0 * (PAPER_TABLE3[policy][column] / PAPER_TABLE3[against][column] - 1.0)
 
 
+def fixed_trace(ds: xr.Dataset, workload: str, *densities: float) -> bool:
+    """Whether no seed changes the runs of ``ds`` (a sweep's dataset) on ``workload`` at
+    every one of ``densities``: the authors' workload where it is their file itself, a
+    fixed trace (not drawn: no ``jobs`` in the sweep's scenario, and not density 0.5,
+    lorasched's seeded half of FM-1; ``titan_scenario``), run by policies that draw no
+    random number. Its seeds are one run repeated: its rows are judged on one
+    (:func:`judged`'s ``once``)."""
+    jobs = json.loads(ds.attrs["sweep"])["base"].get("jobs")
+    return workload == "authors" and jobs is None and all(
+        not np.isclose(float(d), 0.5) for d in densities)
+
+
+def once(values, scale: str = LINEAR) -> Estimate:
+    """One run of a setting no seed changes (:func:`fixed_trace`), from its per-seed
+    values: a point on ``scale``, n = 1. ``InputError`` where the seeds give different
+    values (the setting is not what it was declared) or none is finite."""
+    x = np.asarray(values, dtype=float).ravel()
+    x = x[np.isfinite(x)]
+    if x.size == 0:
+        raise InputError("one run needs a finite value")
+    if not np.allclose(x, x[0], rtol=1e-9, atol=0.0):
+        raise InputError(f"a setting no seed changes gave different values over its seeds: "
+                         f"{x.tolist()}")
+    return Estimate(float(x[0]), float(x[0]), float(x[0]), 1, scale, (float(x[0]),),
+                    method=POINT)
+
+
 def judged(claim: str, variant: str, values, paper: float | None, *, threshold: float = 0.0,
            side: int | None = None, fmt=pct, paper_text: str | None = None,
-           why: str = "", scale: str = LINEAR, unit: str = "seeds") -> dict:
+           why: str = "", scale: str = LINEAR, unit: str = "seeds",
+           one: bool = False) -> dict:
     """One claims row: ``values`` (one per seed, or an :class:`Estimate` over ``unit``) on
     ``scale`` (:data:`~lorasched.figures.verdicts.SCALES`) judged against the paper's
-    number or side; an inconclusive row says its interval."""
-    est = values if isinstance(values, Estimate) else estimate(values, scale)
+    number or side; an inconclusive row says its interval. ``one``: the values are one
+    run repeated (:func:`fixed_trace`), judged as that one run (:func:`once`)."""
+    if isinstance(values, Estimate):
+        est = values
+    else:
+        est = once(values, scale) if one else estimate(values, scale)
     verdict = judge(est, paper, threshold=threshold, side=side)
     if verdict == INCONCLUSIVE:
         why = inconclusive_why(est, threshold, fmt, unit)

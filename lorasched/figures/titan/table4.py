@@ -3,6 +3,8 @@ the same shares with TITAN held to the requested widths (the rows' counterfactua
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 
@@ -32,7 +34,9 @@ from .common import (
     by_claim,
     cell,
     centre_of,
+    fixed_trace,
     judged,
+    once,
     ours,
     said,
 )
@@ -128,13 +132,14 @@ class Table4(TitanFigure):
                        f"({num(g['titan'])} against {num(g['srtf'])}), so the change is when "
                        "jobs start, not how wide they run.")
 
-    def _within(self, fast, slow, dens: list[float]) -> dict:
+    def _within(self, fast, slow, dens: list[float], one=lambda d: False) -> dict:
         """The row of :attr:`WITHIN` from the shares ``fast`` and ``slow`` (percent, by
-        density and seed): each density judged against half of the jobs, the worst
-        verdict, the lowest density's estimate."""
+        density and seed): each density judged against half of the jobs (as one run where
+        ``one(density)``: :func:`~.common.fixed_trace`), the worst verdict, the lowest
+        density's estimate."""
         within = 100 - fast - slow
         each = [judged("", "", within.sel(density=d).values, None, threshold=50.0,
-                       side=1, fmt=lambda x: pct(x, sign=False), scale=SHARE)
+                       side=1, fmt=lambda x: pct(x, sign=False), scale=SHARE, one=one(d))
                 for d in dens]
         low = min(range(len(dens)), key=lambda k: each[k]["estimate"].mean)
         row = dict(each[low])
@@ -159,7 +164,8 @@ class Table4(TitanFigure):
             wl = str(wl)
             m = self.mechanism(ds, wl)
             fast, slow = self._shares(ds, wl)
-            row = self._within(fast, slow, dens) | {"variant": WORKLOADS[wl]}
+            one = functools.partial(fixed_trace, ds, wl)  # the authors' file: one run
+            row = self._within(fast, slow, dens, one) | {"variant": WORKLOADS[wl]}
             if row["verdict"] != REPRODUCED:
                 row["why"] = self._why(m)
             rows.append(row)
@@ -169,13 +175,13 @@ class Table4(TitanFigure):
                     claim = self.side_claim(d, name)
                     values = share.sel(density=d).values
                     if p is None:
-                        est = estimate(values, SHARE)
+                        est = once(values, SHARE) if one(d) else estimate(values, SHARE)
                         rows.append({"claim": claim, "variant": WORKLOADS[wl], "paper": "",
                                      "ours": interval(est, lambda x: pct(x, sign=False)),
                                      "verdict": NOT_RUN})
                         continue
                     row = judged(claim, WORKLOADS[wl], values, float(p[k]),
-                                 fmt=lambda x: pct(x, sign=False), scale=SHARE)
+                                 fmt=lambda x: pct(x, sign=False), scale=SHARE, one=one(d))
                     row["sentence"] = cite("5i", f"{num(d)} {name}")
                     if row["verdict"] != REPRODUCED:
                         row["why"] = ((row["why"] + " ") if row["verdict"] == INCONCLUSIVE
