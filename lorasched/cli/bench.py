@@ -19,6 +19,7 @@ from ..figures.pdftsp import strict as titan_strict
 from ..pdftsp.baselines.titan_per_slot import MIP_SETTINGS as titan_mip_settings
 from ..pdftsp.workload import synthetic_scenario
 from .arguments import positive_int, scenario_args
+from .reproduce import provenance
 
 
 def register(sub) -> None:
@@ -242,8 +243,9 @@ def _run_strict(args) -> int:
     fig = figures.figure(args.figure)
     data = fig.data(args.size, store=args.store)
     out = titan_strict.STRICT_FILE if args.out is None else args.out
-    rows = titan_strict.rerun_worst(fig, args.size, args.count, data=data, store=args.strict_store,
-                              out_path=out)
+    where = {k: v for k, v in provenance().items() if k != "made"}
+    rows = titan_strict.rerun_worst(fig, args.size, args.count, data=data,
+                                    store=args.strict_store, out_path=out, provenance=where)
     print(rows[["at", "seed", "gap_before", "capped_before", "max_gap", "task_gap",
                 "slots_hit_limit", "cpu_seconds", "wall_seconds"]].to_string(index=False))
     moves = titan_strict.verdict_moves(fig, data, titan_strict.substitute(data, rows))

@@ -20,7 +20,7 @@ from ...experiments.store import Store
 from ...experiments.sweep import run_sweep
 from ...model.errors import InputError
 from ...pdftsp.baselines import titan_per_slot as _titan
-from ..base import check_size
+from ..base import check_size, default_store
 from ..numbers import num, pct, quote
 from .common import _and
 
@@ -168,14 +168,16 @@ def strict_sweep(fig, size: str, run: dict, options: dict | None = None) -> Swee
 
 
 def rerun_worst(fig, size: str = "full", count: int = 3, *, data=None, store=None,
-                options: dict | None = None, out_path=STRICT_FILE) -> pd.DataFrame:
+                options: dict | None = None, out_path=STRICT_FILE,
+                provenance: dict | None = None) -> pd.DataFrame:
     """Re-run ``fig``'s ``count`` runs of Titan with the largest per-slot gaps
     (:func:`worst_runs` of ``data``, default the figure's data at ``size``) at the strict
     standard (``options``, default :data:`STRICT_OPTIONS`), each a cell of
     :func:`strict_sweep` computed (resumably) in ``store`` (default the book's store's
     sibling ``<size>-titan-strict``). Returns their rows (:func:`read_strict`'s columns)
     and, with ``out_path``, writes them there in place of that figure's rows at ``size``
-    (the other rows kept)."""
+    (the other rows kept). Each row says when its cell was computed (``made``, UTC) and
+    carries ``provenance`` (where it was computed: commit, machine, versions) as columns."""
     check_size(size)
     data = fig.data(size) if data is None else data
     worst = worst_runs(data, count)
@@ -197,7 +199,9 @@ def rerun_worst(fig, size: str = "full", count: int = 3, *, data=None, store=Non
                      "capped_before": int(run["slots_hit_limit"]), "key": cell.key,
                      "options": json.dumps(sweep.options["titan"], sort_keys=True),
                      "command": COMMAND.format(key=fig.key, size=size, count=count),
-                     "made": time.strftime("%Y-%m-%d %H:%M"),
+                     "made": time.strftime("%Y-%m-%d %H:%M", time.gmtime(
+                         (Store(store).done_dir / f"{cell.key}.json").stat().st_mtime)),
+                     **{f"provenance {k}": v for k, v in (provenance or {}).items()},
                      "cpu_seconds": float(record.get("cpu_seconds", np.nan)),
                      "wall_seconds": float(record.get("seconds", np.nan)),
                      "task_gap": float(np.nanmax(tasks)) if np.isfinite(tasks).any() else 0.0,
@@ -228,8 +232,6 @@ def task_gaps(result: xr.Dataset) -> np.ndarray:
 
 def _strict_store(size: str) -> Path:
     """Where the strict re-runs keep their cells: a sibling of the book's store."""
-    from ..base import default_store
-
     store = default_store(size)
     return store.with_name(f"{store.name}-titan-strict")
 
