@@ -371,9 +371,11 @@ def strict_text(fig, data, size: str, path=STRICT_FILE) -> str:
     stopped = int(rows["slots_hit_limit"].sum())
     before = _and(f"{run_words(r)} ({_data_pct(100 * r['gap_before'])}, "
                   f"{_slots(int(r['capped_before']))} stopped)" for r in rows.to_dict("records"))
+    which = ("the run with the largest gap" if len(rows) == 1 else
+             f"the {len(rows)} runs with the largest gaps")
     text = (f"Re-run at {_pct(opts['mip_rel_gap'])} within {num(opts['mip_max_nodes'])} "
             f"nodes a slot (`{rows['command'].iloc[0]}`, {num(rows['cpu_seconds'].sum())} "
-            f"CPU-s), the {len(rows)} runs with the largest gaps, {before}, certify at most "
+            f"CPU-s), {which}, {before}, certif{'ies' if len(rows) == 1 else 'y'} at most "
             + quote(f"{fig.number}: Titan's largest per-slot gap re-run at "
                     f"{_pct(opts['mip_rel_gap'])}, %", 100 * rows["max_gap"].max(),
                     _data_pct)
@@ -381,12 +383,13 @@ def strict_text(fig, data, size: str, path=STRICT_FILE) -> str:
             "slot's gap also counts the cell penalty that picks among schedules of as many tasks), "
             + f"with {_slots(stopped)} stopped at the node count. ")
     moved = moves[moves["moved"]]
+    them = "it" if len(rows) == 1 else "them"
     if moved.empty:
-        return text + (f"With them in place of the figure's runs, each of its {len(moves)} "
+        return text + (f"With {them} in place of the figure's runs, each of its {len(moves)} "
                        "claims keeps its verdict.")
     variant = fig.variant_column
     before_col, after_col = [c for c in moves.columns if c.startswith("verdict at")]
-    return text + (f"With them in place of the figure's runs, {len(moved)} of its "
+    return text + (f"With {them} in place of the figure's runs, {len(moved)} of its "
                    f"{len(moves)} claims change verdict: " + "; ".join(
                        r["claim"] + (f" ({r[variant]})" if r[variant] else "")
                        + f" from {r[before_col]} to {r[after_col]}"
