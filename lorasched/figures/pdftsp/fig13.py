@@ -45,6 +45,7 @@ from .common import (
 )
 from .fig04 import Fig04
 from .fig08 import Fig08, _load_mean
+from .strict import gaps_text
 from .sweep_figure import SweepFigure
 from .titan_words import titan_solve_text
 
@@ -190,6 +191,14 @@ class Fig13(SweepFigure):
                             + " (means over seeds); a slot brings "
                             + _and(num(t) for t in self._tasks(ds)) + " tasks on average.")
         return [faster, grows]
+
+    def titan_standard(self, data, size: str = "small") -> Prose:
+        """The line under the claims table: the gaps of Titan's slots in the runs it times
+        (:func:`~.strict.gaps_text`); they are Fig. 8's, whose page gives their re-run at
+        the paper's standard."""
+        text = gaps_text(data)
+        return Prose(text + (" These are the runs of Fig. 8, whose page says what a re-run "
+                             "of the worst at the paper's standard finds." if text else ""))
 
     def setting_text(self, ds) -> Prose:
         """Titan's per-slot solve in these runs, in words."""

@@ -11,7 +11,7 @@ import pandas as pd
 import xarray as xr
 
 from ...experiments import Sweep
-from ..base import Figure, check_size, gain
+from ..base import Figure, Prose, check_size, gain
 from ..centres import over_seeds
 from ..numbers import num, pct, quote
 from ..prose import says
@@ -24,7 +24,7 @@ from ..verdicts import (
     REPRODUCED,
     judge,
 )
-from . import common
+from . import common, strict
 from .common import (
     _SEEDS,
     _WITH,
@@ -49,6 +49,7 @@ from .common import (
     _mean,
     _num,
     _pct,
+    _sentences,
     _val,
     _who,
     base,
@@ -195,6 +196,13 @@ class SweepFigure(Figure):
                 f"run; the offered work is {num(float(lf.min()))}x to {num(float(lf.max()))}x "
                 f"what the cluster can process in the horizon. " + titan_solve_text(ds)
                 + self._oracle_where(ds))
+
+    def titan_standard(self, data, size: str = "small") -> Prose:
+        """The line under the claims table: the gaps Titan's slots certified in the runs
+        behind it, against lorasched's standard and the paper's
+        (:func:`~.strict.gaps_text`), and what the re-run of its worst runs at the paper's
+        standard found, its verdicts with them in place (:func:`~.strict.strict_text`)."""
+        return Prose(_sentences(strict.gaps_text(data), strict.strict_text(self, data, size)))
 
     def _oracle_where(self, ds: xr.Dataset) -> str:
         """The sentence saying where Titan with the welfare objective ran, if not

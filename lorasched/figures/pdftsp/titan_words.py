@@ -9,7 +9,6 @@ import contextlib
 import inspect
 import json
 
-import numpy as np
 import xarray as xr
 
 from ...model.errors import InputError
@@ -17,6 +16,7 @@ from ...pdftsp.baselines import titan_per_slot as _titan
 from ..numbers import num, pct, quote
 from . import common
 from .common import _and
+from .strict import GAP_QUOTE, titan_gaps
 
 #: each per-slot MILP setting in words, for a page that names it
 #: (:data:`lorasched.pdftsp.baselines.titan_per_slot.MIP_SETTINGS`)
@@ -58,18 +58,13 @@ def titan_solve_text(ds: xr.Dataset) -> str:
             f"to a certified {num(100 * _titan.MILP_REL_GAP)} % gap (the solver's bound; the "
             f"paper names Gurobi, whose default is 0.01 %), within {num(nodes)} "
             "branch-and-bound nodes a slot")
-    if "max_gap" not in ds or "algorithm" not in ds.dims:
+    gaps = titan_gaps(ds)  # one source with the claims table's line (:mod:`.strict`)
+    if not gaps["runs"]:
         return text + "."
-    # Titan ignores pdFTSP's constants: one run per setting and seed
-    one = ds.isel(constants=0) if "constants" in ds.dims else ds
-    gap = one["max_gap"].sel(algorithm="titan")
-    ok = np.isfinite(gap)
-    if not bool(ok.any()):
-        return text + "."
-    stopped = int(one["slots_hit_limit"].sel(algorithm="titan").where(ok, 0).sum())
-    return (text + f"; over its {int(ok.sum())} runs here the largest certified gap of any "
-            "slot is " + quote("Titan: the largest certified gap of a slot, %",
-                               100 * float(gap.max()), lambda v: pct(v, sign=False))
+    stopped = gaps["capped"]
+    return (text + f"; over its {gaps['runs']} runs here the largest certified gap of any "
+            "slot is " + quote(GAP_QUOTE, 100 * gaps["max_gap"],
+                               lambda v: pct(v, sign=False))
             + (", and no slot stopped at the node count." if not stopped else
                f", and {stopped} slot{'' if stopped == 1 else 's'} stopped at the node count "
                "(each keeps the schedule and the bound it had)."))
