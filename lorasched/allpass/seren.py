@@ -25,7 +25,7 @@ class Published:
     ``"point"`` ("approximately 83 %") or a ``"lower bound"`` ("over 84 %"), and where
     the paper says it."""
 
-    key: str  # the key of :func:`.workload.fig1_shares` it compares with
+    key: str  # the key of ``workload.fig1_shares`` it compares with
     what: str
     share: float
     kind: str
@@ -46,9 +46,9 @@ SEREN_FIG1 = (
 )
 KINDS = ("point", "lower bound")
 
-#: the candidates measured: the workload's sources (:data:`.workload.SOURCES`: what the
+#: the candidates measured: the workload's sources (``workload.SOURCES``: what the
 #: headline chooses between) and, for comparison, every other shipped trace (their
-#: short names, :func:`lorasched.model.traces.read_trace`)
+#: short names, ``lorasched.model.traces.read_trace``)
 CANDIDATES = {"helios": "Helios Venus",
               "mixture": "the mixture fitted to Seren's Table 1",
               "acme": "the Kalos subset (Acme)",
@@ -79,7 +79,7 @@ def _distance(s: float, p: Published) -> float:
 
 def seren_distance(shares: Mapping) -> dict[str, float]:
     """The distance of a candidate's Fig. 1 shares to Seren's, per statistic of
-    :data:`SEREN_FIG1` (keyed like :func:`.workload.fig1_shares`) and ``"overall"``, the
+    :data:`SEREN_FIG1` (keyed like ``workload.fig1_shares``) and ``"overall"``, the
     largest of them.
 
     The distance is the total-variation distance (:func:`share_distance`): each statistic
@@ -113,7 +113,7 @@ def _share(name: str, value) -> float:
 
 def mixture_shares(params: dict | None = None) -> dict[str, float]:
     """Fig. 1's two shares of the duration mixture (``params`` like
-    :data:`.workload.MIXTURE`, default it), from its distribution, not a sample: the share
+    ``workload.MIXTURE``, default it), from its distribution, not a sample: the share
     of jobs within 10 min, and the share of the mean held by the jobs above its P90,
     ``sum_i w_i exp(mu_i + sigma_i^2 / 2) Phi((mu_i + sigma_i^2 - ln q) / sigma_i) /
     mean`` (a log-normal's partial expectation)."""
@@ -130,7 +130,7 @@ def mixture_shares(params: dict | None = None) -> dict[str, float]:
 
 
 def candidate_shares(name: str) -> dict[str, float]:
-    """Fig. 1's shares of candidate ``name`` (:data:`CANDIDATES`): the mixture's from its
+    """Fig. 1's shares of candidate ``name`` (``CANDIDATES``): the mixture's from its
     distribution (:func:`mixture_shares`), a trace's over its rows with a positive
     duration (the rows the workload draws from)."""
     if name not in CANDIDATES:
@@ -143,7 +143,7 @@ def candidate_shares(name: str) -> dict[str, float]:
 
 def seren_fit(candidates=None) -> pd.DataFrame:
     """Each candidate's Fig. 1 shares and their distance to Seren's (:func:`seren_distance`),
-    one row per candidate (``candidates``: names of :data:`CANDIDATES`, default all), best
+    one row per candidate (``candidates``: names of ``CANDIDATES``, default all), best
     first: columns ``candidate``, ``name``, ``source`` (whether the workload can run it as
     ``source``), each statistic's share and its distance (``<key>_distance``), and
     ``overall``."""
@@ -165,7 +165,7 @@ def seren_fit(candidates=None) -> pd.DataFrame:
 
 
 def best_fitting(fit: pd.DataFrame | None = None) -> str:
-    """The workload source (:data:`.workload.SOURCES`) whose Fig. 1 shares lie closest to
+    """The workload source (``workload.SOURCES``) whose Fig. 1 shares lie closest to
     Seren's (``fit``: a :func:`seren_fit` table, default computed): the headline's choice."""
     frame = seren_fit(SOURCES) if fit is None else fit
     runnable = frame[frame["source"]]

@@ -28,7 +28,7 @@ DURATION_SCALE = 1 / 5
 IAT_SCALE = 1 / 15
 SOURCES = ("helios", "mixture")
 #: the source the headline runs (every page's runs and the default of
-#: :func:`allpass_workload`, :func:`allpass_scenario` and ``lorasched simulate``): the one
+#: ``allpass_workload``, :func:`allpass_scenario` and ``lorasched simulate``): the one
 #: whose Fig. 1 shares lie closest to Seren's (:func:`lorasched.allpass.seren.best_fitting`;
 #: a test holds the two equal); the other is the named alternative
 HEADLINE_SOURCE = "mixture"

@@ -70,7 +70,7 @@ def test_allpass_alone_writes_its_kept_runs_once_and_its_pages_read_them(
     for part in ("allpass", "tl_np", "allpass [reading literal]", "allpass [beyond text]",
                  "queue_all_oracle [beyond text]", "tl_p [counterfactual overhead]",
                  "allpass [sensitivity window 10 min]", "tl_p [sensitivity TL limit 4 h]",
-                 "hpa [sensitivity cap 8]", "modal [counterfactual seren jobs]", "(all)"):
+                 "hpa [sensitivity cap 8]", "(all)"):
         assert part in policies, (part, sorted(policies))
     assert len(list((tmp_path / "results").glob("*.nc"))) == len(cells)
     assert main(argv) == 0
