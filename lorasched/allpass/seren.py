@@ -53,7 +53,7 @@ CANDIDATES = {"helios": "Helios Venus",
               "mixture": "the mixture fitted to Seren's Table 1",
               "acme": "the Kalos subset (Acme)",
               "philly": "Philly",
-              "mlaas": "Alibaba PAI (MLaaS, thinned)"}
+              "mlaas": "Alibaba's Platform for AI (PAI), thinned"}
 
 
 def published_table() -> pd.DataFrame:

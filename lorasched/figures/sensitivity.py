@@ -28,6 +28,9 @@ FLIP_STYLE = "background-color: #fde2b8"
 #: more seeds than the alternatives run), "" where the headline does not count the claim:
 #: what an alternative's verdict is compared with (:func:`dependent`)
 HEADLINE = "headline (every look)"
+#: the headline's column as the page shows it, and what it shows for a claim the headline
+#: does not count (no verdict of the rule: the column is not a verdict column)
+HEADLINE_SHOWN, NOT_COUNTED = "in the headline, every look", "not counted there"
 
 #: the kinds of alternative: another value of a number lorasched chose where the paper is
 #: silent (only these can make a headline verdict :data:`~.verdicts.DEPENDS_ON`), a setting
@@ -229,8 +232,10 @@ def styled_table(table: pd.DataFrame):
     where the ledger gave it, last), each flipped cell shaded (:data:`FLIP_STYLE`)."""
     cols = verdict_columns(table)
     head = [HEADLINE] if HEADLINE in table.columns else []
-    out = table[[*KEY, *cols, *head]].rename(
-        columns={c: f"verdict: {c}" for c in [*cols, *head]})
+    out = table[[*KEY, *cols, *head]].rename(columns={c: f"verdict: {c}" for c in cols})
+    if head:  # a claim the headline does not count has no verdict there, so says so
+        out[HEADLINE] = out[HEADLINE].replace("", NOT_COUNTED)
+        out = out.rename(columns={HEADLINE: HEADLINE_SHOWN})
     changed = flips(table).rename(columns={c: f"verdict: {c}" for c in cols})
     shade = pd.DataFrame("", index=out.index, columns=out.columns)
     for c in changed.columns:

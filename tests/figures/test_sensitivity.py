@@ -236,7 +236,10 @@ def test_the_headline_s_verdicts_the_ledger_adds_are_what_the_alternatives_move(
                                                   REPRODUCED]})
     table.loc[3, LIMIT.label] = CONTRADICTED
     assert sens.verdict_columns(table) == [sens.CHOICE, LIMIT.label, CAP.label]
-    assert list(sens.styled_table(table).data.columns)[-1] == f"verdict: {sens.HEADLINE}"
+    shown = sens.styled_table(table).data
+    assert list(shown.columns)[-1] == sens.HEADLINE_SHOWN  # not a column of verdicts only
+    assert shown[sens.HEADLINE_SHOWN].tolist()[2] == sens.NOT_COUNTED
+    assert not any(c.startswith("verdict") and sens.HEADLINE in c for c in shown.columns)
     got = sens.dependent(table, [LIMIT, CAP])
     assert got["Fig. 1", "claim 3", ""] == (REPRODUCED, [(LIMIT.label, CONTRADICTED)],
                                             CONSISTENT)
