@@ -16,7 +16,7 @@ import pandas as pd
 from ..model.errors import InputError
 from .inventory import _FOLDER, cite, known_cites
 from .numbers import num
-from .verdicts import COMPARED, DEPENDS, EACH, JUDGE, OWN, SCALES
+from .verdicts import COMPARED, DEPENDS, EACH, JUDGE, OWN, SCALES, band_of
 
 #: a claim judged from a fitted slope's interval (its sign: "grows", "rises")
 TREND = "trend"
@@ -47,8 +47,8 @@ class Declared:
     ``rule``: :data:`RULES`; ``scale``: the interval's scale (:data:`~.verdicts.SCALES`);
     ``threshold`` and ``side`` (+1: the paper claims ours lies above it, -1 below);
     ``paper``: the paper's number (None: a direction only); ``band``: the band's ends where
-    they are not ±25 % of ``paper`` (the paper's rounding); ``strict``: lying on the
-    threshold fails (a bound checked instance by instance); ``role``: :data:`CLAIM` or
+    they are not :func:`~.verdicts.band_of`'s (the paper's rounding); ``strict``: lying on
+    the threshold fails (a bound checked instance by instance); ``role``: :data:`CLAIM` or
     :data:`PREMISE`; ``name``: which reading, where a claim declares two."""
 
     cite: str
@@ -73,8 +73,7 @@ class Declared:
         what = (f"{self.quantity}: {self.rule}, {self.scale or 'linear'} scale, {where} "
                 f"{num(self.threshold)}")
         if self.paper is not None:
-            lo, hi = self.band or (self.paper - 0.25 * abs(self.paper),
-                                   self.paper + 0.25 * abs(self.paper))
+            lo, hi = self.band or band_of(self.paper)
             what += f", paper {num(self.paper)} (band {num(lo)} to {num(hi)})"
         if self.setting:
             what += f"; {self.setting}"
@@ -154,7 +153,7 @@ def matches(d: Declared, row) -> bool:
             and d.side == int(_number(row.get("side")) or 0) and _close(d.paper, paper)):
         return False
     if d.paper is not None:
-        lo, hi = d.band or (d.paper - 0.25 * abs(d.paper), d.paper + 0.25 * abs(d.paper))
+        lo, hi = d.band or band_of(d.paper)
         if not (_close(lo, _number(row.get("band low")))
                 and _close(hi, _number(row.get("band high")))):
             return False
