@@ -230,6 +230,11 @@ def offer_prices(n, rng, *, price_range=VAST_A100_RANGE, median=VAST_A100_MEDIAN
     if (isinstance(sigma, bool) or not isinstance(sigma, numbers.Real)
             or not math.isfinite(sigma) or sigma < 0):
         raise InputError(f"sigma must be a non-negative finite number, got {sigma!r}")
+    return _offer_prices(n, rng, lo, hi, median, sigma)
+
+
+def _offer_prices(n: int, rng, lo: float, hi: float, median, sigma) -> np.ndarray:
+    """:func:`offer_prices` on arguments already checked (the book's every minute)."""
     below = rng.random(n) < 0.5
     out = np.empty(n)
     todo = np.arange(n)
@@ -265,6 +270,7 @@ def offer_book(minutes, rng, *, inventory=VAST_A100_INVENTORY, price_range=VAST_
         raise InputError(f"churn must be a probability in [0, 1], got {churn!r}")
     # validates price_range, median, sigma
     prices = offer_prices(hi_n, rng, price_range=price_range, median=median, sigma=sigma)
+    lo_p, hi_p = _check_pair("price_range", price_range, integer=False)
 
     count = np.empty(minutes, dtype=np.int64)
     count[0] = rng.integers(lo_n, hi_n + 1)
@@ -285,8 +291,7 @@ def offer_book(minutes, rng, *, inventory=VAST_A100_INVENTORY, price_range=VAST_
         if t:
             fresh = np.flatnonzero(rng.random(hi_n) < churn)
             if fresh.size:
-                prices[fresh] = offer_prices(fresh.size, rng, price_range=price_range,
-                                             median=median, sigma=sigma)
+                prices[fresh] = _offer_prices(fresh.size, rng, lo_p, hi_p, median, sigma)
                 place[fresh] = rng.random(fresh.size)
         shown = np.argsort(place, kind="stable")[: count[t]]
         table[t, shown] = prices[shown]

@@ -11,6 +11,7 @@ import math
 import numbers
 
 import numpy as np
+from numba import njit
 
 from ..jobsim import Tiresias
 from ..jobsim.queues import JobView
@@ -96,6 +97,7 @@ class AllpassCluster:
         self._quantum_due = False
         self._pending = None                    # a tick's pressure awaiting its decision
         self.events = 0
+        self.finished = 0                       # jobs DONE (the loop's end test)
 
     # -- state convention -------------------------------------------------------------
     def snapshot(self) -> dict:
@@ -109,7 +111,7 @@ class AllpassCluster:
 
     @property
     def done(self) -> bool:
-        return bool((self.state == DONE).all())
+        return self.finished == self.n
 
     # -- leases -----------------------------------------------------------------------
     def _open_serverful(self) -> list[int]:
@@ -238,6 +240,7 @@ class AllpassCluster:
     def _finish(self, j: int) -> None:
         lease = self.job_lease[j]
         self.state[j] = DONE
+        self.finished += 1
         self.finish[j] = self.t
         self.event[j] = math.inf
         if self.leases[lease][0] == "modal":
@@ -344,9 +347,9 @@ class AllpassCluster:
         if self.provision == "dbf":
             idle = self._idle_ready()
             slots, prices = self._free_offers()
-            decision = self.serverful_scaler.decide(               # Algorithm 2
-                pd.demand, float(len(self._open_serverful())), pd.window, pd.p, prices,
-                [self.leases[i][5] for i in idle])
+            decision = self.serverful_scaler._decide(              # Algorithm 2
+                pd.demand, float(len(self.open)), pd.window, pd.p, prices,
+                np.array([self.leases[i][5] for i in idle], dtype=float))
             self._provide(decision.add, [idle[k] for k in decision.remove])
         elif self.provision == "on-demand":
             if not (self.state == QUEUED).any():
@@ -358,10 +361,10 @@ class AllpassCluster:
 
     def _tick_pressure(self):
         """The tick's pressure (eq. 2) and, under DBF provisioning, Algorithm 1's new F."""
-        live = self._live()
-        capacity = float(len(self._open_serverful()))              # C_t = I mu, mu = 1
+        live, remaining = _live_remaining(self.t, self.state, self.remaining, self.run_from)
+        capacity = float(len(self.open))                           # C_t = I mu, mu = 1
         pd = _pressure_detail(self.t, self.windows, capacity,      # checked in __init__
-                              self.deadline[live], self._remaining_now(live),
+                              self.deadline[live], remaining,
                               self.overdue, self.demand_rule, self.units)
         if self.provision == "dbf" and self.serverless_scaler is not None:  # Algorithm 1
             self.F = self.serverless_scaler.step(pd.p, self.t)
@@ -551,3 +554,24 @@ class AllpassCluster:
             tick_queue=ticks[:, 5].astype(np.int64), tick_workers=ticks[:, 6].astype(np.int64),
             tick_ready=ticks[:, 7].astype(np.int64), tick_busy=ticks[:, 8].astype(np.int64),
             tick_serverless=ticks[:, 9].astype(np.int64), events=self.events)
+
+
+@njit(cache=True)
+def _live_remaining(t, state, remaining, run_from):
+    """The live jobs (neither waiting nor done) and their work left at ``t``: what
+    ``_live`` and ``_remaining_now`` give, in one pass (the same floats)."""
+    live = np.empty(state.size, dtype=np.int64)
+    rem = np.empty(state.size)
+    k = 0
+    for j in range(state.size):
+        s = state[j]
+        if s == WAITING or s == DONE:
+            continue
+        r = remaining[j]
+        if s == PLACED or s == SERVERLESS:
+            x = t - run_from[j]
+            r = r - (0.0 if 0.0 >= x else x)                       # np.maximum(0.0, x)
+        rem[k] = r if (r >= 0.0 or np.isnan(r)) else 0.0           # np.maximum(r, 0.0)
+        live[k] = j
+        k += 1
+    return live[:k], rem[:k]

@@ -11,6 +11,7 @@ import numbers
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 from ..model.errors import InputError
 
@@ -114,6 +115,10 @@ def _pressure_detail(t: float, windows: np.ndarray, capacity: float, d: np.ndarr
                      r: np.ndarray, include_overdue: bool, rule: str,
                      units: str) -> Pressure:
     """:func:`pressure_detail` on arguments already checked (the cluster's every tick)."""
+    if rule != "laxity" and include_overdue:                             # the default
+        p, T, D = _overdue_pressure(t, windows, capacity, d, r,
+                                    SLIP if units == "slip" else 1.0)
+        return Pressure(p, T, D)
     if rule == "laxity":
         D = _necessary_demand(t, windows, d, r)
     else:
@@ -129,6 +134,34 @@ def _pressure_detail(t: float, windows: np.ndarray, capacity: float, d: np.ndarr
 
 
 # -- internals ---------------------------------------------------------------------------
+
+@njit(cache=True)
+def _overdue_pressure(t, windows, capacity, d, r, factor):
+    """Eqs. (1)-(2) with overdue jobs counted, as :func:`_demand` and
+    :func:`_pressure_detail` compute them (the same sums in the same order, so the same
+    floats): ``(p, T, D)``, ``D`` times ``factor`` (:data:`SLIP` or 1)."""
+    order = np.argsort(d, kind="mergesort")                              # stable
+    n = d.size
+    d_sorted = np.empty(n)
+    cum = np.empty(n + 1)
+    cum[0] = 0.0
+    for i in range(n):
+        d_sorted[i] = d[order[i]]
+        cum[i + 1] = r[order[i]] if i == 0 else cum[i] + r[order[i]]   # np.cumsum's order
+    best, best_D, k = -1.0, 0.0, 0
+    for w in range(windows.size):
+        hi = np.searchsorted(d_sorted, t + windows[w], side="right")   # d_j <= t + T
+        D = cum[hi]                                                      # eq. (1)
+        if factor != 1.0:
+            D = factor * D
+        if capacity > 0:
+            ratio = D / (capacity * windows[w])                          # eq. (2)
+        else:
+            ratio = math.inf if D > 0 else 0.0
+        if ratio > best:                                                 # the first max
+            best, best_D, k = ratio, D, w
+    return best, windows[k], best_D
+
 
 def _demand(t: float, windows: np.ndarray, d: np.ndarray, r: np.ndarray,
             include_overdue: bool) -> np.ndarray:

@@ -117,6 +117,11 @@ class ServerfulScaler:
         p = _pressure(p)
         offers = _prices(offer_prices, "offer_prices")
         idle = _prices(idle_prices, "idle_prices")
+        return self._decide(D, C, T, p, offers, idle)
+
+    def _decide(self, D: float, C: float, T: float, p: float, offers: np.ndarray,
+                idle: np.ndarray) -> ServerfulDecision:
+        """:meth:`decide` on arguments already checked (the cluster's every tick)."""
         per_worker = self.mu * T                                   # μT
         if self.reading == "literal":
             shortfall = max(0.0, D - C)                            # line 2, as printed

@@ -9,6 +9,7 @@ and number: :doc:`/reference/allpass_data`.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from collections.abc import Mapping
@@ -303,6 +304,15 @@ def allpass_workload(jobs=PAPER_JOBS, source: str = HEADLINE_SOURCE, seed=0,
                **measured})
 
 
+@functools.lru_cache(maxsize=16)
+def _seeded_book(seed: int, minutes: int) -> xr.Dataset:
+    """The model's offer book of a scenario's ``seed`` (kept: a sweep builds the same
+    book for every policy of a seed, and drawing it minute by minute costs more than
+    some runs; callers copy it)."""
+    # a stream of its own, so the market does not shift when the workload's draws do
+    return offer_book(minutes, np.random.default_rng([seed, 1]))
+
+
 def allpass_scenario(jobs: int = PAPER_JOBS, source: str = HEADLINE_SOURCE,
                      capacity=PAPER_CAPACITY, sizing: str = "cost",
                      book_hours: float = BOOK_HOURS, offer_file=None, trace_file=None,
@@ -369,9 +379,7 @@ def allpass_scenario(jobs: int = PAPER_JOBS, source: str = HEADLINE_SOURCE,
                             trace_file=trace_file, per_epoch_s=per_epoch_s,
                             per_epoch_label=per_epoch_label)
     if offer_file is None:
-        # a stream of its own, so the market does not shift when the workload's draws do
-        rng = np.random.default_rng([int(seed), 1])
-        book = offer_book(int(math.ceil(book_hours * 60)), rng)
+        book = _seeded_book(int(seed), int(math.ceil(book_hours * 60))).copy(deep=True)
     else:
         book = load_offer_book(offer_file)
         # minutes count from the first submission: a file starting at minute 5 offers

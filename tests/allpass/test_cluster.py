@@ -450,3 +450,22 @@ def test_queue_all_oracle_rents_for_every_queued_job_at_once(fixed_startup, capa
         assert open_at_once(r.lease_start[serverful], r.lease_end[serverful]) == 2
         np.testing.assert_array_equal(r.queue_s, [250.0, 250.0, 1336.0 - 346.0])
     np.testing.assert_array_equal(r.tick_F, 300.0)                 # F fixed: no feedback
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_live_remaining_kernel_gives_the_loops_floats(seed):
+    """The compiled pass the tick takes its pressure from gives exactly the jobs and the
+    work left that the loop's numpy helpers give, in every state."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 120))
+    c = AllpassCluster(np.zeros(n), np.ones(n), np.ones(n), np.array(NO_OFFER), 30.0,
+                       np.random.default_rng(0))
+    c.t = float(rng.uniform(0, 1e5))
+    c.state = rng.integers(0, 7, n)                       # every state, DONE and WAITING too
+    c.remaining = rng.lognormal(5.0, 3.0, n) * (rng.random(n) < 0.9)
+    c.run_from = np.where(rng.random(n) < 0.8, c.t - rng.lognormal(5.0, 3.0, n),
+                          c.t + rng.uniform(0, 300, n))  # some still starting
+    live, remaining = cluster_module._live_remaining(c.t, c.state, c.remaining, c.run_from)
+    np.testing.assert_array_equal(live, c._live())
+    want = c._remaining_now(c._live())
+    assert remaining.tobytes() == want.tobytes()

@@ -112,6 +112,36 @@ def test_pressure_matches_brute_force(seed):
                                       rel=1e-12, abs=1e-12)
 
 
+def numpy_pressure(t, windows, capacity, deadline, remaining, factor):
+    """Eqs. (1)-(2) with overdue jobs as numpy sums them (prefix sums by np.cumsum, the
+    first max by np.argmax): the floats the compiled kernel must give exactly."""
+    order = np.argsort(deadline, kind="stable")
+    cum = np.concatenate(([0.0], np.cumsum(remaining[order])))
+    D = factor * cum[np.searchsorted(deadline[order], t + windows, side="right")]
+    ratio = (D / (capacity * windows) if capacity > 0
+             else np.where(D > 0, math.inf, 0.0))
+    k = int(np.argmax(ratio))
+    return float(ratio[k]), float(windows[k]), float(D[k])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_overdue_pressure_kernel_gives_numpys_floats(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 200))
+    t = float(rng.uniform(0, 1e5))
+    deadline = t + rng.choice([-600.0, 0.0, 60.0, 1800.0], n) * (rng.random(n) < 0.3) \
+        + rng.uniform(-600, 2400, n) * (rng.random(n) < 0.7)        # many ties
+    remaining = rng.lognormal(5.0, 3.0, n) * (rng.random(n) < 0.9)  # sums that round
+    windows = (window_set() if rng.random() < 0.5
+               else rng.uniform(1.0, 3000.0, int(rng.integers(1, 10))))  # any order
+    capacity = float(rng.choice([0.0, float(rng.integers(1, 30)), rng.uniform(0.1, 20.0)]))
+    for factor, units in ((1.0, "paper"), (SLIP, "slip")):
+        got = pressure_detail(t, windows, capacity, deadline, remaining,
+                              include_overdue=True, units=units)
+        assert tuple(got) == numpy_pressure(t, windows, capacity, deadline, remaining,
+                                            factor)
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda: demand(0.0, 0.0, [1.0], [1.0]), "T must"),
     (lambda: demand(0.0, [60.0, -1.0], [1.0], [1.0]), "T must"),
