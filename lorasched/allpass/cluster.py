@@ -128,10 +128,10 @@ class AllpassCluster:
     def _free_offers(self) -> tuple[np.ndarray, np.ndarray]:
         minute = min(int(self.t // 60.0), self.offers.shape[0] - 1)
         row = self.offers[minute]
-        held = {self.leases[i][1] for i in self.open if self.leases[i][0] == "vast"}
-        slots = np.array([s for s in np.flatnonzero(np.isfinite(row)) if s not in held],
-                         dtype=np.int64)
-        return slots, row[slots] if slots.size else np.empty(0)
+        free = np.isfinite(row)
+        free[[self.leases[i][1] for i in self.open if self.leases[i][0] == "vast"]] = False
+        slots = np.flatnonzero(free)
+        return slots, row[slots]
 
     def _room(self) -> float:
         return self.capacity - len(self._open_serverful())
@@ -411,9 +411,9 @@ class AllpassCluster:
         self.ticks.append((
             self.t, pd.p, pd.demand, pd.window,
             self.F if self.mode in ("adaptive", "fixed") else math.nan,
-            int((self.state == QUEUED).sum()), len(open_), len(ready),
+            np.count_nonzero(self.state == QUEUED), len(open_), len(ready),
             sum(1 for i in open_ if self.leases[i][6] >= 0),
-            int(((self.state == SERVERLESS) | (self.state == DEMOTING)).sum())))
+            np.count_nonzero((self.state == SERVERLESS) | (self.state == DEMOTING))))
 
     # -- the loop ---------------------------------------------------------------------
     def _next_time(self) -> float:
