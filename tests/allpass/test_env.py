@@ -33,17 +33,18 @@ def small():
 
 def record(monkeypatch, arrays, seed, options):
     """The built-in policy's run and its serverful decision at each tick (Algorithm 2's
-    workers to add, or minus those to release), read as ``decide`` returns them."""
-    decide, actions = scalers.ServerfulScaler.decide, []
+    workers to add, or minus those to release), read as ``_decide`` (the cluster's
+    unchecked call) returns them."""
+    decide, actions = scalers.ServerfulScaler._decide, []
 
     def spy(self, *args, **kwargs):
         d = decide(self, *args, **kwargs)
         actions.append(d.add if d.add else -len(d.remove))
         return d
 
-    monkeypatch.setattr(scalers.ServerfulScaler, "decide", spy)
+    monkeypatch.setattr(scalers.ServerfulScaler, "_decide", spy)
     run = allpass(arrays, np.random.default_rng(seed), **options)
-    monkeypatch.setattr(scalers.ServerfulScaler, "decide", decide)
+    monkeypatch.setattr(scalers.ServerfulScaler, "_decide", decide)
     return run, actions
 
 

@@ -33,16 +33,16 @@ def small():
 def recorded(monkeypatch, scenario, **options):
     """``simulate``'s result of the built-in policy ``allpass`` and its serverful decision
     at each tick (Algorithm 2's workers to add, or minus those to release)."""
-    decide, actions = scalers.ServerfulScaler.decide, []
+    decide, actions = scalers.ServerfulScaler._decide, []
 
     def spy(self, *args, **kwargs):
         d = decide(self, *args, **kwargs)
         actions.append(d.add if d.add else -len(d.remove))
         return d
 
-    monkeypatch.setattr(scalers.ServerfulScaler, "decide", spy)
+    monkeypatch.setattr(scalers.ServerfulScaler, "_decide", spy)
     result = simulate(scenario, "allpass", seed=SEED, **options)
-    monkeypatch.setattr(scalers.ServerfulScaler, "decide", decide)
+    monkeypatch.setattr(scalers.ServerfulScaler, "_decide", decide)
     return result, actions
 
 
