@@ -1,6 +1,7 @@
 # lorasched developer tasks.  `make test` and `make book` create .venv on first use.
 #
-#   make test    ruff + pytest on 3 workers: the unit tests, every notebook cell under
+#   make test    ruff + pytest on 3 workers (the extra `rl` installed first, requirements-rl.txt):
+#                the unit tests, every notebook cell under
 #                nbval's rules, the built book in a browser (the notebooks run once for
 #                both); then the slowest 30 tests and each phase's wall and CPU time
 #   make book    run every figure's cells (lorasched reproduce --size full, resumable, cached
@@ -111,7 +112,19 @@ TEST_WORKERS ?= 3
 PYTEST_FLAGS ?= -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=30
 TIMED := $(BIN)/python .ci/timed.py
 
-test: $(STAMP)
+# The extra `rl` at the versions of requirements-rl.txt, for the tests that train on the
+# environments as an RL user would (Stable-Baselines3, sb3-contrib, torch's CPU build): pip's
+# own configuration finds torch's CPU wheel where the machine keeps one (about 20 s here),
+# else PyTorch's CPU index is asked (TORCH_CPU_INDEX); PyPI's Linux torch is the CUDA build.
+RL_STAMP := $(VENV)/.rl-installed
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
+
+$(RL_STAMP): $(STAMP) requirements-rl.txt
+	$(BIN)/python -m pip install -r requirements-rl.txt || \
+	  $(BIN)/python -m pip install --extra-index-url $(TORCH_CPU_INDEX) -r requirements-rl.txt
+	@touch $@
+
+test: $(STAMP) $(RL_STAMP)
 	@$(TIMED) --reset
 	$(TIMED) lint $(BIN)/ruff check lorasched tests examples
 	$(TIMED) pytest $(BIN)/python -m pytest $(PYTEST_FLAGS) tests; \

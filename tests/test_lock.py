@@ -118,6 +118,49 @@ def test_the_lock_pins_satisfy_the_ranges_of_pyproject():
     assert Version(pins["jupyter-book"]).major == 1
 
 
+RL = ROOT / "requirements-rl.txt"
+
+
+def rl_pins(text=None):
+    """{normalised name: Version} of requirements-rl.txt (or of ``text``)."""
+    pins = {}
+    for line in logical_lines(RL.read_text(encoding="utf-8") if text is None else text):
+        requirement = Requirement(line)
+        (specifier,) = requirement.specifier
+        assert specifier.operator == "==", f"not an exact pin: {line!r}"
+        pins[canonicalize_name(requirement.name)] = Version(specifier.version)
+    return pins
+
+
+def rl_problems(rl, lock):
+    """What is wrong with the rl pins ``rl`` beside the lock's pins ``lock``."""
+    extra = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"][
+        "optional-dependencies"]["rl"]
+    problems = []
+    for r in map(Requirement, extra):
+        name = canonicalize_name(r.name)
+        version = rl.get(name) or (Version(lock[name]) if name in lock else None)
+        if version is None:
+            problems.append(f"{r.name}: pinned nowhere")
+        elif not r.specifier.contains(version, prereleases=True):
+            problems.append(f"{r.name}: {version} outside {r.specifier}")
+    problems += [f"{name}: pinned in both files" for name in sorted(set(rl) & set(lock))]
+    return problems
+
+
+def test_requirements_rl_pins_the_rl_extra_beside_the_lock():
+    assert rl_problems(rl_pins(), lock_pins()) == []
+    assert rl_pins()["torch"].local == "cpu"          # the CPU build, never PyPI's CUDA one
+    # a pin missing, out of its range, or twice is found
+    pins = rl_pins()
+    assert rl_problems({k: v for k, v in pins.items() if k != "sb3-contrib"},
+                       lock_pins()) == ["sb3-contrib: pinned nowhere"]
+    assert rl_problems(pins | {"torch": Version("2.1.0")}, lock_pins()) == [
+        "torch: 2.1.0 outside >=2.13"]
+    assert rl_problems(pins | {"numpy": Version("2.0.0")}, lock_pins()) == [
+        "numpy: pinned in both files"]
+
+
 def test_the_lock_header_says_how_to_refresh_it():
     header = LOCK.read_text(encoding="utf-8").split("\n", 5)[:5]
     comments = [line for line in header if line.startswith("#")]
