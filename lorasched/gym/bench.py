@@ -113,7 +113,7 @@ def random_episode(env: gymnasium.Env, seed: int = 0, max_steps: int = 10 ** 6,
             "ended": ended}
 
 
-def frozen_parts(env: gymnasium.Env, episodes: int = 3, seed: int = 0) -> list[str]:
+def frozen_parts(env: gymnasium.Env, episodes: int = 5, seed: int = 0) -> list[str]:
     """The observation parts that never move over a few episodes of masked random play.
 
     Parameters
@@ -121,7 +121,7 @@ def frozen_parts(env: gymnasium.Env, episodes: int = 3, seed: int = 0) -> list[s
     env : gymnasium.Env
         One of lorasched's environments (a Dict observation and ``action_masks()``).
     episodes : int, optional
-        Episodes played, reset with seeds ``seed``, ``seed + 1``, ... (default 3).
+        Episodes played, reset with seeds ``seed``, ``seed + 1``, ... (default 5).
     seed : int, optional
         The first episode's seed, also the actions' (default 0).
 
@@ -129,7 +129,9 @@ def frozen_parts(env: gymnasium.Env, episodes: int = 3, seed: int = 0) -> list[s
     -------
     list of str
         The observation keys whose array is the same at every step of every episode, in
-        the space's order (empty: every part takes more than one value).
+        the space's order (empty: every part takes more than one value). Only the
+        observations an agent acts on count: each episode's last one, after it ended, is
+        left out.
 
     Raises
     ------
@@ -145,14 +147,12 @@ def frozen_parts(env: gymnasium.Env, episodes: int = 3, seed: int = 0) -> list[s
     for episode in range(int(episodes)):
         obs, _ = env.reset(seed=seed + episode)
         done = False
-        while True:
+        while not done:
             for key, value in obs.items():
                 if key not in first:
                     first[key] = np.array(value, copy=True)
                 elif key not in moved and not np.array_equal(first[key], value):
                     moved.add(key)
-            if done:
-                break
             obs, _, terminated, truncated, _ = env.step(masked_sample(env))
             done = terminated or truncated
     return [key for key in env.observation_space.spaces if key not in moved]
