@@ -4,7 +4,7 @@ Dict of Boxes: the time, the jobs by tier, the queued jobs' remaining work and l
 order, padded, with a mask) and their summary, the serverful workers (open, busy, idle
 ready, starting), the pressure p with D and T, the threshold F, the next workers' prices
 and the marketplace's free offers; bounded by the truth (``inf`` where a quantity has no
-bound; p is observed capped at :data:`~lorasched.allpass.env.P_CAP`, its bound), or with
+bound; p is observed capped at ``lorasched.allpass.env.P_CAP`` (1e6), its bound), or with
 ``scale=True`` mapped into [0, 1] / [-1, 1] (:data:`UNITS`). Action: ``Discrete(2K + 1)``
 from 0, where action ``i`` is a change of ``i - K`` serverful workers (0: release K, K:
 no change, 2K: add K), clipped at what is possible; :meth:`ProvisioningEnv.action_masks`
@@ -101,15 +101,15 @@ class ProvisioningEnv(gymnasium.Env):
     scenario : xarray.Dataset, optional
         An Allpass scenario (``lorasched.allpass_scenario``). Default:
         :data:`DEFAULT_SCENARIO`, ``allpass_scenario(jobs=10, source="helios",
-        capacity=4, sizing="trace", book_hours=2, seed=0)``, about 110 ticks an episode
-        (so ``gymnasium.make("lorasched/Provisioning-v0")`` needs no argument).
+        capacity=4, sizing="trace", book_hours=2, seed=0)``, 112 to 114 ticks an episode
+        under random play (so ``gymnasium.make("lorasched/Provisioning-v0")`` needs no argument).
     scenario_seed : int, optional
         The default scenario's seed in place of 0 (refused with ``scenario``).
     scenario_seeds : sequence of int, optional
         A training family: each ``reset`` draws one of these seeds with the environment's
         ``np_random`` and runs its default scenario (refused with ``scenario`` or
         ``scenario_seed``, and when it holds a seed of
-        :data:`~lorasched.gym.common.HELD_OUT_SEEDS`). The spaces are made on the first;
+        :data:`~lorasched.gym.HELD_OUT_SEEDS`). The spaces are made on the first;
         a scenario that needs other spaces is refused when drawn, naming the parts (the
         default scenario's seeds all fit, natively too).
     observation : {"native", "fixed"}, optional
@@ -169,7 +169,7 @@ class ProvisioningEnv(gymnasium.Env):
     and the workers by its cap (native observation), the prices by the conventional
     cloud's price (the dearest an addition pays). The pressure p is infinite when no
     serverful worker is open and jobs wait: it is observed capped at
-    :data:`~lorasched.allpass.env.P_CAP`, and its Box says so (high ``P_CAP``), rather
+    ``lorasched.allpass.env.P_CAP`` (1e6), and its Box says so (high ``P_CAP``), rather
     than ``inf``, which would make every normaliser's mean infinite and every network's
     input undefined; the cap is far above any finite p of a run.
 
@@ -322,7 +322,7 @@ class ProvisioningEnv(gymnasium.Env):
             episode, and (without a family) the seed of ``simulate`` the same draws.
         options : dict, optional
             ``{"scenario_seed": k}``: this episode runs the default scenario of seed ``k``
-            (e.g. one of :func:`~lorasched.gym.common.held_out_seeds`, for evaluation).
+            (e.g. one of :func:`~lorasched.gym.held_out_seeds`, for evaluation).
             Any other key is refused.
 
         Returns

@@ -114,7 +114,7 @@ class AdmissionEnv(gymnasium.Env):
         A training family: each ``reset`` draws one of these seeds with the environment's
         ``np_random`` and runs its default scenario (refused with ``scenario`` or
         ``scenario_seed``, and when it holds a seed of
-        :data:`~lorasched.gym.common.HELD_OUT_SEEDS`). The spaces are made on the first;
+        :data:`~lorasched.gym.HELD_OUT_SEEDS`). The spaces are made on the first;
         a scenario that needs other spaces is refused when drawn, naming the parts (the
         default scenario's seeds all fit, natively too).
     observation : {"native", "fixed"}, optional
@@ -379,7 +379,7 @@ class AdmissionEnv(gymnasium.Env):
             scenario with the same actions is the same.
         options : dict, optional
             ``{"scenario_seed": k}``: this episode runs the default scenario of seed ``k``
-            (e.g. one of :func:`~lorasched.gym.common.held_out_seeds`, for evaluation).
+            (e.g. one of :func:`~lorasched.gym.held_out_seeds`, for evaluation).
             Any other key is refused.
 
         Returns

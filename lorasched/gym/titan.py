@@ -65,8 +65,8 @@ UNITS = {"time_s": 3600.0, "age_s": 3600.0, "attained_gpu_s": 3600.0,
 #: :func:`~lorasched.titan.workload.titan_scenario`: 24 of the authors' workload's jobs
 #: drawn at random, on 2 nodes of 4 V100s, requests above 8 GPUs capped, in the TITAN
 #: authors' simulator's setup (preemptive, a decision at least every 120 s), so that the
-#: units in the system are candidates and every part of the observation moves (about 175
-#: events an episode); ``scenario_seed`` replaces its seed
+#: units in the system are candidates and every part of the observation moves (173 to 191
+#: events an episode under random play); ``scenario_seed`` replaces its seed
 DEFAULT_SCENARIO = dict(jobs=24, nodes=2, oversize="cap", setup="authors_code", seed=0)
 #: the fixed observation's default maxima of the slots (candidates shown at an event) and
 #: of the allocations of the set A (19 on the paper's 64 GPUs)
@@ -100,15 +100,16 @@ class AllocationEnv(gym.Env):
     scenario : xarray.Dataset, optional
         A TITAN scenario (:func:`lorasched.titan.workload.titan_scenario`). Default:
         :data:`DEFAULT_SCENARIO`, ``titan_scenario(jobs=24, nodes=2, oversize="cap",
-        setup="authors_code", seed=0)``: 24 jobs on 8 GPUs, preemptive, about 175 events
-        an episode (so ``gymnasium.make("lorasched/Allocation-v0")`` needs no argument).
+        setup="authors_code", seed=0)``: 24 jobs on 8 GPUs, preemptive, 173 to 191
+        events an episode under random play (so
+        ``gymnasium.make("lorasched/Allocation-v0")`` needs no argument).
     scenario_seed : int, optional
         The default scenario's seed in place of 0 (refused with ``scenario``).
     scenario_seeds : sequence of int, optional
         A training family: each ``reset`` draws one of these seeds with the environment's
         ``np_random`` and runs its default scenario (refused with ``scenario`` or
         ``scenario_seed``, and when it holds a seed of
-        :data:`~lorasched.gym.common.HELD_OUT_SEEDS`). The spaces are made on the first;
+        :data:`~lorasched.gym.HELD_OUT_SEEDS`). The spaces are made on the first;
         a scenario that needs other spaces is refused when drawn, naming the parts (the
         default scenario's seeds all fit, natively too: their jobs and GPUs are the
         same).
@@ -346,7 +347,7 @@ class AllocationEnv(gym.Env):
             :meth:`~lorasched.titan.env.AllocationProblem.random_action`.
         options : dict, optional
             ``{"scenario_seed": k}``: this episode runs the default scenario of seed ``k``
-            (e.g. one of :func:`~lorasched.gym.common.held_out_seeds`, for evaluation).
+            (e.g. one of :func:`~lorasched.gym.held_out_seeds`, for evaluation).
             Any other key is refused.
 
         Returns
