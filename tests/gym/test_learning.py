@@ -125,10 +125,29 @@ def test_allocations_mask_is_each_slots_row_of_indices_row_by_row():
 
 @pytest.mark.parametrize("system", ["pdftsp", "allpass"])
 def test_a_masked_agent_takes_no_invalid_action(system):
-    _, infos, _ = masked_play(make(system), seed=2)
+    env = make(system)
+    _, infos, _ = masked_play(env, seed=2)
     flag = "refused" if system == "pdftsp" else "clipped"
     assert not any(info[flag] for info in infos[1:])
     assert infos[-1]["invalid_actions"] == 0
+    assert not env.unwrapped.action_masks().any()  # the episode is over
+
+
+@pytest.mark.parametrize("system, always", [("pdftsp", 0), ("allpass", 4)])
+def test_reject_and_no_change_are_always_valid(system, always):
+    env = make(system)
+    env.reset(seed=0)
+    env.action_space.seed(0)
+    done, valid = False, []
+    while not done:
+        valid.append(env.unwrapped.action_masks()[always])
+        *_, done, _, _ = env.step(bench.masked_sample(env))
+    assert all(valid)
+
+
+def test_provisioning_masks_need_an_episode():
+    with pytest.raises(InputError, match="action_masks needs an episode: call reset"):
+        allpass.ProvisioningEnv().action_masks()
 
 
 def test_a_masked_allocation_is_clipped_only_for_its_joint_constraints():
@@ -302,6 +321,16 @@ def test_the_scaled_admission_observation_is_the_documented_transform():
             raw["memory_left"] / a.memory_capacity[:, None], 0, 1))
         np.testing.assert_array_equal(s["window"], raw["window"])
         np.testing.assert_array_equal(s["action_mask"], raw["action_mask"])
+        np.testing.assert_allclose(s["speed"], common.squash(raw["speed"], 1e4))
+        np.testing.assert_allclose(s["vendor_price"], common.squash(raw["vendor_price"], 1))
+        np.testing.assert_allclose(s["vendor_delay"], common.squash(raw["vendor_delay"], 10))
+        q = dict(zip(lorasched.pdftsp.env.QUOTE_FEATURES, raw["quote"], strict=True))
+        want = [q["feasible"], common.squash(q["vendor"], 1.0)] + [
+            common.squash(q[k], 1.0) for k in ("surplus", "payment", "posted_price",
+                                               "welfare", "vendor_price", "op_cost")] + [
+            common.squash(q["lam_hat"], 1e-4), common.squash(q["phi_hat"], 0.1),
+            common.squash(q["samples"], 1e4), common.squash(q["n_cells"], 10.0)]
+        np.testing.assert_allclose(s["quote"], want)
 
 
 def test_the_scaled_allocation_observation_is_the_documented_transform():
@@ -330,6 +359,29 @@ def test_the_scaled_provisioning_observation_is_the_documented_transform():
             raw["pressure"], [1.0, u["demand"], u["window"]]))
         np.testing.assert_allclose(s["prices"], raw["prices"] / conventional)
         assert s["pressure"][0] < 1.0  # P_CAP: 1 - 1e-6
+        np.testing.assert_allclose(s["queue_summary"][1:], common.squash(
+            raw["queue_summary"][1:], 3600.0))
+        np.testing.assert_allclose(s["F"], common.squash(raw["F"], 600.0))
+        np.testing.assert_allclose(s["free_offers"], common.squash(raw["free_offers"], 50))
+        np.testing.assert_array_equal(s["queue_mask"], raw["queue_mask"])
+    assert any(raw["queue_mask"].any() for raw, _ in pairs)  # a queue was scaled
+
+
+def test_the_scaled_workers_of_a_scenario_with_no_cap_are_squashed():
+    scenario = lorasched.allpass_scenario(jobs=6, source="helios", capacity="none",
+                                          sizing="trace", book_hours=1, seed=0)
+    raw = allpass.ProvisioningEnv(scenario)
+    scaled = allpass.ProvisioningEnv(scenario, scale=True)
+    assert math.isinf(raw.observation_space["workers"].high[0])
+    a, _ = raw.reset(seed=0)
+    b, _ = scaled.reset(seed=0)
+    for _ in range(20):
+        np.testing.assert_allclose(b["workers"], common.squash(a["workers"], 10.0))
+        a, _, done, _, _ = raw.step(8)  # add four each minute: no cap stops them
+        b, *_ = scaled.step(8)
+        if done:
+            break
+    assert a["workers"][0] > 4 and b in scaled.observation_space
 
 
 def test_squash_and_fraction_keep_their_documented_ranges():
@@ -415,6 +467,7 @@ def test_unknown_reset_options_are_refused_by_name(system):
         env.reset(options={"scenario_seed": -1})
     env.reset(options={})  # empty: accepted
     given = make(system, scenario=MODULES[system].default_scenario(1))
+    assert given.reset(seed=0)[1]["scenario_seed"] is None
     with pytest.raises(InputError, match="runs the scenario it was given"):
         given.reset(options={"scenario_seed": 2})
 
@@ -513,6 +566,16 @@ def test_a_random_episode_can_follow_the_mask():
     assert all(masks[bench.masked_sample(env)] for _ in range(50))
     with pytest.raises(InputError, match="has no action_masks"):
         bench.masked_sample(gymnasium.make("CartPole-v1"))
+
+    class Boxed(gymnasium.Env):
+        action_space = gymnasium.spaces.Box(0, 1, (2,))
+        observation_space = gymnasium.spaces.Box(0, 1, (1,))
+
+        def action_masks(self):
+            return np.ones(2, dtype=bool)
+
+    with pytest.raises(InputError, match="needs a Discrete or MultiDiscrete action space"):
+        bench.masked_sample(Boxed())
 
 
 @pytest.mark.parametrize("system", SYSTEMS)
