@@ -8,6 +8,13 @@ this package registers the environments with Gymnasium (:data:`IDS`), so that
 seeded default (:data:`DEFAULT_SCENARIOS`), and ``scenario=...`` overrides it. The option
 ``observation="fixed"`` gives an observation whose space is the same for every scenario of
 a system, so that one agent can train across them (:data:`OBSERVATIONS`);
+``scenario_seeds=...`` draws the default scenario's seed per episode from a training
+family, never one of :data:`HELD_OUT_SEEDS` (:func:`held_out_seeds` gives them for
+evaluation, ``reset(options={"scenario_seed": k})`` runs one). Every environment trains
+with a learning library as it is: actions start at 0, ``action_masks()`` gives the valid
+ones (the method ``MaskablePPO`` calls, reachable through Gymnasium's wrappers), Box
+bounds are true (``inf`` where nothing bounds a quantity; ``scale=True`` maps each into
+[0, 1] or [-1, 1]) and ``box_keys`` lists the parts ``VecNormalize`` may normalise.
 :mod:`lorasched.gym.bench` describes and times the environments.
 """
 
@@ -21,7 +28,7 @@ import xarray as xr
 from ..model.errors import InputError
 from . import allpass, pdftsp, titan
 from .allpass import ProvisioningEnv
-from .common import OBSERVATIONS
+from .common import HELD_OUT_SEEDS, OBSERVATIONS, RESET_OPTIONS, held_out_seeds
 from .pdftsp import AdmissionEnv
 from .titan import AllocationEnv
 
@@ -34,7 +41,8 @@ IDS: dict[str, str] = {"pdftsp": "lorasched/Admission-v0", "titan": "lorasched/A
                        "allpass": "lorasched/Provisioning-v0"}
 #: Each system's default scenario, by the system's name, as the arguments of its builder
 #: (``synthetic_scenario``, ``titan_scenario``, ``allpass_scenario``) that an environment
-#: made without a scenario runs (``scenario_seed`` replaces the seed).
+#: made without a scenario runs (``scenario_seed`` replaces the seed, ``scenario_seeds``
+#: draws it per episode).
 DEFAULT_SCENARIOS: dict[str, dict] = {"pdftsp": pdftsp.DEFAULT_SCENARIO,
                                       "titan": titan.DEFAULT_SCENARIO,
                                       "allpass": allpass.DEFAULT_SCENARIO}
@@ -84,5 +92,6 @@ def make(scenario: xr.Dataset, **config) -> gymnasium.Env:
     return env(scenario, **config)
 
 
-__all__ = ["DEFAULT_SCENARIOS", "ENVIRONMENTS", "IDS", "OBSERVATIONS", "AdmissionEnv",
-           "AllocationEnv", "ProvisioningEnv", "make"]
+__all__ = ["DEFAULT_SCENARIOS", "ENVIRONMENTS", "HELD_OUT_SEEDS", "IDS", "OBSERVATIONS",
+           "RESET_OPTIONS", "AdmissionEnv", "AllocationEnv", "ProvisioningEnv",
+           "held_out_seeds", "make"]

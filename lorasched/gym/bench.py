@@ -1,7 +1,8 @@
 """Looking at the environments and timing them: their spaces as a table, one episode of a
-random agent, random steps of a vectorised environment, and the steps per second of each
-environment measured by Gymnasium's own ``benchmark_step``. The book's Gymnasium page
-(notebook ``gym``) shows these.
+random agent (uniform over the action space, or over the actions ``action_masks()``
+allows), the observation parts that random play never moves, random steps of a vectorised
+environment, and the steps per second of each environment measured by Gymnasium's own
+``benchmark_step``. The book's Gymnasium page (notebook ``gym``) shows these.
 """
 
 from __future__ import annotations
@@ -43,8 +44,42 @@ def describe(env: gymnasium.Env) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["part", "space", "shape", "dtype"]).set_index("part")
 
 
-def random_episode(env: gymnasium.Env, seed: int = 0, max_steps: int = 10 ** 6) -> dict:
-    """One episode of an agent acting uniformly at random from the action space.
+def masked_sample(env: gymnasium.Env):
+    """An action drawn uniformly among those the environment's ``action_masks()`` allows
+    (per slot for a MultiDiscrete action), from its action space's generator.
+
+    Parameters
+    ----------
+    env : gymnasium.Env
+        One of lorasched's environments, bare or wrapped (``gymnasium.make``'s), after
+        ``reset``; its action space is Discrete or one-dimensional MultiDiscrete.
+
+    Returns
+    -------
+    int or numpy.ndarray
+        The action.
+
+    Raises
+    ------
+    InputError
+        If the environment has no ``action_masks`` or its action space is neither.
+    """
+    try:
+        masks = np.asarray(env.get_wrapper_attr("action_masks")(), dtype=np.int8)
+    except AttributeError:
+        raise InputError(f"{type(env.unwrapped).__name__} has no action_masks()") from None
+    space = env.action_space
+    if isinstance(space, gymnasium.spaces.Discrete):
+        return space.sample(mask=masks)
+    if isinstance(space, gymnasium.spaces.MultiDiscrete) and space.nvec.ndim == 1:
+        return space.sample(mask=tuple(np.split(masks, np.cumsum(space.nvec)[:-1])))
+    raise InputError(f"masked_sample needs a Discrete or MultiDiscrete action space, got "
+                     f"{type(space).__name__}")
+
+
+def random_episode(env: gymnasium.Env, seed: int = 0, max_steps: int = 10 ** 6,
+                   masked: bool = False) -> dict:
+    """One episode of an agent acting uniformly at random.
 
     Parameters
     ----------
@@ -54,6 +89,9 @@ def random_episode(env: gymnasium.Env, seed: int = 0, max_steps: int = 10 ** 6) 
         Seeds the reset and the actions (default 0).
     max_steps : int, optional
         Steps after which the episode is abandoned (default a million).
+    masked : bool, optional
+        Draw from the whole action space (default) or among the actions the environment's
+        ``action_masks()`` allows (:func:`masked_sample`).
 
     Returns
     -------
@@ -66,12 +104,58 @@ def random_episode(env: gymnasium.Env, seed: int = 0, max_steps: int = 10 ** 6) 
     steps, total, ended = 0, 0.0, False
     start = time.perf_counter()
     while steps < max_steps and not ended:
-        _, reward, terminated, truncated, _ = env.step(env.action_space.sample())
+        action = masked_sample(env) if masked else env.action_space.sample()
+        _, reward, terminated, truncated, _ = env.step(action)
         steps += 1
         total += float(reward)
         ended = bool(terminated or truncated)
     return {"steps": steps, "reward": total, "seconds": time.perf_counter() - start,
             "ended": ended}
+
+
+def frozen_parts(env: gymnasium.Env, episodes: int = 5, seed: int = 0) -> list[str]:
+    """The observation parts that never move over a few episodes of masked random play.
+
+    Parameters
+    ----------
+    env : gymnasium.Env
+        One of lorasched's environments (a Dict observation and ``action_masks()``).
+    episodes : int, optional
+        Episodes played, reset with seeds ``seed``, ``seed + 1``, ... (default 5).
+    seed : int, optional
+        The first episode's seed, also the actions' (default 0).
+
+    Returns
+    -------
+    list of str
+        The observation keys whose array is the same at every step of every episode, in
+        the space's order (empty: every part takes more than one value). Only the
+        observations an agent acts on count: each episode's last one, after it ended, is
+        left out.
+
+    Raises
+    ------
+    InputError
+        If ``episodes`` is not a positive integer.
+    """
+    if isinstance(episodes, bool) or not isinstance(episodes, int | np.integer) \
+            or episodes < 1:
+        raise InputError(f"episodes must be a positive integer, got {episodes!r}")
+    first: dict[str, np.ndarray] = {}
+    moved: set[str] = set()
+    env.action_space.seed(seed)
+    for episode in range(int(episodes)):
+        obs, _ = env.reset(seed=seed + episode)
+        done = False
+        while not done:
+            for key, value in obs.items():
+                if key not in first:
+                    first[key] = np.array(value, copy=True)
+                elif key not in moved and not np.array_equal(first[key], value):
+                    moved.add(key)
+            obs, _, terminated, truncated, _ = env.step(masked_sample(env))
+            done = terminated or truncated
+    return [key for key in env.observation_space.spaces if key not in moved]
 
 
 def defaults(ids: dict[str, str], scenarios: dict[str, dict], seed: int = 0) -> pd.DataFrame:

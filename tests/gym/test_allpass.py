@@ -5,14 +5,11 @@ own checker, seeded episodes, and the replay of the built-in policy's decisions 
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pytest
 
 pytest.importorskip("gymnasium")
-
-from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 from lorasched.allpass import scalers  # noqa: E402
 from lorasched.allpass.system import TIMINGS, measure, simulate  # noqa: E402
@@ -46,14 +43,16 @@ def recorded(monkeypatch, scenario, **options):
     return result, actions
 
 
-def play(env, actions, seed=SEED):
-    """Steps ``actions`` from ``reset(seed)`` (0 once they run out); the observations,
+def play(env, changes, seed=SEED):
+    """Steps the actions of ``changes`` (signed changes in serverful workers, the action
+    ``change + K``; no change once they run out) from ``reset(seed)``; the observations,
     rewards and the final info."""
     obs, info = env.reset(seed=seed)
     observations, rewards = [obs], []
+    K = env.max_step
     for i in range(10 ** 5):
         obs, reward, terminated, truncated, info = env.step(
-            actions[i] if i < len(actions) else 0)
+            (changes[i] if i < len(changes) else 0) + K)
         assert not truncated
         observations.append(obs)
         rewards.append(reward)
@@ -67,10 +66,10 @@ def same_result(a, b) -> bool:
                for v in b.data_vars) and set(a.data_vars) == set(b.data_vars)
 
 
-def test_gymnasiums_checker_passes_with_warnings_as_errors(small):
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        check_env(ProvisioningEnv(small), skip_render_check=True)
+def test_gymnasiums_checker_passes_with_no_warning_but_the_infinite_bounds(small,
+                                                                           gymnasium_check):
+    gymnasium_check(ProvisioningEnv(small))
+    gymnasium_check(ProvisioningEnv(small, scale=True))  # no warning at all
 
 
 def test_the_replay_of_the_built_in_decisions_gives_its_result(monkeypatch, small):
@@ -101,7 +100,7 @@ def test_one_changed_action_breaks_the_replay(monkeypatch, small):
 
 def test_a_seed_gives_one_episode(small):
     env = ProvisioningEnv(small, jct_weight=0.1)
-    actions = np.random.default_rng(0).integers(-4, 5, size=4000).tolist()
+    actions = np.random.default_rng(0).integers(-4, 5, size=4000).tolist()  # changes
     obs1, rew1, info1 = play(env, actions, seed=11)
     obs2, rew2, info2 = play(ProvisioningEnv(small, jct_weight=0.1), actions, seed=11)
     assert rew1 == rew2 and len(obs1) == len(obs2)
@@ -116,7 +115,7 @@ def test_a_seed_gives_one_episode(small):
 
 def test_the_spaces_hold_what_the_episode_observes(small):
     env = ProvisioningEnv(small, max_step=2, queue_k=3, prices_k=5)
-    assert env.action_space.n == 5 and env.action_space.start == -2
+    assert env.action_space.n == 5 and env.action_space.start == 0
     obs, info = env.reset(seed=0)
     assert obs["queue"].shape == (3, 2) and obs["prices"].shape == (5,)
     assert info["action_mask"].shape == (5,)
@@ -139,11 +138,13 @@ def test_misuse_is_refused(small):
     env = ProvisioningEnv(small)
     with pytest.raises(InputError, match="reset first"):
         env.step(0)
-    with pytest.raises(InputError, match="options"):
+    with pytest.raises(InputError, match=r"unknown option\(s\) \['x'\]"):
         env.reset(seed=0, options={"x": 1})
     env.reset(seed=0)
-    with pytest.raises(InputError, match="action must be an integer"):
+    with pytest.raises(InputError, match=r"action must be an integer in 0\.\.8"):
         env.step(9)
+    with pytest.raises(InputError, match=r"action must be an integer in 0\.\.8"):
+        env.step(-1)  # a signed change is no action
 
 
 # ------------------------------------------------------------ the fixed-size observation
@@ -162,7 +163,7 @@ def test_the_fixed_observation_space_is_the_same_for_every_scenario(small, queue
     fixed = [ProvisioningEnv(observation="fixed"), ProvisioningEnv(small, observation="fixed"),
              ProvisioningEnv(other, observation="fixed")]
     assert all(env.observation_space == fixed[0].observation_space for env in fixed)
-    assert fixed[0].observation_space["jobs"].high.tolist() == [1e12] * 4
+    assert fixed[0].observation_space["jobs"].high.tolist() == [math.inf] * 4
     native = [ProvisioningEnv(small).observation_space, ProvisioningEnv(other).observation_space]
     assert native[0] != native[1]  # the job counts are bounded by the scenario's jobs
     assert native[0]["jobs"].high.tolist() == [10.0] * 4

@@ -4,11 +4,9 @@ registered with Gymnasium under its id."""
 from __future__ import annotations
 
 import inspect
-import warnings
 
 import gymnasium
 import pytest
-from gymnasium.utils.env_checker import check_env
 
 import lorasched
 from lorasched import gym
@@ -22,12 +20,13 @@ SCENARIOS = {
 
 
 @pytest.mark.parametrize("system", sorted(SCENARIOS))
-def test_make_picks_the_systems_environment_and_gymnasium_knows_its_id(system):
+def test_make_picks_the_systems_environment_and_gymnasium_knows_its_id(system,
+                                                                     gymnasium_check):
     scenario = SCENARIOS[system]()
     env = gym.make(scenario)
     assert type(env) is gym.ENVIRONMENTS[system]
     registered = gymnasium.make(gym.IDS[system], scenario=scenario)
-    check_env(registered.unwrapped, skip_render_check=True)
+    gymnasium_check(registered)
     obs, info = registered.reset(seed=3)
     registered.action_space.seed(3)
     assert registered.observation_space.contains(obs)
@@ -56,14 +55,16 @@ def test_make_refuses_what_is_not_a_scenario_and_an_unknown_option():
 
 @pytest.mark.parametrize("system", sorted(gym.IDS))
 @pytest.mark.parametrize("observation", gym.OBSERVATIONS)
-def test_each_id_is_made_without_arguments_and_passes_gymnasiums_check(system, observation):
+@pytest.mark.parametrize("scale", [False, True])
+def test_each_id_is_made_without_arguments_and_passes_gymnasiums_check(
+        system, observation, scale, gymnasium_check):
     config = {} if observation == "native" else {"observation": observation}
+    if scale:
+        config["scale"] = True
     env = gymnasium.make(gym.IDS[system], **config)
     assert type(env.unwrapped) is gym.ENVIRONMENTS[system]
-    assert env.unwrapped.observation == observation
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        check_env(env.unwrapped, skip_render_check=True)
+    assert env.unwrapped.observation == observation and env.unwrapped.scale == scale
+    gymnasium_check(env)  # the infinite bounds only with scale=False
     episode = bench.random_episode(env, seed=1)
     assert episode["ended"] and 10 <= episode["steps"] <= 500
     assert episode["seconds"] < 5  # a small default scenario: a quick episode
@@ -97,8 +98,8 @@ def test_a_scenario_still_overrides_the_default(system):
 @pytest.mark.parametrize("system", sorted(gym.IDS))
 def test_make_vec_steps_the_default_environments(system):
     envs = gymnasium.make_vec(gym.IDS[system], num_envs=2, vectorization_mode="sync")
-    steps = bench.rollout(envs, 150, seed=0)
-    assert steps.shape == (150, 4) and list(steps.index[[0, -1]]) == [1, 150]
+    steps = bench.rollout(envs, 250, seed=0)
+    assert steps.shape == (250, 4) and list(steps.index[[0, -1]]) == [1, 250]
     assert (steps[["episodes 0", "episodes 1"]].iloc[-1] >= 1).all()  # episodes end
     envs.close()
 
@@ -147,7 +148,7 @@ def test_defaults_lists_each_ids_default_scenario_and_a_quick_episode():
     table = bench.defaults(gym.IDS, gym.DEFAULT_SCENARIOS)
     assert list(table.index) == list(gym.IDS) and list(table["id"]) == list(gym.IDS.values())
     assert table.loc["titan", "default scenario"] == ("jobs=24, nodes=2, oversize='cap', "
-                                                      "seed=0")
+                                                      "setup='authors_code', seed=0")
     assert (table["steps per episode"] >= 10).all()
     assert (table["seconds per episode"] < 5).all()
 

@@ -3,14 +3,10 @@ checker, seeded episodes, and the replay of the built-in auction through it."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
 gymnasium = pytest.importorskip("gymnasium")
-
-from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 import lorasched  # noqa: E402
 from lorasched.gym.pdftsp import AdmissionEnv  # noqa: E402
@@ -52,10 +48,9 @@ def differences(result, reference, scenario) -> list[str]:
     return bad + [m for m in theirs if m not in TIMINGS and ours[m] != theirs[m]]
 
 
-def test_check_env_passes(scenario):
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        check_env(AdmissionEnv(scenario), skip_render_check=True)
+def test_check_env_passes(scenario, gymnasium_check):
+    gymnasium_check(AdmissionEnv(scenario))
+    gymnasium_check(AdmissionEnv(scenario, scale=True))  # no warning at all
 
 
 @pytest.mark.parametrize("options", OPTIONS)
