@@ -26,7 +26,7 @@ from plotly.subplots import make_subplots
 
 from ..figures.intervals import t975
 from ..model.errors import InputError
-from . import IDS
+from . import IDS, held_out_seeds
 
 #: the environments, by the system's name (:data:`lorasched.gym.IDS`)
 ENV_IDS: tuple[str, ...] = tuple(IDS.values())
@@ -36,7 +36,7 @@ POLICIES = ("learned", "random", "paper")
 #: the learning algorithms :func:`train` offers
 ALGORITHMS = ("maskable_ppo",)
 #: the scenario seeds an agent trains on (a reset draws one of them); the held-out seeds
-#: of :mod:`lorasched.gym.common` lie apart from them
+#: (:data:`~lorasched.gym.HELD_OUT_SEEDS`) lie apart
 TRAINING_SEEDS: tuple[int, ...] = tuple(range(64))
 #: MaskablePPO's settings in :func:`train` (stable-baselines3's names); a run may change
 #: any of them
@@ -103,19 +103,20 @@ OBJECTIVES: dict[str, dict[str, str]] = {
 RUNS_PATH = Path(__file__).with_name("learned_runs.json")
 #: the kept runs' settings: the training seeds; the configurations, by name (an
 #: environment, its options and its budget in environment steps); the held-out scenarios
-#: evaluated (the first ``held_out`` of :func:`held_out_seeds`); the evaluation's seed;
-#: MaskablePPO's settings; and one tiny configuration that a test trains again and compares
-#: bit for bit. TITAN's slots are cut to 16 (the default family's events offer at most 8
-#: candidates; the policy network's cost grows with the slots).
+#: evaluated (the first ``held_out`` of :func:`~lorasched.gym.held_out_seeds`); the
+#: evaluation's seed; MaskablePPO's settings; and one tiny configuration that a test trains
+#: again and compares bit for bit. TITAN's slots are cut from 47 to 16: an event of the
+#: default family offered at most 10 candidates (random and paper play, 40 seeds), and the
+#: masked policy's cost grows with the slots (one categorical distribution each).
 RUNS: dict[str, Any] = {
     "training_seeds": [0, 1, 2],
     "configs": {
-        "admission": {"env_id": IDS["pdftsp"], "env_options": {}, "steps": 12288},
+        "admission": {"env_id": IDS["pdftsp"], "env_options": {}, "steps": 16384},
         "admission_welfare": {"env_id": IDS["pdftsp"], "env_options": {"reward": "welfare"},
-                              "steps": 12288},
+                              "steps": 16384},
         "allocation": {"env_id": IDS["titan"], "env_options": {"max_units": 16},
-                       "steps": 4096},
-        "provisioning": {"env_id": IDS["allpass"], "env_options": {}, "steps": 12288},
+                       "steps": 8192},
+        "provisioning": {"env_id": IDS["allpass"], "env_options": {}, "steps": 16384},
     },
     "held_out": 10,
     "evaluation_seed": 0,
@@ -172,76 +173,10 @@ def _options(env_options) -> dict:
     return dict(env_options)
 
 
-def held_out_seeds(n: int) -> list[int]:
-    """The first ``n`` held-out scenario seeds (never trained on).
-
-    Parameters
-    ----------
-    n : int
-        How many (at least 1).
-
-    Returns
-    -------
-    list of int
-
-    Raises
-    ------
-    InputError
-        If ``n`` is not a positive integer or exceeds the held-out seeds.
-    """
-    seeds = list(_HELD_OUT)
-    n = _count("n", n, 1)
-    if n > len(seeds):
-        raise InputError(f"n must be at most the {len(seeds)} held-out seeds, got {n}")
-    return seeds[:n]
-
-
-# ---------------------------------------------------------------------------------------
-# PRE-MERGE ADAPTER: until lorasched.gym's environments take scenario_seeds=, scale=,
-# reset(options={"scenario_seed": k}) and offer action_masks() with Provisioning's actions
-# from 0, this wrapper gives them so (unscaled). Delete it, and _HELD_OUT's stand-in, and
-# let _make call gymnasium.make alone, once they do.
-_HELD_OUT = range(10_000, 10_100)
-
-
-class _PreMerge(gymnasium.Wrapper):
-    def __init__(self, env_id, options, family):
-        self._id, self._options, self._family = env_id, options, list(family)
-        self._rng = np.random.default_rng(0)
-        if env_id == IDS["titan"]:
-            options = {"observation": "fixed", **options}
-        self._made = options
-        super().__init__(gymnasium.make(env_id, scenario_seed=self._family[0], **options))
-        self._K = self.env.unwrapped.config["max_step"] if env_id == IDS["allpass"] else 0
-        if self._K:
-            self.action_space = gymnasium.spaces.Discrete(2 * self._K + 1)
-
-    def reset(self, *, seed=None, options=None):
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        k = (options or {}).get("scenario_seed")
-        if k is None:
-            k = self._family[int(self._rng.integers(len(self._family)))]
-        self.env = gymnasium.make(self._id, scenario_seed=k, **self._made)
-        return self.env.reset(seed=int(self._rng.integers(2 ** 31)) if seed is None else seed)
-
-    def step(self, action):
-        return self.env.step(int(action) - self._K if self._K else action)
-
-    def action_masks(self):
-        u = self.env.unwrapped
-        if self._id == IDS["titan"]:
-            return u._observe()["action_mask"].astype(bool).reshape(-1)
-        p = u._problem if self._id == IDS["allpass"] else u.problem
-        return p.valid_actions().astype(bool)
-
-
 def _make(env_id: str, options: dict, family) -> gymnasium.Env:
     """The environment of ``env_id`` drawing its scenario from ``family`` at each reset,
     its observation scaled."""
-    return _PreMerge(env_id, options, family)
-# END OF THE PRE-MERGE ADAPTER
-# ---------------------------------------------------------------------------------------
+    return gymnasium.make(env_id, scenario_seeds=family, scale=True, **options)
 
 
 def _problem(env: gymnasium.Env):
@@ -327,7 +262,7 @@ def evaluate(env_id: str, policy: str, scenario_seeds, *, seed: int,
         (``expert_action``: pdFTSP's auction, TITAN's MILP, Allpass's Algorithm 2).
     scenario_seeds : sequence of int
         The scenarios, as seeds of the environment's default scenario (for a held-out
-        evaluation, :func:`held_out_seeds`).
+        evaluation, :func:`~lorasched.gym.held_out_seeds`).
     seed : int
         The reset seed of every episode.
     env_options : dict, optional
@@ -502,7 +437,7 @@ def run_one(env_id: str, *, steps: int, seed: int, held_out: int, evaluation_see
     steps, seed : int
         :func:`train`'s budget and seed.
     held_out : int
-        The held-out scenarios evaluated (:func:`held_out_seeds`).
+        How many held-out scenarios are evaluated (:func:`~lorasched.gym.held_out_seeds`).
     evaluation_seed : int
         :func:`evaluate`'s seed.
     env_options, hyperparameters : dict, optional
