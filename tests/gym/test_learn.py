@@ -167,13 +167,13 @@ def test_the_kept_runs_were_made_with_the_codes_settings(kept):
 
 
 @pytest.mark.parametrize("policy", ["random", "paper"])
-def test_the_kept_random_and_paper_runs_are_the_codes(kept, policy):
-    config = learn.RUNS["configs"]["provisioning"]        # the cheapest to run again
-    again = learn.evaluate(config["env_id"], policy,
-                           held_out_seeds(learn.RUNS["held_out"]),
+@pytest.mark.parametrize("name", list(learn.RUNS["configs"]))
+def test_the_kept_random_and_paper_runs_are_the_codes(kept, name, policy):
+    config = learn.RUNS["configs"][name]
+    again = learn.evaluate(config["env_id"], policy, held_out_seeds(learn.RUNS["held_out"]),
                            seed=learn.RUNS["evaluation_seed"],
                            env_options=config["env_options"])
-    assert without_timing(again) == without_timing(kept["runs"]["provisioning"][policy])
+    assert without_timing(again) == without_timing(kept["runs"][name][policy])
 
 
 def test_the_kept_tiny_run_trains_again_bit_for_bit(kept):
