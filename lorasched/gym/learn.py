@@ -276,7 +276,9 @@ def evaluate(env_id: str, policy: str, scenario_seeds, *, seed: int,
         Per scenario, in order: ``scenario_seed``, ``return`` (the episode's summed
         reward), ``decisions`` (its steps), each of :data:`METRICS`'s for ``env_id``, and
         ``seconds_per_decision`` (the policy's wall seconds per decision, the
-        environment's step excluded; it varies from run to run).
+        environment's step excluded; it varies from run to run). What the environment
+        computes for every policy is not counted: pdFTSP's schedule and prices at this
+        task are part of its observation, so the auction's own choice costs a look-up.
 
     Raises
     ------
