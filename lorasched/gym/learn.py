@@ -101,13 +101,13 @@ OBJECTIVES: dict[str, dict[str, str]] = {
 }
 #: where :func:`keep_runs` writes the kept runs by default (beside this module)
 RUNS_PATH = Path(__file__).with_name("learned_runs.json")
-#: the kept runs' settings: the training seeds; the configurations, by name (an
-#: environment, its options and its budget in environment steps); the held-out scenarios
-#: evaluated (the first ``held_out`` of :func:`~lorasched.gym.held_out_seeds`); the
+#: the settings of the kept runs, by key (the training seeds; the configurations, by name,
+#: each an environment, its options and its budget in environment steps; how many held-out
+#: scenarios are evaluated, the first of :func:`~lorasched.gym.held_out_seeds`; the
 #: evaluation's seed; MaskablePPO's settings; and one tiny configuration that a test trains
-#: again and compares bit for bit. TITAN's slots are cut from 47 to 16: an event of the
-#: default family offered at most 10 candidates (random and paper play, 40 seeds), and the
-#: masked policy's cost grows with the slots (one categorical distribution each).
+#: again and compares bit for bit). TITAN's slots are cut from 47 to 16, since an event of
+#: the default family offered at most 10 candidates (random and paper play, 40 seeds) and
+#: the masked policy's cost grows with the slots (one categorical distribution each).
 RUNS: dict[str, Any] = {
     "training_seeds": [0, 1, 2],
     "configs": {
@@ -267,8 +267,9 @@ def evaluate(env_id: str, policy: str, scenario_seeds, *, seed: int,
         The reset seed of every episode.
     env_options : dict, optional
         The environment's options (as given to :func:`train`).
-    model : sb3_contrib.MaskablePPO, optional
-        The trained model (``"learned"`` only; :attr:`Trained.model`).
+    model : object, optional
+        The trained sb3-contrib ``MaskablePPO`` (``"learned"`` only; the ``model`` of
+        :class:`Trained`).
 
     Returns
     -------

@@ -6,6 +6,7 @@ inputs are checked, and the kept runs are those the code would make."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 
 import numpy as np
@@ -116,6 +117,14 @@ def test_training_and_held_out_seeds_are_apart():
 def test_bad_inputs_are_refused_by_name(call, match):
     with pytest.raises(InputError, match=match):
         call()
+
+
+def test_importing_the_module_imports_neither_torch_nor_sb3():
+    code = ("import sys, lorasched.gym.learn; "
+            "print(sorted({'torch', 'stable_baselines3', 'sb3_contrib'} & set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_training_without_the_extra_names_it(monkeypatch):
