@@ -305,3 +305,34 @@ class ProvisioningProblem:
         arrived = c.next_arrival
         until = np.where(np.isnan(c.finish[:arrived]), c.t, c.finish[:arrived])
         return self._closed_usd + open_usd, float(np.sum(until - c.submit[:arrived]))
+
+    # -- the paper's policy ----------------------------------------------------------
+    def expert_action(self) -> int:
+        """Algorithm 2's own action at the pending tick, as the policy ``allpass`` decides it.
+
+        The serverful scaler's decision on this tick's pressure (D, T and p of eq. 2),
+        the open workers' capacity, the marketplace's free offers and the idle ready
+        workers, computed as the cluster's tick computes it: the workers it adds, or minus
+        the idle workers it releases (never both: it adds only when p > 1, releases only
+        when p < 1). Following it at every tick with ``max_step`` at least the largest
+        change gives the policy ``allpass``'s run exactly; with the default K = 4 a larger
+        change is clipped to ``-K..K`` (Algorithm 2 may add or release more in one tick).
+
+        Returns
+        -------
+        int
+            The change in serverful workers, in ``[-max_step, max_step]``.
+
+        Raises
+        ------
+        InputError
+            Once the episode is over.
+        """
+        if self.done:
+            raise InputError("the episode is over: every job is done")
+        c, pd = self.cluster, self._pressure
+        idle = np.array([c.leases[i][5] for i in c.dearest_idle()], dtype=float)
+        decision = c.serverful_scaler._decide(pd.demand, float(len(c.open)), pd.window,
+                                              pd.p, c.free_prices(), idle)
+        change = decision.add if decision.add else -len(decision.remove)
+        return max(-self.max_step, min(self.max_step, change))

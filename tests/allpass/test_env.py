@@ -208,3 +208,41 @@ def test_the_cluster_refuses_a_decision_out_of_turn(small):
                                np.random.default_rng(0), provision="on-demand")
     with pytest.raises(InputError, match="provision='dbf'"):
         on_demand.next_decision()
+
+
+#: the built-in policy's run from Algorithm 2's decision as an action: the replay cases and
+#: a third scenario (another seed, the default units)
+EXPERT_CASES = {**CASES, "seed 3": ({"jobs": 12, "seed": 3, "capacity": 3, "sizing": "trace",
+                                      "book_hours": 1}, {})}
+
+
+@pytest.mark.parametrize("case", list(EXPERT_CASES))
+def test_following_the_expert_action_gives_the_built_in_run(monkeypatch, case):
+    kwargs, options = EXPERT_CASES[case]
+    arrays = to_arrays(allpass_scenario(**kwargs))
+    built, actions = record(monkeypatch, arrays, 5, options)
+    problem = ProvisioningProblem(arrays, np.random.default_rng(5), max_step=100, **options)
+    followed = []
+    while not problem.done:
+        followed.append(problem.expert_action())
+        problem.step(followed[-1])
+    assert followed == actions
+    again = problem.output()
+    for field in built._fields:
+        np.testing.assert_array_equal(getattr(again, field), getattr(built, field), field)
+    with pytest.raises(InputError, match="episode is over"):
+        problem.expert_action()
+
+
+def test_the_expert_action_is_clipped_to_max_step(monkeypatch):
+    kwargs, options = CASES["slip"]
+    arrays = to_arrays(allpass_scenario(**kwargs))
+    _, actions = record(monkeypatch, arrays, 5, options)
+    assert max(actions) > 4 and min(actions) < -4          # Algorithm 2 moves more than K
+    problem = ProvisioningProblem(arrays, np.random.default_rng(5), max_step=100, **options)
+    for a in actions:
+        problem.max_step = 4                               # the default K, same state
+        assert problem.expert_action() == max(-4, min(4, a))
+        problem.max_step = 100
+        problem.step(a)
+    assert problem.done
