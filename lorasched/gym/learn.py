@@ -605,6 +605,59 @@ def tables(data: dict | None = None) -> dict[str, pd.DataFrame]:
     return {"policies": pd.DataFrame(policies), "differences": pd.DataFrame(differences)}
 
 
+def reading(differences: pd.DataFrame) -> pd.Series:
+    """What each row of :func:`tables`' ``"differences"`` decides at 95 %.
+
+    Parameters
+    ----------
+    differences : pandas.DataFrame
+        With ``comparison`` (``"A - B"``), ``metric``, ``low`` and ``high``.
+
+    Returns
+    -------
+    pandas.Series
+        ``"A better"`` or ``"B better"`` where the interval excludes 0 (better by
+        :data:`HIGHER_IS_BETTER`), else ``"not decided"``; the rows' index.
+    """
+    out = []
+    for row in differences.itertuples():
+        first, second = row.comparison.split(" - ")
+        higher = HIGHER_IS_BETTER[row.metric]
+        if row.low > 0:
+            out.append(f"{first if higher else second} better")
+        elif row.high < 0:
+            out.append(f"{second if higher else first} better")
+        else:
+            out.append("not decided")
+    return pd.Series(out, index=differences.index, name="at 95 %")
+
+
+def decision_seconds(data: dict | None = None) -> pd.DataFrame:
+    """Each policy's wall seconds per decision on the held-out scenarios, per configuration
+    (the learned policy's averaged over its training seeds); the environment's own work
+    (the simulator, the observation) is not counted.
+
+    Parameters
+    ----------
+    data : dict, optional
+        :func:`keep_runs`' data (default: :func:`load_runs`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index the configurations, columns :data:`POLICIES`, values in seconds.
+    """
+    data = load_runs() if data is None else data
+    rows = {}
+    for name, runs in data["runs"].items():
+        learned = np.mean([np.mean(r["learned"]["seconds_per_decision"])
+                           for r in runs["learned"]])
+        rows[name] = {"learned": float(learned),
+                      **{p: float(np.mean(runs[p]["seconds_per_decision"]))
+                         for p in ("random", "paper")}}
+    return pd.DataFrame.from_dict(rows, orient="index")[list(POLICIES)]
+
+
 def learning_curves(data: dict | None = None, window: int = 20) -> go.Figure:
     """The kept runs' learning curves, one panel per configuration.
 

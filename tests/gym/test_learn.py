@@ -251,3 +251,26 @@ def test_the_learning_curves_are_trailing_means_beside_the_baselines():
     assert levels == [-5.0, -2.0]                  # random's and paper's mean return
     with pytest.raises(InputError, match="window"):
         learn.learning_curves(fake_runs(), window=0)
+
+
+def test_the_reading_says_which_side_an_interval_decides():
+    rows = pd.DataFrame([
+        {"comparison": "learned - paper", "metric": "welfare", "low": 0.5, "high": 2.0},
+        {"comparison": "learned - paper", "metric": "mean_jct_h", "low": 0.5, "high": 2.0},
+        {"comparison": "paper - random", "metric": "cost_usd", "low": -3.0, "high": -1.0},
+        {"comparison": "paper - random", "metric": "welfare", "low": -3.0, "high": -1.0},
+        {"comparison": "learned - random", "metric": "welfare", "low": -1.0, "high": 1.0},
+    ])
+    assert list(learn.reading(rows)) == ["learned better", "paper better", "paper better",
+                                         "random better", "not decided"]
+
+
+def test_decision_seconds_average_each_policys_records():
+    data = {"runs": {"c": {
+        "learned": [{"learned": {"seconds_per_decision": [1.0, 3.0]}},
+                    {"learned": {"seconds_per_decision": [5.0, 7.0]}}],
+        "random": {"seconds_per_decision": [0.5, 1.5]},
+        "paper": {"seconds_per_decision": [2.0, 2.0]}}}}
+    table = learn.decision_seconds(data)
+    assert table.loc["c"].to_dict() == {"learned": 4.0, "random": 1.0, "paper": 2.0}
+    assert list(table.columns) == list(learn.POLICIES)
