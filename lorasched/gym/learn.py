@@ -24,8 +24,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..figures.intervals import t975
 from ..model.errors import InputError
+from ..model.student import t975
 from . import IDS, held_out_seeds
 
 #: the environments, by the system's name (:data:`lorasched.gym.IDS`)

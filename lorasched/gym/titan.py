@@ -86,6 +86,26 @@ def _scenario(scenario) -> xr.Dataset:
     return scenario
 
 
+def free_gpus(problem: AllocationProblem) -> int:
+    """The environment's ``free_gpus``: the GPUs no running unit holds. In a
+    non-preemptive setup these are the GPUs an action may allocate (the decision
+    problem's own ``free_gpus``); in a preemptive one, where an action may give all M, a
+    running unit's GPUs included, they are the ones it takes from no unit, so that the
+    part moves from event to event.
+
+    Parameters
+    ----------
+    problem : lorasched.titan.env.AllocationProblem
+        The problem, at an event (not done).
+
+    Returns
+    -------
+    int
+    """
+    cluster = problem.cluster
+    return int(problem.a.gpus - sum(cluster.units[u][3] for u in cluster.running))
+
+
 class AllocationEnv(gym.Env):
     """TITAN's allocation problem as a ``gymnasium.Env`` (module docstring).
 
@@ -295,6 +315,8 @@ class AllocationEnv(gym.Env):
         """The problem's observation, its allocations padded with the fixed observation,
         scaled with ``scale``."""
         obs = self.problem.observe()
+        if not self.problem.done:
+            obs["free_gpus"][0] = free_gpus(self.problem)
         if self.sizes:
             U, A = self.problem.max_units, self.sizes["max_allocations"]
             allocations = self.arrays.allocations.astype(np.int64)

@@ -152,9 +152,7 @@ class AllocationProblem:
         Returns
         -------
         dict of numpy.ndarray
-            ``free_gpus`` (1,) the GPUs no running unit holds (in a non-preemptive setup
-            the GPUs to allocate; in a preemptive one an action may give all M, a running
-            unit's included, and these are the ones it takes from no unit); ``time_s``
+            ``free_gpus`` (1,) the GPUs to allocate (all M when preemptive); ``time_s``
             (1,) the event's time; per slot (U,): ``mask`` 1 where a candidate is offered,
             ``members`` its jobs (2 or more: a merge candidate), ``remaining_iterations``,
             ``attained_gpu_s`` (GPU-seconds of run so far), ``age_s`` (time since its
@@ -397,7 +395,7 @@ class AllocationProblem:
         offer = self._offer
         if offer is None:
             return obs
-        obs["free_gpus"][0] = self.a.gpus - sum(c.units[u][3] for u in c.running)
+        obs["free_gpus"][0] = offer.free
         members = [tuple(c.record.units[u]) for u in offer.units]
         members += [(j,) for j in offer.jobs]
         members += [tuple(offer.jobs[p] for p in g) for g in offer.groups]

@@ -218,3 +218,25 @@ def test_a_scenario_beyond_max_allocations_is_refused_naming_the_size():
         AllocationEnv(big, max_allocations=18)
     with pytest.raises(InputError, match="max_allocations must be a positive integer"):
         AllocationEnv(big, observation="fixed", max_allocations=0)
+
+
+@pytest.mark.parametrize("preemptive", [False, True])
+def test_free_gpus_are_those_no_running_unit_holds(scenario, preemptive):
+    """Non-preemptive: exactly the decision problem's GPUs to allocate; preemptive (where
+    an action may give all M): the GPUs minus those the slots' units hold, which move from
+    event to event."""
+    options = {"preemptive": True, "tick_s": 600.0} if preemptive else {}
+    env = AllocationEnv(scenario, **options)
+    obs, _ = env.reset(seed=1)
+    M, seen, done = int(env.arrays.gpus), set(), False
+    while not done:
+        free = int(obs["free_gpus"][0])
+        own = int(env.problem.observe()["free_gpus"][0])
+        if preemptive:
+            assert own == M                       # the problem's budget is every GPU
+            assert free == M - int(obs["gpus"].sum())
+        else:
+            assert free == own
+        seen.add(free)
+        obs, _, done, _, _ = env.step(env.problem.random_action())
+    assert len(seen) > 1

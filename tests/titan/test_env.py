@@ -233,23 +233,3 @@ def test_slot_bound_counts_jobs_and_merge_candidates():
     assert slot_bound(10, False) == 10 and slot_bound(0) == 1
     with pytest.raises(InputError, match="n_jobs"):
         slot_bound(-1)
-
-
-@pytest.mark.parametrize("preemptive", [False, True])
-def test_free_gpus_are_those_no_running_unit_holds(arrays, preemptive):
-    """Non-preemptive: exactly the GPUs to allocate; preemptive (where an action may give
-    all M): the GPUs minus those the slots' units hold, which move from event to event."""
-    options = {"preemptive": True, "tick_s": 600.0} if preemptive else {}
-    problem = _problem(arrays, seed=1, **options)
-    seen = set()
-    while not problem.done:
-        obs = problem.observe()
-        free = int(obs["free_gpus"][0])
-        if preemptive:
-            assert problem._offer.free == arrays.gpus  # the budget is every GPU
-            assert free == arrays.gpus - int(obs["gpus"].sum())
-        else:
-            assert free == problem._offer.free
-        seen.add(free)
-        problem.step(problem.random_action())
-    assert len(seen) > 1
